@@ -1,0 +1,106 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Pawpack",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "PawpackCore", targets: ["PawpackCore"]),
+        .library(name: "PawpackClient", targets: ["PawpackClient"]),
+        .executable(name: "pawpack", targets: ["pawpack"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/vapor/swift-openapi-vapor.git", from: "1.2.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/JohnSundell/Plot.git", from: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // Pure domain: every rule and algorithm, Foundation only, shared with clients.
+        .target(name: "PawpackCore"),
+        // The contract and the code swift-openapi-generator makes from it.
+        .target(
+            name: "PawpackAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            resources: [.copy("openapi.yaml")],
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // The public Swift SDK.
+        .target(
+            name: "PawpackClient",
+            dependencies: [
+                "PawpackCore", "PawpackAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .target(
+            name: "PawpackServer",
+            dependencies: [
+                "PawpackCore", "PawpackAPI",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIVapor", package: "swift-openapi-vapor"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Plot", package: "Plot"),
+            ]
+        ),
+        .executableTarget(
+            name: "pawpack",
+            dependencies: [
+                "PawpackServer", "PawpackCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // Starts the production server for tests (SQLite in memory, or PostgreSQL when
+        // PAWPACK_TEST_POSTGRES_URL is set) and speaks HTTP to it.
+        .target(
+            name: "PawpackTestSupport",
+            dependencies: [
+                "PawpackServer", "PawpackCore",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(name: "PawpackCoreTests", dependencies: ["PawpackCore"]),
+        .testTarget(
+            name: "PawpackServerTests",
+            dependencies: [
+                "PawpackServer", "PawpackCore", "PawpackTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PawpackClientTests",
+            dependencies: ["PawpackClient", "PawpackServer", "PawpackCore", "PawpackTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

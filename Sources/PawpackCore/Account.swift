@@ -1,0 +1,68 @@
+import Foundation
+
+/// An account as its owner sees it.
+public struct Account: Sendable, Equatable, Codable {
+    public var id: User.ID
+    public var email: String
+    public var username: String
+    public var displayName: String
+    public var dateOfBirth: LocalDate
+    public var city: String?
+    public var emailVerified: Bool
+    public var createdAt: Date
+
+    public init(id: User.ID, email: String, username: String, displayName: String,
+                dateOfBirth: LocalDate, city: String?, emailVerified: Bool, createdAt: Date) {
+        self.id = id
+        self.email = email
+        self.username = username
+        self.displayName = displayName
+        self.dateOfBirth = dateOfBirth
+        self.city = city
+        self.emailVerified = emailVerified
+        self.createdAt = createdAt
+    }
+}
+
+/// What a new member types on the sign-up form, as typed.
+public struct SignUpForm: Sendable, Equatable {
+    public var email: String
+    public var password: String
+    public var username: String
+    public var displayName: String
+    public var dateOfBirth: String
+    public var city: String?
+
+    public init(email: String, password: String, username: String, displayName: String,
+                dateOfBirth: String, city: String? = nil) {
+        self.email = email
+        self.password = password
+        self.username = username
+        self.displayName = displayName
+        self.dateOfBirth = dateOfBirth
+        self.city = city
+    }
+}
+
+/// A sign-up that passed every rule, normalised for storage.
+public struct ValidSignUp: Sendable, Equatable {
+    public var email: String
+    public var password: String
+    public var username: String
+    public var displayName: String
+    public var dateOfBirth: LocalDate
+    public var city: String?
+}
+
+/// Profile fields an owner may change; `nil` leaves a field as it is, an empty city clears it.
+public struct ProfileChange: Sendable, Equatable {
+    public var displayName: String?
+    public var city: String?
+    public var username: String?
+
+    public init(displayName: String? = nil, city: String? = nil, username: String? = nil) {
+        self.displayName = displayName
+        self.city = city
+        self.username = username
+    }
+}

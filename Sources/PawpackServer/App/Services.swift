@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+import Vapor
+
+/// The side effects chosen at start-up. Production passes the live ones; tests pass a pinned
+/// clock and an outbox.
+public struct Dependencies: Sendable {
+    public var clock: any AppClock
+    public var mailer: any Mailer
+
+    public init(clock: any AppClock, mailer: any Mailer) {
+        self.clock = clock
+        self.mailer = mailer
+    }
+
+    /// The system clock and the mail transport the configuration names.
+    public static func live(for config: Config, logger: Logger) -> Dependencies {
+        let mailer: any Mailer
+        switch config.mail {
+        case .developmentOutbox:
+            mailer = DevelopmentOutbox(logger: logger)
+        case let .smtp(settings):
+            mailer = SMTPMailer(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
+        }
+        return Dependencies(clock: SystemClock(), mailer: mailer)
+    }
+}
+
+/// Every feature service, built once in `configure` and reached through `app.pawpack`.
+public final class PawpackServices: Sendable {
+    public let config: Config
+    public let dependencies: Dependencies
+    let accounts: AccountService
+    let hasher: PasswordHasher
+
+    init(config: Config, dependencies: Dependencies, logger: Logger) {
+        self.config = config
+        self.dependencies = dependencies
+        self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
+                                     queueLimit: config.hashingQueueLimit)
+        self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
+                                       hasher: hasher, logger: logger)
+    }
+
+    /// The development outbox, when mail goes there.
+    public var outbox: DevelopmentOutbox? { dependencies.mailer as? DevelopmentOutbox }
+}
+
+extension Application {
+    private struct PawpackServicesKey: StorageKey {
+        typealias Value = PawpackServices
+    }
+
+    public var pawpack: PawpackServices {
+        get {
+            guard let services = storage[PawpackServicesKey.self] else {
+                fatalError("configure(_:config:dependencies:) has not run")
+            }
+            return services
+        }
+        set { storage[PawpackServicesKey.self] = newValue }
+    }
+}
+
+extension Request {
+    var pawpack: PawpackServices { application.pawpack }
+}

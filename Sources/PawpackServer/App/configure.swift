@@ -1,0 +1,92 @@
+import Fluent
+import FluentPostgresDriver
+import FluentSQLiteDriver
+import Foundation
+import OpenAPIRuntime
+import OpenAPIVapor
+import PawpackAPI
+import Vapor
+
+/// Builds the whole server on `app`: database, migrations, services, middleware, the OpenAPI
+/// handlers and the web pages. `serve`, `bench` and every test call this same function.
+public func configure(_ app: Application, config: Config, dependencies: Dependencies) async throws {
+    var config = config
+    if config.secret.isEmpty {
+        config.secret = try developmentSecret(config)
+    }
+    app.http.server.configuration.hostname = config.hostname
+    app.http.server.configuration.port = config.port
+    app.routes.defaultMaxBodySize = "1mb"
+    app.logger.logLevel = Logger.Level(rawValue: config.logLevel) ?? .info
+
+    try configureDatabase(app, config: config)
+    if case .sqliteFile = config.database, let sql = app.db as? any SQLDatabase {
+        // WAL lets readers run while one writer commits: the default for a served file.
+        try await sql.raw("PRAGMA journal_mode=WAL").run()
+    }
+    for migration in AccountMigrations.all {
+        app.migrations.add(migration)
+    }
+
+    let services = PawpackServices(config: config, dependencies: dependencies, logger: app.logger)
+    app.pawpack = services
+    app.lifecycle.use(PawpackServicesLifecycle(services: services))
+
+    // Order matters: the request context must be bound before errors are rendered, and
+    // errors must be caught before they reach Vapor's default error page.
+    app.middleware = Middlewares()
+    app.middleware.use(RequestContextMiddleware())
+    app.middleware.use(ProblemMiddleware(pageRenderer: WebPages.errorPage))
+    app.middleware.use(WebSessionMiddleware())
+
+    let transport = VaporTransport(routesBuilder: app)
+    try APIHandler(services: services).registerHandlers(on: transport, serverURL: URL(string: "/")!,
+                                                     configuration: .pawpack)
+
+    let contract = try OpenAPIDocument.yaml()
+    app.get("openapi.yaml") { _ in
+        Response(status: .ok, headers: ["Content-Type": "application/yaml"], body: .init(data: contract))
+    }
+    try WebRoutes(services: services).register(on: app)
+}
+
+private func configureDatabase(_ app: Application, config: Config) throws {
+    switch config.database {
+    case .sqliteMemory:
+        app.databases.use(.sqlite(.memory), as: .sqlite)
+    case let .sqliteFile(path):
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        app.databases.use(.sqlite(.file(path)), as: .sqlite)
+    case let .postgres(url, searchPath):
+        var postgres = try SQLPostgresConfiguration(url: url)
+        if let searchPath { postgres.searchPath = [searchPath] }
+        app.databases.use(.postgres(configuration: postgres), as: .psql)
+    }
+}
+
+/// Stops the hashing pool with the application.
+private struct PawpackServicesLifecycle: LifecycleHandler {
+    let services: PawpackServices
+
+    func shutdownAsync(_ application: Application) async {
+        try? await services.hasher.shutdown()
+    }
+}
+
+/// Production must set PAWPACK_SECRET (Config refuses to start without it). In development a
+/// random secret is kept in the data folder so emailed links survive a restart; tests get a
+/// fresh one each run.
+private func developmentSecret(_ config: Config) throws -> String {
+    let random = OpaqueToken.generate(prefix: "")
+    guard config.isDevelopment else { return random }
+    let path = (config.dataDirectory as NSString).appendingPathComponent(".secret")
+    if let saved = try? String(contentsOfFile: path, encoding: .utf8), saved.utf8.count >= 32 {
+        return saved
+    }
+    try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
+    FileManager.default.createFile(atPath: path, contents: Data(random.utf8), attributes: [.posixPermissions: 0o600])
+    return random
+}

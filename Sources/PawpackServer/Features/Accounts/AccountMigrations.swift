@@ -1,0 +1,91 @@
+import Fluent
+
+// Shipped migrations are never edited: a change to a table is a new migration type,
+// appended to `AccountMigrations.all` (and the list in `configure` keeps its order).
+
+enum AccountMigrations {
+    static let all: [any Migration] = [CreateUsers(), CreateAuthTokens(), CreateWebSessions(), CreateEmailTokens()]
+}
+
+struct CreateUsers: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(UserRecord.schema)
+            .id()
+            .field("email", .string, .required)
+            .field("username", .string, .required)
+            .field("display_name", .string, .required)
+            .field("date_of_birth", .string, .required)
+            .field("city", .string)
+            .field("password_hash", .string, .required)
+            .field("email_verified_at", .datetime)
+            .field("verification_sent_at", .datetime)
+            .field("failed_logins", .int, .required)
+            .field("failure_window_start", .datetime)
+            .field("locked_until", .datetime)
+            .field("created_at", .datetime, .required)
+            .field("updated_at", .datetime, .required)
+            .unique(on: "email")
+            .unique(on: "username")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(UserRecord.schema).delete()
+    }
+}
+
+struct CreateAuthTokens: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(AuthTokenRecord.schema)
+            .id()
+            .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("kind", .string, .required)
+            .field("token_hash", .string, .required)
+            .field("family", .uuid, .required)
+            .field("expires_at", .datetime, .required)
+            .field("used_at", .datetime)
+            .field("created_at", .datetime, .required)
+            .field("last_used_at", .datetime, .required)
+            .unique(on: "token_hash")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(AuthTokenRecord.schema).delete()
+    }
+}
+
+struct CreateWebSessions: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(WebSessionRecord.schema)
+            .id()
+            .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("token_hash", .string, .required)
+            .field("created_at", .datetime, .required)
+            .field("last_seen_at", .datetime, .required)
+            .unique(on: "token_hash")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(WebSessionRecord.schema).delete()
+    }
+}
+
+struct CreateEmailTokens: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(EmailTokenRecord.schema)
+            .id()
+            .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("purpose", .string, .required)
+            .field("new_email", .string)
+            .field("expires_at", .datetime, .required)
+            .field("used_at", .datetime)
+            .field("created_at", .datetime, .required)
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(EmailTokenRecord.schema).delete()
+    }
+}

@@ -1,0 +1,389 @@
+import Foundation
+import PawpackCore
+import Plot
+import Vapor
+
+/// The account pages of the web app: sign-up, verification, log in/out, password reset and
+/// account settings. Each POST checks CSRF, calls `AccountService` and either redirects
+/// (success) or shows the form again with the problems and the values typed (failure).
+struct AccountPages {
+    let accounts: AccountService
+
+    func register(on routes: any RoutesBuilder) {
+        routes.get("signup") { req in signUpPage(req) }
+        routes.post("signup", use: signUp)
+        routes.get("verify", use: verify)
+        routes.post("verify", "resend", use: resendVerification)
+        routes.get("login") { req in
+            if req.webUser != nil { return WebPages.redirect("/home") }
+            return loginPage(req)
+        }
+        routes.post("login", use: logIn)
+        routes.post("logout", use: logOut)
+        routes.get("forgot-password") { req in forgotPage(req) }
+        routes.post("forgot-password", use: forgotPassword)
+        routes.get("reset-password") { req in resetPage(req, token: req.query[String.self, at: "token"] ?? "") }
+        routes.post("reset-password", use: resetPassword)
+        routes.get("account", use: accountPage)
+        routes.post("account", "profile", use: updateProfile)
+        routes.post("account", "username", use: changeUsername)
+        routes.post("account", "email", use: changeEmail)
+        routes.post("account", "password", use: changePassword)
+        routes.post("account", "delete", use: deleteAccount)
+        routes.get("account", "export", use: export)
+    }
+
+    /// Every account form's fields; absent ones are nil.
+    struct FormFields: Content {
+        var email: String?
+        var password: String?
+        var username: String?
+        var displayName: String?
+        var dateOfBirth: String?
+        var city: String?
+        var newEmail: String?
+        var currentPassword: String?
+        var newPassword: String?
+        var token: String?
+    }
+
+    private func fields(_ req: Request) throws -> FormFields {
+        try req.checkCSRF()
+        return try req.content.decode(FormFields.self)
+    }
+
+    // MARK: Sign-up and verification
+
+    func signUpPage(_ req: Request, form: FormFields = .init(email: nil), errors: [String] = [],
+                    status: HTTPResponseStatus = .ok) -> Response {
+        WebPages.page(req, title: "Join Pawpack", status: status, errors: errors, main: .group(
+            .p(.class("muted"), .text("Find playmates for your dog, share care with your family and your best pet photos.")),
+            .form(.id("signup-form"), .action("/signup"), .method(.post),
+                WebPages.csrfField(req),
+                WebPages.field("Email", name: "email", type: .email, value: form.email, autocomplete: "email"),
+                WebPages.field("Username", name: "username", value: form.username, autocomplete: "username",
+                               hint: "3–30 letters, digits or _, starting with a letter."),
+                WebPages.field("Display name", name: "displayName", value: form.displayName, autocomplete: "name"),
+                WebPages.field("Date of birth", name: "dateOfBirth", type: .date, value: form.dateOfBirth,
+                               autocomplete: "bday", hint: "You must be 13 or older."),
+                WebPages.field("City (optional)", name: "city", value: form.city, autocomplete: "address-level2",
+                               required: false),
+                WebPages.field("Password", name: "password", type: .password, autocomplete: "new-password",
+                               hint: "At least 10 characters; not a common password."),
+                WebPages.submit("Create account", id: "signup-submit")
+            ),
+            .p(.text("Already a member? "), .a(.id("login-link"), .href("/login"), .text("Log in")))
+        ))
+    }
+
+    @Sendable func signUp(_ req: Request) async throws -> Response {
+        let form = try fields(req)
+        do {
+            let user = try await accounts.signUp(SignUpForm(
+                email: form.email ?? "", password: form.password ?? "", username: form.username ?? "",
+                displayName: form.displayName ?? "", dateOfBirth: form.dateOfBirth ?? "", city: form.city), on: req.db)
+            return checkInboxPage(req, email: user.email)
+        } catch let problem as Problem {
+            return signUpPage(req, form: form, errors: WebPages.messages(for: problem),
+                              status: .init(statusCode: problem.status))
+        }
+    }
+
+    private func checkInboxPage(_ req: Request, email: String) -> Response {
+        WebPages.page(req, title: "Check your email", main: .group(
+            .p(.text("We sent a link to "), .strong(.text(email)), .text(". Open it to verify your address, then log in.")),
+            .if(accounts.config.isDevelopment,
+                .p(.class("muted"), .text("Development server: read the message in the "),
+                   .a(.href("/dev/mail"), .text("development outbox")), .text("."))),
+            resendForm(req, email: email)
+        ))
+    }
+
+    private func resendForm(_ req: Request, email: String?) -> Node<HTML.BodyContext> {
+        .form(.id("resend-form"), .action("/verify/resend"), .method(.post),
+            WebPages.csrfField(req),
+            WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", idPrefix: "resend"),
+            .button(.id("resend-submit"), .type(.submit), .class("button secondary"), .text("Send the link again"))
+        )
+    }
+
+    @Sendable func verify(_ req: Request) async throws -> Response {
+        let token = req.query[String.self, at: "token"] ?? ""
+        do {
+            _ = try await accounts.verifyEmail(token: token, on: req.db)
+            return WebPages.page(req, title: "Email verified", main: .group(
+                .p(.text("Thank you! Your email address is verified.")),
+                .p(.a(.id("login-link"), .class("button"), .href(req.webUser == nil ? "/login" : "/home"),
+                      .text(req.webUser == nil ? "Log in" : "Continue")))
+            ))
+        } catch let problem as Problem {
+            return WebPages.page(req, title: "This link does not work", status: .init(statusCode: problem.status),
+                                 errors: [problem.detail], main: resendForm(req, email: nil))
+        }
+    }
+
+    @Sendable func resendVerification(_ req: Request) async throws -> Response {
+        let form = try fields(req)
+        do {
+            try await accounts.resendVerification(email: form.email ?? "", on: req.db)
+            return WebPages.page(req, title: "Check your email", main:
+                .p(.text("If that address is waiting for verification, a new link is on its way. You can ask again after a minute.")))
+        } catch let problem as Problem {
+            return WebPages.page(req, title: "Send the link again", status: .init(statusCode: problem.status),
+                                 errors: WebPages.messages(for: problem), main: resendForm(req, email: form.email))
+        }
+    }
+
+    // MARK: Log in and out
+
+    func loginPage(_ req: Request, email: String? = nil, errors: [String] = [], status: HTTPResponseStatus = .ok,
+                   unverified: Bool = false) -> Response {
+        WebPages.page(req, title: "Log in", status: status, errors: errors, main: .group(
+            .form(.id("login-form"), .action("/login"), .method(.post),
+                WebPages.csrfField(req),
+                WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email"),
+                WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password"),
+                WebPages.submit("Log in", id: "login-submit")
+            ),
+            .if(unverified, resendForm(req, email: email)),
+            .p(.a(.id("forgot-link"), .href("/forgot-password"), .text("Forgot your password?"))),
+            .p(.text("New here? "), .a(.id("signup-link"), .href("/signup"), .text("Create an account")))
+        ))
+    }
+
+    @Sendable func logIn(_ req: Request) async throws -> Response {
+        let form = try fields(req)
+        do {
+            let user = try await accounts.logIn(email: form.email ?? "", password: form.password ?? "",
+                                                address: req.clientAddress, on: req.db)
+            let token = try await accounts.startWebSession(for: user, on: req.db)
+            let response = WebPages.redirect("/home")
+            response.cookies[WebCookie.session] = WebCookies.session(token, secure: accounts.config.secureCookies)
+            return response
+        } catch let problem as Problem {
+            let response = loginPage(req, email: form.email, errors: WebPages.messages(for: problem),
+                                     status: .init(statusCode: problem.status),
+                                     unverified: problem.code == .emailNotVerified)
+            if let retry = problem.retryAfter { response.headers.replaceOrAdd(name: .retryAfter, value: String(retry)) }
+            return response
+        }
+    }
+
+    @Sendable func logOut(_ req: Request) async throws -> Response {
+        try req.checkCSRF()
+        if let token = req.cookies[WebCookie.session]?.string {
+            try await accounts.endWebSession(token: token, on: req.db)
+        }
+        req.webUser = nil
+        let response = WebPages.redirect("/?flash=logged-out")
+        response.cookies[WebCookie.session] = WebCookies.expired
+        return response
+    }
+
+    // MARK: Password reset
+
+    func forgotPage(_ req: Request, email: String? = nil, errors: [String] = [],
+                    status: HTTPResponseStatus = .ok) -> Response {
+        WebPages.page(req, title: "Reset your password", status: status, errors: errors, main: .group(
+            .p(.text("Enter your email and we will send you a link to choose a new password.")),
+            .form(.id("forgot-form"), .action("/forgot-password"), .method(.post),
+                WebPages.csrfField(req),
+                WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email"),
+                WebPages.submit("Send reset link", id: "forgot-submit")
+            )
+        ))
+    }
+
+    @Sendable func forgotPassword(_ req: Request) async throws -> Response {
+        let form = try fields(req)
+        do {
+            try await accounts.requestPasswordReset(email: form.email ?? "", on: req.db)
+            return WebPages.page(req, title: "Check your email", main:
+                .p(.text("If that address has a Pawpack account, a reset link is on its way. It works once, for one hour.")))
+        } catch let problem as Problem {
+            return forgotPage(req, email: form.email, errors: WebPages.messages(for: problem),
+                              status: .init(statusCode: problem.status))
+        }
+    }
+
+    func resetPage(_ req: Request, token: String, errors: [String] = [], status: HTTPResponseStatus = .ok) -> Response {
+        WebPages.page(req, title: "Choose a new password", status: status, errors: errors, main:
+            .form(.id("reset-form"), .action("/reset-password"), .method(.post),
+                WebPages.csrfField(req),
+                .input(.type(.hidden), .name("token"), .value(token)),
+                WebPages.field("New password", name: "newPassword", type: .password, autocomplete: "new-password",
+                               hint: "At least 10 characters; not a common password."),
+                WebPages.submit("Save new password", id: "reset-submit")
+            ))
+    }
+
+    @Sendable func resetPassword(_ req: Request) async throws -> Response {
+        let form = try fields(req)
+        do {
+            try await accounts.confirmPasswordReset(token: form.token ?? "", newPassword: form.newPassword ?? "", on: req.db)
+            return WebPages.redirect("/login?flash=password-reset")
+        } catch let problem as Problem {
+            return resetPage(req, token: form.token ?? "", errors: WebPages.messages(for: problem),
+                             status: .init(statusCode: problem.status))
+        }
+    }
+
+    // MARK: Account settings
+
+    @Sendable func accountPage(_ req: Request) async throws -> Response {
+        try settingsPage(req, webUser: req.requireWebUser())
+    }
+
+    func settingsPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) -> Response {
+        let user = webUser.user
+        return WebPages.page(req, title: "Your account", status: status, errors: errors, main: .group(
+            .section(.class("card"),
+                .h2(.text("Profile")),
+                .p(.text("Signed in as "), .strong(.id("current-username"), .text(user.username)),
+                   .text(" · "), .span(.id("current-email"), .text(user.email))),
+                .form(.id("profile-form"), .action("/account/profile"), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field("Display name", name: "displayName", value: user.displayName, autocomplete: "name"),
+                    WebPages.field("City", name: "city", value: user.city, autocomplete: "address-level2", required: false),
+                    WebPages.submit("Save profile", id: "profile-submit")
+                )
+            ),
+            .section(.class("card"),
+                .h2(.text("Username")),
+                .form(.id("username-form"), .action("/account/username"), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field("New username", name: "username", value: user.username, autocomplete: "username",
+                                   hint: "3–30 letters, digits or _, starting with a letter."),
+                    WebPages.submit("Change username", id: "username-submit")
+                )
+            ),
+            .section(.class("card"),
+                .h2(.text("Email")),
+                .form(.id("email-form"), .action("/account/email"), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field("New email", name: "newEmail", type: .email, autocomplete: "email"),
+                    WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password",
+                                   idPrefix: "email"),
+                    WebPages.submit("Change email", id: "email-submit")
+                )
+            ),
+            .section(.class("card"),
+                .h2(.text("Password")),
+                .form(.id("password-form"), .action("/account/password"), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field("Current password", name: "currentPassword", type: .password,
+                                   autocomplete: "current-password"),
+                    WebPages.field("New password", name: "newPassword", type: .password, autocomplete: "new-password",
+                                   hint: "At least 10 characters; not a common password."),
+                    WebPages.submit("Change password", id: "password-submit")
+                )
+            ),
+            .section(.class("card"),
+                .h2(.text("Your data")),
+                .p(.a(.id("export-link"), .href("/account/export"), .text("Download everything as JSON")))
+            ),
+            .section(.class("card"),
+                .h2(.text("Delete account")),
+                .p(.text("This deletes your account and everything it owns, for good.")),
+                .form(.id("delete-form"), .action("/account/delete"), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password",
+                                   idPrefix: "delete"),
+                    WebPages.submit("Delete my account", id: "delete-submit", danger: true)
+                )
+            )
+        ))
+    }
+
+    /// Runs an account change from a settings form: redirect with a flash on success, the
+    /// settings page with the problems otherwise.
+    private func settingsAction(_ req: Request, flash: String,
+                                _ change: (WebUser, FormFields) async throws -> Void) async throws -> Response {
+        let webUser = try req.requireWebUser()
+        let form = try fields(req)
+        do {
+            try await change(webUser, form)
+            return WebPages.redirect("/account?flash=\(flash)")
+        } catch let problem as Problem {
+            return settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
+                                status: .init(statusCode: problem.status))
+        }
+    }
+
+    @Sendable func updateProfile(_ req: Request) async throws -> Response {
+        try await settingsAction(req, flash: "profile") { webUser, form in
+            _ = try await accounts.updateProfile(webUser.user, change: ProfileChange(
+                displayName: form.displayName ?? "", city: form.city ?? ""), on: req.db)
+        }
+    }
+
+    @Sendable func changeUsername(_ req: Request) async throws -> Response {
+        try await settingsAction(req, flash: "username") { webUser, form in
+            _ = try await accounts.updateProfile(webUser.user, change: ProfileChange(username: form.username ?? ""),
+                                                 on: req.db)
+        }
+    }
+
+    @Sendable func changeEmail(_ req: Request) async throws -> Response {
+        try await settingsAction(req, flash: "email") { webUser, form in
+            try await accounts.changeEmail(webUser.user, newEmail: form.newEmail ?? "", password: form.password ?? "",
+                                           on: req.db)
+        }
+    }
+
+    @Sendable func changePassword(_ req: Request) async throws -> Response {
+        try await settingsAction(req, flash: "password") { webUser, form in
+            try await accounts.changePassword(webUser.user, current: form.currentPassword ?? "",
+                                              new: form.newPassword ?? "", keepingWebSession: webUser.session.id,
+                                              on: req.db)
+        }
+    }
+
+    @Sendable func deleteAccount(_ req: Request) async throws -> Response {
+        let webUser = try req.requireWebUser()
+        let form = try fields(req)
+        do {
+            try await accounts.deleteAccount(webUser.user, password: form.password ?? "", on: req.db)
+        } catch let problem as Problem {
+            return settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
+                                status: .init(statusCode: problem.status))
+        }
+        req.webUser = nil
+        let response = WebPages.redirect("/?flash=deleted")
+        response.cookies[WebCookie.session] = WebCookies.expired
+        return response
+    }
+
+    @Sendable func export(_ req: Request) async throws -> Response {
+        let webUser = try req.requireWebUser()
+        let document = try await accounts.export(webUser.user, on: req.db)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(AccountExportJSON(document))
+        let response = Response(status: .ok, body: .init(data: data))
+        response.headers.contentType = .json
+        response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"pawpack-export.json\"")
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return response
+    }
+}
+
+/// The export's JSON shape for the web download; the same members as the API's `AccountExport`.
+struct AccountExportJSON: Encodable {
+    struct Session: Encodable {
+        var kind: String
+        var createdAt: Date
+        var lastUsedAt: Date
+    }
+
+    var exportedAt: Date
+    var account: Account
+    var sessions: [Session]
+
+    init(_ document: AccountExportDocument) {
+        exportedAt = document.exportedAt
+        account = document.account
+        sessions = document.sessions.map { Session(kind: $0.kind, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
+    }
+}

@@ -1,0 +1,140 @@
+import Fluent
+import Foundation
+import PawpackCore
+
+// Fluent models are reference types whose property wrappers Fluent mutates; they are
+// `@unchecked Sendable` because each instance is confined to the task that loaded it.
+
+final class UserRecord: Model, @unchecked Sendable {
+    static let schema = "users"
+
+    @ID(key: .id) var id: UUID?
+    @Field(key: "email") var email: String
+    @Field(key: "username") var username: String
+    @Field(key: "display_name") var displayName: String
+    @Field(key: "date_of_birth") var dateOfBirth: String
+    @OptionalField(key: "city") var city: String?
+    @Field(key: "password_hash") var passwordHash: String
+    @OptionalField(key: "email_verified_at") var emailVerifiedAt: Date?
+    @OptionalField(key: "verification_sent_at") var verificationSentAt: Date?
+    @Field(key: "failed_logins") var failedLogins: Int
+    @OptionalField(key: "failure_window_start") var failureWindowStart: Date?
+    @OptionalField(key: "locked_until") var lockedUntil: Date?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "updated_at") var updatedAt: Date
+
+    init() {}
+
+    init(id: UUID = UUID(), signUp: ValidSignUp, passwordHash: String, now: Date) {
+        self.id = id
+        email = signUp.email
+        username = signUp.username
+        displayName = signUp.displayName
+        dateOfBirth = signUp.dateOfBirth.description
+        city = signUp.city
+        self.passwordHash = passwordHash
+        failedLogins = 0
+        createdAt = now
+        updatedAt = now
+    }
+
+    var userID: User.ID { User.ID(id!) }
+
+    var throttle: LoginThrottleState {
+        get { LoginThrottleState(failures: failedLogins, windowStart: failureWindowStart, lockedUntil: lockedUntil) }
+        set {
+            failedLogins = newValue.failures
+            failureWindowStart = newValue.windowStart
+            lockedUntil = newValue.lockedUntil
+        }
+    }
+
+    var account: Account {
+        Account(id: userID, email: email, username: username, displayName: displayName,
+                dateOfBirth: LocalDate(dateOfBirth) ?? LocalDate(year: 1970, month: 1, day: 1)!,
+                city: city, emailVerified: emailVerifiedAt != nil, createdAt: createdAt)
+    }
+}
+
+/// An app token. Access and refresh tokens issued together share a `family`: refreshing
+/// replaces the family's access token, and signing out deletes the family.
+final class AuthTokenRecord: Model, @unchecked Sendable {
+    static let schema = "auth_tokens"
+
+    enum Kind: String, Codable { case access, refresh }
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "user_id") var user: UserRecord
+    @Field(key: "kind") var kind: Kind
+    @Field(key: "token_hash") var tokenHash: String
+    @Field(key: "family") var family: UUID
+    @Field(key: "expires_at") var expiresAt: Date
+    /// Set when a refresh token has been rotated; presenting it again means it was stolen.
+    @OptionalField(key: "used_at") var usedAt: Date?
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "last_used_at") var lastUsedAt: Date
+
+    init() {}
+
+    init(userID: UUID, kind: Kind, tokenHash: String, family: UUID, expiresAt: Date, now: Date) {
+        self.id = UUID()
+        self.$user.id = userID
+        self.kind = kind
+        self.tokenHash = tokenHash
+        self.family = family
+        self.expiresAt = expiresAt
+        self.createdAt = now
+        self.lastUsedAt = now
+    }
+}
+
+/// A signed-in browser. The cookie holds the token; only its hash is stored.
+final class WebSessionRecord: Model, @unchecked Sendable {
+    static let schema = "web_sessions"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "user_id") var user: UserRecord
+    @Field(key: "token_hash") var tokenHash: String
+    @Field(key: "created_at") var createdAt: Date
+    @Field(key: "last_seen_at") var lastSeenAt: Date
+
+    init() {}
+
+    init(userID: UUID, tokenHash: String, now: Date) {
+        self.id = UUID()
+        self.$user.id = userID
+        self.tokenHash = tokenHash
+        self.createdAt = now
+        self.lastSeenAt = now
+    }
+}
+
+/// The single-use half of an emailed link; the signed token names this row.
+final class EmailTokenRecord: Model, @unchecked Sendable {
+    static let schema = "email_tokens"
+
+    enum Purpose: String, Codable, CaseIterable {
+        case verifyEmail = "verify_email"
+        case changeEmail = "change_email"
+        case resetPassword = "reset_password"
+    }
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "user_id") var user: UserRecord
+    @Field(key: "purpose") var purpose: Purpose
+    @OptionalField(key: "new_email") var newEmail: String?
+    @Field(key: "expires_at") var expiresAt: Date
+    @OptionalField(key: "used_at") var usedAt: Date?
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+
+    init(userID: UUID, purpose: Purpose, newEmail: String? = nil, expiresAt: Date, now: Date) {
+        self.id = UUID()
+        self.$user.id = userID
+        self.purpose = purpose
+        self.newEmail = newEmail
+        self.expiresAt = expiresAt
+        self.createdAt = now
+    }
+}

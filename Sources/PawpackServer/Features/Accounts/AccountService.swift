@@ -1,0 +1,476 @@
+import Fluent
+import Foundation
+import Logging
+import PawpackCore
+
+/// A freshly issued pair of app tokens. The plain tokens exist only here, on their way to
+/// the client; the database keeps their hashes.
+struct IssuedSession: Sendable {
+    var accessToken: String
+    var accessTokenExpiresAt: Date
+    var refreshToken: String
+    var refreshTokenExpiresAt: Date
+    var family: UUID
+    var account: Account
+}
+
+/// Everything an account owns, as exported to its owner.
+struct AccountExportDocument: Sendable {
+    struct SessionSummary: Sendable {
+        var kind: String
+        var createdAt: Date
+        var lastUsedAt: Date
+    }
+
+    var exportedAt: Date
+    var account: Account
+    var sessions: [SessionSummary]
+}
+
+/// The account lifecycle: sign-up, verification, sign-in, sessions, profile changes, reset,
+/// export and deletion. API handlers and web pages both call this; neither holds a rule.
+final class AccountService: Sendable {
+    let config: Config
+    let clock: any AppClock
+    let mailer: any Mailer
+    let hasher: PasswordHasher
+    private let signer: LinkSigner
+    private let addressLimiter: LoginAddressLimiter
+    private let logger: Logger
+    /// A real bcrypt hash to check against when the email is unknown, so an attacker cannot
+    /// tell from timing which addresses have accounts.
+    private let dummyHash: Task<String, any Error>
+
+    var rules: AccountRules { config.accountRules }
+    var sessions: SessionPolicy { config.sessions }
+
+    init(config: Config, clock: any AppClock, mailer: any Mailer, hasher: PasswordHasher, logger: Logger) {
+        self.config = config
+        self.clock = clock
+        self.mailer = mailer
+        self.hasher = hasher
+        self.logger = logger
+        self.signer = LinkSigner(secret: config.secret)
+        self.addressLimiter = LoginAddressLimiter(
+            counter: WindowCounter(limit: config.failedLoginsPerAddress, window: config.failedLoginsPerAddressWindow))
+        self.dummyHash = Task { try await hasher.hash("pawpack-timing-equaliser-password") }
+    }
+
+    // MARK: Sign-up and verification
+
+    func signUp(_ form: SignUpForm, on db: any Database) async throws -> UserRecord {
+        let now = clock.now()
+        let valid = try rules.validate(form, now: now)
+        try await ensureAvailable(email: valid.email, username: valid.username, on: db)
+        let hash = try await hasher.hash(valid.password)
+        let user = UserRecord(signUp: valid, passwordHash: hash, now: now)
+        user.verificationSentAt = now
+        let token = EmailTokenRecord(userID: user.id!, purpose: .verifyEmail,
+                                     expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
+        do {
+            try await db.transaction { tx in
+                try await user.create(on: tx)
+                try await token.create(on: tx)
+            }
+        } catch {
+            if let database = error as? any DatabaseError, database.isConstraintFailure {
+                // Lost a race with another sign-up for the same email or username.
+                try await ensureAvailable(email: valid.email, username: valid.username, on: db)
+            }
+            throw error
+        }
+        await sendVerification(to: user, token: token)
+        return user
+    }
+
+    private func ensureAvailable(email: String, username: String, excluding: UUID? = nil, on db: any Database) async throws {
+        var emailQuery = UserRecord.query(on: db).filter(\.$email == email)
+        var usernameQuery = UserRecord.query(on: db).filter(\.$username == username)
+        if let excluding {
+            emailQuery = emailQuery.filter(\.$id != excluding)
+            usernameQuery = usernameQuery.filter(\.$id != excluding)
+        }
+        if try await emailQuery.first() != nil {
+            throw Problem(status: 409, code: .emailTaken, title: "Email already registered",
+                          detail: "An account with this email exists. Sign in or reset your password.",
+                          errors: [.init(field: "email", message: "is already registered")])
+        }
+        if try await usernameQuery.first() != nil {
+            throw usernameTaken
+        }
+    }
+
+    private var usernameTaken: Problem {
+        Problem(status: 409, code: .usernameTaken, title: "Username taken",
+                detail: "Someone already uses this username. Try another.",
+                errors: [.init(field: "username", message: "is already taken")])
+    }
+
+    private func sendVerification(to user: UserRecord, token: EmailTokenRecord) async {
+        let link = self.link(path: "/verify", token: token)
+        await send(MailMessage(
+            to: user.email, subject: "Verify your email for Pawpack",
+            text: """
+            Hello \(user.displayName),
+
+            Welcome to Pawpack! Open this link to verify your email address:
+
+            \(link)
+
+            The link works once and expires in \(Int(sessions.emailVerificationLifetime / 3600)) hours.
+            If you did not sign up, ignore this message.
+            """, sentAt: clock.now()))
+    }
+
+    private func link(path: String, token: EmailTokenRecord) -> String {
+        let signed = signer.sign(.init(purpose: token.purpose.rawValue, id: token.id!, expiresAt: token.expiresAt))
+        return "\(config.publicBaseURL)\(path)?token=\(signed)"
+    }
+
+    /// Mail failures are logged, not thrown: the account change has been committed and the
+    /// owner can ask for the message again.
+    private func send(_ message: MailMessage) async {
+        do {
+            try await mailer.send(message)
+        } catch {
+            logger.error("sending mail failed", metadata: ["to": .string(message.to), "error": "\(error)"])
+        }
+    }
+
+    /// Consumes an emailed link token: verifies a new account or completes a change of email.
+    func verifyEmail(token: String, on db: any Database) async throws -> UserRecord {
+        let now = clock.now()
+        let (record, user) = try await consume(token, purposes: [.verifyEmail, .changeEmail], on: db)
+        if record.purpose == .changeEmail, let newEmail = record.newEmail {
+            if try await UserRecord.query(on: db).filter(\.$email == newEmail).filter(\.$id != user.id!).first() != nil {
+                throw Problem(status: 409, code: .emailTaken, title: "Email already registered",
+                              detail: "Another account took this address meanwhile.",
+                              errors: [.init(field: "email", message: "is already registered")])
+            }
+            user.email = newEmail
+        }
+        user.emailVerifiedAt = user.emailVerifiedAt ?? now
+        user.updatedAt = now
+        try await db.transaction { tx in
+            try await record.save(on: tx)
+            try await user.save(on: tx)
+        }
+        return user
+    }
+
+    /// Checks signature, expiry, purpose and single use; marks the row used (not yet saved).
+    private func consume(_ token: String, purposes: Set<EmailTokenRecord.Purpose>,
+                         on db: any Database) async throws -> (EmailTokenRecord, UserRecord) {
+        let now = clock.now()
+        guard let payload = signer.open(token.trimmingCharacters(in: .whitespacesAndNewlines)),
+              payload.expiresAt > now,
+              let record = try await EmailTokenRecord.find(payload.id, on: db),
+              purposes.contains(record.purpose), record.purpose.rawValue == payload.purpose,
+              record.usedAt == nil, record.expiresAt > now,
+              let user = try await UserRecord.find(record.$user.id, on: db) else {
+            throw Problem.invalidToken
+        }
+        record.usedAt = now
+        return (record, user)
+    }
+
+    func resendVerification(email: String, on db: any Database) async throws {
+        let now = clock.now()
+        let address = rules.normalizedEmail(email)
+        if let message = rules.emailProblem(address) { throw Problem.invalidField("email", message) }
+        guard let user = try await UserRecord.query(on: db).filter(\.$email == address).first(),
+              user.emailVerifiedAt == nil,
+              sessions.mayResendVerification(lastSent: user.verificationSentAt, now: now) else { return }
+        let token = EmailTokenRecord(userID: user.id!, purpose: .verifyEmail,
+                                     expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
+        user.verificationSentAt = now
+        try await db.transaction { tx in
+            try await token.create(on: tx)
+            try await user.save(on: tx)
+        }
+        await sendVerification(to: user, token: token)
+    }
+
+    // MARK: Sign-in
+
+    /// Checks credentials under the per-address limit and the per-account lockout.
+    func logIn(email: String, password: String, address: String, on db: any Database) async throws -> UserRecord {
+        let now = clock.now()
+        if let wait = await addressLimiter.blockedFor(address, now: now) {
+            throw Problem.tooManyAttempts(retryAfter: wait)
+        }
+        let normalized = rules.normalizedEmail(email)
+        var errors: [FieldError] = []
+        if normalized.isEmpty { errors.append(.init(field: "email", message: "is required")) }
+        if password.isEmpty { errors.append(.init(field: "password", message: "is required")) }
+        guard errors.isEmpty else { throw Problem.validation(errors) }
+
+        guard let user = try await UserRecord.query(on: db).filter(\.$email == normalized).first() else {
+            _ = try await hasher.verify(password, against: dummyHash.value)
+            await addressLimiter.recordFailure(address, now: now)
+            throw Problem.invalidCredentials
+        }
+        if let wait = config.lockout.lockedFor(user.throttle, now: now) {
+            throw Problem.accountLocked(retryAfter: wait)
+        }
+        guard try await hasher.verify(password, against: user.passwordHash) else {
+            user.throttle = config.lockout.recordingFailure(user.throttle, now: now)
+            try await user.save(on: db)
+            await addressLimiter.recordFailure(address, now: now)
+            if let wait = config.lockout.lockedFor(user.throttle, now: now) {
+                throw Problem.accountLocked(retryAfter: wait)
+            }
+            throw Problem.invalidCredentials
+        }
+        // Only a caller who knows the password learns that the address is unverified.
+        guard user.emailVerifiedAt != nil else { throw Problem.emailNotVerified }
+        if user.failedLogins != 0 || user.lockedUntil != nil {
+            user.throttle = config.lockout.recordingSuccess(user.throttle)
+            try await user.save(on: db)
+        }
+        return user
+    }
+
+    func issueAppSession(for user: UserRecord, family: UUID = UUID(), on db: any Database) async throws -> IssuedSession {
+        let now = clock.now()
+        let access = OpaqueToken.generate(prefix: "ppa_")
+        let refresh = OpaqueToken.generate(prefix: "ppr_")
+        let accessExpiry = now.addingTimeInterval(sessions.accessTokenLifetime)
+        let refreshExpiry = now.addingTimeInterval(sessions.refreshIdleTimeout)
+        try await AuthTokenRecord(userID: user.id!, kind: .access, tokenHash: OpaqueToken.hash(access),
+                                  family: family, expiresAt: accessExpiry, now: now).create(on: db)
+        try await AuthTokenRecord(userID: user.id!, kind: .refresh, tokenHash: OpaqueToken.hash(refresh),
+                                  family: family, expiresAt: refreshExpiry, now: now).create(on: db)
+        return IssuedSession(accessToken: access, accessTokenExpiresAt: accessExpiry, refreshToken: refresh,
+                             refreshTokenExpiresAt: refreshExpiry, family: family, account: user.account)
+    }
+
+    /// Rotates a refresh token. A second use of the same token revokes the whole family:
+    /// one of the two users of that token is not its owner.
+    func refresh(refreshToken: String, on db: any Database) async throws -> IssuedSession {
+        let now = clock.now()
+        guard let record = try await AuthTokenRecord.query(on: db)
+            .filter(\.$tokenHash == OpaqueToken.hash(refreshToken))
+            .filter(\.$kind == .refresh).first() else { throw Problem.tokenExpired }
+        if record.usedAt != nil {
+            try await revokeFamily(record.family, on: db)
+            logger.warning("refresh token reused; session revoked", metadata: ["user": "\(record.$user.id)"])
+            throw Problem.tokenExpired
+        }
+        guard record.expiresAt > now, let user = try await UserRecord.find(record.$user.id, on: db) else {
+            throw Problem.tokenExpired
+        }
+        return try await db.transaction { tx in
+            record.usedAt = now
+            try await record.save(on: tx)
+            try await AuthTokenRecord.query(on: tx)
+                .filter(\.$family == record.family).filter(\.$kind == .access).delete()
+            return try await self.issueAppSession(for: user, family: record.family, on: tx)
+        }
+    }
+
+    /// The account behind a bearer token, or 401.
+    func authenticate(accessToken: String, on db: any Database) async throws -> (UserRecord, AuthTokenRecord) {
+        let now = clock.now()
+        guard let token = try await AuthTokenRecord.query(on: db)
+            .filter(\.$tokenHash == OpaqueToken.hash(accessToken))
+            .filter(\.$kind == .access).first() else { throw Problem.unauthenticated }
+        guard token.expiresAt > now, let user = try await UserRecord.find(token.$user.id, on: db),
+              user.emailVerifiedAt != nil else { throw Problem.tokenExpired }
+        return (user, token)
+    }
+
+    func revokeFamily(_ family: UUID, on db: any Database) async throws {
+        try await AuthTokenRecord.query(on: db).filter(\.$family == family).delete()
+    }
+
+    // MARK: Web sessions
+
+    func startWebSession(for user: UserRecord, on db: any Database) async throws -> String {
+        let token = OpaqueToken.generate(prefix: "pws_")
+        try await WebSessionRecord(userID: user.id!, tokenHash: OpaqueToken.hash(token), now: clock.now()).create(on: db)
+        return token
+    }
+
+    /// The signed-in user of a browser, ending the session when it has been idle too long.
+    func webSession(token: String, on db: any Database) async throws -> (UserRecord, WebSessionRecord)? {
+        let now = clock.now()
+        guard let session = try await WebSessionRecord.query(on: db)
+            .filter(\.$tokenHash == OpaqueToken.hash(token)).first() else { return nil }
+        if sessions.isWebSessionIdle(lastSeen: session.lastSeenAt, now: now) {
+            try await session.delete(on: db)
+            return nil
+        }
+        guard let user = try await UserRecord.find(session.$user.id, on: db) else { return nil }
+        if sessions.shouldTouchWebSession(lastSeen: session.lastSeenAt, now: now) {
+            session.lastSeenAt = now
+            try await session.save(on: db)
+        }
+        return (user, session)
+    }
+
+    func endWebSession(token: String, on db: any Database) async throws {
+        try await WebSessionRecord.query(on: db).filter(\.$tokenHash == OpaqueToken.hash(token)).delete()
+    }
+
+    // MARK: Profile
+
+    func updateProfile(_ user: UserRecord, change: ProfileChange, on db: any Database) async throws -> UserRecord {
+        let valid = try rules.validate(change)
+        if let username = valid.username, username != user.username {
+            if try await UserRecord.query(on: db).filter(\.$username == username).filter(\.$id != user.id!).first() != nil {
+                throw usernameTaken
+            }
+            user.username = username
+        }
+        if let name = valid.displayName { user.displayName = name }
+        if let city = valid.city { user.city = city.isEmpty ? nil : city }
+        user.updatedAt = clock.now()
+        do {
+            try await user.save(on: db)
+        } catch {
+            if let database = error as? any DatabaseError, database.isConstraintFailure { throw usernameTaken }
+            throw error
+        }
+        return user
+    }
+
+    /// Changes the password and signs out every other session (keeping the caller's own).
+    func changePassword(_ user: UserRecord, current: String, new: String,
+                        keepingFamily: UUID? = nil, keepingWebSession: UUID? = nil, on db: any Database) async throws {
+        guard try await hasher.verify(current, against: user.passwordHash) else {
+            throw Problem(status: 403, code: .invalidCredentials, title: "Wrong password",
+                          detail: "The current password is not right.",
+                          errors: [.init(field: "currentPassword", message: "is not right")])
+        }
+        if let message = rules.passwordProblem(new, email: user.email, username: user.username) {
+            throw Problem.invalidField("newPassword", message)
+        }
+        let hash = try await hasher.hash(new)
+        try await db.transaction { tx in
+            user.passwordHash = hash
+            user.updatedAt = self.clock.now()
+            try await user.save(on: tx)
+            var tokens = AuthTokenRecord.query(on: tx).filter(\.$user.$id == user.id!)
+            if let keepingFamily { tokens = tokens.filter(\.$family != keepingFamily) }
+            try await tokens.delete()
+            var webs = WebSessionRecord.query(on: tx).filter(\.$user.$id == user.id!)
+            if let keepingWebSession { webs = webs.filter(\.$id != keepingWebSession) }
+            try await webs.delete()
+        }
+        await send(MailMessage(to: user.email, subject: "Your Pawpack password was changed",
+                               text: "Hello \(user.displayName),\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)/forgot-password\n",
+                               sentAt: clock.now()))
+    }
+
+    /// Starts a change of email: the new address must be verified before it replaces the old.
+    func changeEmail(_ user: UserRecord, newEmail: String, password: String, on db: any Database) async throws {
+        let now = clock.now()
+        let address = rules.normalizedEmail(newEmail)
+        if let message = rules.emailProblem(address) { throw Problem.invalidField("newEmail", message) }
+        guard try await hasher.verify(password, against: user.passwordHash) else {
+            throw Problem(status: 403, code: .invalidCredentials, title: "Wrong password",
+                          detail: "The password is not right.", errors: [.init(field: "password", message: "is not right")])
+        }
+        guard address != user.email else { throw Problem.invalidField("newEmail", "is already your email") }
+        if try await UserRecord.query(on: db).filter(\.$email == address).first() != nil {
+            throw Problem(status: 409, code: .emailTaken, title: "Email already registered",
+                          detail: "Another account uses this address.",
+                          errors: [.init(field: "newEmail", message: "is already registered")])
+        }
+        let token = EmailTokenRecord(userID: user.id!, purpose: .changeEmail, newEmail: address,
+                                     expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
+        try await token.create(on: db)
+        await send(MailMessage(to: address, subject: "Verify your new email for Pawpack",
+                               text: "Hello \(user.displayName),\n\nOpen this link to make this your Pawpack email address:\n\n\(link(path: "/verify", token: token))\n\nIf you did not ask for this, ignore this message.\n",
+                               sentAt: now))
+        await send(MailMessage(to: user.email, subject: "Your Pawpack email is being changed",
+                               text: "Hello \(user.displayName),\n\nSomeone signed in to your account asked to change its email to \(address). It changes once that address is verified. If this was not you, change your password now.\n",
+                               sentAt: now))
+    }
+
+    // MARK: Password reset
+
+    /// Emails a reset link when the address has an account; silent otherwise, so the answer
+    /// never tells who is a member.
+    func requestPasswordReset(email: String, on db: any Database) async throws {
+        let now = clock.now()
+        let address = rules.normalizedEmail(email)
+        if let message = rules.emailProblem(address) { throw Problem.invalidField("email", message) }
+        guard let user = try await UserRecord.query(on: db).filter(\.$email == address).first() else { return }
+        let token = EmailTokenRecord(userID: user.id!, purpose: .resetPassword,
+                                     expiresAt: now.addingTimeInterval(sessions.passwordResetLifetime), now: now)
+        try await db.transaction { tx in
+            // Only the newest reset link works.
+            try await EmailTokenRecord.query(on: tx).filter(\.$user.$id == user.id!)
+                .filter(\.$purpose == .resetPassword).filter(\.$usedAt == nil)
+                .set(\.$usedAt, to: now).update()
+            try await token.create(on: tx)
+        }
+        await send(MailMessage(to: user.email, subject: "Reset your Pawpack password",
+                               text: "Hello \(user.displayName),\n\nOpen this link to choose a new password:\n\n\(link(path: "/reset-password", token: token))\n\nThe link works once and expires in \(Int(sessions.passwordResetLifetime / 60)) minutes. If you did not ask for it, ignore this message.\n",
+                               sentAt: now))
+    }
+
+    /// Sets a new password from a reset link and signs out everywhere.
+    func confirmPasswordReset(token: String, newPassword: String, on db: any Database) async throws {
+        let now = clock.now()
+        let (record, user) = try await consume(token, purposes: [.resetPassword], on: db)
+        if let message = rules.passwordProblem(newPassword, email: user.email, username: user.username) {
+            throw Problem.invalidField("newPassword", message)
+        }
+        let hash = try await hasher.hash(newPassword)
+        try await db.transaction { tx in
+            user.passwordHash = hash
+            // The link reached the inbox, which proves the address too.
+            user.emailVerifiedAt = user.emailVerifiedAt ?? now
+            user.throttle = LoginThrottleState()
+            user.updatedAt = now
+            try await user.save(on: tx)
+            try await record.save(on: tx)
+            try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == user.id!).delete()
+            try await WebSessionRecord.query(on: tx).filter(\.$user.$id == user.id!).delete()
+        }
+    }
+
+    // MARK: Export and deletion
+
+    func export(_ user: UserRecord, on db: any Database) async throws -> AccountExportDocument {
+        let refresh = try await AuthTokenRecord.query(on: db).filter(\.$user.$id == user.id!)
+            .filter(\.$kind == .refresh).filter(\.$usedAt == nil).all()
+        let web = try await WebSessionRecord.query(on: db).filter(\.$user.$id == user.id!).all()
+        let sessions = refresh.map { AccountExportDocument.SessionSummary(kind: "app", createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
+            + web.map { AccountExportDocument.SessionSummary(kind: "web", createdAt: $0.createdAt, lastUsedAt: $0.lastSeenAt) }
+        return AccountExportDocument(exportedAt: clock.now(), account: user.account,
+                                     sessions: sessions.sorted { $0.createdAt < $1.createdAt })
+    }
+
+    /// Deletes the account and every row it owns in one transaction; each later feature
+    /// adds the deletion of its own rows here.
+    func deleteAccount(_ user: UserRecord, password: String, on db: any Database) async throws {
+        guard try await hasher.verify(password, against: user.passwordHash) else {
+            throw Problem(status: 403, code: .invalidCredentials, title: "Wrong password",
+                          detail: "The password is not right; nothing was deleted.",
+                          errors: [.init(field: "password", message: "is not right")])
+        }
+        let id = user.id!
+        try await db.transaction { tx in
+            try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == id).delete()
+            try await WebSessionRecord.query(on: tx).filter(\.$user.$id == id).delete()
+            try await EmailTokenRecord.query(on: tx).filter(\.$user.$id == id).delete()
+            try await UserRecord.query(on: tx).filter(\.$id == id).delete()
+        }
+        logger.info("account deleted", metadata: ["user": "\(id)"])
+    }
+}
+
+/// Failed sign-ins per client address, per instance.
+actor LoginAddressLimiter {
+    private var counter: WindowCounter
+
+    init(counter: WindowCounter) { self.counter = counter }
+
+    func blockedFor(_ address: String, now: Date) -> Int? { counter.blockedFor(address, now: now) }
+
+    func recordFailure(_ address: String, now: Date) { counter.record(address, now: now) }
+}

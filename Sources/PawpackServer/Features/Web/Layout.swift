@@ -1,0 +1,117 @@
+import Foundation
+import PawpackCore
+import Plot
+import Vapor
+
+/// The page frame every web page shares, and helpers for forms. Pages are plain HTML forms
+/// that work without JavaScript; one stylesheet, mobile first.
+enum WebPages {
+    /// Known flash messages, keyed so a redirect can name one without echoing user input.
+    static let flashMessages: [String: String] = [
+        "logged-out": "You are logged out.",
+        "deleted": "Your account was deleted.",
+        "username": "Username changed.",
+        "profile": "Profile saved.",
+        "password": "Password changed. Your other sessions were signed out.",
+        "email": "Check your new inbox: the change takes effect once you open the link we sent.",
+        "password-reset": "Your password was reset. Log in with the new one.",
+        "session-ended": "Your session ended. Log in again.",
+    ]
+
+    static func page(_ request: Request, title: String, status: HTTPResponseStatus = .ok,
+                     errors: [String] = [], main: Node<HTML.BodyContext>) -> Response {
+        let flash = request.query[String.self, at: "flash"].flatMap { flashMessages[$0] }
+        let html = HTML(
+            .lang(.english),
+            .head(
+                .meta(.charset(.utf8)),
+                .meta(.name("viewport"), .content("width=device-width, initial-scale=1")),
+                .title("\(title) · Pawpack"),
+                .link(.rel(.stylesheet), .href("/styles.css"))
+            ),
+            .body(
+                .header(.class("top"),
+                    .a(.class("brand"), .href(request.webUser == nil ? "/" : "/home"), .text("🐾 Pawpack")),
+                    .unwrap(request.webUser) { navigation(request, $0) }
+                ),
+                .main(
+                    .h1(.text(title)),
+                    .unwrap(flash) { .p(.class("flash"), .attribute(named: "role", value: "status"), .text($0)) },
+                    .forEach(errors) { .p(.class("error"), .attribute(named: "role", value: "alert"), .text($0)) },
+                    main
+                )
+            )
+        )
+        let response = Response(status: status, body: .init(string: html.render()))
+        response.headers.contentType = .html
+        response.headers.replaceOrAdd(name: "Content-Security-Policy",
+                                      value: "default-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
+        response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
+        // Links in mail carry tokens in the query; never leak them in a Referer.
+        response.headers.replaceOrAdd(name: "Referrer-Policy", value: "no-referrer")
+        response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+        return response
+    }
+
+    /// The areas later features fill; those not built yet are listed, not linked.
+    static func navigation(_ request: Request, _ webUser: WebUser) -> Node<HTML.BodyContext> {
+        let areas = ["Playdates", "Chats", "Care", "Moments"]
+        return .nav(.id("app-nav"), .attribute(named: "aria-label", value: "Main"),
+            .ul(
+                .li(.a(.href("/home"), .text("Home"))),
+                .forEach(areas) { .li(.span(.class("soon"), .attribute(named: "aria-disabled", value: "true"),
+                                            .text($0), .span(.class("badge"), .text("soon")))) },
+                .li(.a(.id("nav-account"), .href("/account"), .text("Account")))
+            ),
+            .form(.id("logout-form"), .action("/logout"), .method(.post),
+                csrfField(request),
+                .button(.id("logout-button"), .type(.submit), .class("link"), .text("Log out"))
+            )
+        )
+    }
+
+    static func csrfField(_ request: Request) -> Node<HTML.FormContext> {
+        .input(.type(.hidden), .name("_csrf"), .value(request.csrfToken))
+    }
+
+    /// A labelled input. `autocomplete` helps password managers fill the right field.
+    static func field(_ label: String, name: String, type: HTMLInputType = .text, value: String? = nil,
+                      autocomplete: String, required: Bool = true, hint: String? = nil,
+                      idPrefix: String = "") -> Node<HTML.FormContext> {
+        let id = idPrefix.isEmpty ? name : "\(idPrefix)-\(name)"
+        return .div(.class("field"),
+            .label(.for(id), .text(label)),
+            .input(.type(type), .name(name), .id(id), .value(value ?? ""),
+                   .attribute(named: "autocomplete", value: autocomplete), .required(required),
+                   .attribute(named: "aria-describedby", value: hint == nil ? nil : "\(id)-hint")),
+            .unwrap(hint) { .small(.id("\(id)-hint"), .class("hint"), .text($0)) }
+        )
+    }
+
+    static func submit(_ title: String, id: String, danger: Bool = false) -> Node<HTML.FormContext> {
+        .button(.id(id), .type(.submit), .class(danger ? "button danger" : "button"), .text(title))
+    }
+
+    /// Turns a problem into lines a person can act on, one per field.
+    static func messages(for problem: Problem) -> [String] {
+        if problem.errors.isEmpty { return [problem.detail] }
+        return problem.errors.map { "\(fieldLabels[$0.field] ?? $0.field): \($0.message)" }
+    }
+
+    static let fieldLabels = [
+        "email": "Email", "password": "Password", "username": "Username", "displayName": "Display name",
+        "dateOfBirth": "Date of birth", "city": "City", "newEmail": "New email",
+        "currentPassword": "Current password", "newPassword": "New password",
+    ]
+
+    /// The page a browser sees for an error outside a form.
+    @Sendable static func errorPage(_ problem: Problem, _ request: Request) -> Response {
+        page(request, title: problem.title, status: .init(statusCode: problem.status),
+             errors: [problem.detail],
+             main: .p(.a(.href(request.webUser == nil ? "/" : "/home"), .text("Back to Pawpack"))))
+    }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: ["Location": location])
+    }
+}

@@ -1,0 +1,36 @@
+/// The one stylesheet: mobile first (a 390 px phone is the design width), large touch
+/// targets, visible focus, and colours with enough contrast.
+enum Stylesheet {
+    static let css = """
+    *,*::before,*::after{box-sizing:border-box}
+    html{-webkit-text-size-adjust:100%}
+    body{margin:0;font:17px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#faf7f2}
+    header.top{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem;padding:.75rem 1rem;background:#fff;border-bottom:1px solid #e6e0d6}
+    .brand{font-weight:700;font-size:1.15rem;color:#7a3e00;text-decoration:none}
+    nav#app-nav{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;width:100%}
+    nav#app-nav ul{display:flex;flex-wrap:wrap;gap:.25rem .75rem;list-style:none;margin:0;padding:0}
+    nav#app-nav a{color:#1d4ed8}
+    .soon{color:#5b6170}
+    .badge{display:inline-block;margin-left:.25rem;padding:0 .35rem;border-radius:.5rem;background:#ece7de;color:#4b5060;font-size:.7rem;vertical-align:middle}
+    main{max-width:34rem;margin:0 auto;padding:1rem}
+    h1{font-size:1.6rem;line-height:1.2;margin:.5rem 0 1rem}
+    h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
+    a{color:#1d4ed8}
+    section.card{background:#fff;border:1px solid #e6e0d6;border-radius:.75rem;padding:1rem;margin:0 0 1rem}
+    .field{display:flex;flex-direction:column;margin:0 0 .9rem}
+    label{font-weight:600;margin-bottom:.25rem}
+    input{font:inherit;padding:.65rem .75rem;border:1px solid #b8b2a7;border-radius:.5rem;background:#fff;width:100%;min-height:44px}
+    .hint{color:#4b5060;margin-top:.25rem}
+    .button{font:inherit;font-weight:600;display:inline-block;min-height:44px;padding:.6rem 1.1rem;border:0;border-radius:.5rem;background:#7a3e00;color:#fff;cursor:pointer;text-decoration:none}
+    .button.secondary{background:#ece7de;color:#1d2330}
+    .button.danger{background:#b42318}
+    button.link{font:inherit;background:none;border:0;padding:.25rem;color:#1d4ed8;text-decoration:underline;cursor:pointer;min-height:44px}
+    :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+    .flash{background:#e7f6ec;border:1px solid #9bd3ae;padding:.6rem .8rem;border-radius:.5rem}
+    .error{background:#fdecea;border:1px solid #f1a39a;padding:.6rem .8rem;border-radius:.5rem;color:#7a1c12}
+    .actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}
+    article.mail{background:#fff;border:1px solid #e6e0d6;border-radius:.75rem;padding:1rem;margin:0 0 1rem}
+    pre.mail-body{white-space:pre-wrap;word-break:break-all;font-size:.9rem}
+    .muted{color:#4b5060}
+    """
+}

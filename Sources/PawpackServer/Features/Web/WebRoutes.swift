@@ -1,0 +1,81 @@
+import Foundation
+import Plot
+import Vapor
+
+/// Registers every web page: the shell here, each feature's pages from its own folder.
+struct WebRoutes {
+    let services: PawpackServices
+
+    func register(on app: Application) throws {
+        app.get("styles.css") { _ in
+            let response = Response(status: .ok, body: .init(string: Stylesheet.css))
+            response.headers.contentType = HTTPMediaType(type: "text", subType: "css", parameters: ["charset": "utf-8"])
+            response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=3600")
+            return response
+        }
+        app.get { req in landing(req) }
+        app.get("home") { req in try home(req) }
+        AccountPages(accounts: services.accounts).register(on: app)
+        if services.config.isDevelopment, let outbox = services.outbox {
+            DevMailPage(outbox: outbox).register(on: app)
+        }
+    }
+
+    func landing(_ req: Request) -> Response {
+        WebPages.page(req, title: "Welcome to Pawpack", main: .group(
+            .p(.text("Safe playmates for your dog nearby, shared feeding and health care for your family, and the best pet photos of the week — in one place.")),
+            .if(req.webUser == nil,
+                .div(.class("actions"),
+                    .a(.id("signup-link"), .class("button"), .href("/signup"), .text("Create an account")),
+                    .a(.id("login-link"), .class("button secondary"), .href("/login"), .text("Log in"))
+                ),
+                else: .p(.a(.class("button"), .href("/home"), .text("Go to your home")))
+            )
+        ))
+    }
+
+    func home(_ req: Request) throws -> Response {
+        let user = try req.requireWebUser().user
+        return WebPages.page(req, title: "Hello, \(user.displayName)", main: .group(
+            .p(.text("You are signed in as "), .strong(.id("current-username"), .text(user.username)), .text(".")),
+            .section(.class("card"),
+                .h2(.text("What is coming")),
+                .p(.text("Playdates, chats, care and moments arrive here as Pawpack grows. Meanwhile, make your "),
+                   .a(.href("/account"), .text("account")), .text(" yours."))
+            )
+        ))
+    }
+}
+
+/// `/dev/mail`: the development outbox, newest first, with every link clickable. Registered
+/// only when `PAWPACK_ENV=development`.
+struct DevMailPage {
+    let outbox: DevelopmentOutbox
+
+    func register(on app: Application) {
+        app.get("dev", "mail") { req in page(req) }
+    }
+
+    func page(_ req: Request) -> Response {
+        let messages = Array(outbox.all.reversed())
+        return WebPages.page(req, title: "Development outbox", main: .group(
+            .p(.class("muted"), .text("Mail the server would have sent. This page exists only in development.")),
+            .if(messages.isEmpty, .p(.text("No mail yet."))),
+            .forEach(messages) { message in
+                .article(.class("mail"),
+                    .p(.class("mail-to"), .text(message.to)),
+                    .h2(.class("mail-subject"), .text(message.subject)),
+                    .pre(.class("mail-body"), .text(message.text)),
+                    .forEach(Self.links(in: message.text)) { link in
+                        .p(.a(.class("mail-link"), .href(link), .text(link)))
+                    }
+                )
+            }
+        ))
+    }
+
+    static func links(in text: String) -> [String] {
+        text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+            .filter { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import PawpackCore
+
+/// Everything the server reads from its environment, read once at start-up. A bad value
+/// stops start-up with a message naming the variable, instead of surfacing later.
+public struct Config: Sendable {
+    public enum Environment: String, Sendable { case development, production, testing }
+
+    public enum Database: Sendable, Equatable {
+        case sqliteFile(String)
+        case sqliteMemory
+        /// PostgreSQL; `searchPath` lets tests give every app its own schema.
+        case postgres(url: String, searchPath: String? = nil)
+    }
+
+    public enum Mail: Sendable, Equatable {
+        case developmentOutbox
+        case smtp(SMTPSettings)
+    }
+
+    public enum LogFormat: String, Sendable { case text, json }
+
+    public var environment: Environment = .development
+    public var hostname = "127.0.0.1"
+    public var port = 8080
+    public var dataDirectory = "./data"
+    public var database: Database = .sqliteFile("./data/pawpack.sqlite")
+    public var publicBaseURL = "http://127.0.0.1:8080"
+    /// Signs email links; at least 32 bytes.
+    public var secret: String = ""
+    public var mail: Mail = .developmentOutbox
+    public var mailFrom = "noreply@pawpack.local"
+    public var bcryptCost = 12
+    public var hashingThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    public var hashingQueueLimit = 64
+    public var sessions = SessionPolicy()
+    public var lockout = LockoutPolicy()
+    public var failedLoginsPerAddress = 20
+    public var failedLoginsPerAddressWindow: TimeInterval = 5 * 60
+    public var logFormat: LogFormat = .text
+    public var logLevel = "info"
+    public var accountRules = AccountRules()
+
+    public init() {}
+
+    public var isDevelopment: Bool { environment == .development }
+    public var isProduction: Bool { environment == .production }
+    /// Cookies carry `Secure` whenever the public address is HTTPS.
+    public var secureCookies: Bool { publicBaseURL.lowercased().hasPrefix("https://") }
+
+    /// Reads the configuration. `variables` is the process environment merged over `.env`.
+    public static func load(from variables: [String: String]) throws -> Config {
+        var config = Config()
+        var reader = Reader(variables: variables)
+
+        if let env = reader.string("PAWPACK_ENV") {
+            guard let parsed = Environment(rawValue: env.lowercased()), parsed != .testing else {
+                throw ConfigError(variable: "PAWPACK_ENV", message: "must be development or production, not \"\(env)\"")
+            }
+            config.environment = parsed
+        }
+        config.hostname = reader.string("PAWPACK_HOST") ?? config.hostname
+        config.port = try reader.int("PAWPACK_PORT", in: 0...65535) ?? config.port
+        config.dataDirectory = reader.string("PAWPACK_DATA_DIR") ?? config.dataDirectory
+        config.database = .sqliteFile((config.dataDirectory as NSString).appendingPathComponent("pawpack.sqlite"))
+        if let url = reader.string("DATABASE_URL") {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw ConfigError(variable: "DATABASE_URL", message: "must be a postgres:// URL")
+            }
+            config.database = .postgres(url: url)
+        }
+        config.publicBaseURL = reader.string("PAWPACK_PUBLIC_URL") ?? "http://\(config.hostname):\(config.port)"
+        while config.publicBaseURL.hasSuffix("/") { config.publicBaseURL.removeLast() }
+        guard URL(string: config.publicBaseURL)?.host != nil,
+              config.publicBaseURL.hasPrefix("http://") || config.publicBaseURL.hasPrefix("https://") else {
+            throw ConfigError(variable: "PAWPACK_PUBLIC_URL", message: "must be an http(s) URL such as https://pawpack.example.org")
+        }
+        config.mailFrom = reader.string("MAIL_FROM") ?? config.mailFrom
+        if let smtpURL = reader.string("SMTP_URL") {
+            do {
+                config.mail = .smtp(try SMTPSettings(url: smtpURL, from: config.mailFrom,
+                                                     caFile: reader.string("SMTP_CA_FILE")))
+            } catch {
+                throw ConfigError(variable: "SMTP_URL", message: "\(error)")
+            }
+        }
+        config.bcryptCost = try reader.int("PAWPACK_BCRYPT_COST", in: 4...16) ?? config.bcryptCost
+        config.hashingThreads = try reader.int("PAWPACK_HASH_THREADS", in: 1...64) ?? config.hashingThreads
+        config.hashingQueueLimit = try reader.int("PAWPACK_HASH_QUEUE", in: 1...100_000) ?? config.hashingQueueLimit
+        if let days = try reader.int("PAWPACK_APP_SESSION_DAYS", in: 1...365) {
+            config.sessions.refreshIdleTimeout = TimeInterval(days) * 86_400
+        }
+        if let minutes = try reader.int("PAWPACK_WEB_IDLE_MINUTES", in: 1...43_200) {
+            config.sessions.webIdleTimeout = TimeInterval(minutes) * 60
+        }
+        config.failedLoginsPerAddress = try reader.int("PAWPACK_LOGIN_FAILURES_PER_ADDRESS", in: 1...1_000_000)
+            ?? config.failedLoginsPerAddress
+        if let format = reader.string("PAWPACK_LOG_FORMAT") {
+            guard let parsed = LogFormat(rawValue: format.lowercased()) else {
+                throw ConfigError(variable: "PAWPACK_LOG_FORMAT", message: "must be text or json")
+            }
+            config.logFormat = parsed
+        } else {
+            config.logFormat = config.isProduction ? .json : .text
+        }
+        if let level = reader.string("LOG_LEVEL") {
+            let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+            guard levels.contains(level.lowercased()) else {
+                throw ConfigError(variable: "LOG_LEVEL", message: "must be one of \(levels.joined(separator: ", "))")
+            }
+            config.logLevel = level.lowercased()
+        }
+
+        if let secret = reader.string("PAWPACK_SECRET") {
+            guard secret.utf8.count >= 32 else {
+                throw ConfigError(variable: "PAWPACK_SECRET", message: "must be at least 32 characters")
+            }
+            config.secret = secret
+        }
+
+        if config.isProduction {
+            // Production must be able to reach its users and must not sign links with a
+            // throw-away key; development gets safe local stand-ins instead.
+            guard variables["PAWPACK_PUBLIC_URL"]?.isEmpty == false else {
+                throw ConfigError(variable: "PAWPACK_PUBLIC_URL", message: "is required in production (links in emails point there)")
+            }
+            guard case .smtp = config.mail else {
+                throw ConfigError(variable: "SMTP_URL", message: "is required in production (verification and reset mail must reach people)")
+            }
+            guard !config.secret.isEmpty else {
+                throw ConfigError(variable: "PAWPACK_SECRET", message: "is required in production (at least 32 random characters)")
+            }
+            guard config.bcryptCost >= 10 else {
+                throw ConfigError(variable: "PAWPACK_BCRYPT_COST", message: "must be at least 10 in production")
+            }
+        }
+        return config
+    }
+
+    /// The process environment over a `.env` file in the working directory (development only):
+    /// real environment variables always win.
+    public static func environmentVariables(dotEnvPath: String = ".env") -> [String: String] {
+        var variables = ProcessInfo.processInfo.environment
+        let isProduction = variables["PAWPACK_ENV"]?.lowercased() == "production"
+        guard !isProduction, let text = try? String(contentsOfFile: dotEnvPath, encoding: .utf8) else {
+            return variables
+        }
+        for (key, value) in parseDotEnv(text) where variables[key] == nil {
+            variables[key] = value
+        }
+        return variables
+    }
+
+    /// `KEY=value` lines; `#` comments; optional single or double quotes around the value.
+    public static func parseDotEnv(_ text: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for rawLine in text.split(whereSeparator: \.isNewline) {
+            var line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("export ") { line.removeFirst("export ".count) }
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {
+                value = String(value.dropFirst().dropLast())
+            }
+            result[key] = value
+        }
+        return result
+    }
+
+    private struct Reader {
+        let variables: [String: String]
+
+        func string(_ name: String) -> String? {
+            guard let value = variables[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+            return value
+        }
+
+        func int(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+            guard let text = string(name) else { return nil }
+            guard let value = Int(text), range.contains(value) else {
+                throw ConfigError(variable: name, message: "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            }
+            return value
+        }
+    }
+}
+
+public struct ConfigError: Error, CustomStringConvertible, Equatable {
+    public var variable: String
+    public var message: String
+
+    public var description: String { "Configuration error: \(variable) \(message)" }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import NIOPosix
+import PawpackCore
+import Vapor
+
+/// bcrypt off the event loops, on a pool sized to the cores, with a bounded queue: when more
+/// than `queueLimit` hashes wait, new ones fail at once with 503 instead of piling up memory
+/// and latency for everyone (a login flood cannot take the server down).
+public final class PasswordHasher: Sendable {
+    public let cost: Int
+    private let pool: NIOThreadPool
+    private let gate: BoundedGate
+
+    public init(cost: Int, threads: Int, queueLimit: Int) {
+        self.cost = cost
+        self.pool = NIOThreadPool(numberOfThreads: threads)
+        self.gate = BoundedGate(permits: threads, queueLimit: queueLimit)
+        pool.start()
+    }
+
+    public func hash(_ password: String) async throws -> String {
+        let cost = self.cost
+        return try await run { try Bcrypt.hash(password, cost: cost) }
+    }
+
+    public func verify(_ password: String, against hash: String) async throws -> Bool {
+        try await run { try Bcrypt.verify(password, created: hash) }
+    }
+
+    public func shutdown() async throws {
+        try await pool.shutdownGracefully()
+    }
+
+    private func run<T: Sendable>(_ work: @Sendable @escaping () throws -> T) async throws -> T {
+        try await gate.acquire()
+        do {
+            let result = try await pool.runIfActive(work)
+            await gate.release()
+            return result
+        } catch {
+            await gate.release()
+            throw error
+        }
+    }
+}
+
+/// A counting semaphore whose waiting line has a maximum length.
+actor BoundedGate {
+    private var available: Int
+    private let queueLimit: Int
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    init(permits: Int, queueLimit: Int) {
+        self.available = permits
+        self.queueLimit = queueLimit
+    }
+
+    /// Waits for a permit; throws `Problem.serverBusy` when the line is already full.
+    func acquire() async throws {
+        if available > 0 {
+            available -= 1
+            return
+        }
+        guard waiters.count < queueLimit else { throw Problem.serverBusy }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty {
+            available += 1
+        } else {
+            // The permit passes straight to the next in line.
+            waiters.removeFirst().resume()
+        }
+    }
+
+    var waiting: Int { waiters.count }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import OpenAPIRuntime
+import PawpackCore
+import Vapor
+
+/// Turns every error into RFC 9457 problem details (JSON clients) or a plain error page
+/// (browsers), so no route ever answers with a bare 500 or leaks internals.
+struct ProblemMiddleware: AsyncMiddleware {
+    let pageRenderer: @Sendable (Problem, Request) -> Response
+
+    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch {
+            let problem = Self.problem(for: error)
+            if problem.status >= 500 {
+                request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            if Self.wantsHTML(request) { return pageRenderer(problem, request) }
+            return Self.response(for: problem, instance: request.url.path)
+        }
+    }
+
+    static func wantsHTML(_ request: Request) -> Bool {
+        !request.url.path.hasPrefix("/v1/") && request.url.path != "/healthz"
+            && (request.headers.first(name: .accept)?.contains("text/html") ?? false)
+    }
+
+    static func response(for problem: Problem, instance: String?) -> Response {
+        var headers = HTTPHeaders()
+        headers.contentType = HTTPMediaType(type: "application", subType: "problem+json")
+        if let retry = problem.retryAfter { headers.replaceOrAdd(name: .retryAfter, value: String(retry)) }
+        let body = ProblemBody(problem, instance: instance)
+        let data = (try? JSONEncoder().encode(body)) ?? Data()
+        return Response(status: .init(statusCode: problem.status), headers: headers, body: .init(data: data))
+    }
+
+    /// Maps anything thrown by a handler, the OpenAPI runtime or Vapor to a problem.
+    static func problem(for error: any Error) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let serverError as ServerError:
+            if let inner = serverError.underlyingError as? Problem { return inner }
+            if serverError.operationInput == nil {
+                // The request never became a typed input: its body or parameters are malformed.
+                return decodingProblem(serverError.underlyingError)
+                    ?? Problem(status: 400, code: .invalidRequest, title: "Malformed request",
+                               detail: "The request could not be read: \(serverError.causeDescription).")
+            }
+            return problem(for: serverError.underlyingError)
+        case let decoding as DecodingError:
+            return decodingProblem(decoding) ?? internalError
+        case let abort as any AbortError:
+            switch abort.status {
+            case .notFound: return .notFound
+            case .unauthorized: return .unauthenticated
+            case .payloadTooLarge:
+                return Problem(status: 413, code: .invalidRequest, title: "Request too large", detail: abort.reason)
+            default:
+                let status = Int(abort.status.code)
+                return Problem(status: status, code: status >= 500 ? .internalError : .invalidRequest,
+                               title: abort.status.reasonPhrase, detail: abort.reason)
+            }
+        default:
+            return internalError
+        }
+    }
+
+    static let internalError = Problem(
+        status: 500, code: .internalError, title: "Something went wrong",
+        detail: "The server hit an unexpected error. It has been logged; please try again.")
+
+    /// A decoding failure names the field it choked on.
+    static func decodingProblem(_ error: any Error) -> Problem? {
+        var underlying: any Error = error
+        // The runtime wraps decoding errors one level deep in some paths.
+        if let server = underlying as? ServerError { underlying = server.underlyingError }
+        guard let decoding = underlying as? DecodingError else { return nil }
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        let (field, message): (String, String)
+        switch decoding {
+        case let .keyNotFound(key, context):
+            field = path(context.codingPath + [key]); message = "is required"
+        case let .valueNotFound(_, context):
+            field = path(context.codingPath); message = "is required"
+        case let .typeMismatch(type, context):
+            field = path(context.codingPath); message = "must be a \(friendlyName(type))"
+        case let .dataCorrupted(context):
+            field = path(context.codingPath)
+            message = context.codingPath.isEmpty ? "the body is not valid JSON" : "is not valid: \(context.debugDescription)"
+        @unknown default:
+            return nil
+        }
+        let name = field.isEmpty ? "body" : field
+        return Problem(status: 400, code: .invalidRequest, title: "Malformed request",
+                       detail: "\(name): \(message)", errors: [FieldError(field: name, message: message)])
+    }
+
+    private static func friendlyName(_ type: Any.Type) -> String {
+        let name = String(describing: type)
+        switch name {
+        case "String": return "string"
+        case "Int", "Int64", "Int32", "Double", "Float": return "number"
+        case "Bool": return "boolean"
+        default: return name.contains("Array") ? "list" : "value of the right type"
+        }
+    }
+}
+
+/// The wire form of a problem (RFC 9457) with Pawpack's `code`, `field` and `errors` members.
+struct ProblemBody: Codable {
+    var type: String
+    var title: String
+    var status: Int
+    var code: String
+    var detail: String
+    var instance: String?
+    var field: String?
+    var errors: [FieldError]?
+
+    init(_ problem: Problem, instance: String?) {
+        type = "urn:pawpack:problem:\(problem.code.rawValue)"
+        title = problem.title
+        status = problem.status
+        code = problem.code.rawValue
+        detail = problem.detail
+        self.instance = instance
+        field = problem.field
+        errors = problem.errors.isEmpty ? nil : problem.errors
+    }
+}

@@ -1,0 +1,202 @@
+import AsyncHTTPClient
+import Fluent
+import Foundation
+import NIOCore
+import PawpackServer
+import SQLKit
+import Vapor
+
+/// A real Pawpack server for one test: the production `configure`, a pinned clock, the
+/// development outbox, and an HTTP port on 127.0.0.1. The database is SQLite in memory, or a
+/// fresh schema of the PostgreSQL server named by `PAWPACK_TEST_POSTGRES_URL`.
+public struct TestServer: Sendable {
+    public let app: Application
+    public let baseURL: String
+    public let clock: PinnedClock
+    public let outbox: DevelopmentOutbox
+    public let config: Config
+
+    /// 2026-03-01 12:00 UTC: a fixed "now" so ages and expiries are the same on every run.
+    public static let startDate = Date(timeIntervalSince1970: 1_772_366_400)
+
+    public static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["PAWPACK_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Runs `body` against a fresh server and always shuts it down, also when the test throws.
+    public static func run<T: Sendable>(
+        adjust: (inout Config) -> Void = { _ in },
+        _ body: (TestServer) async throws -> T
+    ) async throws -> T {
+        var config = Config()
+        config.environment = .testing
+        config.hostname = "127.0.0.1"
+        config.port = 0
+        config.secret = "test-secret-test-secret-test-secret-0123456789"
+        config.bcryptCost = 4  // the rules are the same at any cost; cost 12 is for production
+        config.publicBaseURL = "http://pawpack.test"
+        config.logLevel = "warning"
+        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        if let url = postgresURL {
+            config.database = .postgres(url: url, searchPath: String(schema))
+        } else {
+            config.database = .sqliteMemory
+        }
+        adjust(&config)
+
+        let clock = PinnedClock(startDate)
+        var mailLogger = Logger(label: "pawpack.mail")
+        mailLogger.logLevel = .warning
+        let outbox = DevelopmentOutbox(logger: mailLogger)
+        let app = try await Application.make(.testing)
+        app.logger.logLevel = .warning
+        var started = false
+        do {
+            try await configure(app, config: config, dependencies: Dependencies(clock: clock, mailer: outbox))
+            if case .postgres = config.database, let sql = app.db as? any SQLDatabase {
+                try await sql.raw("CREATE SCHEMA IF NOT EXISTS \(ident: String(schema))").run()
+            }
+            try await app.autoMigrate()
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            started = true
+            guard let port = app.http.server.shared.localAddress?.port else {
+                throw Abort(.internalServerError, reason: "test server has no port")
+            }
+            let server = TestServer(app: app, baseURL: "http://127.0.0.1:\(port)", clock: clock,
+                                    outbox: outbox, config: config)
+            let result = try await body(server)
+            await server.stop(schema: String(schema))
+            return result
+        } catch {
+            if started { await app.server.shutdown() }
+            await dropSchema(app, config: config, schema: String(schema))
+            try? await app.asyncShutdown()
+            throw error
+        }
+    }
+
+    private func stop(schema: String) async {
+        await app.server.shutdown()
+        await Self.dropSchema(app, config: config, schema: schema)
+        try? await app.asyncShutdown()
+    }
+
+    private static func dropSchema(_ app: Application, config: Config, schema: String) async {
+        guard case .postgres = config.database, let sql = app.db as? any SQLDatabase else { return }
+        try? await sql.raw("DROP SCHEMA IF EXISTS \(ident: schema) CASCADE").run()
+    }
+
+    // MARK: HTTP
+
+    public struct Reply: Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var body: Data
+
+        /// The body as a JSON object (empty when it is not one).
+        public var json: [String: any Sendable] {
+            ((try? JSONSerialization.jsonObject(with: body)) as? [String: any Sendable]) ?? [:]
+        }
+
+        public var text: String { String(decoding: body, as: UTF8.self) }
+
+        /// The problem `code` of an error reply.
+        public var code: String? { json["code"] as? String }
+
+        public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(type, from: body)
+        }
+    }
+
+    /// Sends one request. `json` is encoded as a JSON object; `raw` is sent as it is.
+    public func request(_ method: HTTPMethod, _ path: String, json: [String: String]? = nil, raw: String? = nil,
+                        contentType: String? = nil, token: String? = nil,
+                        headers: [(String, String)] = []) async throws -> Reply {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
+        } else if let raw {
+            request.headers.add(name: "Content-Type", value: contentType ?? "application/json")
+            request.body = .bytes(ByteBuffer(string: raw))
+        }
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 8 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
+    }
+
+    // MARK: Accounts
+
+    public static let password = "a walk in the park"
+
+    /// Signs up through the API and returns the reply.
+    @discardableResult
+    public func signUp(email: String, username: String, password: String = TestServer.password,
+                       displayName: String = "Alex", dateOfBirth: String = "1990-05-17",
+                       city: String? = nil) async throws -> Reply {
+        var body = ["email": email, "username": username, "password": password,
+                    "displayName": displayName, "dateOfBirth": dateOfBirth]
+        body["city"] = city
+        return try await request(.POST, "/v1/auth/signup", json: body)
+    }
+
+    /// The token of the newest emailed link to `email` whose URL contains `path`.
+    public func linkToken(to email: String, path: String = "/verify") -> String? {
+        for message in outbox.messages(to: email).reversed() {
+            for word in message.text.split(whereSeparator: { $0.isWhitespace })
+            where word.contains(path + "?token=") {
+                return word.components(separatedBy: "token=").last
+            }
+        }
+        return nil
+    }
+
+    /// Signs up, verifies by the emailed link and logs in; returns the session JSON.
+    public func member(_ name: String, password: String = TestServer.password) async throws -> Member {
+        let email = "\(name)@example.com"
+        let signUp = try await signUp(email: email, username: name, password: password, displayName: name.capitalized)
+        guard signUp.status == 201 else { throw Abort(.internalServerError, reason: "sign-up failed: \(signUp.text)") }
+        guard let token = linkToken(to: email) else { throw Abort(.internalServerError, reason: "no verification mail") }
+        let verify = try await request(.POST, "/v1/auth/verify-email", json: ["token": token])
+        guard verify.status == 200 else { throw Abort(.internalServerError, reason: "verify failed: \(verify.text)") }
+        let login = try await request(.POST, "/v1/auth/login", json: ["email": email, "password": password])
+        guard login.status == 200 else { throw Abort(.internalServerError, reason: "login failed: \(login.text)") }
+        return Member(email: email, username: name, password: password,
+                      accessToken: login.json["accessToken"] as? String ?? "",
+                      refreshToken: login.json["refreshToken"] as? String ?? "",
+                      id: (login.json["account"] as? [String: any Sendable])?["id"] as? String ?? "")
+    }
+
+    public struct Member: Sendable {
+        public var email: String
+        public var username: String
+        public var password: String
+        public var accessToken: String
+        public var refreshToken: String
+        public var id: String
+    }
+
+    /// Rows per table, for proving what a deletion removed.
+    public func rowCounts() async throws -> [String: Int] {
+        guard let sql = app.db as? any SQLDatabase else { return [:] }
+        let tables: [String]
+        if case .postgres = config.database {
+            tables = try await sql.raw("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()")
+                .all().map { try $0.decode(column: "name", as: String.self) }
+        } else {
+            tables = try await sql.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                .all().map { try $0.decode(column: "name", as: String.self) }
+        }
+        var counts: [String: Int] = [:]
+        for table in tables {
+            let row = try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first()
+            counts[table] = try row?.decode(column: "n", as: Int.self) ?? 0
+        }
+        return counts
+    }
+}

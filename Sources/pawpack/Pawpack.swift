@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PawpackServer
+import Vapor
+
+@main
+struct Pawpack: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pawpack",
+        abstract: "The Pawpack pet-community server.",
+        subcommands: [Serve.self, Migrate.self, Bench.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+/// Reads the configuration or exits with the message naming the bad variable.
+func loadConfig(overrides: [String: String] = [:]) throws -> Config {
+    var variables = Config.environmentVariables()
+    variables.merge(overrides) { _, new in new }
+    do {
+        return try Config.load(from: variables)
+    } catch let error as ConfigError {
+        throw ArgumentParser.ValidationError(error.description)
+    }
+}
+
+/// Logs as text in development and as JSON lines in production; once per process.
+func bootstrapLogging(_ config: Config) {
+    let level = Logger.Level(rawValue: config.logLevel) ?? .info
+    LoggingSystem.bootstrap { label in
+        var handler: any LogHandler = config.logFormat == .json
+            ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+}
+
+func makeApplication(_ config: Config, arguments: [String] = ["pawpack"]) async throws -> Application {
+    let name = config.isProduction ? "production" : "development"
+    return try await Application.make(Environment(name: name, arguments: arguments))
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server (migrates the database first).")
+
+    @ArgumentParser.Option(help: "Address to listen on (env PAWPACK_HOST; default 127.0.0.1).")
+    var hostname: String?
+
+    @ArgumentParser.Option(help: "Port to listen on (env PAWPACK_PORT; default 8080).")
+    var port: Int?
+
+    func run() async throws {
+        var overrides: [String: String] = [:]
+        if let hostname { overrides["PAWPACK_HOST"] = hostname }
+        if let port { overrides["PAWPACK_PORT"] = String(port) }
+        let config = try loadConfig(overrides: overrides)
+        bootstrapLogging(config)
+        // Vapor's own serve command runs the server and shuts it down gracefully on SIGINT
+        // and SIGTERM (in-flight requests finish, connections close, the pool drains).
+        let app = try await makeApplication(config, arguments: ["pawpack", "serve"])
+        do {
+            try await configure(app, config: config, dependencies: .live(for: config, logger: app.logger))
+            try await app.autoMigrate()
+            app.logger.info("Pawpack is listening", metadata: [
+                "url": .string(config.publicBaseURL), "environment": .string(config.environment.rawValue),
+                "database": .string("\(config.database)".components(separatedBy: "@").last ?? ""),
+            ])
+            try await app.execute()
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Bring the database schema up to date and exit.")
+
+    func run() async throws {
+        let config = try loadConfig()
+        bootstrapLogging(config)
+        let app = try await makeApplication(config)
+        do {
+            try await configure(app, config: config, dependencies: .live(for: config, logger: app.logger))
+            try await app.autoMigrate()
+            app.logger.info("Database is up to date")
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+}

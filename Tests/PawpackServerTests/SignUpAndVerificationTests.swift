@@ -1,0 +1,143 @@
+import Foundation
+import PawpackTestSupport
+import Testing
+
+@Suite struct SignUpAndVerificationTests {
+    @Test func signingUpCreatesAnUnverifiedAccountAndEmailsAVerificationLink() async throws {
+        try await TestServer.run { server in
+            // when
+            let reply = try await server.signUp(email: "Ada@Example.com", username: "Ada", city: "Lyon")
+            // then
+            #expect(reply.status == 201)
+            #expect(reply.json["email"] as? String == "ada@example.com")
+            #expect(reply.json["username"] as? String == "ada")
+            #expect(reply.json["emailVerified"] as? Bool == false)
+            #expect(reply.json["city"] as? String == "Lyon")
+            #expect(reply.json["passwordHash"] == nil)
+            let mail = try #require(server.outbox.messages(to: "ada@example.com").last)
+            #expect(mail.subject.contains("Verify"))
+            #expect(mail.text.contains("http://pawpack.test/verify?token="))
+        }
+    }
+
+    @Test func loginBeforeVerificationAnswersEmailNotVerified() async throws {
+        try await TestServer.run { server in
+            try await server.signUp(email: "ada@example.com", username: "ada")
+            let login = try await server.request(.POST, "/v1/auth/login",
+                                                 json: ["email": "ada@example.com", "password": TestServer.password])
+            #expect(login.status == 403)
+            #expect(login.code == "email_not_verified")
+            #expect(login.headers.first(name: "Content-Type") == "application/problem+json")
+            #expect(login.json["accessToken"] == nil)
+        }
+    }
+
+    @Test func badSignUpFieldsAreNamedAndNothingIsWritten() async throws {
+        try await TestServer.run { server in
+            let before = try await server.rowCounts()
+            let reply = try await server.signUp(email: "nope", username: "x", password: "short",
+                                                displayName: "Ada", dateOfBirth: "1990-13-40")
+            #expect(reply.status == 422)
+            #expect(reply.code == "validation_failed")
+            let fields = (reply.json["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String }
+            #expect(Set(fields ?? []) == ["email", "username", "password", "dateOfBirth"])
+            #expect(try await server.rowCounts() == before)
+            #expect(server.outbox.all.isEmpty)
+        }
+    }
+
+    @Test func aMissingFieldOrMalformedJSONIsA400NamingTheField() async throws {
+        try await TestServer.run { server in
+            let missing = try await server.request(.POST, "/v1/auth/signup", json: ["email": "ada@example.com"])
+            #expect(missing.status == 400)
+            #expect(missing.code == "invalid_request")
+            #expect(missing.json["field"] as? String == "password")
+
+            let malformed = try await server.request(.POST, "/v1/auth/signup", raw: "{\"email\": ")
+            #expect(malformed.status == 400)
+            #expect(malformed.code == "invalid_request")
+
+            let wrongType = try await server.request(.POST, "/v1/auth/login", raw: #"{"email": 5, "password": "x"}"#)
+            #expect(wrongType.status == 400)
+            #expect(wrongType.json["field"] as? String == "email")
+        }
+    }
+
+    @Test func underThirteensAreRefusedWithAClearCode() async throws {
+        try await TestServer.run { server in
+            // now is 2026-03-01; this child turns 13 on 2026-03-02
+            let reply = try await server.signUp(email: "kid@example.com", username: "kid", dateOfBirth: "2013-03-02")
+            #expect(reply.status == 422)
+            #expect(reply.code == "too_young")
+            #expect(reply.json["field"] as? String == "dateOfBirth")
+            #expect(try await server.rowCounts()["users"] == 0)
+        }
+    }
+
+    @Test func aTakenEmailOrUsernameAnswers409() async throws {
+        try await TestServer.run { server in
+            try await server.signUp(email: "ada@example.com", username: "ada")
+            let sameEmail = try await server.signUp(email: "ADA@example.com", username: "other")
+            #expect(sameEmail.status == 409)
+            #expect(sameEmail.code == "email_taken")
+            let sameName = try await server.signUp(email: "other@example.com", username: "Ada")
+            #expect(sameName.status == 409)
+            #expect(sameName.code == "username_taken")
+            #expect(try await server.rowCounts()["users"] == 1)
+        }
+    }
+
+    @Test func aVerificationLinkWorksOnce() async throws {
+        try await TestServer.run { server in
+            try await server.signUp(email: "ada@example.com", username: "ada")
+            let token = try #require(server.linkToken(to: "ada@example.com"))
+            let first = try await server.request(.POST, "/v1/auth/verify-email", json: ["token": token])
+            #expect(first.status == 200)
+            #expect(first.json["emailVerified"] as? Bool == true)
+            let second = try await server.request(.POST, "/v1/auth/verify-email", json: ["token": token])
+            #expect(second.status == 400)
+            #expect(second.code == "invalid_token")
+        }
+    }
+
+    @Test func aTamperedOrExpiredVerificationLinkIsRefused() async throws {
+        try await TestServer.run { server in
+            try await server.signUp(email: "ada@example.com", username: "ada")
+            let token = try #require(server.linkToken(to: "ada@example.com"))
+            let tampered = String(token.dropLast()) + (token.hasSuffix("A") ? "B" : "A")
+            #expect(try await server.request(.POST, "/v1/auth/verify-email", json: ["token": tampered]).code == "invalid_token")
+
+            server.clock.advance(by: 48 * 3600 + 1)
+            let expired = try await server.request(.POST, "/v1/auth/verify-email", json: ["token": token])
+            #expect(expired.status == 400)
+            #expect(expired.code == "invalid_token")
+            let login = try await server.request(.POST, "/v1/auth/login",
+                                                 json: ["email": "ada@example.com", "password": TestServer.password])
+            #expect(login.code == "email_not_verified")
+        }
+    }
+
+    @Test func resendingTheLinkWaitsAMinuteAndNeverRevealsWhoIsAMember() async throws {
+        try await TestServer.run { server in
+            try await server.signUp(email: "ada@example.com", username: "ada")
+            #expect(server.outbox.messages(to: "ada@example.com").count == 1)
+
+            let tooSoon = try await server.request(.POST, "/v1/auth/verify-email/resend", json: ["email": "ada@example.com"])
+            #expect(tooSoon.status == 202)
+            #expect(server.outbox.messages(to: "ada@example.com").count == 1)
+
+            server.clock.advance(by: 61)
+            let later = try await server.request(.POST, "/v1/auth/verify-email/resend", json: ["email": "ada@example.com"])
+            #expect(later.status == 202)
+            #expect(server.outbox.messages(to: "ada@example.com").count == 2)
+
+            let stranger = try await server.request(.POST, "/v1/auth/verify-email/resend", json: ["email": "who@example.com"])
+            #expect(stranger.status == 202)
+            #expect(server.outbox.messages(to: "who@example.com").isEmpty)
+
+            let bad = try await server.request(.POST, "/v1/auth/verify-email/resend", json: ["email": "not an email"])
+            #expect(bad.status == 422)
+            #expect(bad.json["field"] as? String == "email")
+        }
+    }
+}

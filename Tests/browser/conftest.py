@@ -1,0 +1,309 @@
+"""Shared setup for Pawpack's browser tests: a headless Chromium that behaves like a 390 px
+phone, numbered screenshots of every page visited, and small helpers that speak the page
+contract (ids, `p.flash`, `p.error`, the development outbox at /dev/mail).
+
+The server must already be running; `Tests/browser/run.sh` starts one and points
+PAWPACK_BASE_URL at it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+# Selenium Manager must never go to the network; the driver path below also skips it.
+os.environ.setdefault("SE_OFFLINE", "true")
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE_URL = os.environ.get("PAWPACK_BASE_URL", "http://127.0.0.1:8080").rstrip("/")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT_DIR = REPO_ROOT / "artifacts" / "screenshots"
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+PHONE_WIDTH, PHONE_HEIGHT = 390, 844
+# Generous: the machine has two cores and may be compiling while the tests run.
+WAIT_SECONDS = 20
+
+
+def make_driver() -> webdriver.Chrome:
+    """A headless Chromium whose viewport is a 390 x 844 phone.
+
+    `--window-size` alone is not enough: headless Chromium clamps windows to at least
+    500 px wide, so the viewport is pinned with device-metrics emulation (mobile=True also
+    makes Chromium honour `<meta name="viewport">`, as a phone does).
+    """
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        f"--window-size={PHONE_WIDTH},{PHONE_HEIGHT}",
+    ):
+        options.add_argument(argument)
+    # No password-manager or leaked-password bubbles over the forms.
+    options.add_experimental_option(
+        "prefs",
+        {
+            "credentials_enable_service": False,
+            "profile.password_manager_enabled": False,
+            "profile.password_manager_leak_detection": False,
+        },
+    )
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": PHONE_WIDTH, "height": PHONE_HEIGHT, "deviceScaleFactor": 1, "mobile": True},
+    )
+    return driver
+
+
+class Screenshots:
+    """Numbers screenshots across the whole run: 01-landing.png, 02-signup.png, ..."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.count = 0
+
+    def take(self, driver: webdriver.Chrome, name: str) -> Path:
+        self.count += 1
+        slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+        path = self.directory / f"{self.count:02d}-{slug}.png"
+        driver.save_screenshot(str(path))
+        return path
+
+
+@dataclass(frozen=True)
+class Owner:
+    """A pet owner who does not exist yet; unique per call so runs never collide."""
+
+    email: str
+    username: str
+    display_name: str
+    password: str
+    date_of_birth: str = "1990-05-17"
+    city: str = "Lisbon"
+
+    @classmethod
+    def fresh(cls, prefix: str = "walker") -> "Owner":
+        tag = f"{int(time.time()) % 1_000_000:06d}{secrets.token_hex(3)}"  # digits + a-f
+        return cls(
+            email=f"{prefix}-{tag}@example.com",
+            username=f"{prefix}{tag}",
+            display_name="Walker Tester",
+            password=f"Leash-and-biscuit-{tag}",
+        )
+
+
+class Browser:
+    """The page contract, spoken through Selenium with explicit waits only."""
+
+    def __init__(self, driver: webdriver.Chrome, screenshots: Screenshots) -> None:
+        self.driver = driver
+        self.screenshots = screenshots
+        self.wait = WebDriverWait(driver, WAIT_SECONDS)
+
+    # --- navigation ---------------------------------------------------------------
+
+    def url(self, path: str) -> str:
+        return urljoin(BASE_URL + "/", path.lstrip("/"))
+
+    def visit(self, path_or_url: str, shot: str) -> None:
+        """Open a page by address, wait until it has loaded, and screenshot it."""
+        target = path_or_url if "://" in path_or_url else self.url(path_or_url)
+        self.driver.get(target)
+        self._settle(shot)
+
+    def click(self, css: str, shot: str) -> None:
+        """Click a link or submit button and wait for the next page to replace this one."""
+        element = self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, css)))
+        # Every new document gets a fresh `window`, so a mark on this one tells the pages apart.
+        # (Waiting for the old <html> to go stale is racy in chromedriver: mid-navigation it can
+        # answer "node does not belong to the document" instead of "stale element".)
+        mark = secrets.token_hex(8)
+        self.driver.execute_script("window.__pawpackPage = arguments[0]", mark)
+        where = self.path
+        element.click()
+
+        def next_page_loaded(driver: webdriver.Chrome) -> bool:
+            try:
+                return driver.execute_script(
+                    "return window.__pawpackPage !== arguments[0] && document.readyState === 'complete'",
+                    mark)
+            except WebDriverException:
+                return False  # the old page is being torn down; ask again
+
+        try:
+            self.wait.until(next_page_loaded)
+        except TimeoutException:
+            raise AssertionError(f"clicking {css} on {where} did not load a new page") from None
+        self._settle(shot)
+
+    def submit(self, form_css: str, fields: dict[str, str], button_css: str, shot: str,
+               *, skip_browser_validation: bool = False) -> None:
+        """Fill the named inputs of a form, press its submit button, and wait for the result.
+
+        skip_browser_validation turns off HTML constraint checks (minlength, required, ...)
+        so a deliberately invalid value reaches the server, whose answer is what is tested.
+        """
+        form = self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, form_css)))
+        for name, value in fields.items():
+            self.fill(form.find_element(By.NAME, name), value)
+        if skip_browser_validation:
+            self.driver.execute_script("arguments[0].noValidate = true", form)
+        self.click(f"{form_css} {button_css}", shot)
+
+    def fill(self, field: WebElement, value: str) -> None:
+        if field.get_attribute("type") == "date":
+            # Typing into a date input depends on the locale; set the value directly.
+            self.driver.execute_script(
+                "arguments[0].value = arguments[1];"
+                "arguments[0].dispatchEvent(new Event('input', {bubbles: true}));"
+                "arguments[0].dispatchEvent(new Event('change', {bubbles: true}));",
+                field, value,
+            )
+        else:
+            field.clear()
+            field.send_keys(value)
+
+    def _settle(self, shot: str) -> None:
+        self.wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+        self.screenshots.take(self.driver, shot)
+
+    # --- reading the page -----------------------------------------------------------
+
+    @property
+    def path(self) -> str:
+        return urlparse(self.driver.current_url).path
+
+    @property
+    def h1(self) -> str:
+        return self.driver.find_element(By.TAG_NAME, "h1").text.strip()
+
+    def text_of(self, css: str) -> str:
+        return self.driver.find_element(By.CSS_SELECTOR, css).text.strip()
+
+    def texts(self, css: str) -> list[str]:
+        return [element.text.strip() for element in self.driver.find_elements(By.CSS_SELECTOR, css)]
+
+    @property
+    def flashes(self) -> list[str]:
+        return self.texts("p.flash")
+
+    @property
+    def errors(self) -> list[str]:
+        return self.texts("p.error")
+
+    def has(self, css: str) -> bool:
+        return bool(self.driver.find_elements(By.CSS_SELECTOR, css))
+
+    # --- the development outbox -----------------------------------------------------
+
+    def mails_to(self, email: str) -> list[WebElement]:
+        """The `article.mail` elements addressed to email on the current /dev/mail page."""
+        return [
+            article
+            for article in self.driver.find_elements(By.CSS_SELECTOR, "article.mail")
+            if article.find_element(By.CSS_SELECTOR, "p.mail-to").text.strip().lower() == email.lower()
+        ]
+
+    def verification_link(self, email: str) -> str:
+        """Open /dev/mail and return the /verify link of the newest "Verify" mail to email."""
+        self.visit("/dev/mail", "dev-mail")
+        for article in self.mails_to(email):  # newest first
+            if "verify" not in article.find_element(By.CSS_SELECTOR, "h2.mail-subject").text.lower():
+                continue
+            for link in article.find_elements(By.CSS_SELECTOR, "a.mail-link"):
+                href = link.get_attribute("href") or ""
+                if urlparse(href).path == "/verify" and "token=" in urlparse(href).query:
+                    return href
+        raise AssertionError(f"no verification mail with a /verify?token= link for {email} in /dev/mail")
+
+    # --- flows every test needs -----------------------------------------------------
+
+    def sign_up(self, owner: Owner, shot: str = "signup-submitted", *,
+                password: str | None = None, skip_browser_validation: bool = False) -> None:
+        """Fill and submit /signup (the browser must already be on it)."""
+        self.submit(
+            "form#signup-form",
+            {
+                "email": owner.email,
+                "username": owner.username,
+                "displayName": owner.display_name,
+                "dateOfBirth": owner.date_of_birth,
+                "city": owner.city,
+                "password": owner.password if password is None else password,
+            },
+            "button#signup-submit",
+            shot,
+            skip_browser_validation=skip_browser_validation,
+        )
+
+    def log_in(self, email: str, password: str, shot: str = "login-submitted") -> None:
+        """Fill and submit /login (the browser must already be on it)."""
+        self.submit(
+            "form#login-form",
+            {"email": email, "password": password},
+            "button#login-submit",
+            shot,
+            # A failed login must be refused by the server, not by the browser.
+            skip_browser_validation=True,
+        )
+
+
+# --- fixtures -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Screenshots:
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    for old in SCREENSHOT_DIR.glob("*.png"):
+        old.unlink()
+    return Screenshots(SCREENSHOT_DIR)
+
+
+@pytest.fixture
+def driver(request: pytest.FixtureRequest, screenshots: Screenshots):
+    """A fresh browser (no cookies) per test; on failure the last page is kept."""
+    driver = make_driver()
+    # A phone-ready page (one with a viewport meta tag) must get exactly the phone's width.
+    driver.get("data:text/html,<meta name=viewport content='width=device-width,initial-scale=1'>")
+    width = driver.execute_script("return window.innerWidth")
+    assert width == PHONE_WIDTH, f"viewport is {width}px wide, expected a {PHONE_WIDTH}px phone"
+    yield driver
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        shot = screenshots.take(driver, f"failed-{request.node.name}")
+        shot.with_suffix(".html").write_text(driver.page_source, encoding="utf-8")
+    driver.quit()
+
+
+@pytest.fixture
+def browser(driver: webdriver.Chrome, screenshots: Screenshots) -> Browser:
+    return Browser(driver, screenshots)
+
+
+@pytest.fixture
+def owner() -> Owner:
+    return Owner.fresh()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)

@@ -1,0 +1,177 @@
+"""Account life cycle in a real browser on a 390 px phone screen.
+
+Each test signs up its own owner (unique email and username per run), so tests do not
+depend on each other or on earlier runs. Screenshots land in artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+from pprint import pformat
+
+from conftest import PHONE_WIDTH, Browser, Owner
+
+SHORT_PASSWORD = "short1"  # under the 10-character minimum
+
+
+def sign_up_and_verify(browser: Browser, owner: Owner) -> None:
+    """Landing -> sign-up form -> verification mail -> verified page, leaving the browser on it."""
+    browser.visit("/", "landing")
+    browser.click("a#signup-link", "signup")
+    assert browser.path == "/signup"
+    browser.sign_up(owner, "check-your-email")
+    assert browser.h1 == "Check your email", browser.errors
+    browser.visit(browser.verification_link(owner.email), "email-verified")
+    assert browser.h1 == "Email verified"
+
+
+def test_owner_can_sign_up_verify_rename_log_out_and_delete_their_account(browser: Browser, owner: Owner):
+    # Given a new owner who signs up and follows the link in the verification mail
+    sign_up_and_verify(browser, owner)
+
+    # When they log in from the verified page
+    browser.click("a#login-link", "login")
+    assert browser.path == "/login"
+    browser.log_in(owner.email, owner.password, "home")
+
+    # Then they land on their home page, greeted by name, with their username shown
+    assert browser.path == "/home", browser.errors
+    assert f"Hello, {owner.display_name}" in browser.h1
+    assert browser.text_of("#current-username") == owner.username
+
+    # When they change their username on the account page
+    browser.click("nav#app-nav a#nav-account", "account")
+    assert browser.path == "/account"
+    assert browser.text_of("#current-username") == owner.username
+    new_username = "trotter" + owner.username.removeprefix("walker")
+    browser.submit("form#username-form", {"username": new_username}, "button#username-submit",
+                   "username-changed")
+
+    # Then the account page confirms it and shows the new username
+    assert browser.path == "/account"
+    assert "Username changed." in browser.flashes, browser.errors
+    assert browser.text_of("#current-username") == new_username
+
+    # When they log out
+    browser.click("form#logout-form button#logout-button", "logged-out")
+
+    # Then they are back on the landing page, told so, and no longer signed in
+    assert browser.path == "/"
+    assert "You are logged out." in browser.flashes
+    assert not browser.has("nav#app-nav")
+
+    # When they log back in
+    browser.click("a#login-link", "login-again")
+    browser.log_in(owner.email, owner.password, "home-again")
+
+    # Then the session is theirs again and the new username stuck
+    assert browser.path == "/home", browser.errors
+    assert browser.text_of("#current-username") == new_username
+
+    # When they delete their account, re-entering their password
+    browser.click("nav#app-nav a#nav-account", "account-before-delete")
+    browser.submit("form#delete-form", {"password": owner.password}, "button#delete-submit",
+                   "account-deleted")
+
+    # Then they land on the landing page, signed out, with a confirmation
+    assert browser.path == "/"
+    assert "Your account was deleted." in browser.flashes, browser.errors
+    assert not browser.has("nav#app-nav")
+
+    # And the old credentials no longer open a session
+    browser.click("a#login-link", "login-after-delete")
+    browser.log_in(owner.email, owner.password, "login-refused-after-delete")
+    assert browser.path != "/home"
+    assert browser.errors, "logging in to a deleted account should show an error"
+
+
+def test_signup_with_too_short_password_names_the_password_and_creates_no_account(browser: Browser, owner: Owner):
+    # Given the sign-up form
+    browser.visit("/signup", "signup-short-password")
+
+    # When an owner submits it with a password under 10 characters (otherwise valid)
+    browser.sign_up(owner, "signup-short-password-refused", password=SHORT_PASSWORD,
+                    skip_browser_validation=True)
+
+    # Then the form comes back with an error that names the password
+    assert browser.h1 != "Check your email"
+    assert browser.has("form#signup-form")
+    assert any("password" in error.lower() for error in browser.errors), browser.errors
+
+    # And nothing was created: no verification mail was sent ...
+    browser.visit("/dev/mail", "dev-mail-after-refused-signup")
+    assert browser.mails_to(owner.email) == []
+
+    # ... and those credentials do not log in
+    browser.visit("/login", "login-with-refused-signup")
+    browser.log_in(owner.email, SHORT_PASSWORD, "login-refused-for-refused-signup")
+    assert browser.path != "/home"
+    assert browser.errors, "logging in with never-created credentials should show an error"
+
+
+LAYOUT_PROBLEMS_JS = """
+const maxWidth = arguments[0];
+const problems = [];
+const scrollWidth = document.documentElement.scrollWidth;
+if (scrollWidth > maxWidth) {
+  problems.push(`scrolls sideways: content is ${scrollWidth}px wide on a ${maxWidth}px screen`);
+}
+for (const el of document.querySelectorAll('input, select, textarea')) {
+  const type = (el.getAttribute('type') || '').toLowerCase();
+  if (['hidden', 'submit', 'button', 'reset', 'image'].includes(type)) continue;
+  if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+  const where = `${el.tagName.toLowerCase()}[name="${el.name}"]` + (el.form && el.form.id ? ` in form#${el.form.id}` : '');
+  if (el.id && document.querySelectorAll('#' + CSS.escape(el.id)).length > 1) {
+    problems.push(`${where}: id "${el.id}" is not unique, so label[for] is ambiguous`);
+    continue;
+  }
+  const ariaLabel = (el.getAttribute('aria-label') || '').trim();
+  const forLabel = el.id && Array.from(document.querySelectorAll('label'))
+    .some(label => label.htmlFor === el.id && label.textContent.trim() !== '');
+  if (!ariaLabel && !forLabel) problems.push(`${where}: no <label for> or aria-label`);
+}
+return problems;
+"""
+
+
+def test_every_page_fits_a_390px_phone_and_labels_its_inputs(browser: Browser, owner: Owner):
+    problems: dict[str, list[str]] = {}
+
+    def check(page: str) -> None:
+        found = browser.driver.execute_script(LAYOUT_PROBLEMS_JS, PHONE_WIDTH)
+        if found:
+            problems[f"{page} ({browser.path})"] = found
+
+    # Given an owner walking through every page of the account flow, including error states,
+    # When each page has loaded, Then it is checked (all pages are checked before failing).
+    browser.visit("/", "layout-landing")
+    check("landing")
+    browser.click("a#signup-link", "layout-signup")
+    check("sign-up form")
+    browser.submit("form#signup-form", {}, "button#signup-submit", "layout-signup-errors",
+                   skip_browser_validation=True)
+    assert browser.errors, "an empty sign-up form should come back with errors"
+    check("sign-up form with errors")
+    browser.sign_up(owner, "layout-check-your-email")
+    assert browser.h1 == "Check your email", browser.errors
+    check("check your email")
+    verification_link = browser.verification_link(owner.email)
+    check("development outbox")
+    browser.visit(verification_link, "layout-email-verified")
+    assert browser.h1 == "Email verified"
+    check("email verified")
+    browser.click("a#login-link", "layout-login")
+    check("log-in form")
+    browser.log_in(owner.email, "Not-the-right-password-1", "layout-login-error")
+    assert browser.errors, "a wrong password should come back with an error"
+    check("log-in form with error")
+    browser.log_in(owner.email, owner.password, "layout-home")
+    assert browser.path == "/home", browser.errors
+    check("home")
+    browser.click("nav#app-nav a#nav-account", "layout-account")
+    check("account")
+    browser.submit("form#username-form", {"username": "x"}, "button#username-submit",
+                   "layout-account-error", skip_browser_validation=True)
+    assert browser.errors, "a one-letter username should come back with an error"
+    check("account with error")
+
+    assert not problems, "pages that do not fit a phone or have unlabelled inputs:\n" + pformat(problems)
