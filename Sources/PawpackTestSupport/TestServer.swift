@@ -125,7 +125,7 @@ public struct TestServer: Sendable {
         }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await TestBrowser.client.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 8 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
     }

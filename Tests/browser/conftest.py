@@ -271,8 +271,8 @@ class Browser:
 @pytest.fixture(scope="session")
 def screenshots() -> Screenshots:
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
-    for old in SCREENSHOT_DIR.glob("*.png"):
-        old.unlink()
+    for old in [*SCREENSHOT_DIR.glob("*.png"), *SCREENSHOT_DIR.glob("*.html")]:
+        old.unlink()  # last run's pictures would mix with this run's numbering
     return Screenshots(SCREENSHOT_DIR)
 
 

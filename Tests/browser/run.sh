@@ -12,7 +12,10 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 # A binary given as $1 is relative to where run.sh was called from; the default to the repo.
 if [[ $# -ge 1 ]]; then
-    BIN="$(cd "$(dirname "$1")" 2>/dev/null && pwd)/$(basename "$1")" || BIN="$1"
+    BIN="$1"
+    if bin_dir="$(cd "$(dirname "$1")" 2>/dev/null && pwd)"; then
+        BIN="$bin_dir/$(basename "$1")"
+    fi
 else
     BIN="$REPO_ROOT/.build/debug/pawpack"
 fi

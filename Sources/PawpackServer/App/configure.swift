@@ -32,12 +32,15 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
     app.pawpack = services
     app.lifecycle.use(PawpackServicesLifecycle(services: services))
 
-    // Order matters: the request context must be bound before errors are rendered, and
-    // errors must be caught before they reach Vapor's default error page.
+    // Order matters: the request context is bound first; errors become problems twice —
+    // inside the web session layer, so an error page still gets its cookies (a stale session
+    // cookie is cleared on the redirect to log in), and outside it, for its own failures.
+    let problems = ProblemMiddleware(pageRenderer: WebPages.errorPage)
     app.middleware = Middlewares()
     app.middleware.use(RequestContextMiddleware())
-    app.middleware.use(ProblemMiddleware(pageRenderer: WebPages.errorPage))
+    app.middleware.use(problems)
     app.middleware.use(WebSessionMiddleware())
+    app.middleware.use(problems)
 
     let transport = VaporTransport(routesBuilder: app)
     try APIHandler(services: services).registerHandlers(on: transport, serverURL: URL(string: "/")!,

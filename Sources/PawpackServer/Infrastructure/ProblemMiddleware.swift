@@ -11,6 +11,9 @@ struct ProblemMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         do {
             return try await next.respond(to: request)
+        } catch let abort as any AbortError where (300..<400).contains(abort.status.code) {
+            // `Abort.redirect` (e.g. to the login page) is an answer, not a failure.
+            return Response(status: abort.status, headers: abort.headers)
         } catch {
             let problem = Self.problem(for: error)
             if problem.status >= 500 {

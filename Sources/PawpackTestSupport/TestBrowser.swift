@@ -1,0 +1,70 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Vapor
+
+/// A minimal browser for web-page tests: keeps cookies, posts forms with the page's CSRF
+/// token, and does not follow redirects (tests look at them).
+public final class TestBrowser {
+    public let server: TestServer
+    public private(set) var cookies: [String: String] = [:]
+    /// The raw `Set-Cookie` headers of the last reply.
+    public private(set) var lastSetCookies: [String] = []
+
+    public init(_ server: TestServer) { self.server = server }
+
+    /// Redirects are the answers under test, so they are not followed. Lives as long as the
+    /// test process.
+    static let client = HTTPClient(eventLoopGroupProvider: .singleton,
+                                   configuration: .init(redirectConfiguration: .disallow))
+
+    public struct Page {
+        public var status: Int
+        public var location: String?
+        public var html: String
+        public var headers: HTTPHeaders
+    }
+
+    public func get(_ path: String) async throws -> Page {
+        try await send(.GET, path, form: nil)
+    }
+
+    /// Posts a form; `_csrf` is filled from the cookie unless `csrf` says otherwise.
+    public func post(_ path: String, _ form: [String: String], csrf: String? = nil) async throws -> Page {
+        var fields = form
+        fields["_csrf"] = csrf ?? cookies["pawpack_csrf"] ?? ""
+        return try await send(.POST, path, form: fields)
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, form: [String: String]?) async throws -> Page {
+        var request = HTTPClientRequest(url: server.baseURL + path)
+        request.method = method
+        request.headers.add(name: "Accept", value: "text/html")
+        if !cookies.isEmpty {
+            request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; "))
+        }
+        if let form {
+            var components = URLComponents()
+            components.queryItems = form.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            let body = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await Self.client.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 8 << 20)
+        lastSetCookies = response.headers["Set-Cookie"]
+        for header in lastSetCookies {
+            let pair = header.split(separator: ";", maxSplits: 1)[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard pair.count == 2 else { continue }
+            let name = String(pair[0]).trimmingCharacters(in: .whitespaces)
+            let value = String(pair[1])
+            if value.isEmpty || header.lowercased().contains("max-age=0") {
+                cookies[name] = nil
+            } else {
+                cookies[name] = value
+            }
+        }
+        return Page(status: Int(response.status.code), location: response.headers.first(name: "Location"),
+                    html: String(buffer: body), headers: response.headers)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+@testable import PawpackServer
+import PawpackCore
+import PawpackTestSupport
+import Testing
+
+@Suite struct SystemTests {
+    @Test func healthzReportsTheDatabase() async throws {
+        try await TestServer.run { server in
+            let reply = try await server.request(.GET, "/healthz")
+            #expect(reply.status == 200)
+            #expect(reply.json["database"] as? String == "ok")
+        }
+    }
+
+    @Test func theContractIsServedAndEveryReplyCarriesARequestID() async throws {
+        try await TestServer.run { server in
+            let reply = try await server.request(.GET, "/openapi.yaml")
+            #expect(reply.status == 200)
+            #expect(reply.text.contains("operationId: signUp"))
+            #expect(reply.headers.first(name: "X-Request-ID")?.isEmpty == false)
+        }
+    }
+
+    @Test func anUnknownPathIsAProblemNotAPage() async throws {
+        try await TestServer.run { server in
+            let reply = try await server.request(.GET, "/v1/nothing-here")
+            #expect(reply.status == 404)
+            #expect(reply.headers.first(name: "Content-Type") == "application/problem+json")
+            #expect(reply.code == "not_found")
+            #expect(reply.json["type"] as? String == "urn:pawpack:problem:not_found")
+        }
+    }
+
+    @Test func theHashingLineIsBoundedAndRefusesWhenFull() async throws {
+        // given one permit and room for one waiter
+        let gate = BoundedGate(permits: 1, queueLimit: 1)
+        try await gate.acquire()
+        let waiter = Task { try await gate.acquire() }
+        while await gate.waiting == 0 { await Task.yield() }
+        // when a third asks, it is refused at once
+        await #expect(throws: Problem.self) { try await gate.acquire() }
+        // and when the permit comes back, the waiter gets it
+        await gate.release()
+        try await waiter.value
+        #expect(await gate.waiting == 0)
+    }
+
+    @Test func passwordsAreHashedWithBcryptAtTheConfiguredCost() async throws {
+        let hasher = PasswordHasher(cost: 5, threads: 1, queueLimit: 4)
+        let hash = try await hasher.hash("a walk in the park")
+        #expect(hash.hasPrefix("$2b$05$"))
+        #expect(try await hasher.verify("a walk in the park", against: hash))
+        #expect(try await !hasher.verify("a walk in the parc", against: hash))
+        try await hasher.shutdown()
+    }
+}
+
+@Suite struct ConfigTests {
+    @Test func defaultsServeLocallyOnSQLiteWithTheOutbox() throws {
+        let config = try Config.load(from: [:])
+        #expect(config.environment == .development)
+        #expect(config.hostname == "127.0.0.1")
+        #expect(config.port == 8080)
+        #expect(config.database == .sqliteFile("./data/pawpack.sqlite"))
+        #expect(config.mail == .developmentOutbox)
+        #expect(config.bcryptCost == 12)
+        #expect(config.publicBaseURL == "http://127.0.0.1:8080")
+    }
+
+    @Test func theDataDirectoryPortAndDatabaseURLAreRead() throws {
+        let config = try Config.load(from: ["PAWPACK_DATA_DIR": "/srv/pawpack", "PAWPACK_PORT": "9000",
+                                            "DATABASE_URL": "postgres://u:p@db:5432/pawpack"])
+        #expect(config.port == 9000)
+        #expect(config.database == .postgres(url: "postgres://u:p@db:5432/pawpack"))
+        #expect(try Config.load(from: ["PAWPACK_DATA_DIR": "/srv/pawpack"]).database == .sqliteFile("/srv/pawpack/pawpack.sqlite"))
+    }
+
+    @Test(arguments: [
+        ("PAWPACK_PORT", "eighty"), ("PAWPACK_PORT", "70000"), ("PAWPACK_ENV", "staging"),
+        ("PAWPACK_BCRYPT_COST", "3"), ("DATABASE_URL", "mysql://x"), ("PAWPACK_SECRET", "short"),
+        ("SMTP_URL", "ftp://mail"), ("PAWPACK_LOG_FORMAT", "xml"), ("PAWPACK_PUBLIC_URL", "pawpack.example"),
+    ])
+    func aBadValueStopsStartUpNamingTheVariable(name: String, value: String) {
+        #expect(throws: ConfigError.self) { try Config.load(from: [name: value]) }
+        do {
+            _ = try Config.load(from: [name: value])
+        } catch let error as ConfigError {
+            #expect(error.variable == name)
+            #expect(error.description.contains(name))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func productionRefusesToStartWithoutWhatItNeeds() throws {
+        let complete = ["PAWPACK_ENV": "production", "PAWPACK_PUBLIC_URL": "https://pawpack.example.org",
+                        "SMTP_URL": "smtp://mailer:secret@smtp.example.org", "PAWPACK_SECRET": String(repeating: "k", count: 40)]
+        let config = try Config.load(from: complete)
+        #expect(config.isProduction)
+        #expect(config.secureCookies)
+        #expect(config.logFormat == .json)
+        for missing in ["PAWPACK_PUBLIC_URL", "SMTP_URL", "PAWPACK_SECRET"] {
+            var partial = complete
+            partial[missing] = nil
+            do {
+                _ = try Config.load(from: partial)
+                Issue.record("production started without \(missing)")
+            } catch let error as ConfigError {
+                #expect(error.variable == missing)
+            }
+        }
+    }
+
+    @Test func dotEnvLinesAreParsedWithCommentsAndQuotes() {
+        let parsed = Config.parseDotEnv("""
+        # local settings
+        PAWPACK_PORT=9090
+        export PAWPACK_HOST = 0.0.0.0
+        MAIL_FROM="Pawpack <noreply@example.org>"
+        EMPTY=
+        """)
+        #expect(parsed == ["PAWPACK_PORT": "9090", "PAWPACK_HOST": "0.0.0.0",
+                           "MAIL_FROM": "Pawpack <noreply@example.org>", "EMPTY": ""])
+    }
+}

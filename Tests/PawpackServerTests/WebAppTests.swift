@@ -1,0 +1,204 @@
+import Foundation
+import PawpackServer
+import PawpackTestSupport
+import Testing
+
+/// The server-rendered web app, through HTTP with cookies, as a browser without JavaScript.
+@Suite struct WebAppTests {
+    let signUpForm = ["email": "ada@example.com", "username": "ada", "displayName": "Ada",
+                      "dateOfBirth": "1990-05-17", "city": "", "password": TestServer.password]
+
+    /// Signs Ada up, verifies her and logs her in through the pages.
+    func signedInBrowser(_ server: TestServer) async throws -> TestBrowser {
+        let browser = TestBrowser(server)
+        _ = try await browser.get("/signup")
+        _ = try await browser.post("/signup", signUpForm)
+        let token = try #require(server.linkToken(to: "ada@example.com"))
+        _ = try await browser.get("/verify?token=\(token)")
+        let login = try await browser.post("/login", ["email": "ada@example.com", "password": TestServer.password])
+        #expect(login.location == "/home")
+        return browser
+    }
+
+    @Test func aVisitorSignsUpVerifiesAndLogsInThroughThePages() async throws {
+        try await TestServer.run { server in
+            let browser = TestBrowser(server)
+            let form = try await browser.get("/signup")
+            #expect(form.status == 200)
+            #expect(form.html.contains(#"<label for="dateOfBirth">"#))
+            #expect(browser.cookies["pawpack_csrf"] != nil)
+
+            let checkInbox = try await browser.post("/signup", signUpForm)
+            #expect(checkInbox.status == 200)
+            #expect(checkInbox.html.contains("<h1>Check your email</h1>"))
+
+            let token = try #require(server.linkToken(to: "ada@example.com"))
+            let verified = try await browser.get("/verify?token=\(token)")
+            #expect(verified.html.contains("<h1>Email verified</h1>"))
+
+            let login = try await browser.post("/login", ["email": "ada@example.com", "password": TestServer.password])
+            #expect(login.status == 303)
+            #expect(login.location == "/home")
+            let sessionCookie = try #require(browser.lastSetCookies.first { $0.hasPrefix("pawpack_session=") })
+            #expect(sessionCookie.contains("HttpOnly"))
+            #expect(sessionCookie.contains("SameSite=Lax"))
+
+            let home = try await browser.get("/home")
+            #expect(home.status == 200)
+            #expect(home.html.contains("Hello, Ada"))
+            #expect(home.html.contains(#"id="app-nav""#))
+        }
+    }
+
+    @Test func aFormWithoutTheCSRFTokenIsRefusedAndChangesNothing() async throws {
+        try await TestServer.run { server in
+            let browser = TestBrowser(server)
+            _ = try await browser.get("/signup")
+            let forged = try await browser.post("/signup", signUpForm, csrf: "forged-token")
+            #expect(forged.status == 403)
+            #expect(forged.html.contains("This form has expired"))
+            #expect(try await server.rowCounts()["users"] == 0)
+        }
+    }
+
+    @Test func signUpProblemsAreShownBesideTheTypedValues() async throws {
+        try await TestServer.run { server in
+            let browser = TestBrowser(server)
+            _ = try await browser.get("/signup")
+            var form = signUpForm
+            form["password"] = "short"
+            let page = try await browser.post("/signup", form)
+            #expect(page.status == 422)
+            #expect(page.html.contains(#"<p class="error" role="alert">Password: must be at least 10 characters</p>"#))
+            #expect(page.html.contains(#"value="ada@example.com""#))
+            #expect(!page.html.contains(#"value="short""#))
+            #expect(try await server.rowCounts()["users"] == 0)
+        }
+    }
+
+    @Test func signedOutVisitorsAreSentToLogIn() async throws {
+        try await TestServer.run { server in
+            let browser = TestBrowser(server)
+            for path in ["/home", "/account", "/account/export"] {
+                let page = try await browser.get(path)
+                #expect(page.status == 303, "\(path)")
+                #expect(page.location == "/login", "\(path)")
+            }
+        }
+    }
+
+    @Test func aWebSessionEndsAfterAnIdleHour() async throws {
+        try await TestServer.run { server in
+            let browser = try await signedInBrowser(server)
+            server.clock.advance(by: 59 * 60)
+            #expect(try await browser.get("/home").status == 200)  // activity renews the hour
+            server.clock.advance(by: 59 * 60)
+            #expect(try await browser.get("/home").status == 200)
+            server.clock.advance(by: 60 * 60)
+            let expired = try await browser.get("/home")
+            #expect(expired.location == "/login")
+            #expect(browser.cookies["pawpack_session"] == nil, "\(browser.lastSetCookies)")
+        }
+    }
+
+    @Test func changingTheUsernameShowsItAndABadOneChangesNothing() async throws {
+        try await TestServer.run { server in
+            let browser = try await signedInBrowser(server)
+            let bad = try await browser.post("/account/username", ["username": "no spaces"])
+            #expect(bad.status == 422)
+            #expect(bad.html.contains("Username: may use only letters"))
+            #expect(bad.html.contains(#"<strong id="current-username">ada</strong>"#))
+
+            let changed = try await browser.post("/account/username", ["username": "ada_lovelace"])
+            #expect(changed.location == "/account?flash=username")
+            let account = try await browser.get("/account?flash=username")
+            #expect(account.html.contains("Username changed."))
+            #expect(account.html.contains(#"<strong id="current-username">ada_lovelace</strong>"#))
+        }
+    }
+
+    @Test func logOutEndsTheSessionOnTheServer() async throws {
+        try await TestServer.run { server in
+            let browser = try await signedInBrowser(server)
+            let stolenCookie = try #require(browser.cookies["pawpack_session"])
+            let out = try await browser.post("/logout", [:])
+            #expect(out.location == "/?flash=logged-out")
+            #expect(try await browser.get("/home").location == "/login")
+
+            let thief = TestBrowser(server)
+            _ = try await thief.get("/")
+            let replay = try await server.request(.GET, "/home", headers: [("Cookie", "pawpack_session=\(stolenCookie)")])
+            #expect(replay.status == 303)
+        }
+    }
+
+    @Test func deletingFromTheWebNeedsThePasswordAndEndsEverything() async throws {
+        try await TestServer.run { server in
+            let browser = try await signedInBrowser(server)
+            let wrong = try await browser.post("/account/delete", ["password": "not my password"])
+            #expect(wrong.status == 403)
+            #expect(try await server.rowCounts()["users"] == 1)
+            let deleted = try await browser.post("/account/delete", ["password": TestServer.password])
+            #expect(deleted.location == "/?flash=deleted")
+            #expect(try await server.rowCounts()["users"] == 0)
+            #expect(try await server.rowCounts()["web_sessions"] == 0)
+        }
+    }
+
+    @Test func theExportDownloadsAsJSON() async throws {
+        try await TestServer.run { server in
+            let browser = try await signedInBrowser(server)
+            let export = try await browser.get("/account/export")
+            #expect(export.status == 200)
+            #expect(export.headers.first(name: "Content-Disposition")?.contains("attachment") == true)
+            #expect(export.html.contains(#""email" : "ada@example.com""#))
+            #expect(export.html.contains(#""kind" : "web""#))
+        }
+    }
+
+    @Test func aPasswordResetWorksFromTheEmailedLink() async throws {
+        try await TestServer.run { server in
+            _ = try await signedInBrowser(server)
+            let browser = TestBrowser(server)
+            _ = try await browser.get("/forgot-password")
+            let sent = try await browser.post("/forgot-password", ["email": "ada@example.com"])
+            #expect(sent.html.contains("Check your email"))
+            let token = try #require(server.linkToken(to: "ada@example.com", path: "/reset-password"))
+            let form = try await browser.get("/reset-password?token=\(token)")
+            #expect(form.html.contains(#"id="reset-form""#))
+            let done = try await browser.post("/reset-password", ["token": token, "newPassword": "a whole new leash"])
+            #expect(done.location == "/login?flash=password-reset")
+            let login = try await browser.post("/login", ["email": "ada@example.com", "password": "a whole new leash"])
+            #expect(login.location == "/home")
+        }
+    }
+
+    @Test func theDevelopmentOutboxIsServedOnlyInDevelopment() async throws {
+        try await TestServer.run { server in
+            let reply = try await server.request(.GET, "/dev/mail")
+            #expect(reply.status == 404)
+        }
+        try await TestServer.run(adjust: { $0.environment = .development }) { server in
+            try await server.signUp(email: "ada@example.com", username: "ada")
+            let page = try await server.request(.GET, "/dev/mail", headers: [("Accept", "text/html")])
+            #expect(page.status == 200)
+            #expect(page.text.contains(#"<a class="mail-link" href="http://pawpack.test/verify?token="#))
+        }
+    }
+
+    @Test func pagesAreReadableOnAPhoneAndEveryInputIsLabelled() async throws {
+        try await TestServer.run { server in
+            let browser = try await signedInBrowser(server)
+            let account = try await browser.get("/account")
+            #expect(account.html.contains(#"<meta name="viewport" content="width=device-width, initial-scale=1"/>"#))
+            // every visible input has a label pointing at its id
+            let ids = account.html.components(separatedBy: "<input ").dropFirst()
+                .filter { !$0.hasPrefix(#"type="hidden""#) }
+                .compactMap { $0.components(separatedBy: #"id=""#).dropFirst().first?.components(separatedBy: "\"").first }
+            #expect(ids.count >= 8)
+            for id in ids { #expect(account.html.contains(#"<label for="\#(id)">"#), "\(id)") }
+            let css = try await server.request(.GET, "/styles.css")
+            #expect(css.text.contains(":focus-visible"))
+        }
+    }
+}
