@@ -31,9 +31,9 @@ struct BenchLogin: AsyncParsableCommand {
             "PAWPACK_LOGIN_FAILURES_PER_ADDRESS": "1000000", "DATABASE_URL": "", "SMTP_URL": "",
             "PAWPACK_HASH_QUEUE": String(max(64, concurrency * 2)), "LOG_LEVEL": "warning",
         ])
-        let outbox = DevelopmentOutbox()
         let app = try await makeApplication(config)
         app.logger.logLevel = .warning
+        let outbox = DevelopmentOutbox(logger: app.logger)
         do {
             try await configure(app, config: config, dependencies: Dependencies(clock: SystemClock(), mailer: outbox))
             try await app.autoMigrate()

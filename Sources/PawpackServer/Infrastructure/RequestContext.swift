@@ -6,14 +6,22 @@ enum RequestContext {
     @TaskLocal static var current: Request?
 }
 
-/// Binds `RequestContext.current` for the rest of the chain, and echoes the request id so a
-/// user's report can be matched to log lines.
+/// Binds `RequestContext.current` for the rest of the chain, logs one line per request and
+/// echoes the request id, so a user's report can be matched to log lines. Vapor puts the same
+/// id in the metadata of `request.logger`, so every line logged for the request carries it.
 struct RequestContextMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+        let start = ContinuousClock.now
         let response = try await RequestContext.$current.withValue(request) {
             try await next.respond(to: request)
         }
         response.headers.replaceOrAdd(name: "X-Request-ID", value: request.id)
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        // The path only: query strings can carry single-use tokens.
+        request.logger.info("\(request.method.rawValue) \(request.url.path)", metadata: [
+            "status": "\(response.status.code)", "ms": .string(String(format: "%.1f", milliseconds)),
+        ])
         return response
     }
 }

@@ -31,7 +31,7 @@ enum WebPages {
             ),
             .body(
                 .header(.class("top"),
-                    .a(.class("brand"), .href(request.webUser == nil ? "/" : "/home"), .text("🐾 Pawpack")),
+                    .a(.class("brand"), .href(request.webUser == nil ? "/" : "/home"), .text("Pawpack")),
                     .unwrap(request.webUser) { navigation(request, $0) }
                 ),
                 .main(

@@ -17,6 +17,7 @@ enum Stylesheet {
     h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
     a{color:#1d4ed8}
     section.card{background:#fff;border:1px solid #e6e0d6;border-radius:.75rem;padding:1rem;margin:0 0 1rem}
+    section.card h2:first-child{margin-top:0}
     .field{display:flex;flex-direction:column;margin:0 0 .9rem}
     label{font-weight:600;margin-bottom:.25rem}
     input{font:inherit;padding:.65rem .75rem;border:1px solid #b8b2a7;border-radius:.5rem;background:#fff;width:100%;min-height:44px}
@@ -31,6 +32,7 @@ enum Stylesheet {
     .actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}
     article.mail{background:#fff;border:1px solid #e6e0d6;border-radius:.75rem;padding:1rem;margin:0 0 1rem}
     pre.mail-body{white-space:pre-wrap;word-break:break-all;font-size:.9rem}
+    a.mail-link{word-break:break-all;overflow-wrap:anywhere}
     .muted{color:#4b5060}
     """
 }
