@@ -21,6 +21,12 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case csrfFailed = "csrf_failed"
     case internalError = "internal_error"
     case unavailable = "unavailable"
+    case puppyModeLocksField = "puppy_mode_locks_field"
+    case puppyModeForbidsMeetups = "puppy_mode_forbids_meetups"
+    case welfareRulesUnmet = "welfare_rules_unmet"
+    case unsupportedMediaType = "unsupported_media_type"
+    case payloadTooLarge = "payload_too_large"
+    case alreadyInvited = "already_invited"
 }
 
 /// One field that failed validation, named as the client sent it.

@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import Logging
 import PawpackCore
+import SQLKit
 
 /// A freshly issued pair of app tokens. The plain tokens exist only here, on their way to
 /// the client; the database keeps their hashes.
@@ -140,7 +141,7 @@ final class AccountService: Sendable {
     /// Consumes an emailed link token: verifies a new account or completes a change of email.
     func verifyEmail(token: String, on db: any Database) async throws -> UserRecord {
         let now = clock.now()
-        let (record, user) = try await consume(token, purposes: [.verifyEmail, .changeEmail], on: db)
+        let (record, user) = try await openLink(token, purposes: [.verifyEmail, .changeEmail], on: db)
         if record.purpose == .changeEmail, let newEmail = record.newEmail {
             if try await UserRecord.query(on: db).filter(\.$email == newEmail).filter(\.$id != user.id!).first() != nil {
                 throw Problem(status: 409, code: .emailTaken, title: "Email already registered",
@@ -152,15 +153,16 @@ final class AccountService: Sendable {
         user.emailVerifiedAt = user.emailVerifiedAt ?? now
         user.updatedAt = now
         try await db.transaction { tx in
-            try await record.save(on: tx)
+            try await self.useUp(record, on: tx)
             try await user.save(on: tx)
         }
         return user
     }
 
-    /// Checks signature, expiry, purpose and single use; marks the row used (not yet saved).
-    private func consume(_ token: String, purposes: Set<EmailTokenRecord.Purpose>,
-                         on db: any Database) async throws -> (EmailTokenRecord, UserRecord) {
+    /// Checks a link's signature, expiry, purpose and that it is unused; does not use it up,
+    /// so a link survives a form that comes back with a problem (a weak new password).
+    private func openLink(_ token: String, purposes: Set<EmailTokenRecord.Purpose>,
+                          on db: any Database) async throws -> (EmailTokenRecord, UserRecord) {
         let now = clock.now()
         guard let payload = signer.open(token.trimmingCharacters(in: .whitespacesAndNewlines)),
               payload.expiresAt > now,
@@ -170,8 +172,27 @@ final class AccountService: Sendable {
               let user = try await UserRecord.find(record.$user.id, on: db) else {
             throw Problem.invalidToken
         }
-        record.usedAt = now
         return (record, user)
+    }
+
+    /// Marks a link used in one conditional UPDATE: of two requests racing with the same
+    /// link, exactly one gets through.
+    private func useUp(_ record: EmailTokenRecord, on db: any Database) async throws {
+        guard let id = record.id, try await markUsedOnce(EmailTokenRecord.schema, id: id, on: db) else {
+            throw Problem.invalidToken
+        }
+    }
+
+    /// Sets `used_at` on a row that has none yet; false when another request got there first.
+    private func markUsedOnce(_ table: String, id: UUID, on db: any Database) async throws -> Bool {
+        guard let sql = db as? any SQLDatabase else { return false }
+        let claimed = try await sql.update(table)
+            .set("used_at", to: clock.now())
+            .where("id", .equal, id)
+            .where("used_at", .is, SQLLiteral.null)
+            .returning("id")
+            .all()
+        return !claimed.isEmpty
     }
 
     func resendVerification(email: String, on db: any Database) async throws {
@@ -261,8 +282,10 @@ final class AccountService: Sendable {
             throw Problem.tokenExpired
         }
         return try await db.transaction { tx in
-            record.usedAt = now
-            try await record.save(on: tx)
+            // Two refreshes racing with one token: only the first rotates.
+            guard try await self.markUsedOnce(AuthTokenRecord.schema, id: record.id!, on: tx) else {
+                throw Problem.tokenExpired
+            }
             try await AuthTokenRecord.query(on: tx)
                 .filter(\.$family == record.family).filter(\.$kind == .access).delete()
             return try await self.issueAppSession(for: user, family: record.family, on: tx)
@@ -415,7 +438,7 @@ final class AccountService: Sendable {
     /// Sets a new password from a reset link and signs out everywhere.
     func confirmPasswordReset(token: String, newPassword: String, on db: any Database) async throws {
         let now = clock.now()
-        let (record, user) = try await consume(token, purposes: [.resetPassword], on: db)
+        let (record, user) = try await openLink(token, purposes: [.resetPassword], on: db)
         if let message = rules.passwordProblem(newPassword, email: user.email, username: user.username) {
             throw Problem.invalidField("newPassword", message)
         }
@@ -426,8 +449,8 @@ final class AccountService: Sendable {
             user.emailVerifiedAt = user.emailVerifiedAt ?? now
             user.throttle = LoginThrottleState()
             user.updatedAt = now
+            try await self.useUp(record, on: tx)
             try await user.save(on: tx)
-            try await record.save(on: tx)
             try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == user.id!).delete()
             try await WebSessionRecord.query(on: tx).filter(\.$user.$id == user.id!).delete()
         }
