@@ -65,6 +65,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Plot", package: "Plot"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(
@@ -85,7 +86,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "PawpackCoreTests", dependencies: ["PawpackCore"]),
+        .testTarget(name: "PawpackCoreTests", dependencies: ["PawpackCore"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "PawpackServerTests",
             dependencies: [

@@ -304,6 +304,8 @@ extension Account {
             throw PawpackError.malformed("account \(dto.id) has an unreadable id or date of birth")
         }
         self.init(id: id, email: dto.email, username: dto.username, displayName: dto.displayName,
-                  dateOfBirth: birth, city: dto.city, emailVerified: dto.emailVerified, createdAt: dto.createdAt)
+                  dateOfBirth: birth, city: dto.city,
+                  location: dto.location.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) },
+                  emailVerified: dto.emailVerified, createdAt: dto.createdAt)
     }
 }

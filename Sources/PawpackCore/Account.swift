@@ -8,17 +8,20 @@ public struct Account: Sendable, Equatable, Codable {
     public var displayName: String
     public var dateOfBirth: LocalDate
     public var city: String?
+    /// Where the owner is, for discovery; only ever shown to the owner.
+    public var location: GeoPoint?
     public var emailVerified: Bool
     public var createdAt: Date
 
     public init(id: User.ID, email: String, username: String, displayName: String,
-                dateOfBirth: LocalDate, city: String?, emailVerified: Bool, createdAt: Date) {
+                dateOfBirth: LocalDate, city: String?, location: GeoPoint? = nil, emailVerified: Bool, createdAt: Date) {
         self.id = id
         self.email = email
         self.username = username
         self.displayName = displayName
         self.dateOfBirth = dateOfBirth
         self.city = city
+        self.location = location
         self.emailVerified = emailVerified
         self.createdAt = createdAt
     }

@@ -15,6 +15,8 @@ public struct TestServer: Sendable {
     public let clock: PinnedClock
     public let outbox: DevelopmentOutbox
     public let config: Config
+    /// Where this server's photos are stored (removed when the test ends).
+    public let mediaFolder: String
 
     /// 2026-03-01 12:00 UTC: a fixed "now" so ages and expiries are the same on every run.
     public static let startDate = Date(timeIntervalSince1970: 1_772_366_400)
@@ -48,11 +50,14 @@ public struct TestServer: Sendable {
         var mailLogger = Logger(label: "pawpack.mail")
         mailLogger.logLevel = .warning
         let outbox = DevelopmentOutbox(logger: mailLogger)
+        let mediaFolder = FileManager.default.temporaryDirectory.appendingPathComponent("pawpack-media-\(schema)").path
+        defer { try? FileManager.default.removeItem(atPath: mediaFolder) }
         let app = try await Application.make(.testing)
         app.logger.logLevel = .warning
         var started = false
         do {
-            try await configure(app, config: config, dependencies: Dependencies(clock: clock, mailer: outbox))
+            try await configure(app, config: config, dependencies: Dependencies(
+                clock: clock, mailer: outbox, media: LocalMediaStore(root: mediaFolder)))
             if case .postgres = config.database, let sql = app.db as? any SQLDatabase {
                 try await sql.raw("CREATE SCHEMA IF NOT EXISTS \(ident: String(schema))").run()
             }
@@ -63,7 +68,7 @@ public struct TestServer: Sendable {
                 throw Abort(.internalServerError, reason: "test server has no port")
             }
             let server = TestServer(app: app, baseURL: "http://127.0.0.1:\(port)", clock: clock,
-                                    outbox: outbox, config: config)
+                                    outbox: outbox, config: config, mediaFolder: mediaFolder)
             let result = try await body(server)
             await server.stop(schema: String(schema))
             return result
@@ -128,6 +133,62 @@ public struct TestServer: Sendable {
         let response = try await TestBrowser.client.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 8 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
+    }
+
+    /// One part of a multipart/form-data body.
+    public struct FormPart: Sendable {
+        public var name: String
+        public var filename: String?
+        public var contentType: String?
+        public var data: Data
+
+        public init(name: String, filename: String? = nil, contentType: String? = nil, data: Data) {
+            self.name = name
+            self.filename = filename
+            self.contentType = contentType
+            self.data = data
+        }
+    }
+
+    /// Sends a multipart/form-data POST, as a phone uploading a photo would.
+    public func upload(_ path: String, parts: [FormPart], token: String?) async throws -> Reply {
+        let boundary = "pawpack-test-\(UUID().uuidString)"
+        var body = Data()
+        for part in parts {
+            var header = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(part.name)\""
+            if let filename = part.filename { header += "; filename=\"\(filename)\"" }
+            header += "\r\n"
+            if let type = part.contentType { header += "Content-Type: \(type)\r\n" }
+            header += "\r\n"
+            body.append(Data(header.utf8))
+            body.append(part.data)
+            body.append(Data("\r\n".utf8))
+        }
+        body.append(Data("--\(boundary)--\r\n".utf8))
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        request.body = .bytes(ByteBuffer(data: body))
+        let response = try await TestBrowser.client.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 32 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
+    }
+
+    /// Sends JSON that is not a flat string map (numbers, arrays, nested objects).
+    public func send(_ method: HTTPMethod, _ path: String, object: [String: any Sendable], token: String?) async throws -> Reply {
+        let data = try JSONSerialization.data(withJSONObject: object)
+        return try await request(method, path, raw: String(decoding: data, as: UTF8.self), token: token)
+    }
+
+    /// Every file under the media folder, relative to it.
+    public func storedMediaFiles() -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: mediaFolder) else { return [] }
+        return enumerator.compactMap { $0 as? String }.filter {
+            var isDirectory: ObjCBool = false
+            FileManager.default.fileExists(atPath: (mediaFolder as NSString).appendingPathComponent($0), isDirectory: &isDirectory)
+            return !isDirectory.boolValue
+        }
     }
 
     // MARK: Accounts

@@ -35,7 +35,8 @@ struct BenchLogin: AsyncParsableCommand {
         app.logger.logLevel = .warning
         let outbox = DevelopmentOutbox(logger: app.logger)
         do {
-            try await configure(app, config: config, dependencies: Dependencies(clock: SystemClock(), mailer: outbox))
+            try await configure(app, config: config, dependencies: Dependencies(
+                clock: SystemClock(), mailer: outbox, media: LocalMediaStore(root: config.localMediaDirectory)))
             try await app.autoMigrate()
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
             guard let port = app.http.server.shared.localAddress?.port else { throw ArgumentParser.ValidationError("server did not start") }

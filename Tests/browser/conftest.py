@@ -26,7 +26,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 BASE_URL = os.environ.get("PAWPACK_BASE_URL", "http://127.0.0.1:8080").rstrip("/")
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -70,6 +70,34 @@ def make_driver() -> webdriver.Chrome:
         {"width": PHONE_WIDTH, "height": PHONE_HEIGHT, "deviceScaleFactor": 1, "mobile": True},
     )
     return driver
+
+
+# Returns a list of problems with the current page on a phone of the given width: content
+# wider than the screen (sideways scrolling), and visible inputs without a <label for> or
+# aria-label (or whose id is not unique, which makes label[for] ambiguous).
+LAYOUT_PROBLEMS_JS = """
+const maxWidth = arguments[0];
+const problems = [];
+const scrollWidth = document.documentElement.scrollWidth;
+if (scrollWidth > maxWidth) {
+  problems.push(`scrolls sideways: content is ${scrollWidth}px wide on a ${maxWidth}px screen`);
+}
+for (const el of document.querySelectorAll('input, select, textarea')) {
+  const type = (el.getAttribute('type') || '').toLowerCase();
+  if (['hidden', 'submit', 'button', 'reset', 'image'].includes(type)) continue;
+  if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+  const where = `${el.tagName.toLowerCase()}[name="${el.name}"]` + (el.form && el.form.id ? ` in form#${el.form.id}` : '');
+  if (el.id && document.querySelectorAll('#' + CSS.escape(el.id)).length > 1) {
+    problems.push(`${where}: id "${el.id}" is not unique, so label[for] is ambiguous`);
+    continue;
+  }
+  const ariaLabel = (el.getAttribute('aria-label') || '').trim();
+  const forLabel = el.id && Array.from(document.querySelectorAll('label'))
+    .some(label => label.htmlFor === el.id && label.textContent.trim() !== '');
+  if (!ariaLabel && !forLabel) problems.push(`${where}: no <label for> or aria-label`);
+}
+return problems;
+"""
 
 
 class Screenshots:
@@ -168,7 +196,11 @@ class Browser:
         self.click(f"{form_css} {button_css}", shot)
 
     def fill(self, field: WebElement, value: str) -> None:
-        if field.get_attribute("type") == "date":
+        if field.tag_name.lower() == "select":
+            Select(field).select_by_value(value)
+        elif field.get_attribute("type") == "file":
+            field.send_keys(value)  # an absolute path; file inputs cannot be cleared or typed into
+        elif field.get_attribute("type") == "date":
             # Typing into a date input depends on the locale; set the value directly.
             self.driver.execute_script(
                 "arguments[0].value = arguments[1];"
@@ -211,6 +243,10 @@ class Browser:
     def has(self, css: str) -> bool:
         return bool(self.driver.find_elements(By.CSS_SELECTOR, css))
 
+    def layout_problems(self) -> list[str]:
+        """What keeps the current page from fitting the phone: sideways scrolling, unlabelled inputs."""
+        return self.driver.execute_script(LAYOUT_PROBLEMS_JS, PHONE_WIDTH)
+
     # --- the development outbox -----------------------------------------------------
 
     def mails_to(self, email: str) -> list[WebElement]:
@@ -234,6 +270,16 @@ class Browser:
         raise AssertionError(f"no verification mail with a /verify?token= link for {email} in /dev/mail")
 
     # --- flows every test needs -----------------------------------------------------
+
+    def sign_up_and_verify(self, owner: Owner, shot_prefix: str = "") -> None:
+        """Landing -> sign-up form -> verification mail -> verified page, leaving the browser on it."""
+        self.visit("/", f"{shot_prefix}landing")
+        self.click("a#signup-link", f"{shot_prefix}signup")
+        assert self.path == "/signup"
+        self.sign_up(owner, f"{shot_prefix}check-your-email")
+        assert self.h1 == "Check your email", self.errors
+        self.visit(self.verification_link(owner.email), f"{shot_prefix}email-verified")
+        assert self.h1 == "Email verified"
 
     def sign_up(self, owner: Owner, shot: str = "signup-submitted", *,
                 password: str | None = None, skip_browser_validation: bool = False) -> None:

@@ -8,25 +8,14 @@ from __future__ import annotations
 
 from pprint import pformat
 
-from conftest import PHONE_WIDTH, Browser, Owner
+from conftest import LAYOUT_PROBLEMS_JS, PHONE_WIDTH, Browser, Owner
 
 SHORT_PASSWORD = "short1"  # under the 10-character minimum
 
 
-def sign_up_and_verify(browser: Browser, owner: Owner) -> None:
-    """Landing -> sign-up form -> verification mail -> verified page, leaving the browser on it."""
-    browser.visit("/", "landing")
-    browser.click("a#signup-link", "signup")
-    assert browser.path == "/signup"
-    browser.sign_up(owner, "check-your-email")
-    assert browser.h1 == "Check your email", browser.errors
-    browser.visit(browser.verification_link(owner.email), "email-verified")
-    assert browser.h1 == "Email verified"
-
-
 def test_owner_can_sign_up_verify_rename_log_out_and_delete_their_account(browser: Browser, owner: Owner):
     # Given a new owner who signs up and follows the link in the verification mail
-    sign_up_and_verify(browser, owner)
+    browser.sign_up_and_verify(owner)
 
     # When they log in from the verified page
     browser.click("a#login-link", "login")
@@ -106,31 +95,6 @@ def test_signup_with_too_short_password_names_the_password_and_creates_no_accoun
     browser.log_in(owner.email, SHORT_PASSWORD, "login-refused-for-refused-signup")
     assert browser.path != "/home"
     assert browser.errors, "logging in with never-created credentials should show an error"
-
-
-LAYOUT_PROBLEMS_JS = """
-const maxWidth = arguments[0];
-const problems = [];
-const scrollWidth = document.documentElement.scrollWidth;
-if (scrollWidth > maxWidth) {
-  problems.push(`scrolls sideways: content is ${scrollWidth}px wide on a ${maxWidth}px screen`);
-}
-for (const el of document.querySelectorAll('input, select, textarea')) {
-  const type = (el.getAttribute('type') || '').toLowerCase();
-  if (['hidden', 'submit', 'button', 'reset', 'image'].includes(type)) continue;
-  if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') continue;
-  const where = `${el.tagName.toLowerCase()}[name="${el.name}"]` + (el.form && el.form.id ? ` in form#${el.form.id}` : '');
-  if (el.id && document.querySelectorAll('#' + CSS.escape(el.id)).length > 1) {
-    problems.push(`${where}: id "${el.id}" is not unique, so label[for] is ambiguous`);
-    continue;
-  }
-  const ariaLabel = (el.getAttribute('aria-label') || '').trim();
-  const forLabel = el.id && Array.from(document.querySelectorAll('label'))
-    .some(label => label.htmlFor === el.id && label.textContent.trim() !== '');
-  if (!ariaLabel && !forLabel) problems.push(`${where}: no <label for> or aria-label`);
-}
-return problems;
-"""
 
 
 def test_every_page_fits_a_390px_phone_and_labels_its_inputs(browser: Browser, owner: Owner):

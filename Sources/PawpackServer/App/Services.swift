@@ -7,10 +7,12 @@ import Vapor
 public struct Dependencies: Sendable {
     public var clock: any AppClock
     public var mailer: any Mailer
+    public var media: any MediaStore
 
-    public init(clock: any AppClock, mailer: any Mailer) {
+    public init(clock: any AppClock, mailer: any Mailer, media: any MediaStore) {
         self.clock = clock
         self.mailer = mailer
+        self.media = media
     }
 
     /// The system clock and the mail transport the configuration names.
@@ -22,7 +24,14 @@ public struct Dependencies: Sendable {
         case let .smtp(settings):
             mailer = SMTPMailer(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
         }
-        return Dependencies(clock: SystemClock(), mailer: mailer)
+        let media: any MediaStore
+        switch config.media {
+        case .localFiles:
+            media = LocalMediaStore(root: config.localMediaDirectory)
+        case let .s3(settings):
+            media = S3MediaStore(settings: settings)
+        }
+        return Dependencies(clock: SystemClock(), mailer: mailer, media: media)
     }
 }
 
@@ -31,6 +40,7 @@ public final class PawpackServices: Sendable {
     public let config: Config
     public let dependencies: Dependencies
     let accounts: AccountService
+    let pets: PetService
     let hasher: PasswordHasher
 
     init(config: Config, dependencies: Dependencies, logger: Logger) {
@@ -38,8 +48,9 @@ public final class PawpackServices: Sendable {
         self.dependencies = dependencies
         self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
                                      queueLimit: config.hashingQueueLimit)
+        self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media, logger: logger)
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
-                                       hasher: hasher, logger: logger)
+                                       hasher: hasher, pets: pets, logger: logger)
     }
 
     /// The development outbox, when mail goes there.

@@ -24,7 +24,8 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
         // WAL lets readers run while one writer commits: the default for a served file.
         try await sql.raw("PRAGMA journal_mode=WAL").run()
     }
-    for migration in AccountMigrations.all {
+    // In order: a feature's migrations may refer to tables of the ones before it.
+    for migration in AccountMigrations.all + PetMigrations.all {
         app.migrations.add(migration)
     }
 
@@ -50,6 +51,7 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
     app.get("openapi.yaml") { _ in
         Response(status: .ok, headers: ["Content-Type": "application/yaml"], body: .init(data: contract))
     }
+    MediaRoutes(services: services).register(on: app)
     try WebRoutes(services: services).register(on: app)
 }
 

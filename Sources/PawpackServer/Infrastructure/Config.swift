@@ -40,6 +40,22 @@ public struct Config: Sendable {
     public var logFormat: LogFormat = .text
     public var logLevel = "info"
     public var accountRules = AccountRules()
+    /// The largest photo accepted (PAWPACK_MAX_UPLOAD_MB, default 10).
+    public var maximumUploadBytes = 10 * 1_048_576
+    /// Where media goes: files under the data folder, or S3-compatible storage.
+    public var media: Media = .localFiles(nil)
+
+    public enum Media: Sendable, Equatable {
+        /// Files under this folder; nil means `DATA_DIR/media`.
+        case localFiles(String?)
+        case s3(S3Settings)
+    }
+
+    /// The folder local media lives in.
+    public var localMediaDirectory: String {
+        if case let .localFiles(folder?) = media { return folder }
+        return (dataDirectory as NSString).appendingPathComponent("media")
+    }
 
     public init() {}
 
@@ -95,6 +111,27 @@ public struct Config: Sendable {
         }
         config.failedLoginsPerAddress = try reader.int("PAWPACK_LOGIN_FAILURES_PER_ADDRESS", in: 1...1_000_000)
             ?? config.failedLoginsPerAddress
+        if let megabytes = try reader.int("PAWPACK_MAX_UPLOAD_MB", in: 1...100) {
+            config.maximumUploadBytes = megabytes * 1_048_576
+        }
+        if let bucket = reader.string("S3_BUCKET") {
+            var settings: [String: String] = [:]
+            for name in ["S3_ENDPOINT", "S3_REGION", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY"] {
+                guard let value = reader.string(name) else {
+                    throw ConfigError(variable: name, message: "is required when S3_BUCKET is set")
+                }
+                settings[name] = value
+            }
+            guard let endpoint = settings["S3_ENDPOINT"], URL(string: endpoint)?.host != nil else {
+                throw ConfigError(variable: "S3_ENDPOINT", message: "must be a URL such as https://s3.eu-west-1.amazonaws.com")
+            }
+            config.media = .s3(S3Settings(endpoint: endpoint, region: settings["S3_REGION"]!, bucket: bucket,
+                                          accessKeyID: settings["S3_ACCESS_KEY_ID"]!,
+                                          secretAccessKey: settings["S3_SECRET_ACCESS_KEY"]!,
+                                          pathStyle: reader.string("S3_PATH_STYLE").map { $0 != "false" } ?? true))
+        } else if let folder = reader.string("PAWPACK_MEDIA_DIR") {
+            config.media = .localFiles(folder)
+        }
         if let format = reader.string("PAWPACK_LOG_FORMAT") {
             guard let parsed = LogFormat(rawValue: format.lowercased()) else {
                 throw ConfigError(variable: "PAWPACK_LOG_FORMAT", message: "must be text or json")

@@ -356,34 +356,16 @@ struct AccountPages {
 
     @Sendable func export(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let document = try await accounts.export(webUser.user, on: req.db)
+        // The same document as `GET /v1/me/export`, built by the same code.
+        let document = try await APIHandler(services: req.pawpack).exportDocument(for: webUser.user, on: req.db)
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(AccountExportJSON(document))
+        let data = try encoder.encode(document)
         let response = Response(status: .ok, body: .init(data: data))
         response.headers.contentType = .json
         response.headers.replaceOrAdd(name: .contentDisposition, value: "attachment; filename=\"pawpack-export.json\"")
         response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
         return response
-    }
-}
-
-/// The export's JSON shape for the web download; the same members as the API's `AccountExport`.
-struct AccountExportJSON: Encodable {
-    struct Session: Encodable {
-        var kind: String
-        var createdAt: Date
-        var lastUsedAt: Date
-    }
-
-    var exportedAt: Date
-    var account: Account
-    var sessions: [Session]
-
-    init(_ document: AccountExportDocument) {
-        exportedAt = document.exportedAt
-        account = document.account
-        sessions = document.sessions.map { Session(kind: $0.kind, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
     }
 }

@@ -20,6 +20,9 @@ final class UserRecord: Model, @unchecked Sendable {
     @Field(key: "failed_logins") var failedLogins: Int
     @OptionalField(key: "failure_window_start") var failureWindowStart: Date?
     @OptionalField(key: "locked_until") var lockedUntil: Date?
+    /// Added by `AddUserLocation`; precise, and shown to the owner only.
+    @OptionalField(key: "latitude") var latitude: Double?
+    @OptionalField(key: "longitude") var longitude: Double?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
 
@@ -49,10 +52,18 @@ final class UserRecord: Model, @unchecked Sendable {
         }
     }
 
+    var location: GeoPoint? {
+        get { latitude.flatMap { lat in longitude.map { GeoPoint(latitude: lat, longitude: $0) } } }
+        set {
+            latitude = newValue?.latitude
+            longitude = newValue?.longitude
+        }
+    }
+
     var account: Account {
         Account(id: userID, email: email, username: username, displayName: displayName,
                 dateOfBirth: LocalDate(dateOfBirth) ?? LocalDate(year: 1970, month: 1, day: 1)!,
-                city: city, emailVerified: emailVerifiedAt != nil, createdAt: createdAt)
+                city: city, location: location, emailVerified: emailVerifiedAt != nil, createdAt: createdAt)
     }
 }
 

@@ -35,6 +35,8 @@ final class AccountService: Sendable {
     let clock: any AppClock
     let mailer: any Mailer
     let hasher: PasswordHasher
+    /// Pets belong to accounts: deletion and export reach into them.
+    let pets: PetService
     private let signer: LinkSigner
     private let addressLimiter: LoginAddressLimiter
     private let logger: Logger
@@ -45,8 +47,10 @@ final class AccountService: Sendable {
     var rules: AccountRules { config.accountRules }
     var sessions: SessionPolicy { config.sessions }
 
-    init(config: Config, clock: any AppClock, mailer: any Mailer, hasher: PasswordHasher, logger: Logger) {
+    init(config: Config, clock: any AppClock, mailer: any Mailer, hasher: PasswordHasher, pets: PetService,
+         logger: Logger) {
         self.config = config
+        self.pets = pets
         self.clock = clock
         self.mailer = mailer
         self.hasher = hasher
@@ -477,12 +481,17 @@ final class AccountService: Sendable {
                           errors: [.init(field: "password", message: "is not right")])
         }
         let id = user.id!
-        try await db.transaction { tx in
+        let ownedPets = try await PetRecord.query(on: db).filter(\.$owner.$id == id).all().compactMap(\.id)
+        let mediaKeys = try await db.transaction { tx in
+            let keys = try await self.pets.deleteRows(of: ownedPets, on: tx)
+            try await GuardianRecord.query(on: tx).filter(\.$user.$id == id).delete()
             try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == id).delete()
             try await WebSessionRecord.query(on: tx).filter(\.$user.$id == id).delete()
             try await EmailTokenRecord.query(on: tx).filter(\.$user.$id == id).delete()
             try await UserRecord.query(on: tx).filter(\.$id == id).delete()
+            return keys
         }
+        await pets.removeMedia(mediaKeys)
         logger.info("account deleted", metadata: ["user": "\(id)"])
     }
 }

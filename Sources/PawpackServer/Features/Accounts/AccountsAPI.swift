@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import PawpackAPI
 import PawpackCore
@@ -81,8 +82,18 @@ extension APIHandler {
 
     func exportMe(_ input: Operations.ExportMe.Input) async throws -> Operations.ExportMe.Output {
         let auth = try await authenticated()
-        let document = try await accounts.export(auth.user, on: auth.request.db)
-        return .ok(.init(body: .json(.init(document))))
+        return .ok(.init(body: .json(try await exportDocument(for: auth.user, on: auth.request.db))))
+    }
+
+    /// Everything the account owns, in the contract's shape; the web download uses it too.
+    func exportDocument(for user: UserRecord, on db: any Database) async throws -> Components.Schemas.AccountExport {
+        let document = try await accounts.export(user, on: db)
+        var pets: [Components.Schemas.PetExport] = []
+        for pet in try await services.pets.listMine(user, on: db) where pet.role == .owner {
+            let records = try await services.pets.vaccinations(user, pet: pet.profile.id.rawValue, on: db)
+            pets.append(.init(pet: view(pet), vaccinations: records.map(Components.Schemas.Vaccination.init)))
+        }
+        return .init(document, pets: pets)
     }
 
     func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {
@@ -112,7 +123,9 @@ extension Components.Schemas.Account {
     init(_ account: Account) {
         self.init(id: account.id.description, email: account.email, username: account.username,
                   displayName: account.displayName, dateOfBirth: account.dateOfBirth.description,
-                  city: account.city, emailVerified: account.emailVerified, createdAt: account.createdAt)
+                  city: account.city,
+                  location: account.location.map { .init(latitude: $0.latitude, longitude: $0.longitude) },
+                  emailVerified: account.emailVerified, createdAt: account.createdAt)
     }
 }
 
@@ -125,10 +138,11 @@ extension Components.Schemas.Session {
 }
 
 extension Components.Schemas.AccountExport {
-    init(_ document: AccountExportDocument) {
+    init(_ document: AccountExportDocument, pets: [Components.Schemas.PetExport]) {
         self.init(exportedAt: document.exportedAt, account: .init(document.account),
                   sessions: document.sessions.map {
                       .init(kind: $0.kind == "web" ? .web : .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
-                  })
+                  },
+                  pets: pets)
     }
 }

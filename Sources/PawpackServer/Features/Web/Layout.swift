@@ -16,6 +16,16 @@ enum WebPages {
         "email": "Check your new inbox: the change takes effect once you open the link we sent.",
         "password-reset": "Your password was reset. Log in with the new one.",
         "session-ended": "Your session ended. Log in again.",
+        "pet-added": "Pet added.",
+        "pet-saved": "Saved.",
+        "pet-deleted": "Pet deleted.",
+        "photo-added": "Photo added.",
+        "photo-refused": "The pet was added, but the photo was refused: upload a JPEG, PNG, WebP or HEIC of at most 10 MB.",
+        "vaccination-added": "Vaccination recorded.",
+        "social": "Social Mode is on: meet-ups are open.",
+        "invited": "Invitation sent.",
+        "guardian-accepted": "You now guard this pet.",
+        "guardian-declined": "Invitation declined.",
     ]
 
     static func page(_ request: Request, title: String, status: HTTPResponseStatus = .ok,
@@ -27,7 +37,8 @@ enum WebPages {
                 .meta(.charset(.utf8)),
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1")),
                 .title("\(title) · Pawpack"),
-                .link(.rel(.stylesheet), .href("/styles.css"))
+                .link(.rel(.stylesheet), .href("/styles.css")),
+                .script(.src("/app.js"), .attribute(named: "defer"))
             ),
             .body(
                 .header(.class("top"),
@@ -45,7 +56,7 @@ enum WebPages {
         let response = Response(status: status, body: .init(string: html.render()))
         response.headers.contentType = .html
         response.headers.replaceOrAdd(name: "Content-Security-Policy",
-                                      value: "default-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
+                                      value: "default-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'")
         response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
         // Links in mail carry tokens in the query; never leak them in a Referer.
         response.headers.replaceOrAdd(name: "Referrer-Policy", value: "no-referrer")
@@ -59,6 +70,7 @@ enum WebPages {
         return .nav(.id("app-nav"), .attribute(named: "aria-label", value: "Main"),
             .ul(
                 .li(.a(.href("/home"), .text("Home"))),
+                .li(.a(.id("nav-pets"), .href("/pets"), .text("Pets"))),
                 .forEach(areas) { .li(.span(.class("soon"), .attribute(named: "aria-disabled", value: "true"),
                                             .text($0), .span(.class("badge"), .text("soon")))) },
                 .li(.a(.id("nav-account"), .href("/account"), .text("Account")))
@@ -83,6 +95,8 @@ enum WebPages {
             .label(.for(id), .text(label)),
             .input(.type(type), .name(name), .id(id), .value(value ?? ""),
                    .attribute(named: "autocomplete", value: autocomplete), .required(required),
+                   // Numbers such as a weight in kg take decimals.
+                   .attribute(named: "step", value: type == .number ? "any" : nil),
                    .attribute(named: "aria-describedby", value: hint == nil ? nil : "\(id)-hint")),
             .unwrap(hint) { .small(.id("\(id)-hint"), .class("hint"), .text($0)) }
         )

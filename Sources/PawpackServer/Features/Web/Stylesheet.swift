@@ -34,5 +34,23 @@ enum Stylesheet {
     pre.mail-body{white-space:pre-wrap;word-break:break-all;font-size:.9rem}
     a.mail-link{word-break:break-all;overflow-wrap:anywhere}
     .muted{color:#4b5060}
+    select{font:inherit;padding:.6rem .75rem;border:1px solid #b8b2a7;border-radius:.5rem;background:#fff;width:100%;min-height:44px}
+    fieldset{border:1px solid #e6e0d6;border-radius:.5rem;margin:0 0 .9rem;padding:.5rem .75rem}
+    label.check{display:flex;align-items:center;gap:.5rem;font-weight:400;min-height:44px}
+    label.check input{width:auto;min-height:0}
+    ul.pet-list{list-style:none;padding:0;margin:0 0 1rem}
+    a.pet-summary{display:flex;align-items:center;gap:.75rem;padding:.6rem;margin:0 0 .5rem;background:#fff;border:1px solid #e6e0d6;border-radius:.75rem;color:inherit;text-decoration:none}
+    .pet-name{font-weight:600}
+    .thumb{width:56px;height:56px;border-radius:50%;object-fit:cover;flex:none}
+    .thumb.placeholder{display:inline-flex;align-items:center;justify-content:center;background:#ece7de;font-weight:700}
+    .gallery{display:flex;flex-wrap:wrap;gap:.5rem;margin:0 0 .75rem}
+    .gallery .photo{width:100%;max-width:100%;border-radius:.5rem;object-fit:cover}
+    .gallery .photo:not(.profile){width:calc(50% - .25rem)}
+    img.preview{display:block;max-width:100%;max-height:240px;margin-top:.5rem;border-radius:.5rem}
+    img.preview:not([src]){display:none}
+    .mode-puppy{background:#fff4d6;color:#6b4400}
+    .mode-social{background:#dff3e4;color:#1d5b2c}
+    form.inline{display:inline}
+    .invitation{border-top:1px solid #e6e0d6;padding-top:.5rem}
     """
 }

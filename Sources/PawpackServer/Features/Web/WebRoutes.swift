@@ -13,9 +13,16 @@ struct WebRoutes {
             response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=3600")
             return response
         }
+        app.get("app.js") { _ in
+            let response = Response(status: .ok, body: .init(string: Script.js))
+            response.headers.contentType = HTTPMediaType(type: "text", subType: "javascript", parameters: ["charset": "utf-8"])
+            response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=3600")
+            return response
+        }
         app.get { req in landing(req) }
         app.get("home") { req in try home(req) }
         AccountPages(accounts: services.accounts).register(on: app)
+        PetPages(pets: services.pets, config: services.config).register(on: app)
         if services.config.isDevelopment, let outbox = services.outbox {
             DevMailPage(outbox: outbox).register(on: app)
         }
@@ -39,9 +46,13 @@ struct WebRoutes {
         return WebPages.page(req, title: "Hello, \(user.displayName)", main: .group(
             .p(.text("You are signed in as "), .strong(.id("current-username"), .text(user.username)), .text(".")),
             .section(.class("card"),
+                .h2(.text("Your pets")),
+                .p(.text("Add your pets with their photos and vaccinations; a dog reaches Social Mode when its vaccinations allow.")),
+                .p(.a(.class("button"), .href("/pets"), .text("Go to your pets")))
+            ),
+            .section(.class("card"),
                 .h2(.text("What is coming")),
-                .p(.text("Playdates, chats, care and moments arrive here as Pawpack grows. Meanwhile, make your "),
-                   .a(.href("/account"), .text("account")), .text(" yours."))
+                .p(.text("Playdates, chats, care and moments arrive here as Pawpack grows."))
             )
         ))
     }

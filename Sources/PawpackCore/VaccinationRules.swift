@@ -1,0 +1,106 @@
+import Foundation
+
+/// The vaccine names the API and the web forms use.
+public enum VaccineKind: String, Sendable, Codable, CaseIterable {
+    case distemper, adenovirus, parvovirus, rabies
+    /// A combined distemper–adenovirus–parvovirus shot (DHPP, DAPP, DA2PP).
+    case dhpp
+    /// Any other vaccine, named in `otherName`.
+    case other
+
+    public var label: String {
+        switch self {
+        case .distemper: "Distemper"
+        case .adenovirus: "Adenovirus (hepatitis)"
+        case .parvovirus: "Parvovirus"
+        case .rabies: "Rabies"
+        case .dhpp: "DHPP combined (distemper, adenovirus, parvovirus)"
+        case .other: "Other"
+        }
+    }
+}
+
+/// A vaccination as the owner typed it.
+public struct VaccinationInput: Sendable, Equatable {
+    public var vaccine: VaccineKind
+    public var otherName: String?
+    public var givenOn: String
+    public var nextDueOn: String?
+    public var clinic: String?
+
+    public init(vaccine: VaccineKind, otherName: String? = nil, givenOn: String, nextDueOn: String? = nil,
+                clinic: String? = nil) {
+        self.vaccine = vaccine
+        self.otherName = otherName
+        self.givenOn = givenOn
+        self.nextDueOn = nextDueOn
+        self.clinic = clinic
+    }
+}
+
+public struct ValidVaccination: Sendable, Equatable {
+    public var vaccine: VaccineKind
+    public var otherName: String?
+    public var givenOn: LocalDate
+    public var nextDueOn: LocalDate?
+    public var clinic: String?
+}
+
+public struct VaccinationRules: Sendable {
+    public var maximumNameLength = 60
+    public var maximumClinicLength = 100
+
+    public init() {}
+
+    /// A dose cannot be given before the pet was born or after today; the next one is due
+    /// after it was given.
+    public func validate(_ input: VaccinationInput, birthDate: LocalDate, today: LocalDate) throws(Problem) -> ValidVaccination {
+        var errors: [FieldError] = []
+        let otherName = input.otherName?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if input.vaccine == .other {
+            if otherName?.isEmpty ?? true {
+                errors.append(.init(field: "otherName", message: "name the vaccine"))
+            } else if let otherName, otherName.count > maximumNameLength {
+                errors.append(.init(field: "otherName", message: "must be at most \(maximumNameLength) characters"))
+            }
+        }
+        let given = LocalDate(input.givenOn.trimmingCharacters(in: .whitespaces))
+        if let given {
+            if given > today { errors.append(.init(field: "givenOn", message: "cannot be in the future")) }
+            if given < birthDate { errors.append(.init(field: "givenOn", message: "cannot be before the pet was born (\(birthDate))")) }
+        } else {
+            errors.append(.init(field: "givenOn", message: "must be a date written as YYYY-MM-DD"))
+        }
+        var nextDue: LocalDate?
+        if let text = input.nextDueOn?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            nextDue = LocalDate(text)
+            if nextDue == nil {
+                errors.append(.init(field: "nextDueOn", message: "must be a date written as YYYY-MM-DD"))
+            } else if let nextDue, let given, nextDue <= given {
+                errors.append(.init(field: "nextDueOn", message: "must be after the date given"))
+            }
+        }
+        let clinic = input.clinic?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let clinic, clinic.count > maximumClinicLength {
+            errors.append(.init(field: "clinic", message: "must be at most \(maximumClinicLength) characters"))
+        }
+        guard errors.isEmpty, let given else { throw Problem.validation(errors) }
+        return ValidVaccination(vaccine: input.vaccine, otherName: input.vaccine == .other ? otherName : nil,
+                                givenOn: given, nextDueOn: nextDue,
+                                clinic: (clinic?.isEmpty ?? true) ? nil : clinic)
+    }
+}
+
+extension VaccineKind {
+    /// The vaccine the welfare rules count.
+    public func vaccine(otherName: String?) -> Vaccine {
+        switch self {
+        case .distemper: .distemper
+        case .adenovirus: .adenovirus
+        case .parvovirus: .parvovirus
+        case .rabies: .rabies
+        case .dhpp: .dap
+        case .other: .other(otherName ?? "other")
+        }
+    }
+}

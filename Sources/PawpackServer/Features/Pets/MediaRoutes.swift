@@ -1,0 +1,36 @@
+import Foundation
+import PawpackCore
+import Vapor
+
+/// `GET /media/pets/{petId}/{file}`: pet photos for signed-in members (bearer token or web
+/// session). A stored object never changes under its key, so it may be cached for a year —
+/// privately, since only members may see it.
+struct MediaRoutes {
+    let services: PawpackServices
+
+    func register(on app: Application) {
+        app.get("media", "pets", ":petId", ":file") { req async throws -> Response in
+            try await photo(req)
+        }
+    }
+
+    func photo(_ req: Request) async throws -> Response {
+        guard try await signedInUser(req) != nil else { throw Problem.unauthenticated }
+        let petID = req.parameters.get("petId") ?? "", file = req.parameters.get("file") ?? ""
+        guard UUID(uuidString: petID) != nil, !file.contains("/") else { throw Problem.notFound }
+        let stored = try await services.pets.photo(key: "pets/\(petID.lowercased())/\(file.lowercased())", on: req.db)
+        let response = Response(status: .ok, body: .init(data: stored.data))
+        response.headers.replaceOrAdd(name: .contentType, value: stored.contentType)
+        response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=31536000, immutable")
+        response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
+        return response
+    }
+
+    /// The member behind a bearer token or a web session.
+    func signedInUser(_ req: Request) async throws -> UserRecord? {
+        if let token = req.headers.bearerAuthorization?.token {
+            return try await services.accounts.authenticate(accessToken: token, on: req.db).0
+        }
+        return req.webUser?.user
+    }
+}

@@ -1,0 +1,108 @@
+import Fluent
+
+// Append-only: a change to a shipped table is a new migration type added at the end.
+
+enum PetMigrations {
+    static let all: [any Migration] = [
+        AddUserLocation(), CreatePets(), CreatePetPhotos(), CreateVaccinations(), CreatePetGuardians(),
+    ]
+}
+
+/// The owner's precise position for discovery; never sent to anyone else.
+struct AddUserLocation: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        // One column per ALTER: SQLite adds columns one at a time.
+        try await database.schema(UserRecord.schema).field("latitude", .double).update()
+        try await database.schema(UserRecord.schema).field("longitude", .double).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(UserRecord.schema).deleteField("longitude").update()
+        try await database.schema(UserRecord.schema).deleteField("latitude").update()
+    }
+}
+
+struct CreatePets: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(PetRecord.schema)
+            .id()
+            .field("owner_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("name", .string, .required)
+            .field("species", .string, .required)
+            .field("breed", .string)
+            .field("sex", .string, .required)
+            .field("neutered", .bool)
+            .field("birth_date", .string, .required)
+            .field("birth_date_estimate", .bool, .required)
+            .field("weight_kg", .double)
+            .field("size_class", .string)
+            .field("play_styles", .string, .required)
+            .field("energy", .string)
+            .field("environment", .string)
+            .field("personality", .string, .required)
+            .field("notes", .string)
+            .field("social_since", .datetime)
+            .field("created_at", .datetime, .required)
+            .field("updated_at", .datetime, .required)
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(PetRecord.schema).delete()
+    }
+}
+
+struct CreatePetPhotos: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(PetPhotoRecord.schema)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("kind", .string, .required)
+            .field("storage_key", .string, .required)
+            .field("content_type", .string, .required)
+            .field("byte_count", .int, .required)
+            .field("created_at", .datetime, .required)
+            .unique(on: "storage_key")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(PetPhotoRecord.schema).delete()
+    }
+}
+
+struct CreateVaccinations: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(VaccinationRecord.schema)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("vaccine", .string, .required)
+            .field("other_name", .string)
+            .field("given_on", .string, .required)
+            .field("next_due_on", .string)
+            .field("clinic", .string)
+            .field("created_at", .datetime, .required)
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(VaccinationRecord.schema).delete()
+    }
+}
+
+struct CreatePetGuardians: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(GuardianRecord.schema)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("status", .string, .required)
+            .field("created_at", .datetime, .required)
+            .unique(on: "pet_id", "user_id")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(GuardianRecord.schema).delete()
+    }
+}

@@ -1,0 +1,371 @@
+import Fluent
+import Foundation
+import Logging
+import PawpackCore
+
+/// Everything a viewer may see of one pet, loaded once per request.
+struct PetSnapshot: Sendable {
+    var profile: PetProfile
+    var role: PetRole?
+    var ownerDisplayName: String
+    var photos: [PetPhotoRecordValue]
+    /// Nil for species without welfare modes (cats, others).
+    var mode: WelfareMode?
+    var lockedFields: [String]
+}
+
+/// A photo row as a value, safe to pass around.
+struct PetPhotoRecordValue: Sendable, Equatable {
+    var id: UUID
+    var kind: PetPhotoRecord.Kind
+    var storageKey: String
+    var contentType: String
+    var createdAt: Date
+}
+
+struct WelfareStatusValue: Sendable {
+    var mode: WelfareMode
+    var assessment: WelfareAssessment
+    var lockedFields: [String]
+}
+
+/// Pets: profiles, photos, vaccinations, welfare modes and guardians. Every rule is in
+/// `PawpackCore`; this service loads, checks permissions, applies the rule and stores.
+final class PetService: Sendable {
+    let config: Config
+    let clock: any AppClock
+    let media: any MediaStore
+    private let logger: Logger
+    let rules = PetRules()
+    let welfare = WelfarePolicy()
+
+    init(config: Config, clock: any AppClock, media: any MediaStore, logger: Logger) {
+        self.config = config
+        self.clock = clock
+        self.media = media
+        self.logger = logger
+    }
+
+    var today: LocalDate { LocalDate(utc: clock.now()) }
+
+    // MARK: Loading and permissions
+
+    /// The pet, or 404 — the same answer whether it never existed or was deleted.
+    func pet(_ id: UUID, on db: any Database) async throws -> PetRecord {
+        guard let pet = try await PetRecord.find(id, on: db) else { throw Problem.notFound }
+        return pet
+    }
+
+    func role(of user: UserRecord, for pet: PetRecord, on db: any Database) async throws -> PetRole? {
+        if pet.$owner.id == user.id { return .owner }
+        let guardian = try await GuardianRecord.query(on: db)
+            .filter(\.$pet.$id == pet.id!).filter(\.$user.$id == user.id!).filter(\.$status == .active).first()
+        return guardian == nil ? nil : .guardian
+    }
+
+    /// Loads the pet and checks the viewer may do `need`; strangers get 403 on changes, never a hint
+    /// of private fields.
+    func authorized(_ user: UserRecord, pet id: UUID, need: (PetPermissions) -> Bool,
+                    on db: any Database) async throws -> (PetRecord, PetRole?) {
+        let pet = try await pet(id, on: db)
+        let role = try await role(of: user, for: pet, on: db)
+        guard need(PetPermissions(role: role)) else {
+            throw Problem(status: 403, code: .forbidden, title: "Not your pet",
+                          detail: role == nil ? "Only the pet's owner and guardians may do this."
+                                              : "Only the pet's owner may do this.")
+        }
+        return (pet, role)
+    }
+
+    func snapshot(of pet: PetRecord, role: PetRole?, on db: any Database) async throws -> PetSnapshot {
+        let owner = try await UserRecord.find(pet.$owner.id, on: db)
+        let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == pet.id!)
+            .sort(\.$createdAt, .ascending).all()
+        let status = try await welfareStatus(of: pet, on: db)
+        let sortedPhotos = photos.sorted { ($0.kind == .profile ? 0 : 1, $0.createdAt) < ($1.kind == .profile ? 0 : 1, $1.createdAt) }
+        return PetSnapshot(
+            profile: pet.profile, role: role, ownerDisplayName: owner?.displayName ?? "",
+            photos: sortedPhotos.map { PetPhotoRecordValue(id: $0.id!, kind: $0.kind, storageKey: $0.storageKey,
+                                                           contentType: $0.contentType, createdAt: $0.createdAt) },
+            mode: status?.mode, lockedFields: status?.lockedFields ?? [])
+    }
+
+    // MARK: Profiles
+
+    func listMine(_ user: UserRecord, on db: any Database) async throws -> [PetSnapshot] {
+        let owned = try await PetRecord.query(on: db).filter(\.$owner.$id == user.id!).sort(\.$createdAt).all()
+        let guarded = try await GuardianRecord.query(on: db).filter(\.$user.$id == user.id!)
+            .filter(\.$status == .active).with(\.$pet).all().map(\.pet)
+        var result: [PetSnapshot] = []
+        for pet in owned { result.append(try await snapshot(of: pet, role: .owner, on: db)) }
+        for pet in guarded.sorted(by: { $0.createdAt < $1.createdAt }) {
+            result.append(try await snapshot(of: pet, role: .guardian, on: db))
+        }
+        return result
+    }
+
+    func create(_ user: UserRecord, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
+        let profile = try rules.create(draft, owner: user.userID, today: today)
+        let record = PetRecord(profile, now: clock.now())
+        try await record.create(on: db)
+        return try await snapshot(of: record, role: .owner, on: db)
+    }
+
+    func view(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> PetSnapshot {
+        let pet = try await pet(id, on: db)
+        return try await snapshot(of: pet, role: try await role(of: user, for: pet, on: db), on: db)
+    }
+
+    func update(_ user: UserRecord, pet id: UUID, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
+        let (pet, role) = try await authorized(user, pet: id, need: \.canEdit, on: db)
+        let locked = try await isBehaviourLocked(pet, on: db)
+        let updated = try rules.apply(draft, to: pet.profile, behaviourLocked: locked, today: today)
+        pet.update(from: updated, now: clock.now())
+        try await pet.save(on: db)
+        return try await snapshot(of: pet, role: role, on: db)
+    }
+
+    /// Deletes the pet, its rows and then its stored photos.
+    func delete(_ user: UserRecord, pet id: UUID, on db: any Database) async throws {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canDelete, on: db)
+        let keys = try await deleteRows(of: [pet.id!], on: db)
+        await removeMedia(keys)
+    }
+
+    /// Deletes every row of these pets in one transaction and returns the media keys to remove
+    /// once it has committed (media first would leave rows pointing at nothing on a rollback).
+    func deleteRows(of pets: [UUID], on db: any Database) async throws -> [String] {
+        guard !pets.isEmpty else { return [] }
+        return try await db.transaction { tx in
+            let keys = try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).all().map(\.storageKey)
+            try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
+            try await VaccinationRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
+            try await GuardianRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
+            try await PetRecord.query(on: tx).filter(\.$id ~~ pets).delete()
+            return keys
+        }
+    }
+
+    func removeMedia(_ keys: [String]) async {
+        for key in keys {
+            do {
+                try await media.delete(key: key)
+            } catch {
+                logger.error("could not remove media", metadata: ["key": .string(key), "error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: Photos
+
+    func uploadPhoto(_ user: UserRecord, pet id: UUID, data: Data, kind: PetPhotoRecord.Kind,
+                     on db: any Database) async throws -> PetPhotoRecordValue {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
+        let sanitized: (format: ImageFormat, data: Data)
+        do {
+            sanitized = try ImageSanitizer(maximumBytes: config.maximumUploadBytes).sanitize(data)
+        } catch {
+            throw Self.problem(for: error, limit: config.maximumUploadBytes)
+        }
+        let photoID = UUID()
+        let key = "pets/\(pet.id!.uuidString.lowercased())/\(photoID.uuidString.lowercased()).\(sanitized.format.fileExtension)"
+        let now = clock.now()
+        try await media.put(sanitized.data, key: key, contentType: sanitized.format.mimeType)
+        do {
+            try await db.transaction { tx in
+                if kind == .profile {
+                    // One profile photo: the previous one joins the gallery.
+                    try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id == pet.id!).filter(\.$kind == .profile)
+                        .set(\.$kind, to: .gallery).update()
+                }
+                try await PetPhotoRecord(id: photoID, petID: pet.id!, kind: kind, storageKey: key,
+                                         contentType: sanitized.format.mimeType, byteCount: sanitized.data.count,
+                                         now: now).create(on: tx)
+            }
+        } catch {
+            // Nothing half-way: without its row, the stored object goes too.
+            await removeMedia([key])
+            throw error
+        }
+        return PetPhotoRecordValue(id: photoID, kind: kind, storageKey: key, contentType: sanitized.format.mimeType,
+                                   createdAt: now)
+    }
+
+    static func problem(for error: ImageSanitizerError, limit: Int) -> Problem {
+        switch error {
+        case .tooLarge:
+            return Problem(status: 413, code: .payloadTooLarge, title: "Photo too large",
+                           detail: "Photos may be at most \(limit / 1_048_576) MB.",
+                           errors: [.init(field: "photo", message: "must be at most \(limit / 1_048_576) MB")])
+        case .unsupportedType:
+            return Problem(status: 415, code: .unsupportedMediaType, title: "Not a photo we accept",
+                           detail: "Upload a JPEG, PNG, WebP or HEIC image.",
+                           errors: [.init(field: "photo", message: "must be a JPEG, PNG, WebP or HEIC image")])
+        case .malformed:
+            return Problem(status: 422, code: .validationFailed, title: "Damaged image",
+                           detail: "The image could not be read; it may be damaged or cut short.",
+                           errors: [.init(field: "photo", message: "could not be read as an image")])
+        }
+    }
+
+    func deletePhoto(_ user: UserRecord, pet id: UUID, photo photoID: UUID, on db: any Database) async throws {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
+        guard let photo = try await PetPhotoRecord.query(on: db).filter(\.$id == photoID)
+            .filter(\.$pet.$id == pet.id!).first() else { throw Problem.notFound }
+        let key = photo.storageKey
+        try await photo.delete(on: db)
+        await removeMedia([key])
+    }
+
+    /// The photo a signed-in member asked for, by its storage key.
+    func photo(key: String, on db: any Database) async throws -> StoredMedia {
+        guard try await PetPhotoRecord.query(on: db).filter(\.$storageKey == key).first() != nil,
+              let stored = try await media.get(key: key) else { throw Problem.notFound }
+        return stored
+    }
+
+    // MARK: Vaccinations and welfare
+
+    func vaccinations(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> [VaccinationRecord] {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
+        return try await records(of: pet, on: db)
+    }
+
+    private func records(of pet: PetRecord, on db: any Database) async throws -> [VaccinationRecord] {
+        try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.id!).all()
+            .sorted { ($0.givenOn, $0.createdAt) > ($1.givenOn, $1.createdAt) }
+    }
+
+    func addVaccination(_ user: UserRecord, pet id: UUID, input: VaccinationInput, on db: any Database) async throws -> VaccinationRecord {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
+        let valid = try VaccinationRules().validate(input, birthDate: pet.profile.birthDate, today: today)
+        let record = VaccinationRecord()
+        record.id = UUID()
+        record.$pet.id = pet.id!
+        record.vaccine = valid.vaccine.rawValue
+        record.otherName = valid.otherName
+        record.givenOn = valid.givenOn.description
+        record.nextDueOn = valid.nextDueOn?.description
+        record.clinic = valid.clinic
+        record.createdAt = clock.now()
+        try await record.create(on: db)
+        return record
+    }
+
+    func deleteVaccination(_ user: UserRecord, pet id: UUID, vaccination: UUID, on db: any Database) async throws {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
+        guard let record = try await VaccinationRecord.query(on: db).filter(\.$id == vaccination)
+            .filter(\.$pet.$id == pet.id!).first() else { throw Problem.notFound }
+        try await record.delete(on: db)
+    }
+
+    /// The welfare mode of a dog right now: Social only when the owner switched and the rules
+    /// still hold (an expired booster sends an adult back to Puppy Mode). Nil for non-dogs.
+    func welfareStatus(of pet: PetRecord, on db: any Database) async throws -> WelfareStatusValue? {
+        guard pet.species == .dog else { return nil }
+        let doses = try await records(of: pet, on: db).compactMap(\.dose)
+        let assessment = welfare.assess(birthDate: pet.profile.birthDate, doses: doses, today: today)
+        let mode: WelfareMode = pet.socialSince != nil && assessment.mode == .social ? .social : .puppy
+        let locked = mode == .puppy ? WelfarePolicy.lockedFieldsInPuppyMode.sorted() : []
+        return WelfareStatusValue(mode: mode, assessment: assessment, lockedFields: locked)
+    }
+
+    func isBehaviourLocked(_ pet: PetRecord, on db: any Database) async throws -> Bool {
+        try await welfareStatus(of: pet, on: db)?.mode == .puppy
+    }
+
+    func mode(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> WelfareStatusValue {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
+        guard let status = try await welfareStatus(of: pet, on: db) else { throw Self.notADog }
+        return status
+    }
+
+    func switchToSocial(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> WelfareStatusValue {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
+        guard let status = try await welfareStatus(of: pet, on: db) else { throw Self.notADog }
+        guard status.assessment.mode == .social else {
+            let earliest = status.assessment.earliestSocialDate.map { " Earliest date: \($0)." } ?? ""
+            throw Problem(status: 409, code: .welfareRulesUnmet, title: "Not ready for Social Mode yet",
+                          detail: status.assessment.reasons.map(\.message).joined(separator: " ") + earliest,
+                          errors: status.assessment.reasons.map { FieldError(field: "vaccinations", message: $0.message) })
+        }
+        if pet.socialSince == nil {
+            pet.socialSince = clock.now()
+            try await pet.save(on: db)
+        }
+        return try await welfareStatus(of: pet, on: db)!
+    }
+
+    static let notADog = Problem(status: 404, code: .notFound, title: "No welfare mode",
+                                 detail: "Welfare modes apply to dogs only.")
+
+    // MARK: Guardians
+
+    func guardians(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> [(GuardianRecord, UserRecord)] {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
+        let rows = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.id!).with(\.$user)
+            .sort(\.$createdAt).all()
+        return rows.map { ($0, $0.user) }
+    }
+
+    func invite(_ user: UserRecord, pet id: UUID, username: String, on db: any Database) async throws -> (GuardianRecord, UserRecord) {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canManageGuardians, on: db)
+        let name = AccountRules().normalizedUsername(username)
+        guard let invitee = try await UserRecord.query(on: db).filter(\.$username == name).first(),
+              invitee.emailVerifiedAt != nil else {
+            throw Problem(status: 404, code: .notFound, title: "No such member",
+                          detail: "No member has the username \(name).",
+                          errors: [.init(field: "username", message: "is not a member")])
+        }
+        guard invitee.id != user.id else { throw Problem.invalidField("username", "is you; you own this pet") }
+        if try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$user.$id == invitee.id!).first() != nil {
+            throw Problem(status: 409, code: .alreadyInvited, title: "Already invited",
+                          detail: "\(invitee.displayName) already guards this pet or has an invitation waiting.",
+                          errors: [.init(field: "username", message: "is already invited")])
+        }
+        let guardian = GuardianRecord(petID: pet.id!, userID: invitee.id!, now: clock.now())
+        try await guardian.create(on: db)
+        return (guardian, invitee)
+    }
+
+    /// The owner removes a guardian or withdraws an invitation; a guardian may step down.
+    func removeGuardian(_ user: UserRecord, pet id: UUID, guardian userID: UUID, on db: any Database) async throws {
+        let pet = try await pet(id, on: db)
+        let role = try await role(of: user, for: pet, on: db)
+        guard role == .owner || (role == .guardian && userID == user.id) else {
+            throw Problem(status: 403, code: .forbidden, title: "Not allowed",
+                          detail: "Only the owner removes guardians; a guardian may only step down.")
+        }
+        guard let row = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.id!)
+            .filter(\.$user.$id == userID).first() else { throw Problem.notFound }
+        try await row.delete(on: db)
+    }
+
+    func invitations(for user: UserRecord, on db: any Database) async throws -> [(GuardianRecord, PetSnapshot)] {
+        let rows = try await GuardianRecord.query(on: db).filter(\.$user.$id == user.id!)
+            .filter(\.$status == .invited).with(\.$pet).sort(\.$createdAt).all()
+        var result: [(GuardianRecord, PetSnapshot)] = []
+        for row in rows { result.append((row, try await snapshot(of: row.pet, role: nil, on: db))) }
+        return result
+    }
+
+    func answerInvitation(_ user: UserRecord, invitation id: UUID, accept: Bool, on db: any Database) async throws {
+        // Someone else's invitation is "not found": invitations are private to the invitee.
+        guard let row = try await GuardianRecord.query(on: db).filter(\.$id == id)
+            .filter(\.$user.$id == user.id!).filter(\.$status == .invited).first() else { throw Problem.notFound }
+        if accept {
+            row.status = .active
+            try await row.save(on: db)
+        } else {
+            try await row.delete(on: db)
+        }
+    }
+}
+
+extension VaccinationRecord {
+    /// The record as a dose for the welfare rules; nil when its date is unreadable.
+    var dose: VaccinationDose? {
+        guard let date = LocalDate(givenOn), let kind = VaccineKind(rawValue: vaccine) else { return nil }
+        return VaccinationDose(vaccine: kind.vaccine(otherName: otherName), givenOn: date)
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import OpenAPIRuntime
+import PawpackAPI
+import PawpackCore
+import Vapor
+
+extension APIHandler {
+    var pets: PetService { services.pets }
+
+    func setMyLocation(_ input: Operations.SetMyLocation.Input) async throws -> Operations.SetMyLocation.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        guard let point = GeoPoint.validated(latitude: body.latitude, longitude: body.longitude) else {
+            throw Problem.invalidField(abs(body.latitude) > 90 ? "latitude" : "longitude", "is outside the globe")
+        }
+        auth.user.location = point
+        try await auth.user.save(on: auth.request.db)
+        return .ok(.init(body: .json(.init(auth.user.account))))
+    }
+
+    func clearMyLocation(_ input: Operations.ClearMyLocation.Input) async throws -> Operations.ClearMyLocation.Output {
+        let auth = try await authenticated()
+        auth.user.location = nil
+        try await auth.user.save(on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func listMyPets(_ input: Operations.ListMyPets.Input) async throws -> Operations.ListMyPets.Output {
+        let auth = try await authenticated()
+        let list = try await pets.listMine(auth.user, on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: list.map { view($0) }))))
+    }
+
+    func createPet(_ input: Operations.CreatePet.Input) async throws -> Operations.CreatePet.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        let pet = try await pets.create(auth.user, draft: PetDraft(body), on: auth.request.db)
+        return .created(.init(body: .json(view(pet))))
+    }
+
+    func getPet(_ input: Operations.GetPet.Input) async throws -> Operations.GetPet.Output {
+        let auth = try await authenticated()
+        let pet = try await pets.view(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(view(pet))))
+    }
+
+    func updatePet(_ input: Operations.UpdatePet.Input) async throws -> Operations.UpdatePet.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        let pet = try await pets.update(auth.user, pet: try uuid(input.path.petId), draft: PetDraft(body), on: auth.request.db)
+        return .ok(.init(body: .json(view(pet))))
+    }
+
+    func deletePet(_ input: Operations.DeletePet.Input) async throws -> Operations.DeletePet.Output {
+        let auth = try await authenticated()
+        try await pets.delete(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func uploadPetPhoto(_ input: Operations.UploadPetPhoto.Input) async throws -> Operations.UploadPetPhoto.Output {
+        let auth = try await authenticated()
+        let petID = try uuid(input.path.petId)
+        guard case let .multipartForm(parts) = input.body else { throw Problem.unsupportedBody }
+        let limit = services.config.maximumUploadBytes
+        var photo: Data?
+        var kind = PetPhotoRecord.Kind.gallery
+        // Every part must be read to the end before the next one arrives. The runtime checks
+        // the form as it streams (a missing `photo` part surfaces here), so its errors are
+        // the client's.
+        do {
+            for try await part in parts {
+                switch part {
+                case let .photo(file):
+                    do {
+                        photo = try await Data(collecting: file.payload.body, upTo: limit)
+                    } catch {
+                        throw PetService.problem(for: .tooLarge(limit: limit), limit: limit)
+                    }
+                case let .kind(field):
+                    let text = try await String(collecting: field.payload.body, upTo: 32)
+                    guard let parsed = PetPhotoRecord.Kind(rawValue: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                        throw Problem.invalidField("kind", "must be profile or gallery")
+                    }
+                    kind = parsed
+                case let .undocumented(other):
+                    _ = try await Data(collecting: other.body, upTo: limit)
+                }
+            }
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem(status: 400, code: .invalidRequest, title: "Malformed upload",
+                          detail: "Send multipart/form-data with the image in a part named `photo`.",
+                          errors: [.init(field: "photo", message: "is required")])
+        }
+        guard let photo else { throw Problem.invalidField("photo", "is required") }
+        let stored = try await pets.uploadPhoto(auth.user, pet: petID, data: photo, kind: kind, on: auth.request.db)
+        return .created(.init(body: .json(photoDTO(stored))))
+    }
+
+    func deletePetPhoto(_ input: Operations.DeletePetPhoto.Input) async throws -> Operations.DeletePetPhoto.Output {
+        let auth = try await authenticated()
+        try await pets.deletePhoto(auth.user, pet: try uuid(input.path.petId), photo: try uuid(input.path.photoId),
+                                   on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func listVaccinations(_ input: Operations.ListVaccinations.Input) async throws -> Operations.ListVaccinations.Output {
+        let auth = try await authenticated()
+        let records = try await pets.vaccinations(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: records.map(Components.Schemas.Vaccination.init)))))
+    }
+
+    func addVaccination(_ input: Operations.AddVaccination.Input) async throws -> Operations.AddVaccination.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        let record = try await pets.addVaccination(
+            auth.user, pet: try uuid(input.path.petId),
+            input: VaccinationInput(vaccine: VaccineKind(rawValue: body.vaccine.rawValue) ?? .other,
+                                    otherName: body.otherName, givenOn: body.givenOn,
+                                    nextDueOn: body.nextDueOn, clinic: body.clinic),
+            on: auth.request.db)
+        return .created(.init(body: .json(.init(record))))
+    }
+
+    func deleteVaccination(_ input: Operations.DeleteVaccination.Input) async throws -> Operations.DeleteVaccination.Output {
+        let auth = try await authenticated()
+        try await pets.deleteVaccination(auth.user, pet: try uuid(input.path.petId),
+                                         vaccination: try uuid(input.path.vaccinationId), on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func getPetMode(_ input: Operations.GetPetMode.Input) async throws -> Operations.GetPetMode.Output {
+        let auth = try await authenticated()
+        let status = try await pets.mode(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(status))))
+    }
+
+    func switchToSocialMode(_ input: Operations.SwitchToSocialMode.Input) async throws -> Operations.SwitchToSocialMode.Output {
+        let auth = try await authenticated()
+        let status = try await pets.switchToSocial(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(status))))
+    }
+
+    func listGuardians(_ input: Operations.ListGuardians.Input) async throws -> Operations.ListGuardians.Output {
+        let auth = try await authenticated()
+        let rows = try await pets.guardians(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: rows.map { Components.Schemas.Guardian($0.0, $0.1) }))))
+    }
+
+    func inviteGuardian(_ input: Operations.InviteGuardian.Input) async throws -> Operations.InviteGuardian.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        let (row, user) = try await pets.invite(auth.user, pet: try uuid(input.path.petId), username: body.username,
+                                                on: auth.request.db)
+        return .created(.init(body: .json(.init(row, user))))
+    }
+
+    func removeGuardian(_ input: Operations.RemoveGuardian.Input) async throws -> Operations.RemoveGuardian.Output {
+        let auth = try await authenticated()
+        try await pets.removeGuardian(auth.user, pet: try uuid(input.path.petId), guardian: try uuid(input.path.userId),
+                                      on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func listGuardianInvitations(_ input: Operations.ListGuardianInvitations.Input) async throws -> Operations.ListGuardianInvitations.Output {
+        let auth = try await authenticated()
+        let rows = try await pets.invitations(for: auth.user, on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: rows.map { row, pet in
+            .init(id: row.id!.uuidString.lowercased(), pet: card(pet), ownerDisplayName: pet.ownerDisplayName,
+                  createdAt: row.createdAt)
+        }))))
+    }
+
+    func acceptGuardianInvitation(_ input: Operations.AcceptGuardianInvitation.Input) async throws -> Operations.AcceptGuardianInvitation.Output {
+        let auth = try await authenticated()
+        try await pets.answerInvitation(auth.user, invitation: try uuid(input.path.invitationId), accept: true,
+                                        on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func rejectGuardianInvitation(_ input: Operations.RejectGuardianInvitation.Input) async throws -> Operations.RejectGuardianInvitation.Output {
+        let auth = try await authenticated()
+        try await pets.answerInvitation(auth.user, invitation: try uuid(input.path.invitationId), accept: false,
+                                        on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    // MARK: Mapping
+
+    /// A path id that is not a UUID names nothing: 404, like a deleted pet.
+    func uuid(_ text: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else { throw Problem.notFound }
+        return id
+    }
+
+    func photoDTO(_ photo: PetPhotoRecordValue) -> Components.Schemas.Photo {
+        .init(id: photo.id.uuidString.lowercased(), url: "\(services.config.publicBaseURL)/media/\(photo.storageKey)",
+              kind: photo.kind == .profile ? .profile : .gallery, contentType: photo.contentType,
+              createdAt: photo.createdAt)
+    }
+
+    func card(_ pet: PetSnapshot) -> Components.Schemas.PetCard {
+        let profile = pet.profile
+        return .init(
+            id: profile.id.description, name: profile.name,
+            species: .init(rawValue: profile.species.rawValue)!, breed: profile.breed,
+            ageText: PetAge.text(birthDate: profile.birthDate, estimated: profile.birthDateIsEstimate,
+                                 today: services.pets.today),
+            sizeClass: profile.effectiveSizeClass.flatMap { .init(rawValue: $0.rawValue) },
+            photos: pet.photos.map(photoDTO), mode: pet.mode.flatMap { .init(rawValue: $0.rawValue) },
+            ownerDisplayName: pet.ownerDisplayName, averageRating: nil)
+    }
+
+    func view(_ pet: PetSnapshot) -> Components.Schemas.PetView {
+        let profile = pet.profile
+        var details: Components.Schemas.PetProfile?
+        if PetPermissions(role: pet.role).canSeePrivateFields {
+            details = .init(
+                sex: .init(rawValue: profile.sex.rawValue)!, neutered: profile.neutered,
+                dateOfBirth: profile.birthDate.description, birthDateIsEstimate: profile.birthDateIsEstimate,
+                weightKg: profile.weightKg, sizeClass: profile.sizeClass.flatMap { .init(rawValue: $0.rawValue) },
+                playStyles: profile.playStyles.compactMap { .init(rawValue: $0.rawValue) },
+                energy: profile.energy.flatMap { .init(rawValue: $0.rawValue) },
+                environment: profile.environment.map {
+                    .init(area: .init(rawValue: $0.area.rawValue)!, hasGarden: $0.hasGarden,
+                          livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
+                },
+                personality: profile.personality, notes: profile.notes, lockedFields: pet.lockedFields)
+        }
+        return .init(card: card(pet), role: pet.role.flatMap { .init(rawValue: $0.rawValue) }, profile: details)
+    }
+}
+
+extension PetDraft {
+    init(_ body: Components.Schemas.PetInput) {
+        self.init(
+            name: body.name, species: body.species.flatMap { Species(rawValue: $0.rawValue) }, breed: body.breed,
+            sex: body.sex.flatMap { PetSex(rawValue: $0.rawValue) }, neutered: body.neutered,
+            dateOfBirth: body.dateOfBirth, estimatedAgeMonths: body.estimatedAgeMonths, weightKg: body.weightKg,
+            sizeClass: body.sizeClass.flatMap { SizeClass(rawValue: $0.rawValue) },
+            playStyles: body.playStyles?.compactMap { PlayStyle(rawValue: $0.rawValue) },
+            energy: body.energy.flatMap { EnergyLevel(rawValue: $0.rawValue) },
+            environment: body.environment.flatMap { env in
+                HomeArea(rawValue: env.area.rawValue).map {
+                    PetEnvironment(area: $0, hasGarden: env.hasGarden ?? false,
+                                   livesWithOtherPets: env.livesWithOtherPets ?? false,
+                                   livesWithChildren: env.livesWithChildren ?? false)
+                }
+            },
+            personality: body.personality, notes: body.notes)
+    }
+}
+
+extension Components.Schemas.Vaccination {
+    init(_ record: VaccinationRecord) {
+        self.init(id: record.id!.uuidString.lowercased(), vaccine: .init(rawValue: record.vaccine) ?? .other,
+                  otherName: record.otherName, givenOn: record.givenOn, nextDueOn: record.nextDueOn,
+                  clinic: record.clinic, createdAt: record.createdAt)
+    }
+}
+
+extension Components.Schemas.WelfareStatus {
+    init(_ status: WelfareStatusValue) {
+        self.init(mode: .init(rawValue: status.mode.rawValue)!,
+                  eligibleForSocial: status.assessment.mode == .social,
+                  reasons: status.assessment.reasons.map { .init(code: $0.code, message: $0.message) },
+                  earliestSocialDate: status.assessment.earliestSocialDate?.description,
+                  lockedFields: status.lockedFields)
+    }
+}
+
+extension Components.Schemas.Guardian {
+    init(_ row: GuardianRecord, _ user: UserRecord) {
+        self.init(userId: user.id!.uuidString.lowercased(), username: user.username, displayName: user.displayName,
+                  status: row.status == .active ? .active : .invited)
+    }
+}

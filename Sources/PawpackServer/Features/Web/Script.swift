@@ -1,0 +1,19 @@
+/// The only script: a preview of a chosen photo before upload. Pages work without it.
+enum Script {
+    static let js = """
+    document.addEventListener('change', function (event) {
+      var input = event.target;
+      if (!input.matches || !input.matches('input[type=file][data-preview]')) return;
+      var preview = document.getElementById(input.dataset.preview);
+      if (!preview) return;
+      var file = input.files && input.files[0];
+      if (preview.dataset.url) URL.revokeObjectURL(preview.dataset.url);
+      if (file) {
+        preview.dataset.url = URL.createObjectURL(file);
+        preview.src = preview.dataset.url;
+      } else {
+        preview.removeAttribute('src');
+      }
+    });
+    """
+}

@@ -1,0 +1,320 @@
+import Foundation
+import PawpackTestSupport
+import Testing
+
+/// Reads a test image shipped with the Core tests.
+func fixture(_ name: String) throws -> Data {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("PawpackCoreTests/Fixtures")
+    return try Data(contentsOf: folder.appendingPathComponent(name))
+}
+
+extension Data {
+    func contains(_ text: String) -> Bool { range(of: Data(text.utf8)) != nil }
+}
+
+@Suite struct PetsAPITests {
+    /// Today is 2026-03-01 in every test server: Biscuit is exactly 20 weeks old.
+    static let biscuit: [String: any Sendable] = ["name": "Biscuit", "species": "dog", "breed": "Beagle mix",
+                                                  "sex": "female", "dateOfBirth": "2025-10-12", "weightKg": 11.4]
+
+    func createBiscuit(_ server: TestServer, token: String) async throws -> String {
+        let reply = try await server.send(.POST, "/v1/pets", object: Self.biscuit, token: token)
+        #expect(reply.status == 201, "\(reply.text)")
+        return try #require((reply.json["card"] as? [String: Any])?["id"] as? String)
+    }
+
+    @Test func anOwnerAddsADogThatStartsInPuppyModeWithBehaviourLocked() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let reply = try await server.send(.POST, "/v1/pets", object: Self.biscuit, token: ada.accessToken)
+            #expect(reply.status == 201)
+            let card = try #require(reply.json["card"] as? [String: Any])
+            #expect(card["name"] as? String == "Biscuit")
+            #expect(card["ageText"] as? String == "4 months")
+            #expect(card["sizeClass"] as? String == "medium")
+            #expect(card["mode"] as? String == "puppy")
+            #expect(card["ownerDisplayName"] as? String == "Ada")
+            #expect(reply.json["role"] as? String == "owner")
+            let profile = try #require(reply.json["profile"] as? [String: Any])
+            #expect(profile["lockedFields"] as? [String] == ["environment", "neutered", "playStyles"])
+
+            let listed = try await server.request(.GET, "/v1/pets", token: ada.accessToken)
+            #expect((listed.json["items"] as? [Any])?.count == 1)
+        }
+    }
+
+    @Test func otherMembersSeeOnlyThePublicCard() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.764, "longitude": 4.8357], token: ada.accessToken)
+            let bob = try await server.member("bob", password: "bob's own secret")
+            let id = try await createBiscuit(server, token: ada.accessToken)
+
+            let seen = try await server.request(.GET, "/v1/pets/\(id)", token: bob.accessToken)
+            #expect(seen.status == 200)
+            #expect(seen.json["profile"] == nil)
+            #expect(seen.json["role"] == nil)
+            #expect((seen.json["card"] as? [String: Any])?["name"] as? String == "Biscuit")
+            for secret in [ada.email, "45.764", "4.8357", "2025-10-12", "female"] {
+                #expect(!seen.text.contains(secret), "leaked \(secret)")
+            }
+            #expect(try await server.request(.GET, "/v1/pets/\(id)").status == 401)
+            #expect(try await server.request(.GET, "/v1/pets/\(UUID())", token: bob.accessToken).status == 404)
+            #expect(try await server.request(.GET, "/v1/pets/not-a-uuid", token: bob.accessToken).status == 404)
+        }
+    }
+
+    @Test func aStrangerCanNeitherChangeNorDeleteAPet() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let bob = try await server.member("bob", password: "bob's own secret")
+            let id = try await createBiscuit(server, token: ada.accessToken)
+            let before = try await server.rowCounts()
+            let patch = try await server.send(.PATCH, "/v1/pets/\(id)", object: ["name": "Stolen"], token: bob.accessToken)
+            #expect(patch.status == 403)
+            #expect(try await server.request(.DELETE, "/v1/pets/\(id)", token: bob.accessToken).status == 403)
+            let vaccination = try await server.send(.POST, "/v1/pets/\(id)/vaccinations",
+                                                    object: ["vaccine": "rabies", "givenOn": "2026-02-01"], token: bob.accessToken)
+            #expect(vaccination.status == 403)
+            #expect(try await server.request(.GET, "/v1/pets/\(id)/vaccinations", token: bob.accessToken).status == 403)
+            #expect(try await server.request(.GET, "/v1/pets/\(id)/mode", token: bob.accessToken).status == 403)
+            let photo = try await server.upload("/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "a.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))], token: bob.accessToken)
+            #expect(photo.status == 403)
+            #expect(try await server.rowCounts() == before)
+            #expect(server.storedMediaFiles().isEmpty)
+        }
+    }
+
+    @Test func badPetInputNamesTheFieldsAndWritesNothing() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let missing = try await server.send(.POST, "/v1/pets", object: ["breed": "Poodle"], token: ada.accessToken)
+            #expect(missing.status == 422)
+            let fields = (missing.json["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String }
+            #expect(Set(fields ?? []) == ["name", "species", "dateOfBirth"])
+            let future = try await server.send(.POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "dateOfBirth": "2027-01-01"], token: ada.accessToken)
+            #expect(future.json["field"] as? String == "dateOfBirth")
+            let heavy = try await server.send(.POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30, "weightKg": 900], token: ada.accessToken)
+            #expect(heavy.json["field"] as? String == "weightKg")
+            let dragon = try await server.send(.POST, "/v1/pets", object: ["name": "Rex", "species": "dragon", "estimatedAgeMonths": 3], token: ada.accessToken)
+            #expect(dragon.status == 400)
+            #expect(dragon.json["field"] as? String == "species")
+            #expect(try await server.rowCounts()["pets"] == 0)
+            #expect(try await server.send(.POST, "/v1/pets", object: Self.biscuit, token: nil).status == 401)
+        }
+    }
+
+    @Test func puppyModeLocksBehaviourButACatIsFree() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            var puppy = Self.biscuit
+            puppy["playStyles"] = ["chase"]
+            let locked = try await server.send(.POST, "/v1/pets", object: puppy, token: ada.accessToken)
+            #expect(locked.status == 409)
+            #expect(locked.code == "puppy_mode_locks_field")
+            #expect(locked.json["field"] as? String == "playStyles")
+
+            let id = try await createBiscuit(server, token: ada.accessToken)
+            let neuter = try await server.send(.PATCH, "/v1/pets/\(id)", object: ["neutered": true], token: ada.accessToken)
+            #expect(neuter.status == 409)
+            let renamed = try await server.send(.PATCH, "/v1/pets/\(id)", object: ["name": "Biscuit II", "energy": "high"], token: ada.accessToken)
+            #expect(renamed.status == 200)
+
+            let cat = try await server.send(.POST, "/v1/pets", object: ["name": "Miso", "species": "cat", "estimatedAgeMonths": 30,
+                                                                        "neutered": true, "playStyles": ["gentle"]], token: ada.accessToken)
+            #expect(cat.status == 201)
+            #expect((cat.json["card"] as? [String: Any])?["mode"] == nil)
+            #expect((cat.json["card"] as? [String: Any])?["ageText"] as? String == "about 2 years")
+        }
+    }
+
+    @Test func anUploadedJPEGComesBackWithoutItsGPSPosition() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let bob = try await server.member("bob", password: "bob's own secret")
+            let id = try await createBiscuit(server, token: ada.accessToken)
+            let original = try fixture("gps.jpg")
+            #expect(original.contains("Exif"))
+
+            let reply = try await server.upload("/v1/pets/\(id)/photos", parts: [
+                .init(name: "photo", filename: "biscuit.jpg", contentType: "image/jpeg", data: original),
+                .init(name: "kind", contentType: "text/plain", data: Data("profile".utf8)),
+            ], token: ada.accessToken)
+            #expect(reply.status == 201, "\(reply.text)")
+            #expect(reply.json["kind"] as? String == "profile")
+            let url = try #require(reply.json["url"] as? String)
+            let path = String(url.dropFirst(server.config.publicBaseURL.count))
+
+            // any member may see it, with long private caching, and no metadata is left
+            let served = try await server.request(.GET, path, token: bob.accessToken)
+            #expect(served.status == 200)
+            #expect(served.headers.first(name: "Content-Type") == "image/jpeg")
+            #expect(served.headers.first(name: "Cache-Control") == "private, max-age=31536000, immutable")
+            #expect(!served.body.contains("Exif"))
+            #expect(!served.body.contains("GPS"))
+            #expect(served.body.count < original.count)
+            #expect(try await server.request(.GET, path).status == 401)
+
+            let card = try await server.request(.GET, "/v1/pets/\(id)", token: bob.accessToken).json["card"] as? [String: Any]
+            #expect((card?["photos"] as? [[String: Any]])?.first?["url"] as? String == url)
+        }
+    }
+
+    @Test func aFileThatIsNotAPhotoOrTooLargeIsRefusedAndNothingIsStored() async throws {
+        try await TestServer.run(adjust: { $0.maximumUploadBytes = 40_000 }) { server in
+            let ada = try await server.member("ada")
+            let id = try await createBiscuit(server, token: ada.accessToken)
+            let before = try await server.rowCounts()
+            let gif = try await server.upload("/v1/pets/\(id)/photos", parts: [
+                .init(name: "photo", filename: "dog.jpg", contentType: "image/jpeg", data: try fixture("not-an-image.gif")),
+            ], token: ada.accessToken)
+            #expect(gif.status == 415)
+            #expect(gif.code == "unsupported_media_type")
+            let big = try await server.upload("/v1/pets/\(id)/photos", parts: [
+                .init(name: "photo", filename: "big.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg") + Data(count: 50_000)),
+            ], token: ada.accessToken)
+            #expect(big.status == 413)
+            let none = try await server.upload("/v1/pets/\(id)/photos", parts: [
+                .init(name: "kind", contentType: "text/plain", data: Data("gallery".utf8)),
+            ], token: ada.accessToken)
+            #expect(none.status == 400)
+            #expect(none.json["field"] as? String == "photo")
+            #expect(try await server.rowCounts() == before)
+            #expect(server.storedMediaFiles().isEmpty)
+        }
+    }
+
+    @Test func vaccinationDatesInTheFutureOrBeforeBirthAreRefused() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let id = try await createBiscuit(server, token: ada.accessToken)
+            let future = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-03-02"], token: ada.accessToken)
+            #expect(future.status == 422)
+            #expect(future.json["field"] as? String == "givenOn")
+            let unborn = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2025-10-11"], token: ada.accessToken)
+            #expect(unborn.json["field"] as? String == "givenOn")
+            let unnamed = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "other", "givenOn": "2026-01-01"], token: ada.accessToken)
+            #expect(unnamed.json["field"] as? String == "otherName")
+            #expect(try await server.rowCounts()["vaccinations"] == 0)
+            let ok = try await server.send(.POST, "/v1/pets/\(id)/vaccinations",
+                                           object: ["vaccine": "dhpp", "givenOn": "2025-12-21", "nextDueOn": "2026-01-18", "clinic": "Vet Lyon"],
+                                           token: ada.accessToken)
+            #expect(ok.status == 201)
+            let list = try await server.request(.GET, "/v1/pets/\(id)/vaccinations", token: ada.accessToken)
+            #expect((list.json["items"] as? [[String: Any]])?.first?["clinic"] as? String == "Vet Lyon")
+        }
+    }
+
+    @Test func aDogReachesSocialModeOnlyWhenItsVaccinationsAllow() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let id = try await createBiscuit(server, token: ada.accessToken)
+            for date in ["2025-12-21", "2026-01-18"] {  // 10 and 14 weeks old
+                _ = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": date], token: ada.accessToken)
+            }
+            let puppy = try await server.request(.GET, "/v1/pets/\(id)/mode", token: ada.accessToken)
+            #expect(puppy.json["mode"] as? String == "puppy")
+            #expect(puppy.json["eligibleForSocial"] as? Bool == false)
+            #expect(!((puppy.json["reasons"] as? [Any])?.isEmpty ?? true))
+            #expect(puppy.json["earliestSocialDate"] as? String == "2026-03-08")
+
+            let refused = try await server.request(.POST, "/v1/pets/\(id)/mode/social", token: ada.accessToken)
+            #expect(refused.status == 409)
+            #expect(refused.code == "welfare_rules_unmet")
+
+            // a dose at 17 weeks, three weeks ago: the buffer has passed
+            _ = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-08"], token: ada.accessToken)
+            let social = try await server.request(.POST, "/v1/pets/\(id)/mode/social", token: ada.accessToken)
+            #expect(social.status == 200)
+            #expect(social.json["mode"] as? String == "social")
+            #expect(social.json["lockedFields"] as? [String] == [])
+
+            let unlocked = try await server.send(.PATCH, "/v1/pets/\(id)", object: [
+                "playStyles": ["chase", "wrestle"], "neutered": true,
+                "environment": ["area": "suburb", "hasGarden": true] as [String: any Sendable],
+            ], token: ada.accessToken)
+            #expect(unlocked.status == 200)
+            #expect((unlocked.json["profile"] as? [String: Any])?["playStyles"] as? [String] == ["chase", "wrestle"])
+            #expect((unlocked.json["card"] as? [String: Any])?["mode"] as? String == "social")
+        }
+    }
+
+    @Test func aGuardianEditsThePetButCannotDeleteItOrInviteOthers() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let bob = try await server.member("bob", password: "bob's own secret")
+            _ = try await server.member("cyd", password: "cyd's own secret")
+            let id = try await createBiscuit(server, token: ada.accessToken)
+
+            let unknown = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "nobody"], token: ada.accessToken)
+            #expect(unknown.status == 404)
+            #expect(unknown.json["field"] as? String == "username")
+            let invited = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "bob"], token: ada.accessToken)
+            #expect(invited.status == 201)
+            #expect(invited.json["status"] as? String == "invited")
+            let again = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "bob"], token: ada.accessToken)
+            #expect(again.status == 409)
+
+            // before accepting, Bob is a stranger
+            #expect(try await server.send(.PATCH, "/v1/pets/\(id)", object: ["name": "Bis"], token: bob.accessToken).status == 403)
+            let invitations = try await server.request(.GET, "/v1/guardian-invitations", token: bob.accessToken)
+            let invitation = try #require((invitations.json["items"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await server.request(.POST, "/v1/guardian-invitations/\(invitation)/accept", token: ada.accessToken).status == 404)
+            #expect(try await server.request(.POST, "/v1/guardian-invitations/\(invitation)/accept", token: bob.accessToken).status == 204)
+
+            let mine = try await server.request(.GET, "/v1/pets", token: bob.accessToken)
+            #expect(((mine.json["items"] as? [[String: Any]])?.first?["role"] as? String) == "guardian")
+            #expect(try await server.send(.PATCH, "/v1/pets/\(id)", object: ["name": "Bis"], token: bob.accessToken).status == 200)
+            #expect(try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "rabies", "givenOn": "2026-02-20"], token: bob.accessToken).status == 201)
+            #expect(try await server.request(.DELETE, "/v1/pets/\(id)", token: bob.accessToken).status == 403)
+            #expect(try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "cyd"], token: bob.accessToken).status == 403)
+
+            // the owner removes Bob: he is a stranger again
+            let bobID = bob.id
+            #expect(try await server.request(.DELETE, "/v1/pets/\(id)/guardians/\(bobID)", token: ada.accessToken).status == 204)
+            #expect(try await server.request(.GET, "/v1/pets/\(id)", token: bob.accessToken).json["profile"] == nil)
+        }
+    }
+
+    @Test func theLocationIsTheOwnersAloneAndMustBeOnTheGlobe() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let bad = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 91, "longitude": 0], token: ada.accessToken)
+            #expect(bad.status == 422)
+            #expect(bad.json["field"] as? String == "latitude")
+            let set = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.764, "longitude": 4.8357], token: ada.accessToken)
+            #expect(set.status == 200)
+            #expect((set.json["location"] as? [String: Any])?["latitude"] as? Double == 45.764)
+            #expect(try await server.request(.DELETE, "/v1/me/location", token: ada.accessToken).status == 204)
+            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).json["location"] == nil)
+            #expect(try await server.send(.PUT, "/v1/me/location", object: ["latitude": 1, "longitude": 1], token: nil).status == 401)
+        }
+    }
+
+    @Test func deletingAnAccountRemovesItsPetsRecordsAndStoredPhotos() async throws {
+        try await TestServer.run { server in
+            let bob = try await server.member("bob", password: "bob's own secret")
+            let before = try await server.rowCounts()
+            let ada = try await server.member("ada")
+            let id = try await createBiscuit(server, token: ada.accessToken)
+            _ = try await server.upload("/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "b.jpg", data: try fixture("gps.jpg"))], token: ada.accessToken)
+            _ = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-01-18"], token: ada.accessToken)
+            _ = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "bob"], token: ada.accessToken)
+            #expect(server.storedMediaFiles().count == 1)
+
+            let export = try await server.request(.GET, "/v1/me/export", token: ada.accessToken)
+            let pets = try #require(export.json["pets"] as? [[String: Any]])
+            #expect(pets.count == 1)
+            #expect((pets.first?["vaccinations"] as? [Any])?.count == 1)
+
+            let deleted = try await server.request(.DELETE, "/v1/me", json: ["password": ada.password], token: ada.accessToken)
+            #expect(deleted.status == 204)
+            #expect(try await server.rowCounts() == before)
+            #expect(server.storedMediaFiles().isEmpty)
+            // Bob's invitation to guard Ada's pet went with it
+            let invitations = try await server.request(.GET, "/v1/guardian-invitations", token: bob.accessToken)
+            #expect((invitations.json["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+}
