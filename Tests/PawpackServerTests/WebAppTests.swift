@@ -145,6 +145,20 @@ import Testing
         }
     }
 
+    @Test func theLocationIsSetFromTheAccountPageAndCheckedOnTheGlobe() async throws {
+        try await TestServer.run { server in
+            let browser = try await signedInBrowser(server)
+            let bad = try await browser.post("/account/location", ["latitude": "123", "longitude": "4.8"])
+            #expect(bad.status == 422)
+            #expect(bad.html.contains("Location: give a latitude"))
+            let saved = try await browser.post("/account/location", ["latitude": "45.764", "longitude": "4.8357"])
+            #expect(saved.location == "/account?flash=location")
+            #expect(try await browser.get("/account").html.contains(#"value="45.764""#))
+            _ = try await browser.post("/account/location", ["clear": "1"])
+            #expect(!(try await browser.get("/account").html.contains(#"value="45.764""#)))
+        }
+    }
+
     @Test func theExportDownloadsAsJSON() async throws {
         try await TestServer.run { server in
             let browser = try await signedInBrowser(server)

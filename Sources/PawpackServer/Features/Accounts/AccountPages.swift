@@ -30,6 +30,7 @@ struct AccountPages {
         routes.post("account", "email", use: changeEmail)
         routes.post("account", "password", use: changePassword)
         routes.post("account", "delete", use: deleteAccount)
+        routes.post("account", "location", use: setLocation)
         routes.get("account", "export", use: export)
     }
 
@@ -45,6 +46,9 @@ struct AccountPages {
         var currentPassword: String?
         var newPassword: String?
         var token: String?
+        var latitude: String?
+        var longitude: String?
+        var clear: String?
     }
 
     private func fields(_ req: Request) throws -> FormFields {
@@ -279,6 +283,24 @@ struct AccountPages {
                 )
             ),
             .section(.class("card"),
+                .h2(.text("Where you are")),
+                .p(.class("muted"), .text("Used to find playmates near you. Nobody sees it: other members only see a rounded distance.")),
+                .form(.id("location-form"), .action("/account/location"), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field("Latitude", name: "latitude", type: .number, value: user.latitude.map { String($0) },
+                                   autocomplete: "off"),
+                    WebPages.field("Longitude", name: "longitude", type: .number, value: user.longitude.map { String($0) },
+                                   autocomplete: "off"),
+                    .div(.class("actions"),
+                        WebPages.submit("Save location", id: "location-submit"),
+                        .button(.type(.button), .id("locate-button"), .class("button secondary"), .attribute(named: "hidden"),
+                                .text("Use my current location")),
+                        .if(user.latitude != nil,
+                            .button(.type(.submit), .name("clear"), .value("1"), .class("link"), .text("Forget my location")))
+                    )
+                )
+            ),
+            .section(.class("card"),
                 .h2(.text("Your data")),
                 .p(.a(.id("export-link"), .href("/account/export"), .text("Download everything as JSON")))
             ),
@@ -336,6 +358,21 @@ struct AccountPages {
             try await accounts.changePassword(webUser.user, current: form.currentPassword ?? "",
                                               new: form.newPassword ?? "", keepingWebSession: webUser.session.id,
                                               on: req.db)
+        }
+    }
+
+    @Sendable func setLocation(_ req: Request) async throws -> Response {
+        try await settingsAction(req, flash: "location") { webUser, form in
+            if form.clear == "1" {
+                webUser.user.location = nil
+            } else {
+                guard let latitude = Double(form.latitude ?? ""), let longitude = Double(form.longitude ?? ""),
+                      let point = GeoPoint.validated(latitude: latitude, longitude: longitude) else {
+                    throw Problem.invalidField("latitude", "give a latitude from -90 to 90 and a longitude from -180 to 180")
+                }
+                webUser.user.location = point
+            }
+            try await webUser.user.save(on: req.db)
         }
     }
 

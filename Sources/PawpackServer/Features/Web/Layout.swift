@@ -16,6 +16,7 @@ enum WebPages {
         "email": "Check your new inbox: the change takes effect once you open the link we sent.",
         "password-reset": "Your password was reset. Log in with the new one.",
         "session-ended": "Your session ended. Log in again.",
+        "location": "Location saved. Only you can see it.",
         "pet-added": "Pet added.",
         "pet-saved": "Saved.",
         "pet-deleted": "Pet deleted.",
@@ -115,7 +116,11 @@ enum WebPages {
     static let fieldLabels = [
         "email": "Email", "password": "Password", "username": "Username", "displayName": "Display name",
         "dateOfBirth": "Date of birth", "city": "City", "newEmail": "New email",
-        "currentPassword": "Current password", "newPassword": "New password",
+        "currentPassword": "Current password", "newPassword": "New password", "latitude": "Location",
+        "name": "Name", "species": "Species", "breed": "Breed", "weightKg": "Weight", "estimatedAgeMonths": "Estimated age",
+        "personality": "Personality", "notes": "Notes", "givenOn": "Date given", "nextDueOn": "Next due",
+        "otherName": "Vaccine name", "clinic": "Clinic", "photo": "Photo", "playStyles": "Play style",
+        "environment": "Home", "neutered": "Neutered", "vaccinations": "Vaccinations",
     ]
 
     /// The page a browser sees for an error outside a form.

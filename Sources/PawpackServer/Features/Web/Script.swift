@@ -15,5 +15,17 @@ enum Script {
         preview.removeAttribute('src');
       }
     });
+    // "Use my current location" fills the location form when the browser can tell.
+    document.addEventListener('DOMContentLoaded', function () {
+      var button = document.getElementById('locate-button');
+      if (!button || !navigator.geolocation) return;
+      button.hidden = false;
+      button.addEventListener('click', function () {
+        navigator.geolocation.getCurrentPosition(function (position) {
+          document.getElementById('latitude').value = position.coords.latitude.toFixed(5);
+          document.getElementById('longitude').value = position.coords.longitude.toFixed(5);
+        });
+      });
+    });
     """
 }
