@@ -27,6 +27,9 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case unsupportedMediaType = "unsupported_media_type"
     case payloadTooLarge = "payload_too_large"
     case alreadyInvited = "already_invited"
+    case alreadyRequested = "already_requested"
+    case alreadySwiped = "already_swiped"
+    case locationNeeded = "location_needed"
 }
 
 /// One field that failed validation, named as the client sent it.

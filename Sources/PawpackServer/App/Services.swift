@@ -41,6 +41,7 @@ public final class PawpackServices: Sendable {
     public let dependencies: Dependencies
     let accounts: AccountService
     let pets: PetService
+    let playdates: PlaydateService
     let hasher: PasswordHasher
 
     init(config: Config, dependencies: Dependencies, logger: Logger) {
@@ -49,6 +50,7 @@ public final class PawpackServices: Sendable {
         self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
                                      queueLimit: config.hashingQueueLimit)
         self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media, logger: logger)
+        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, logger: logger)
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
                                        hasher: hasher, pets: pets, logger: logger)
     }

@@ -25,7 +25,7 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
         try await sql.raw("PRAGMA journal_mode=WAL").run()
     }
     // In order: a feature's migrations may refer to tables of the ones before it.
-    for migration in AccountMigrations.all + PetMigrations.all {
+    for migration in AccountMigrations.all + PetMigrations.all + PlaydateMigrations.all {
         app.migrations.add(migration)
     }
 

@@ -141,6 +141,11 @@ final class PetService: Sendable {
             try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
             try await VaccinationRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
             try await GuardianRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
+            // Playdates state of these dogs, on either side.
+            try await DeckPreferencesRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
+            try await SwipeRecord.query(on: tx).group(.or) { $0.filter(\.$pet.$id ~~ pets).filter(\.$target.$id ~~ pets) }.delete()
+            try await MatchRequestRecord.query(on: tx).group(.or) { $0.filter(\.$fromPet.$id ~~ pets).filter(\.$toPet.$id ~~ pets) }.delete()
+            try await MatchRecord.query(on: tx).group(.or) { $0.filter(\.$petA.$id ~~ pets).filter(\.$petB.$id ~~ pets) }.delete()
             try await PetRecord.query(on: tx).filter(\.$id ~~ pets).delete()
             return keys
         }

@@ -27,6 +27,11 @@ enum WebPages {
         "invited": "Invitation sent.",
         "guardian-accepted": "You now guard this pet.",
         "guardian-declined": "Invitation declined.",
+        "liked": "Liked! Their owner will be asked.",
+        "passed": "Passed.",
+        "matched": "It's a match!",
+        "undone": "Last swipe undone.",
+        "preferences": "Preferences saved.",
     ]
 
     static func page(_ request: Request, title: String, status: HTTPResponseStatus = .ok,
@@ -67,11 +72,12 @@ enum WebPages {
 
     /// The areas later features fill; those not built yet are listed, not linked.
     static func navigation(_ request: Request, _ webUser: WebUser) -> Node<HTML.BodyContext> {
-        let areas = ["Playdates", "Chats", "Care", "Moments"]
+        let areas = ["Chats", "Care", "Moments"]
         return .nav(.id("app-nav"), .attribute(named: "aria-label", value: "Main"),
             .ul(
                 .li(.a(.href("/home"), .text("Home"))),
                 .li(.a(.id("nav-pets"), .href("/pets"), .text("Pets"))),
+                .li(.a(.id("nav-playdates"), .href("/playdates"), .text("Playdates"))),
                 .forEach(areas) { .li(.span(.class("soon"), .attribute(named: "aria-disabled", value: "true"),
                                             .text($0), .span(.class("badge"), .text("soon")))) },
                 .li(.a(.id("nav-account"), .href("/account"), .text("Account")))
@@ -121,6 +127,7 @@ enum WebPages {
         "personality": "Personality", "notes": "Notes", "givenOn": "Date given", "nextDueOn": "Next due",
         "otherName": "Vaccine name", "clinic": "Clinic", "photo": "Photo", "playStyles": "Play style",
         "environment": "Home", "neutered": "Neutered", "vaccinations": "Vaccinations",
+        "maxDistanceKm": "Maximum distance", "minAgeMonths": "Youngest", "maxAgeMonths": "Oldest",
     ]
 
     /// The page a browser sees for an error outside a form.

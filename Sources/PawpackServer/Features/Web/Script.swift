@@ -15,6 +15,21 @@ enum Script {
         preview.removeAttribute('src');
       }
     });
+    // Swipe the deck card left (pass) or right (like): the same forms the buttons submit.
+    document.addEventListener('DOMContentLoaded', function () {
+      var card = document.getElementById('deck-card');
+      if (!card) return;
+      var startX = null;
+      card.addEventListener('touchstart', function (e) { startX = e.touches[0].clientX; }, { passive: true });
+      card.addEventListener('touchend', function (e) {
+        if (startX === null) return;
+        var dx = e.changedTouches[0].clientX - startX;
+        startX = null;
+        if (Math.abs(dx) < 80) return;
+        var form = card.querySelector('form.swipe-form[data-decision="' + (dx > 0 ? 'like' : 'pass') + '"]');
+        if (form) form.submit();
+      });
+    });
     // "Use my current location" fills the location form when the browser can tell.
     document.addEventListener('DOMContentLoaded', function () {
       var button = document.getElementById('locate-button');

@@ -23,6 +23,7 @@ struct WebRoutes {
         app.get("home") { req in try home(req) }
         AccountPages(accounts: services.accounts).register(on: app)
         PetPages(pets: services.pets, config: services.config).register(on: app)
+        PlaydatePages(playdates: services.playdates).register(on: app)
         if services.config.isDevelopment, let outbox = services.outbox {
             DevMailPage(outbox: outbox).register(on: app)
         }

@@ -1,0 +1,95 @@
+import Fluent
+
+// Append-only: a change to a shipped table is a new migration type added at the end.
+
+enum PlaydateMigrations {
+    static let all: [any Migration] = [
+        CreateDeckPreferences(), CreateSwipes(), CreateMatchRequests(), CreateMatches(), CreateBlocks(),
+    ]
+}
+
+struct CreateDeckPreferences: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(DeckPreferencesRecord.schema)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("preferences", .string, .required)
+            .field("updated_at", .datetime, .required)
+            .unique(on: "pet_id")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(DeckPreferencesRecord.schema).delete()
+    }
+}
+
+struct CreateSwipes: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(SwipeRecord.schema)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("target_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("decision", .string, .required)
+            .field("created_at", .datetime, .required)
+            .unique(on: "pet_id", "target_pet_id")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(SwipeRecord.schema).delete()
+    }
+}
+
+struct CreateMatchRequests: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(MatchRequestRecord.schema)
+            .id()
+            .field("from_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("to_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("from_user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("to_user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("status", .string, .required)
+            .field("created_at", .datetime, .required)
+            .field("answered_at", .datetime)
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(MatchRequestRecord.schema).delete()
+    }
+}
+
+struct CreateMatches: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(MatchRecord.schema)
+            .id()
+            .field("pet_a_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("pet_b_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("user_a_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("user_b_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("created_at", .datetime, .required)
+            .unique(on: "pet_a_id", "pet_b_id")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(MatchRecord.schema).delete()
+    }
+}
+
+struct CreateBlocks: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(BlockRecord.schema)
+            .id()
+            .field("blocker_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("blocked_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("created_at", .datetime, .required)
+            .unique(on: "blocker_id", "blocked_id")
+            .create()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(BlockRecord.schema).delete()
+    }
+}

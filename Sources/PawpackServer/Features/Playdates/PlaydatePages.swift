@@ -1,0 +1,237 @@
+import Foundation
+import PawpackCore
+import Plot
+import Vapor
+
+/// The Playdates pages: pick a dog, its deck one card at a time (like/pass forms that work
+/// without JavaScript; swipe gestures with it), its preferences, requests and matches.
+struct PlaydatePages {
+    let playdates: PlaydateService
+    var pets: PetService { playdates.pets }
+
+    func register(on routes: any RoutesBuilder) {
+        routes.get("playdates", use: overview)
+        routes.get("pets", ":petId", "deck", use: deck)
+        routes.post("pets", ":petId", "swipes", use: swipe)
+        routes.post("pets", ":petId", "swipes", "undo", use: undo)
+        routes.get("pets", ":petId", "preferences", use: preferences)
+        routes.post("pets", ":petId", "preferences", use: savePreferences)
+        routes.get("playdates", "requests", use: requests)
+        routes.post("playdates", "requests", ":requestId", ":action", use: answer)
+        routes.get("playdates", "matches", use: matches)
+        routes.post("playdates", "matches", ":matchId", "unmatch", use: unmatch)
+    }
+
+    private func id(_ req: Request, _ name: String) throws -> UUID {
+        guard let id = req.parameters.get(name).flatMap(UUID.init(uuidString:)) else { throw Problem.notFound }
+        return id
+    }
+
+    @Sendable func overview(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let dogs = try await pets.listMine(user, on: req.db).filter { $0.profile.species == .dog }
+        return WebPages.page(req, title: "Playdates", main: .group(
+            .p(.text("Find safe, compatible playmates near you. Choose the dog that is looking:")),
+            .if(dogs.isEmpty, .p(.text("Add a dog first: "), .a(.href("/pets/new"), .text("add a pet")), .text("."))),
+            .ul(.class("pet-list"), .forEach(dogs) { dog in
+                .li(.a(.class("pet-summary"), .href("/pets/\(dog.profile.id)/deck"),
+                       .span(.class("pet-name"), .text("\(dog.profile.name)'s deck"))))
+            }),
+            .p(.a(.id("requests-link"), .href("/playdates/requests"), .text("Match requests")), .text(" · "),
+               .a(.id("matches-link"), .href("/playdates/matches"), .text("Matches")))
+        ))
+    }
+
+    @Sendable func deck(_ req: Request) async throws -> Response {
+        let webUser = try req.requireWebUser()
+        let petID = try id(req, "petId")
+        let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
+        let path = "/pets/\(petID.uuidString.lowercased())"
+        let page: DeckPageValue
+        do {
+            page = try await playdates.deck(webUser.user, pet: petID, overrides: .init(), limit: 1, cursor: nil, on: req.db)
+        } catch let problem as Problem where problem.code == .locationNeeded {
+            return WebPages.page(req, title: "\(pet.name)'s deck", status: .conflict, errors: [problem.detail],
+                                 main: .p(.a(.class("button"), .href("/account"), .text("Set your location"))))
+        }
+        return WebPages.page(req, title: "\(pet.name)'s deck", main: .group(
+            .unwrap(page.cards.first, { entry in
+                .section(.class("card deck-card"), .id("deck-card"), .data(named: "pet", value: entry.pet.profile.id.description),
+                    .unwrap(entry.pet.photos.first) { photo in
+                        .img(.src("/media/\(photo.storageKey)"), .alt(entry.pet.profile.name), .class("photo profile"))
+                    },
+                    .h2(.id("deck-name"), .text(entry.pet.profile.name)),
+                    .p(.text("\(PetAge.text(birthDate: entry.pet.profile.birthDate, estimated: entry.pet.profile.birthDateIsEstimate, today: pets.today))"),
+                       .unwrap(entry.pet.profile.breed) { .text(" · \($0)") }, .text(" · "),
+                       .span(.id("deck-distance"), .text(entry.card.roundedDistance))),
+                    .p(.class("muted"), .text("Score \(entry.card.score) of 100")),
+                    .ul(.id("deck-reasons"), .forEach(entry.card.reasons) { .li(.text($0)) }),
+                    .div(.class("actions swipe-actions"),
+                        swipeForm(req, path: path, target: entry.pet.profile.id.description, decision: "pass", title: "Pass", id: "pass-button"),
+                        swipeForm(req, path: path, target: entry.pet.profile.id.description, decision: "like", title: "Like", id: "like-button")
+                    )
+                )
+            }, else: .p(.id("deck-empty"), .text("No more dogs nearby for now. Widen your preferences or come back later."))),
+            .div(.class("actions"),
+                .a(.id("preferences-link"), .href("\(path)/preferences"), .text("Preferences")),
+                .form(.class("inline"), .action("\(path)/swipes/undo"), .method(.post), WebPages.csrfField(req),
+                      .button(.type(.submit), .class("link"), .id("undo-button"), .text("Undo last swipe"))),
+                .a(.href("/playdates/requests"), .text("Requests")),
+                .a(.href("/playdates/matches"), .text("Matches"))
+            )
+        ))
+    }
+
+    private func swipeForm(_ req: Request, path: String, target: String, decision: String, title: String, id: String) -> Node<HTML.BodyContext> {
+        .form(.action("\(path)/swipes"), .method(.post), .class("swipe-form"), .data(named: "decision", value: decision),
+            WebPages.csrfField(req),
+            .input(.type(.hidden), .name("targetPetId"), .value(target)),
+            .input(.type(.hidden), .name("decision"), .value(decision)),
+            .button(.type(.submit), .id(id), .class(decision == "like" ? "button" : "button secondary"), .text(title))
+        )
+    }
+
+    struct SwipeForm: Content {
+        var targetPetId: String?
+        var decision: String?
+    }
+
+    @Sendable func swipe(_ req: Request) async throws -> Response {
+        let webUser = try req.requireWebUser()
+        try req.checkCSRF()
+        let petID = try id(req, "petId")
+        let form = try req.content.decode(SwipeForm.self)
+        guard let target = form.targetPetId.flatMap(UUID.init(uuidString:)) else { throw Problem.notFound }
+        let outcome = try await playdates.swipe(webUser.user, pet: petID, target: target,
+                                                decision: form.decision == "like" ? .like : .pass, on: req.db)
+        let flash = outcome.match != nil ? "matched" : outcome.decision == .like ? "liked" : "passed"
+        return WebPages.redirect("/pets/\(petID.uuidString.lowercased())/deck?flash=\(flash)")
+    }
+
+    @Sendable func undo(_ req: Request) async throws -> Response {
+        let webUser = try req.requireWebUser()
+        try req.checkCSRF()
+        let petID = try id(req, "petId")
+        try await playdates.undoLastSwipe(webUser.user, pet: petID, on: req.db)
+        return WebPages.redirect("/pets/\(petID.uuidString.lowercased())/deck?flash=undone")
+    }
+
+    // MARK: Preferences
+
+    struct PreferencesForm: Content {
+        var maxDistanceKm: String?
+        var minAgeMonths: String?
+        var maxAgeMonths: String?
+        var neuteredOnly: String?
+    }
+
+    @Sendable func preferences(_ req: Request) async throws -> Response {
+        try await preferencesPage(req, webUser: req.requireWebUser())
+    }
+
+    func preferencesPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
+        let petID = try id(req, "petId")
+        let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
+        let saved = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
+        let path = "/pets/\(petID.uuidString.lowercased())"
+        return WebPages.page(req, title: "\(pet.name)'s preferences", status: status, errors: errors, main:
+            .form(.id("preferences-form"), .action("\(path)/preferences"), .method(.post),
+                WebPages.csrfField(req),
+                WebPages.field("Maximum distance (km)", name: "maxDistanceKm", type: .number,
+                               value: String(Int(saved.maxDistanceKm)), autocomplete: "off"),
+                WebPages.field("Youngest (months, optional)", name: "minAgeMonths", type: .number,
+                               value: saved.minAgeMonths.map(String.init), autocomplete: "off", required: false),
+                WebPages.field("Oldest (months, optional)", name: "maxAgeMonths", type: .number,
+                               value: saved.maxAgeMonths.map(String.init), autocomplete: "off", required: false),
+                .label(.class("check"), .input(.type(.checkbox), .name("neuteredOnly"), .id("neuteredOnly"), .value("on"),
+                                               .checked(saved.neuteredOnly)), .text(" Neutered dogs only")),
+                WebPages.submit("Save preferences", id: "preferences-submit")
+            ))
+    }
+
+    @Sendable func savePreferences(_ req: Request) async throws -> Response {
+        let webUser = try req.requireWebUser()
+        try req.checkCSRF()
+        let petID = try id(req, "petId")
+        let form = try req.content.decode(PreferencesForm.self)
+        var preferences = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
+        func number(_ text: String?) -> Int? { text.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+        preferences.maxDistanceKm = form.maxDistanceKm.flatMap { Double($0) } ?? -1
+        preferences.minAgeMonths = number(form.minAgeMonths)
+        preferences.maxAgeMonths = number(form.maxAgeMonths)
+        preferences.neuteredOnly = form.neuteredOnly == "on"
+        do {
+            _ = try await playdates.savePreferences(webUser.user, pet: petID, preferences, on: req.db)
+            return WebPages.redirect("/pets/\(petID.uuidString.lowercased())/deck?flash=preferences")
+        } catch let problem as Problem {
+            return try await preferencesPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
+                                             status: .init(statusCode: problem.status))
+        }
+    }
+
+    // MARK: Requests and matches
+
+    @Sendable func requests(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let incoming = try await playdates.requests(user, incoming: true, on: req.db)
+        let outgoing = try await playdates.requests(user, incoming: false, on: req.db)
+        func row(_ request: MatchRequestValue, actions: [(String, String)]) -> Node<HTML.ListContext> {
+            .li(.class("request"),
+                .text("\(request.fromPet.profile.name) → \(request.toPet.profile.name)"),
+                .div(.class("actions"), .forEach(actions) { action, title in
+                    .form(.class("inline"), .action("/playdates/requests/\(request.id.uuidString.lowercased())/\(action)"), .method(.post),
+                          WebPages.csrfField(req),
+                          .button(.type(.submit), .class(action == "accept" ? "button" : "button secondary"),
+                                  .id("\(action)-\(request.id.uuidString.lowercased())"), .text(title)))
+                }))
+        }
+        return WebPages.page(req, title: "Match requests", main: .group(
+            .h2(.text("Waiting for you")),
+            .if(incoming.isEmpty, .p(.class("muted"), .text("No requests right now."))),
+            .ul(.id("incoming-requests"), .forEach(incoming) { row($0, actions: [("accept", "Accept"), ("reject", "Decline")]) }),
+            .h2(.text("Sent")),
+            .if(outgoing.isEmpty, .p(.class("muted"), .text("Nothing sent and unanswered."))),
+            .ul(.id("outgoing-requests"), .forEach(outgoing) { row($0, actions: [("cancel", "Withdraw")]) })
+        ))
+    }
+
+    @Sendable func answer(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        let requestID = try id(req, "requestId")
+        switch req.parameters.get("action") {
+        case "accept":
+            _ = try await playdates.accept(user, request: requestID, on: req.db)
+            return WebPages.redirect("/playdates/matches?flash=matched")
+        case "reject":
+            try await playdates.reject(user, request: requestID, on: req.db)
+        case "cancel":
+            try await playdates.cancel(user, request: requestID, on: req.db)
+        default:
+            throw Problem.notFound
+        }
+        return WebPages.redirect("/playdates/requests")
+    }
+
+    @Sendable func matches(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let rows = try await playdates.matches(user, on: req.db)
+        return WebPages.page(req, title: "Matches", main: .group(
+            .if(rows.isEmpty, .p(.class("muted"), .text("No matches yet. Like some dogs in your deck!"))),
+            .ul(.id("match-list"), .forEach(rows) { match in
+                .li(.class("match"),
+                    .strong(.text(match.myPet.profile.name)), .text(" & "), .strong(.text(match.otherPet.profile.name)),
+                    .span(.class("muted"), .text(" · \(match.otherPet.ownerDisplayName)")),
+                    .form(.class("inline"), .action("/playdates/matches/\(match.id.uuidString.lowercased())/unmatch"), .method(.post),
+                          WebPages.csrfField(req), .button(.type(.submit), .class("link"), .text("Unmatch"))))
+            })
+        ))
+    }
+
+    @Sendable func unmatch(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        try await playdates.unmatch(user, match: try id(req, "matchId"), on: req.db)
+        return WebPages.redirect("/playdates/matches")
+    }
+}

@@ -1,0 +1,84 @@
+import Fluent
+import Foundation
+
+// Fluent models are `@unchecked Sendable`: each instance stays in the task that loaded it.
+
+/// A dog's saved deck preferences, as JSON (`DeckPreferences` is Codable).
+final class DeckPreferencesRecord: Model, @unchecked Sendable {
+    static let schema = "deck_preferences"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "pet_id") var pet: PetRecord
+    @Field(key: "preferences") var json: String
+    @Field(key: "updated_at") var updatedAt: Date
+
+    init() {}
+}
+
+/// One dog's decision about another. Passes are the decline pile.
+final class SwipeRecord: Model, @unchecked Sendable {
+    static let schema = "swipes"
+
+    enum Decision: String, Codable { case like, pass }
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "pet_id") var pet: PetRecord
+    @Parent(key: "target_pet_id") var target: PetRecord
+    @Field(key: "decision") var decision: Decision
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+
+    init(petID: UUID, targetID: UUID, decision: Decision, now: Date) {
+        id = UUID()
+        $pet.id = petID
+        $target.id = targetID
+        self.decision = decision
+        createdAt = now
+    }
+}
+
+/// A like waiting for the other owner's answer.
+final class MatchRequestRecord: Model, @unchecked Sendable {
+    static let schema = "match_requests"
+
+    enum Status: String, Codable { case pending, accepted, rejected, cancelled }
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "from_pet_id") var fromPet: PetRecord
+    @Parent(key: "to_pet_id") var toPet: PetRecord
+    @Parent(key: "from_user_id") var fromUser: UserRecord
+    @Parent(key: "to_user_id") var toUser: UserRecord
+    @Field(key: "status") var status: Status
+    @Field(key: "created_at") var createdAt: Date
+    @OptionalField(key: "answered_at") var answeredAt: Date?
+
+    init() {}
+}
+
+/// Two dogs whose owners both agreed. `pet_a_id` sorts before `pet_b_id`, so a pair has
+/// one row whichever side matched first.
+final class MatchRecord: Model, @unchecked Sendable {
+    static let schema = "matches"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "pet_a_id") var petA: PetRecord
+    @Parent(key: "pet_b_id") var petB: PetRecord
+    @Parent(key: "user_a_id") var userA: UserRecord
+    @Parent(key: "user_b_id") var userB: UserRecord
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+}
+
+/// A member who hides another, both ways, everywhere.
+final class BlockRecord: Model, @unchecked Sendable {
+    static let schema = "blocks"
+
+    @ID(key: .id) var id: UUID?
+    @Parent(key: "blocker_id") var blocker: UserRecord
+    @Parent(key: "blocked_id") var blocked: UserRecord
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+}

@@ -1,0 +1,404 @@
+import Fluent
+import Foundation
+import Logging
+import PawpackCore
+
+/// A page of the deck with what the cards show.
+struct DeckPageValue: Sendable {
+    var cards: [(card: DeckCard, pet: PetSnapshot)]
+    var nextCursor: String?
+}
+
+struct SwipeOutcome: Sendable {
+    var decision: SwipeRecord.Decision
+    var request: MatchRequestValue?
+    var match: MatchValue?
+}
+
+struct MatchRequestValue: Sendable {
+    var id: UUID
+    var fromPet: PetSnapshot
+    var toPet: PetSnapshot
+    var status: MatchRequestRecord.Status
+    var createdAt: Date
+}
+
+struct MatchValue: Sendable {
+    var id: UUID
+    var myPet: PetSnapshot
+    var otherPet: PetSnapshot
+    var createdAt: Date
+}
+
+/// Playdates: preferences, the deck, swipes, match requests, matches and blocks. Scoring and
+/// filtering are `PawpackCore.Matchmaker`; this service finds the candidates and keeps state.
+final class PlaydateService: Sendable {
+    let pets: PetService
+    let clock: any AppClock
+    let matchmaker = Matchmaker()
+    private let logger: Logger
+
+    init(pets: PetService, clock: any AppClock, logger: Logger) {
+        self.pets = pets
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: The dog acting
+
+    /// The dog the caller swipes for: a dog they own or guard.
+    func actingDog(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> PetRecord {
+        let (pet, _) = try await pets.authorized(user, pet: id, need: \.canEdit, on: db)
+        guard pet.species == .dog else {
+            throw Problem(status: 409, code: .invalidRequest, title: "Playdates are for dogs",
+                          detail: "Only dogs have a deck.")
+        }
+        return pet
+    }
+
+    // MARK: Preferences
+
+    func preferences(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> DeckPreferences {
+        let pet = try await actingDog(user, pet: id, on: db)
+        return try await savedPreferences(of: pet.id!, on: db)
+    }
+
+    private func savedPreferences(of petID: UUID, on db: any Database) async throws -> DeckPreferences {
+        guard let record = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first(),
+              let saved = try? JSONDecoder().decode(DeckPreferences.self, from: Data(record.json.utf8)) else {
+            return DeckPreferences()
+        }
+        return saved
+    }
+
+    func savePreferences(_ user: UserRecord, pet id: UUID, _ preferences: DeckPreferences,
+                         on db: any Database) async throws -> DeckPreferences {
+        let pet = try await actingDog(user, pet: id, on: db)
+        let valid = try preferences.validated()
+        let json = String(decoding: try JSONEncoder().encode(valid), as: UTF8.self)
+        let record = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == pet.id!).first()
+            ?? { let fresh = DeckPreferencesRecord(); fresh.id = UUID(); fresh.$pet.id = pet.id!; return fresh }()
+        record.json = json
+        record.updatedAt = clock.now()
+        try await record.save(on: db)
+        return valid
+    }
+
+    // MARK: Deck
+
+    struct Overrides: Sendable {
+        var maxDistanceKm: Double?
+        var minAgeMonths: Int?
+        var maxAgeMonths: Int?
+    }
+
+    func deck(_ user: UserRecord, pet id: UUID, overrides: Overrides, limit: Int, cursor: String?,
+              on db: any Database) async throws -> DeckPageValue {
+        let pet = try await actingDog(user, pet: id, on: db)
+        guard let owner = try await UserRecord.find(pet.$owner.id, on: db), let home = owner.location else {
+            throw Problem(status: 409, code: .locationNeeded, title: "Where are you?",
+                          detail: "Set your location on your account to see dogs near you.")
+        }
+        var preferences = try await savedPreferences(of: pet.id!, on: db)
+        if let km = overrides.maxDistanceKm { preferences.maxDistanceKm = km }
+        if let months = overrides.minAgeMonths { preferences.minAgeMonths = months }
+        if let months = overrides.maxAgeMonths { preferences.maxAgeMonths = months }
+        preferences = try preferences.validated()
+        let after = try cursor.map(Self.decodeCursor)
+        let today = pets.today
+        let seeker = deckDog(pet, location: home)
+
+        let box = Matchmaker.boundingBox(around: home, radiusKm: preferences.maxDistanceKm)
+        let owners = try await UserRecord.query(on: db)
+            .filter(\.$latitude >= box.latitude.lowerBound).filter(\.$latitude <= box.latitude.upperBound)
+            .filter(\.$longitude >= box.longitude.lowerBound).filter(\.$longitude <= box.longitude.upperBound)
+            .filter(\.$id != owner.id!)
+            .all()
+        let locations = Dictionary(uniqueKeysWithValues: owners.compactMap { user in user.location.map { (user.id!, $0) } })
+        let candidates = locations.isEmpty ? [] : try await PetRecord.query(on: db)
+            .filter(\.$species == .dog).filter(\.$owner.$id ~~ Array(locations.keys)).all()
+        let swiped = Set(try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).all().map { Pet.ID($0.$target.id) })
+        let blocked = try await blockedUsers(of: owner.id!, on: db)
+
+        let dogs = candidates.compactMap { candidate in locations[candidate.$owner.id].map { deckDog(candidate, location: $0) } }
+        let cards = matchmaker.deck(seeker: seeker, candidates: dogs, preferences: preferences,
+                                    excludedPets: swiped.union([seeker.id]), blockedOwners: Set(blocked.map(User.ID.init)),
+                                    today: today, after: after, limit: limit)
+        let byID = Dictionary(uniqueKeysWithValues: candidates.map { ($0.id!, $0) })
+        var page: [(card: DeckCard, pet: PetSnapshot)] = []
+        for card in cards {
+            guard let record = byID[card.petID.rawValue] else { continue }
+            page.append((card, try await pets.snapshot(of: record, role: nil, on: db)))
+        }
+        let next = cards.count == limit ? cards.last.map { Self.encodeCursor(matchmaker.position(of: $0)) } : nil
+        return DeckPageValue(cards: page, nextCursor: next)
+    }
+
+    /// A dog as the deck sees it. The mode here is the owner's switch: the switch is only
+    /// possible while the rules hold, and checking every candidate's records per request would
+    /// cost a query per dog.
+    func deckDog(_ pet: PetRecord, location: GeoPoint) -> DeckDog {
+        let profile = pet.profile
+        return DeckDog(id: profile.id, ownerID: profile.ownerID, location: location, birthDate: profile.birthDate,
+                       sex: profile.sex, neutered: profile.neutered, sizeClass: profile.effectiveSizeClass,
+                       weightKg: profile.weightKg, playStyles: profile.playStyles, energy: profile.energy,
+                       environment: profile.environment, mode: pet.socialSince == nil ? .puppy : .social)
+    }
+
+    static func encodeCursor(_ position: DeckPosition) -> String {
+        (try? JSONEncoder().encode(position))?.base64URLEncoded ?? ""
+    }
+
+    static func decodeCursor(_ text: String) throws -> DeckPosition {
+        guard let data = Data(base64URLEncoded: text), let position = try? JSONDecoder().decode(DeckPosition.self, from: data) else {
+            throw Problem.invalidField("cursor", "is not a cursor this server gave out")
+        }
+        return position
+    }
+
+    // MARK: Blocks
+
+    /// Users blocked by, or blocking, this user.
+    func blockedUsers(of userID: UUID, on db: any Database) async throws -> Set<UUID> {
+        let rows = try await BlockRecord.query(on: db)
+            .group(.or) { $0.filter(\.$blocker.$id == userID).filter(\.$blocked.$id == userID) }.all()
+        return Set(rows.map { $0.$blocker.id == userID ? $0.$blocked.id : $0.$blocker.id })
+    }
+
+    func block(_ user: UserRecord, username: String, on db: any Database) async throws {
+        let name = AccountRules().normalizedUsername(username)
+        guard let other = try await UserRecord.query(on: db).filter(\.$username == name).first(), other.id != user.id else {
+            throw Problem(status: 404, code: .notFound, title: "No such member", detail: "No other member has the username \(name).",
+                          errors: [.init(field: "username", message: "is not another member")])
+        }
+        let (me, them) = (user.id!, other.id!)
+        try await db.transaction { tx in
+            if try await BlockRecord.query(on: tx).filter(\.$blocker.$id == me).filter(\.$blocked.$id == them).first() == nil {
+                let block = BlockRecord()
+                block.id = UUID()
+                block.$blocker.id = me
+                block.$blocked.id = them
+                block.createdAt = self.clock.now()
+                try await block.create(on: tx)
+            }
+            // Blocking ends everything between the two, both ways.
+            try await MatchRecord.query(on: tx).group(.or) { group in
+                group.group(.and) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == them) }
+                group.group(.and) { $0.filter(\.$userA.$id == them).filter(\.$userB.$id == me) }
+            }.delete()
+            try await MatchRequestRecord.query(on: tx).filter(\.$status == .pending).group(.or) { group in
+                group.group(.and) { $0.filter(\.$fromUser.$id == me).filter(\.$toUser.$id == them) }
+                group.group(.and) { $0.filter(\.$fromUser.$id == them).filter(\.$toUser.$id == me) }
+            }.set(\.$status, to: .cancelled).update()
+        }
+    }
+
+    // MARK: Swipes
+
+    func swipe(_ user: UserRecord, pet id: UUID, target targetID: UUID, decision: SwipeRecord.Decision,
+               on db: any Database) async throws -> SwipeOutcome {
+        let pet = try await actingDog(user, pet: id, on: db)
+        let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
+        if let existing = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!)
+            .filter(\.$target.$id == targetID).first() {
+            throw existing.decision == .like
+                ? Problem(status: 409, code: .alreadyRequested, title: "Already asked",
+                          detail: "You already asked \(target.name)'s owner for a playdate. Wait for their answer — you will hear as soon as they decide.")
+                : Problem(status: 409, code: .alreadySwiped, title: "Already passed",
+                          detail: "You passed on \(target.name). Find them in your pass pile to like them after all.")
+        }
+        let swipe = SwipeRecord(petID: pet.id!, targetID: targetID, decision: decision, now: clock.now())
+        return try await db.transaction { tx in
+            try await swipe.create(on: tx)
+            guard decision == .like else { return SwipeOutcome(decision: .pass) }
+            return try await self.like(from: pet, to: target, on: tx)
+        }
+    }
+
+    /// A like: a match when the other dog already liked this one, a request otherwise.
+    private func like(from pet: PetRecord, to target: PetRecord, on db: any Database) async throws -> SwipeOutcome {
+        let now = clock.now()
+        let liked = try await SwipeRecord.query(on: db).filter(\.$pet.$id == target.id!)
+            .filter(\.$target.$id == pet.id!).filter(\.$decision == .like).first() != nil
+        if liked {
+            try await MatchRequestRecord.query(on: db).filter(\.$fromPet.$id == target.id!).filter(\.$toPet.$id == pet.id!)
+                .filter(\.$status == .pending).set(\.$status, to: .accepted).set(\.$answeredAt, to: now).update()
+            let match = try await createMatch(pet, target, on: db)
+            return SwipeOutcome(decision: .like, match: try await matchValue(match, viewer: pet.$owner.id, on: db))
+        }
+        let request = MatchRequestRecord()
+        request.id = UUID()
+        request.$fromPet.id = pet.id!
+        request.$toPet.id = target.id!
+        request.$fromUser.id = pet.$owner.id
+        request.$toUser.id = target.$owner.id
+        request.status = .pending
+        request.createdAt = now
+        try await request.create(on: db)
+        return SwipeOutcome(decision: .like, request: try await requestValue(request, on: db))
+    }
+
+    private func createMatch(_ one: PetRecord, _ other: PetRecord, on db: any Database) async throws -> MatchRecord {
+        let (a, b) = one.id!.uuidString < other.id!.uuidString ? (one, other) : (other, one)
+        if let existing = try await MatchRecord.query(on: db).filter(\.$petA.$id == a.id!).filter(\.$petB.$id == b.id!).first() {
+            return existing
+        }
+        let match = MatchRecord()
+        match.id = UUID()
+        match.$petA.id = a.id!
+        match.$petB.id = b.id!
+        match.$userA.id = a.$owner.id
+        match.$userB.id = b.$owner.id
+        match.createdAt = clock.now()
+        try await match.create(on: db)
+        return match
+    }
+
+    /// Another member's dog that this dog may interact with; 404 for own, blocked or missing.
+    private func visibleDog(_ id: UUID, for user: UserRecord, actingAs pet: PetRecord, on db: any Database) async throws -> PetRecord {
+        guard let target = try await PetRecord.find(id, on: db), target.species == .dog,
+              target.$owner.id != pet.$owner.id,
+              !(try await blockedUsers(of: user.id!, on: db)).contains(target.$owner.id) else {
+            throw Problem(status: 404, code: .notFound, title: "No such dog", detail: "That dog is not in your deck.",
+                          errors: [.init(field: "targetPetId", message: "is not a dog you can meet")])
+        }
+        return target
+    }
+
+    func undoLastSwipe(_ user: UserRecord, pet id: UUID, on db: any Database) async throws {
+        let pet = try await actingDog(user, pet: id, on: db)
+        guard let last = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!)
+            .sort(\.$createdAt, .descending).first() else {
+            throw Problem(status: 409, code: .invalidRequest, title: "Nothing to undo", detail: "This dog has not swiped yet.")
+        }
+        let targetID = last.$target.id
+        let (a, b) = pet.id!.uuidString < targetID.uuidString ? (pet.id!, targetID) : (targetID, pet.id!)
+        if last.decision == .like,
+           try await MatchRecord.query(on: db).filter(\.$petA.$id == a).filter(\.$petB.$id == b).first() != nil {
+            throw Problem(status: 409, code: .invalidRequest, title: "Already a match",
+                          detail: "That like made a match; unmatch instead.")
+        }
+        try await db.transaction { tx in
+            try await MatchRequestRecord.query(on: tx).filter(\.$fromPet.$id == pet.id!).filter(\.$toPet.$id == targetID)
+                .filter(\.$status == .pending).delete()
+            try await last.delete(on: tx)
+        }
+    }
+
+    func passes(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> [PetSnapshot] {
+        let pet = try await actingDog(user, pet: id, on: db)
+        let blocked = try await blockedUsers(of: user.id!, on: db)
+        let rows = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$decision == .pass)
+            .sort(\.$createdAt, .descending).with(\.$target).all()
+        var result: [PetSnapshot] = []
+        for row in rows where !blocked.contains(row.target.$owner.id) {
+            result.append(try await pets.snapshot(of: row.target, role: nil, on: db))
+        }
+        return result
+    }
+
+    func likeFromPasses(_ user: UserRecord, pet id: UUID, target targetID: UUID, on db: any Database) async throws -> SwipeOutcome {
+        let pet = try await actingDog(user, pet: id, on: db)
+        let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
+        guard let pass = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$target.$id == targetID)
+            .filter(\.$decision == .pass).first() else {
+            throw Problem(status: 404, code: .notFound, title: "Not in the pass pile", detail: "\(target.name) is not in your pass pile.")
+        }
+        return try await db.transaction { tx in
+            pass.decision = .like
+            pass.createdAt = self.clock.now()
+            try await pass.save(on: tx)
+            return try await self.like(from: pet, to: target, on: tx)
+        }
+    }
+
+    // MARK: Requests and matches
+
+    func requests(_ user: UserRecord, incoming: Bool, on db: any Database) async throws -> [MatchRequestValue] {
+        let rows = try await MatchRequestRecord.query(on: db).filter(\.$status == .pending)
+            .filter(incoming ? \.$toUser.$id : \.$fromUser.$id, .equal, user.id!)
+            .sort(\.$createdAt, .descending).all()
+        var result: [MatchRequestValue] = []
+        for row in rows { result.append(try await requestValue(row, on: db)) }
+        return result
+    }
+
+    private func requestValue(_ row: MatchRequestRecord, on db: any Database) async throws -> MatchRequestValue {
+        let from = try await pets.pet(row.$fromPet.id, on: db), to = try await pets.pet(row.$toPet.id, on: db)
+        return MatchRequestValue(id: row.id!, fromPet: try await pets.snapshot(of: from, role: nil, on: db),
+                                 toPet: try await pets.snapshot(of: to, role: nil, on: db), status: row.status,
+                                 createdAt: row.createdAt)
+    }
+
+    /// A pending request addressed to (`asRecipient`) or sent by this user; 404 otherwise.
+    private func pendingRequest(_ id: UUID, of user: UserRecord, asRecipient: Bool, on db: any Database) async throws -> MatchRequestRecord {
+        guard let row = try await MatchRequestRecord.query(on: db).filter(\.$id == id).filter(\.$status == .pending)
+            .filter(asRecipient ? \.$toUser.$id : \.$fromUser.$id, .equal, user.id!).first() else {
+            throw Problem.notFound
+        }
+        return row
+    }
+
+    func accept(_ user: UserRecord, request id: UUID, on db: any Database) async throws -> MatchValue {
+        let row = try await pendingRequest(id, of: user, asRecipient: true, on: db)
+        let from = try await pets.pet(row.$fromPet.id, on: db), to = try await pets.pet(row.$toPet.id, on: db)
+        let match = try await db.transaction { tx in
+            row.status = .accepted
+            row.answeredAt = self.clock.now()
+            try await row.save(on: tx)
+            // Accepting is this dog's like: the other dog leaves its deck.
+            if try await SwipeRecord.query(on: tx).filter(\.$pet.$id == to.id!).filter(\.$target.$id == from.id!).first() == nil {
+                try await SwipeRecord(petID: to.id!, targetID: from.id!, decision: .like, now: self.clock.now()).create(on: tx)
+            }
+            return try await self.createMatch(from, to, on: tx)
+        }
+        return try await matchValue(match, viewer: user.id!, on: db)
+    }
+
+    func reject(_ user: UserRecord, request id: UUID, on db: any Database) async throws {
+        let row = try await pendingRequest(id, of: user, asRecipient: true, on: db)
+        row.status = .rejected
+        row.answeredAt = clock.now()
+        try await row.save(on: db)
+    }
+
+    func cancel(_ user: UserRecord, request id: UUID, on db: any Database) async throws {
+        let row = try await pendingRequest(id, of: user, asRecipient: false, on: db)
+        try await db.transaction { tx in
+            row.status = .cancelled
+            row.answeredAt = self.clock.now()
+            try await row.save(on: tx)
+            // Withdrawing the like puts the other dog back in the deck.
+            try await SwipeRecord.query(on: tx).filter(\.$pet.$id == row.$fromPet.id)
+                .filter(\.$target.$id == row.$toPet.id).delete()
+        }
+    }
+
+    func matches(_ user: UserRecord, on db: any Database) async throws -> [MatchValue] {
+        let blocked = try await blockedUsers(of: user.id!, on: db)
+        let rows = try await MatchRecord.query(on: db)
+            .group(.or) { $0.filter(\.$userA.$id == user.id!).filter(\.$userB.$id == user.id!) }
+            .sort(\.$createdAt, .descending).all()
+        var result: [MatchValue] = []
+        for row in rows where !blocked.contains(row.$userA.id) && !blocked.contains(row.$userB.id) {
+            result.append(try await matchValue(row, viewer: user.id!, on: db))
+        }
+        return result
+    }
+
+    private func matchValue(_ row: MatchRecord, viewer: UUID, on db: any Database) async throws -> MatchValue {
+        let viewerIsA = row.$userA.id == viewer
+        let mine = try await pets.pet(viewerIsA ? row.$petA.id : row.$petB.id, on: db)
+        let other = try await pets.pet(viewerIsA ? row.$petB.id : row.$petA.id, on: db)
+        return MatchValue(id: row.id!, myPet: try await pets.snapshot(of: mine, role: nil, on: db),
+                          otherPet: try await pets.snapshot(of: other, role: nil, on: db), createdAt: row.createdAt)
+    }
+
+    func unmatch(_ user: UserRecord, match id: UUID, on db: any Database) async throws {
+        guard let row = try await MatchRecord.query(on: db).filter(\.$id == id)
+            .group(.or, { $0.filter(\.$userA.$id == user.id!).filter(\.$userB.$id == user.id!) }).first() else {
+            throw Problem.notFound
+        }
+        try await row.delete(on: db)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+
+extension APIHandler {
+    var playdates: PlaydateService { services.playdates }
+
+    func getDeckPreferences(_ input: Operations.GetDeckPreferences.Input) async throws -> Operations.GetDeckPreferences.Output {
+        let auth = try await authenticated()
+        let preferences = try await playdates.preferences(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(preferences))))
+    }
+
+    func saveDeckPreferences(_ input: Operations.SaveDeckPreferences.Input) async throws -> Operations.SaveDeckPreferences.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        let saved = try await playdates.savePreferences(auth.user, pet: try uuid(input.path.petId), DeckPreferences(body),
+                                                        on: auth.request.db)
+        return .ok(.init(body: .json(.init(saved))))
+    }
+
+    func getDeck(_ input: Operations.GetDeck.Input) async throws -> Operations.GetDeck.Output {
+        let auth = try await authenticated()
+        let limit = input.query.limit ?? 20
+        guard (1...50).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 50") }
+        let page = try await playdates.deck(
+            auth.user, pet: try uuid(input.path.petId),
+            overrides: .init(maxDistanceKm: input.query.maxDistanceKm, minAgeMonths: input.query.minAgeMonths,
+                             maxAgeMonths: input.query.maxAgeMonths),
+            limit: limit, cursor: input.query.cursor, on: auth.request.db)
+        return .ok(.init(body: .json(.init(
+            items: page.cards.map { .init(pet: card($0.pet), score: $0.card.score, distance: $0.card.roundedDistance,
+                                          reasons: $0.card.reasons) },
+            nextCursor: page.nextCursor))))
+    }
+
+    func swipe(_ input: Operations.Swipe.Input) async throws -> Operations.Swipe.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        guard let target = UUID(uuidString: body.targetPetId) else {
+            throw Problem.invalidField("targetPetId", "must be a pet id")
+        }
+        let outcome = try await playdates.swipe(auth.user, pet: try uuid(input.path.petId), target: target,
+                                                decision: body.decision == .like ? .like : .pass, on: auth.request.db)
+        return .created(.init(body: .json(swipeResult(outcome))))
+    }
+
+    func undoLastSwipe(_ input: Operations.UndoLastSwipe.Input) async throws -> Operations.UndoLastSwipe.Output {
+        let auth = try await authenticated()
+        try await playdates.undoLastSwipe(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func listPasses(_ input: Operations.ListPasses.Input) async throws -> Operations.ListPasses.Output {
+        let auth = try await authenticated()
+        let passed = try await playdates.passes(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: passed.map(card)))))
+    }
+
+    func likeFromPasses(_ input: Operations.LikeFromPasses.Input) async throws -> Operations.LikeFromPasses.Output {
+        let auth = try await authenticated()
+        let outcome = try await playdates.likeFromPasses(auth.user, pet: try uuid(input.path.petId),
+                                                         target: try uuid(input.path.targetPetId), on: auth.request.db)
+        return .created(.init(body: .json(swipeResult(outcome))))
+    }
+
+    func listMatchRequests(_ input: Operations.ListMatchRequests.Input) async throws -> Operations.ListMatchRequests.Output {
+        let auth = try await authenticated()
+        let rows = try await playdates.requests(auth.user, incoming: input.query.direction == .incoming, on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: rows.map(requestDTO)))))
+    }
+
+    func acceptMatchRequest(_ input: Operations.AcceptMatchRequest.Input) async throws -> Operations.AcceptMatchRequest.Output {
+        let auth = try await authenticated()
+        let match = try await playdates.accept(auth.user, request: try uuid(input.path.requestId), on: auth.request.db)
+        return .ok(.init(body: .json(matchDTO(match))))
+    }
+
+    func rejectMatchRequest(_ input: Operations.RejectMatchRequest.Input) async throws -> Operations.RejectMatchRequest.Output {
+        let auth = try await authenticated()
+        try await playdates.reject(auth.user, request: try uuid(input.path.requestId), on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func cancelMatchRequest(_ input: Operations.CancelMatchRequest.Input) async throws -> Operations.CancelMatchRequest.Output {
+        let auth = try await authenticated()
+        try await playdates.cancel(auth.user, request: try uuid(input.path.requestId), on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func listMatches(_ input: Operations.ListMatches.Input) async throws -> Operations.ListMatches.Output {
+        let auth = try await authenticated()
+        let rows = try await playdates.matches(auth.user, on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: rows.map(matchDTO)))))
+    }
+
+    func unmatch(_ input: Operations.Unmatch.Input) async throws -> Operations.Unmatch.Output {
+        let auth = try await authenticated()
+        try await playdates.unmatch(auth.user, match: try uuid(input.path.matchId), on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        try await playdates.block(auth.user, username: body.username, on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    // MARK: Mapping
+
+    func swipeResult(_ outcome: SwipeOutcome) -> Components.Schemas.SwipeResult {
+        .init(decision: outcome.decision == .like ? .like : .pass, request: outcome.request.map(requestDTO),
+              match: outcome.match.map(matchDTO))
+    }
+
+    func requestDTO(_ request: MatchRequestValue) -> Components.Schemas.MatchRequest {
+        .init(id: request.id.uuidString.lowercased(), fromPet: card(request.fromPet), toPet: card(request.toPet),
+              status: .init(rawValue: request.status.rawValue)!, createdAt: request.createdAt)
+    }
+
+    func matchDTO(_ match: MatchValue) -> Components.Schemas.Match {
+        .init(id: match.id.uuidString.lowercased(), myPet: card(match.myPet), otherPet: card(match.otherPet),
+              otherOwnerDisplayName: match.otherPet.ownerDisplayName, createdAt: match.createdAt)
+    }
+}
+
+extension DeckPreferences {
+    init(_ body: Components.Schemas.DeckPreferences) {
+        self.init()
+        if let km = body.maxDistanceKm { maxDistanceKm = km }
+        minAgeMonths = body.minAgeMonths
+        maxAgeMonths = body.maxAgeMonths
+        sexes = body.sexes.map { Set($0.compactMap { PetSex(rawValue: $0.rawValue) }) }
+        neuteredOnly = body.neuteredOnly ?? false
+        sizes = body.sizes.map { Set($0.compactMap { SizeClass(rawValue: $0.rawValue) }) }
+        minWeightKg = body.minWeightKg
+        maxWeightKg = body.maxWeightKg
+        playStyles = body.playStyles.map { Set($0.compactMap { PlayStyle(rawValue: $0.rawValue) }) }
+    }
+}
+
+extension Components.Schemas.DeckPreferences {
+    init(_ preferences: DeckPreferences) {
+        self.init(maxDistanceKm: preferences.maxDistanceKm, minAgeMonths: preferences.minAgeMonths,
+                  maxAgeMonths: preferences.maxAgeMonths,
+                  sexes: preferences.sexes.map { $0.map(\.rawValue).sorted().compactMap { .init(rawValue: $0) } },
+                  neuteredOnly: preferences.neuteredOnly,
+                  sizes: preferences.sizes.map { $0.sorted().compactMap { .init(rawValue: $0.rawValue) } },
+                  minWeightKg: preferences.minWeightKg, maxWeightKg: preferences.maxWeightKg,
+                  playStyles: preferences.playStyles.map { $0.map(\.rawValue).sorted().compactMap { .init(rawValue: $0) } })
+    }
+}
