@@ -49,6 +49,16 @@ public struct SignUpForm: Sendable, Equatable {
 
 /// A sign-up that passed every rule, normalised for storage.
 public struct ValidSignUp: Sendable, Equatable {
+    public init(email: String, password: String, username: String, displayName: String,
+                dateOfBirth: LocalDate, city: String?) {
+        self.email = email
+        self.password = password
+        self.username = username
+        self.displayName = displayName
+        self.dateOfBirth = dateOfBirth
+        self.city = city
+    }
+
     public var email: String
     public var password: String
     public var username: String

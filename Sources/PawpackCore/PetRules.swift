@@ -201,7 +201,7 @@ public struct PetPermissions: Sendable, Equatable {
 
 extension LocalDate {
     /// The same day `months` months earlier, or the month's last day when it is shorter.
-    func monthsEarlier(_ months: Int) -> LocalDate {
+    public func monthsEarlier(_ months: Int) -> LocalDate {
         let index = year * 12 + (month - 1) - months
         let y = index / 12, m = index % 12 + 1
         return LocalDate(year: y, month: m, day: min(day, LocalDate.daysIn(month: m, year: y)))!

@@ -9,7 +9,7 @@ struct Pawpack: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pawpack",
         abstract: "The Pawpack pet-community server.",
-        subcommands: [Serve.self, Migrate.self, Bench.self],
+        subcommands: [Serve.self, Migrate.self, SeedDemo.self, Bench.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -50,6 +50,9 @@ struct Serve: AsyncParsableCommand {
     @ArgumentParser.Option(help: "Port to listen on (env PAWPACK_PORT; default 8080).")
     var port: Int?
 
+    @ArgumentParser.Flag(help: "On an empty database, seed a small demo community first (log in as \(DemoCommunity.demoEmail)).")
+    var demo = false
+
     func run() async throws {
         var overrides: [String: String] = [:]
         if let hostname { overrides["PAWPACK_HOST"] = hostname }
@@ -62,6 +65,9 @@ struct Serve: AsyncParsableCommand {
         do {
             try await configure(app, config: config, dependencies: .live(for: config, logger: app.logger))
             try await app.autoMigrate()
+            if demo, try await app.pawpack.seedDemo(dogs: 300, seed: 1, on: app.db, onlyIfEmpty: true) {
+                app.logger.notice("Demo community ready: log in as \(DemoCommunity.demoEmail) / \(DemoCommunity.demoPassword)")
+            }
             app.logger.info("Pawpack is listening", metadata: [
                 "url": .string(config.publicBaseURL), "environment": .string(config.environment.rawValue),
                 "database": .string("\(config.database)".components(separatedBy: "@").last ?? ""),
@@ -86,6 +92,35 @@ struct Migrate: AsyncParsableCommand {
             try await configure(app, config: config, dependencies: .live(for: config, logger: app.logger))
             try await app.autoMigrate()
             app.logger.info("Database is up to date")
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+}
+
+struct SeedDemo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seed-demo",
+        abstract: "Add a deterministic demo community (one dog per owner, around five cities).")
+
+    @ArgumentParser.Option(help: "How many dogs (and owners).") var dogs = 1000
+    @ArgumentParser.Option(help: "The seed: the same seed gives the same community.") var seed: UInt64 = 1
+
+    func run() async throws {
+        let config = try loadConfig()
+        bootstrapLogging(config)
+        let app = try await makeApplication(config)
+        do {
+            try await configure(app, config: config, dependencies: .live(for: config, logger: app.logger))
+            try await app.autoMigrate()
+            let total = dogs
+            let start = ContinuousClock.now
+            _ = try await app.pawpack.seedDemo(dogs: dogs, seed: seed, on: app.db, onlyIfEmpty: false) { done in
+                if done % 10_000 == 0 || done == total { print("seeded \(done) of \(total) dogs") }
+            }
+            print("done in \(ContinuousClock.now - start); log in as \(DemoCommunity.demoEmail) / \(DemoCommunity.demoPassword)")
         } catch {
             try? await app.asyncShutdown()
             throw error

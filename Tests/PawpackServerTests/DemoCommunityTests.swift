@@ -1,0 +1,53 @@
+import Fluent
+import Foundation
+@testable import PawpackServer
+import PawpackTestSupport
+import Testing
+
+@Suite struct DemoCommunityTests {
+    /// Who lives where with which dog, in a stable order.
+    func census(_ server: TestServer) async throws -> [String] {
+        let users = try await UserRecord.query(on: server.app.db).all()
+        let pets = try await PetRecord.query(on: server.app.db).all()
+        let petByOwner = Dictionary(uniqueKeysWithValues: pets.map { ($0.$owner.id, $0) })
+        return users.map { user in
+            let pet = petByOwner[user.id!]
+            return "\(user.username) \(user.latitude ?? 0) \(user.longitude ?? 0) \(pet?.name ?? "-") \(pet?.birthDate ?? "-") \(pet?.id?.uuidString ?? "-")"
+        }.sorted()
+    }
+
+    @Test func theSameSeedGivesTheSameCommunity() async throws {
+        let first = try await TestServer.run { server in
+            _ = try await server.app.pawpack.seedDemo(dogs: 40, seed: 7, on: server.app.db, onlyIfEmpty: false)
+            return try await census(server)
+        }
+        let second = try await TestServer.run { server in
+            _ = try await server.app.pawpack.seedDemo(dogs: 40, seed: 7, on: server.app.db, onlyIfEmpty: false)
+            return try await census(server)
+        }
+        let other = try await TestServer.run { server in
+            _ = try await server.app.pawpack.seedDemo(dogs: 40, seed: 8, on: server.app.db, onlyIfEmpty: false)
+            return try await census(server)
+        }
+        #expect(first.count == 41)  // 40 members and the demo member
+        #expect(first == second)
+        #expect(first != other)
+    }
+
+    @Test func theDemoMemberSeesAFullDeckAtOnce() async throws {
+        try await TestServer.run { server in
+            let seeded = try await server.app.pawpack.seedDemo(dogs: 100, seed: 1, on: server.app.db, onlyIfEmpty: true)
+            #expect(seeded)
+            #expect(try await !server.app.pawpack.seedDemo(dogs: 100, seed: 1, on: server.app.db, onlyIfEmpty: true))
+            let login = try await server.request(.POST, "/v1/auth/login",
+                                                 json: ["email": DemoCommunity.demoEmail, "password": DemoCommunity.demoPassword])
+            #expect(login.status == 200)
+            let token = try #require(login.json["accessToken"] as? String)
+            let pets = try await server.request(.GET, "/v1/pets", token: token)
+            let pixel = try #require(((pets.json["items"] as? [[String: Any]])?.first?["card"] as? [String: Any])?["id"] as? String)
+            let deck = try await server.request(.GET, "/v1/pets/\(pixel)/deck?limit=20", token: token)
+            #expect(deck.status == 200)
+            #expect((deck.json["items"] as? [Any])?.count == 20)
+        }
+    }
+}
