@@ -15,7 +15,7 @@ import PawpackCore
 /// Signed-in calls refresh an expired access token once, by themselves. Failures throw
 /// ``PawpackError`` with the server's stable `code`.
 public final class PawpackClient: Sendable {
-    private let client: Client
+    let client: Client
     private let store: SessionStore
 
     /// Creates a client.
@@ -197,7 +197,7 @@ public final class PawpackClient: Sendable {
     }
 
     /// Runs a signed-in call, refreshing an expired access token once.
-    private func signedIn<T: Sendable>(_ call: () async throws -> T) async throws -> T {
+    func signedIn<T: Sendable>(_ call: () async throws -> T) async throws -> T {
         guard await store.session != nil else { throw PawpackError.notSignedIn }
         do {
             return try await call()

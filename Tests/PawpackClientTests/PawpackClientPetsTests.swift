@@ -1,0 +1,55 @@
+import Foundation
+import PawpackClient
+import PawpackCore
+import PawpackTestSupport
+import Testing
+
+/// The SDK's pets and Playdates calls against a live in-process server.
+@Suite struct PawpackClientPetsTests {
+    @Test func anAppAddsADogFollowsItsWelfareModeAndFindsAPlaymate() async throws {
+        try await TestServer.run { server in
+            // given Bob and his dog, 2 km north of Lyon's centre
+            let bob = try await server.member("bob", password: "bob's own secret")
+            _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.7820, "longitude": 4.8357], token: bob.accessToken)
+            let rex = try await server.send(.POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30], token: bob.accessToken)
+            let rexID = try #require((rex.json["card"] as? [String: Any])?["id"] as? String)
+
+            // when Ada's app signs in, sets her location and adds a puppy
+            let ada = try await server.member("ada")
+            let pawpack = PawpackClient(serverURL: URL(string: server.baseURL)!)
+            try await pawpack.logIn(email: ada.email, password: ada.password)
+            let account = try await pawpack.setLocation(GeoPoint(latitude: 45.7640, longitude: 4.8357))
+            #expect(account.location?.latitude == 45.7640)
+            let biscuit = try await pawpack.addPet(PetDraft(name: "Biscuit", species: .dog, dateOfBirth: "2025-10-12", weightKg: 11.4))
+            #expect(biscuit.role == .owner)
+            #expect(biscuit.card.mode == .puppy)
+            #expect(biscuit.profile?.lockedFields == ["environment", "neutered", "playStyles"])
+            #expect(try await pawpack.myPets().map(\.card.name) == ["Biscuit"])
+
+            // then the welfare status says what is missing, and locked fields stay locked
+            let status = try await pawpack.welfareStatus(of: biscuit.card.id)
+            #expect(status.mode == .puppy)
+            #expect(!status.reasons.isEmpty)
+            do {
+                _ = try await pawpack.updatePet(biscuit.card.id, PetDraft(playStyles: [.chase]))
+                Issue.record("a puppy's play style changed")
+            } catch let error as PawpackError {
+                #expect(error.problemCode == .puppyModeLocksField)
+            }
+            try await pawpack.addVaccination(to: biscuit.card.id, VaccinationInput(vaccine: .dhpp, givenOn: "2025-12-21"))
+
+            // and the deck finds Rex; a like and Bob's like back make a match
+            let page = try await pawpack.deck(for: biscuit.card.id)
+            #expect(page.cards.map(\.pet.name) == ["Rex"])
+            #expect(page.cards.first?.distance == "2 km")
+            #expect(try await pawpack.swipe(biscuit.card.id, on: Pet.ID(string: rexID)!, like: true) == false)
+            _ = try await server.send(.POST, "/v1/pets/\(rexID)/swipes", object: ["targetPetId": biscuit.card.id.description, "decision": "like"], token: bob.accessToken)
+            let matches = try await pawpack.matches()
+            #expect(matches.map(\.other.name) == ["Rex"])
+            #expect(matches.first?.ownerDisplayName == "Bob")
+
+            try await pawpack.deletePet(biscuit.card.id)
+            #expect(try await pawpack.myPets().isEmpty)
+        }
+    }
+}
