@@ -176,11 +176,10 @@ import Testing
                 let matches = try await server.request(.GET, "/v1/matches", token: side.member.accessToken)
                 #expect((matches.json["items"] as? [Any])?.isEmpty == true)
             }
-            let cyd = try await owner(server, "cyd", latitude: 45.7700, longitude: 4.8357)
+            _ = try await owner(server, "cyd", latitude: 45.7700, longitude: 4.8357)
             #expect(names(try await deck(server, ada)) == ["Cyd's dog"])
             #expect(names(try await deck(server, bob)) == ["Cyd's dog"])
             #expect(try await like(server, ada, bob).status == 404)
-            _ = cyd
             let unknown = try await server.send(.POST, "/v1/blocks", object: ["username": "nobody"], token: bob.member.accessToken)
             #expect(unknown.status == 404)
         }

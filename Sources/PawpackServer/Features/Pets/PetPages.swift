@@ -54,11 +54,6 @@ struct PetPages {
         var kind: String?
     }
 
-    private func petID(_ req: Request, _ name: String = "petId") throws -> UUID {
-        guard let id = req.parameters.get(name).flatMap(UUID.init(uuidString:)) else { throw Problem.notFound }
-        return id
-    }
-
     // MARK: List
 
     @Sendable func list(_ req: Request) async throws -> Response {
@@ -258,14 +253,14 @@ struct PetPages {
 
     @Sendable func edit(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let (pet, role) = try await pets.authorized(webUser.user, pet: try petID(req), need: \.canEdit, on: req.db)
+        let (pet, role) = try await pets.authorized(webUser.user, pet: try req.uuidParameter("petId"), need: \.canEdit, on: req.db)
         return try editPage(req, webUser: webUser, pet: try await pets.snapshot(of: pet, role: role, on: req.db))
     }
 
     @Sendable func update(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try petID(req)
+        let id = try req.uuidParameter("petId")
         let form = try req.content.decode(PetForm.self)
         let (record, role) = try await pets.authorized(webUser.user, pet: id, need: \.canEdit, on: req.db)
         let current = try await pets.snapshot(of: record, role: role, on: req.db)
@@ -282,7 +277,7 @@ struct PetPages {
     @Sendable func delete(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        try await pets.delete(webUser.user, pet: try petID(req), on: req.db)
+        try await pets.delete(webUser.user, pet: try req.uuidParameter("petId"), on: req.db)
         return WebPages.redirect("/pets?flash=pet-deleted")
     }
 
@@ -290,7 +285,7 @@ struct PetPages {
 
     @Sendable func show(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let pet = try await pets.view(webUser.user, pet: try petID(req), on: req.db)
+        let pet = try await pets.view(webUser.user, pet: try req.uuidParameter("petId"), on: req.db)
         let profile = pet.profile
         let id = profile.id.description
         let canEdit = PetPermissions(role: pet.role).canEdit
@@ -352,7 +347,7 @@ struct PetPages {
     @Sendable func uploadPhoto(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try petID(req)
+        let id = try req.uuidParameter("petId")
         let form = try req.content.decode(PetForm.self)
         guard let file = form.photo, file.data.readableBytes > 0 else {
             throw Problem.invalidField("photo", "choose a photo to upload")
@@ -365,8 +360,8 @@ struct PetPages {
     @Sendable func deletePhoto(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try petID(req)
-        try await pets.deletePhoto(webUser.user, pet: id, photo: try petID(req, "photoId"), on: req.db)
+        let id = try req.uuidParameter("petId")
+        try await pets.deletePhoto(webUser.user, pet: id, photo: try req.uuidParameter("photoId"), on: req.db)
         return WebPages.redirect("/pets/\(id.uuidString.lowercased())")
     }
 
@@ -386,7 +381,7 @@ struct PetPages {
 
     func vaccinationsPage(_ req: Request, webUser: WebUser, errors: [String] = [], form: VaccinationForm? = nil,
                           status: HTTPResponseStatus = .ok) async throws -> Response {
-        let id = try petID(req)
+        let id = try req.uuidParameter("petId")
         let (pet, _) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let records = try await pets.vaccinations(webUser.user, pet: id, on: req.db)
         let welfare = try await pets.welfareStatus(of: pet, on: req.db)
@@ -445,10 +440,10 @@ struct PetPages {
         try req.checkCSRF()
         let form = try req.content.decode(VaccinationForm.self)
         do {
-            _ = try await pets.addVaccination(webUser.user, pet: try petID(req), input: VaccinationInput(
+            _ = try await pets.addVaccination(webUser.user, pet: try req.uuidParameter("petId"), input: VaccinationInput(
                 vaccine: VaccineKind(rawValue: form.vaccine ?? "") ?? .other, otherName: form.otherName,
                 givenOn: form.givenOn ?? "", nextDueOn: form.nextDueOn, clinic: form.clinic), on: req.db)
-            return WebPages.redirect("/pets/\(try petID(req).uuidString.lowercased())/vaccinations?flash=vaccination-added")
+            return WebPages.redirect("/pets/\(try req.uuidParameter("petId").uuidString.lowercased())/vaccinations?flash=vaccination-added")
         } catch let problem as Problem {
             return try await vaccinationsPage(req, webUser: webUser, errors: WebPages.messages(for: problem), form: form,
                                               status: .init(statusCode: problem.status))
@@ -458,15 +453,15 @@ struct PetPages {
     @Sendable func deleteVaccination(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try petID(req)
-        try await pets.deleteVaccination(webUser.user, pet: id, vaccination: try petID(req, "vaccinationId"), on: req.db)
+        let id = try req.uuidParameter("petId")
+        try await pets.deleteVaccination(webUser.user, pet: id, vaccination: try req.uuidParameter("vaccinationId"), on: req.db)
         return WebPages.redirect("/pets/\(id.uuidString.lowercased())/vaccinations")
     }
 
     @Sendable func switchToSocial(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try petID(req)
+        let id = try req.uuidParameter("petId")
         do {
             _ = try await pets.switchToSocial(webUser.user, pet: id, on: req.db)
             return WebPages.redirect("/pets/\(id.uuidString.lowercased())/vaccinations?flash=social")
@@ -483,7 +478,7 @@ struct PetPages {
     }
 
     func guardiansPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
-        let id = try petID(req)
+        let id = try req.uuidParameter("petId")
         let (pet, role) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let rows = try await pets.guardians(webUser.user, pet: id, on: req.db)
         let path = "/pets/\(id.uuidString.lowercased())"
@@ -516,8 +511,8 @@ struct PetPages {
         try req.checkCSRF()
         let form = try req.content.decode(InviteForm.self)
         do {
-            _ = try await pets.invite(webUser.user, pet: try petID(req), username: form.username ?? "", on: req.db)
-            return WebPages.redirect("/pets/\(try petID(req).uuidString.lowercased())/guardians?flash=invited")
+            _ = try await pets.invite(webUser.user, pet: try req.uuidParameter("petId"), username: form.username ?? "", on: req.db)
+            return WebPages.redirect("/pets/\(try req.uuidParameter("petId").uuidString.lowercased())/guardians?flash=invited")
         } catch let problem as Problem {
             return try await guardiansPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
                                            status: .init(statusCode: problem.status))
@@ -527,8 +522,8 @@ struct PetPages {
     @Sendable func removeGuardian(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try petID(req)
-        let guardian = try petID(req, "userId")
+        let id = try req.uuidParameter("petId")
+        let guardian = try req.uuidParameter("userId")
         try await pets.removeGuardian(webUser.user, pet: id, guardian: guardian, on: req.db)
         return WebPages.redirect(guardian == webUser.user.id ? "/pets" : "/pets/\(id.uuidString.lowercased())/guardians")
     }
@@ -536,7 +531,7 @@ struct PetPages {
     func answer(_ req: Request, accept: Bool) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        try await pets.answerInvitation(webUser.user, invitation: try petID(req, "invitationId"), accept: accept, on: req.db)
+        try await pets.answerInvitation(webUser.user, invitation: try req.uuidParameter("invitationId"), accept: accept, on: req.db)
         return WebPages.redirect("/pets?flash=\(accept ? "guardian-accepted" : "guardian-declined")")
     }
 }

@@ -22,11 +22,6 @@ struct PlaydatePages {
         routes.post("playdates", "matches", ":matchId", "unmatch", use: unmatch)
     }
 
-    private func id(_ req: Request, _ name: String) throws -> UUID {
-        guard let id = req.parameters.get(name).flatMap(UUID.init(uuidString:)) else { throw Problem.notFound }
-        return id
-    }
-
     @Sendable func overview(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let dogs = try await pets.listMine(user, on: req.db).filter { $0.profile.species == .dog }
@@ -44,7 +39,7 @@ struct PlaydatePages {
 
     @Sendable func deck(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let petID = try id(req, "petId")
+        let petID = try req.uuidParameter("petId")
         let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
         let path = "/pets/\(petID.uuidString.lowercased())"
         let page: DeckPageValue
@@ -99,7 +94,7 @@ struct PlaydatePages {
     @Sendable func swipe(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let petID = try id(req, "petId")
+        let petID = try req.uuidParameter("petId")
         let form = try req.content.decode(SwipeForm.self)
         guard let target = form.targetPetId.flatMap(UUID.init(uuidString:)) else { throw Problem.notFound }
         let outcome = try await playdates.swipe(webUser.user, pet: petID, target: target,
@@ -111,7 +106,7 @@ struct PlaydatePages {
     @Sendable func undo(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let petID = try id(req, "petId")
+        let petID = try req.uuidParameter("petId")
         try await playdates.undoLastSwipe(webUser.user, pet: petID, on: req.db)
         return WebPages.redirect("/pets/\(petID.uuidString.lowercased())/deck?flash=undone")
     }
@@ -130,7 +125,7 @@ struct PlaydatePages {
     }
 
     func preferencesPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
-        let petID = try id(req, "petId")
+        let petID = try req.uuidParameter("petId")
         let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
         let saved = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
         let path = "/pets/\(petID.uuidString.lowercased())"
@@ -152,7 +147,7 @@ struct PlaydatePages {
     @Sendable func savePreferences(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let petID = try id(req, "petId")
+        let petID = try req.uuidParameter("petId")
         let form = try req.content.decode(PreferencesForm.self)
         var preferences = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
         func number(_ text: String?) -> Int? { text.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
@@ -198,7 +193,7 @@ struct PlaydatePages {
     @Sendable func answer(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
-        let requestID = try id(req, "requestId")
+        let requestID = try req.uuidParameter("requestId")
         switch req.parameters.get("action") {
         case "accept":
             _ = try await playdates.accept(user, request: requestID, on: req.db)
@@ -231,7 +226,7 @@ struct PlaydatePages {
     @Sendable func unmatch(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
-        try await playdates.unmatch(user, match: try id(req, "matchId"), on: req.db)
+        try await playdates.unmatch(user, match: try req.uuidParameter("matchId"), on: req.db)
         return WebPages.redirect("/playdates/matches")
     }
 }

@@ -29,6 +29,12 @@ extension Request {
         set { storage[CSRFKey.self] = newValue }
     }
 
+    /// A path parameter that must be an id; anything else names nothing, so 404.
+    func uuidParameter(_ name: String) throws -> UUID {
+        guard let id = parameters.get(name).flatMap(UUID.init(uuidString:)) else { throw Problem.notFound }
+        return id
+    }
+
     /// The signed-in user, or a redirect to the login page.
     func requireWebUser() throws -> WebUser {
         guard let webUser else { throw Abort.redirect(to: "/login") }
