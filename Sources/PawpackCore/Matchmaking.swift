@@ -502,6 +502,41 @@ public struct Matchmaker: Sendable {
         return (Matchmaker.weightedMean(weightedSum, over: totalWeight), reasons)
     }
 
+    /// The highest compatibility any candidate with these play styles, energy, size and mode
+    /// can have with `seeker`, whatever its other fields: the sex and neuter pairing and the
+    /// environment count as perfect, and a puppy pair's age closeness as identical. Kept next to
+    /// `compatibility(of:with:)`, which it bounds: the candidate index skips dogs whose ceiling
+    /// cannot reach the page.
+    public func compatibilityCeiling(seeker: DeckDog, playStyles: [PlayStyle], energy: EnergyLevel?,
+                                     size: SizeClass?, mode: WelfareMode) -> Double {
+        let sizesApart = seeker.effectiveSizeClass.flatMap { mine in
+            size.map { abs(Matchmaker.sizeIndex(mine) - Matchmaker.sizeIndex($0)) }
+        }
+        let sizeScore: Double? = sizesApart.map { $0 >= Matchmaker.vetoSizeGap ? nil : Matchmaker.sizeScores[$0] }
+            ?? Matchmaker.neutral
+        let puppyPair = seeker.mode == .puppy || mode == .puppy
+        let play = puppyPair ? 0 : Matchmaker.playStyleMatch(seeker.playStyles, playStyles).score
+        let energyScore = Matchmaker.energyGap(seeker.energy, energy).map { Matchmaker.energyScores[$0] } ?? Matchmaker.neutral
+        return compatibilityCeiling(playScore: play, energyScore: energyScore, sizeScore: sizeScore, puppyPair: puppyPair)
+    }
+
+    /// The ceiling from the component scores a bucket fixes; `sizeScore` nil for a vetoed pair
+    /// (toy with giant). The same arithmetic as `compatibility(of:with:)`, in the same order, with
+    /// the open components at their best, so that rounding can never put it below.
+    func compatibilityCeiling(playScore: Double, energyScore: Double, sizeScore: Double?, puppyPair: Bool) -> Double {
+        guard let sizeScore else { return 0 }
+        let weights = componentWeights
+        if puppyPair {
+            return Matchmaker.weightedMean(weights.puppyAge * 1 + weights.puppySize * sizeScore,
+                                           over: weights.puppyAge + weights.puppySize)
+        }
+        let weightedSum = weights.playStyle * playScore + weights.energy * energyScore + weights.size * sizeScore
+            + weights.sexAndNeuter * 1 + weights.environment * 1
+        let totalWeight = weights.playStyle + weights.energy + weights.size + weights.sexAndNeuter
+            + weights.environment
+        return Matchmaker.weightedMean(weightedSum, over: totalWeight)
+    }
+
     /// Shared styles over the smaller dog's count of styles, neutral when either has none, and
     /// the first shared style in the seeker's order (for the reason).
     static func playStyleMatch(_ mine: [PlayStyle], _ theirs: [PlayStyle]) -> (score: Double, firstShared: PlayStyle?) {
@@ -619,28 +654,74 @@ public struct Matchmaker: Sendable {
     public func deck(seeker: DeckDog, candidates: [DeckDog], preferences: DeckPreferences,
                      excludedPets: Set<Pet.ID>, blockedOwners: Set<User.ID>, today: LocalDate,
                      after: DeckPosition?, limit: Int) -> [DeckCard] {
-        guard limit > 0 else { return [] }
-        var seen = Set<Pet.ID>()
-        var ranked: [(position: DeckPosition, index: Int, distanceKm: Double)] = []
-        for (index, candidate) in candidates.enumerated() {
-            guard let distance = distanceIfPassing(seeker: seeker, candidate: candidate, preferences: preferences,
-                                                   excludedPets: excludedPets, blockedOwners: blockedOwners,
-                                                   today: today),
-                  seen.insert(candidate.id).inserted else { continue }
-            let fit = compatibility(of: seeker, with: candidate, today: today, explain: false).value
-            let value = combined(compatibility: fit, distanceScore: distanceScore(km: distance))
-            let position = DeckPosition(score: Matchmaker.rank(value), petID: candidate.id)
-            if let after, !(after < position) { continue }
-            ranked.append((position: position, index: index, distanceKm: distance))
-        }
-        ranked.sort { $0.position < $1.position }
-        return ranked.prefix(limit).map { entry in
-            card(seeker: seeker, candidate: candidates[entry.index], distanceKm: entry.distanceKm, today: today)
-        }
+        var ranker = DeckRanker(matchmaker: self, seeker: seeker, preferences: preferences, excludedPets: excludedPets,
+                                blockedOwners: blockedOwners, today: today, after: after, limit: limit)
+        ranker.consider(candidates)
+        return ranker.cards()
     }
 
     /// The card's place in the deck; the cursor for the page it ends.
     public func position(of card: DeckCard) -> DeckPosition {
         DeckPosition(score: card.rank, petID: card.petID)
+    }
+}
+
+/// The best `limit` cards after `after` among the dogs it is shown, kept as they come in: each
+/// dog is filtered and scored once, and only the page's dogs get reasons. `deck` shows it every
+/// candidate at once; the candidate index shows it block by block.
+struct DeckRanker {
+    let matchmaker: Matchmaker
+    let seeker: DeckDog
+    let preferences: DeckPreferences
+    let excludedPets: Set<Pet.ID>
+    let blockedOwners: Set<User.ID>
+    let today: LocalDate
+    let after: DeckPosition?
+    let limit: Int
+    private var seen = Set<Pet.ID>()
+    /// In deck order, at most `limit`.
+    private(set) var top: [(position: DeckPosition, dog: DeckDog, distanceKm: Double)] = []
+
+    init(matchmaker: Matchmaker, seeker: DeckDog, preferences: DeckPreferences, excludedPets: Set<Pet.ID>,
+         blockedOwners: Set<User.ID>, today: LocalDate, after: DeckPosition?, limit: Int) {
+        self.matchmaker = matchmaker
+        self.seeker = seeker
+        self.preferences = preferences
+        self.excludedPets = excludedPets
+        self.blockedOwners = blockedOwners
+        self.today = today
+        self.after = after
+        self.limit = max(0, limit)
+    }
+
+    /// The last card of a full page: nothing scoring less can join any more. Nil until full.
+    var worst: DeckPosition? { top.count == limit ? top.last?.position : nil }
+
+    /// Filters and scores the dogs; a pet already seen is skipped.
+    mutating func consider(_ candidates: [DeckDog]) {
+        guard limit > 0 else { return }
+        for candidate in candidates {
+            guard let distance = matchmaker.distanceIfPassing(
+                seeker: seeker, candidate: candidate, preferences: preferences, excludedPets: excludedPets,
+                blockedOwners: blockedOwners, today: today), seen.insert(candidate.id).inserted else { continue }
+            let fit = matchmaker.compatibility(of: seeker, with: candidate, today: today, explain: false).value
+            let value = matchmaker.combined(compatibility: fit, distanceScore: matchmaker.distanceScore(km: distance))
+            let position = DeckPosition(score: Matchmaker.rank(value), petID: candidate.id)
+            if let after, !(after < position) { continue }
+            if let worst, !(position < worst) { continue }
+            // Binary search for the place in deck order, then keep only `limit`.
+            var low = 0, high = top.count
+            while low < high {
+                let middle = (low + high) / 2
+                if top[middle].position < position { low = middle + 1 } else { high = middle }
+            }
+            top.insert((position: position, dog: candidate, distanceKm: distance), at: low)
+            if top.count > limit { top.removeLast() }
+        }
+    }
+
+    /// The page, with reasons.
+    func cards() -> [DeckCard] {
+        top.map { matchmaker.card(seeker: seeker, candidate: $0.dog, distanceKm: $0.distanceKm, today: today) }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// Deterministic pseudo-random numbers (SplitMix64): generated dogs are the same on every run,
 /// so a failing case can be replayed.
-private struct SeededGenerator: RandomNumberGenerator {
+struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) { state = seed }
@@ -748,11 +748,11 @@ private struct SeededGenerator: RandomNumberGenerator {
 
     // MARK: Generators
 
-    private func chance(_ probability: Double, _ random: inout SeededGenerator) -> Bool {
+    func chance(_ probability: Double, _ random: inout SeededGenerator) -> Bool {
         Double.random(in: 0..<1, using: &random) < probability
     }
 
-    private func randomUUID(_ random: inout SeededGenerator) -> UUID {
+    func randomUUID(_ random: inout SeededGenerator) -> UUID {
         let high: UInt64 = random.next()
         let low: UInt64 = random.next()
         return UUID(uuid: (byte(high, 0), byte(high, 1), byte(high, 2), byte(high, 3),
@@ -776,7 +776,7 @@ private struct SeededGenerator: RandomNumberGenerator {
 
     /// A dog up to `spread` km from `origin`, owned by one of `owners` (a new owner when empty),
     /// any age up to 20 years, with every optional field sometimes missing; a quarter in Puppy Mode.
-    private func randomDog(_ random: inout SeededGenerator, near origin: GeoPoint, withinKm spread: Double,
+    func randomDog(_ random: inout SeededGenerator, near origin: GeoPoint, withinKm spread: Double,
                            owners: [User.ID]) -> DeckDog {
         let distance = Double.random(in: 0...spread, using: &random)
         let bearing = Double.random(in: 0..<360, using: &random)
@@ -812,7 +812,7 @@ private struct SeededGenerator: RandomNumberGenerator {
 
     /// Preferences with each filter sometimes set; sets may come out empty (meaning any) and
     /// age and weight bounds may be one-sided.
-    private func randomPreferences(_ random: inout SeededGenerator) -> DeckPreferences {
+    func randomPreferences(_ random: inout SeededGenerator) -> DeckPreferences {
         var preferences = DeckPreferences(maxDistanceKm: Double.random(in: 1...60, using: &random))
         if chance(0.4, &random) {
             let first = Int.random(in: 0...240, using: &random)

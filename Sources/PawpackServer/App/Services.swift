@@ -50,7 +50,7 @@ public final class PawpackServices: Sendable {
         self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
                                      queueLimit: config.hashingQueueLimit)
         self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media, logger: logger)
-        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, logger: logger)
+        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, strategy: config.deckStrategy, logger: logger)
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
                                        hasher: hasher, pets: pets, logger: logger)
     }

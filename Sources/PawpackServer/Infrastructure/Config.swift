@@ -44,6 +44,14 @@ public struct Config: Sendable {
     public var maximumUploadBytes = 10 * 1_048_576
     /// Where media goes: files under the data folder, or S3-compatible storage.
     public var media: Media = .localFiles(nil)
+    /// How the deck finds candidates (PAWPACK_DECK_STRATEGY): through the candidate index, or
+    /// the naive way — every dog in range loaded and scored — kept for `pawpack bench deck` to
+    /// measure against.
+    public var deckStrategy: DeckStrategy = .index
+
+    public enum DeckStrategy: String, Sendable, CaseIterable {
+        case index, naive
+    }
 
     public enum Media: Sendable, Equatable {
         /// Files under this folder; nil means `DATA_DIR/media`.
@@ -131,6 +139,12 @@ public struct Config: Sendable {
                                           pathStyle: reader.string("S3_PATH_STYLE").map { $0 != "false" } ?? true))
         } else if let folder = reader.string("PAWPACK_MEDIA_DIR") {
             config.media = .localFiles(folder)
+        }
+        if let strategy = reader.string("PAWPACK_DECK_STRATEGY") {
+            guard let value = DeckStrategy(rawValue: strategy) else {
+                throw ConfigError(variable: "PAWPACK_DECK_STRATEGY", message: "must be index or naive")
+            }
+            config.deckStrategy = value
         }
         if let format = reader.string("PAWPACK_LOG_FORMAT") {
             guard let parsed = LogFormat(rawValue: format.lowercased()) else {

@@ -363,16 +363,15 @@ struct AccountPages {
 
     @Sendable func setLocation(_ req: Request) async throws -> Response {
         try await settingsAction(req, flash: "location") { webUser, form in
-            if form.clear == "1" {
-                webUser.user.location = nil
-            } else {
+            var point: GeoPoint?
+            if form.clear != "1" {
                 guard let latitude = Double(form.latitude ?? ""), let longitude = Double(form.longitude ?? ""),
-                      let point = GeoPoint.validated(latitude: latitude, longitude: longitude) else {
+                      let valid = GeoPoint.validated(latitude: latitude, longitude: longitude) else {
                     throw Problem.invalidField("latitude", "give a latitude from -90 to 90 and a longitude from -180 to 180")
                 }
-                webUser.user.location = point
+                point = valid
             }
-            try await webUser.user.save(on: req.db)
+            try await req.pawpack.pets.setLocation(of: webUser.user, to: point, on: req.db)
         }
     }
 

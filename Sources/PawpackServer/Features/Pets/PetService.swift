@@ -38,6 +38,9 @@ final class PetService: Sendable {
     private let logger: Logger
     let rules = PetRules()
     let welfare = WelfarePolicy()
+    /// The Playdates candidate index, derived from pets and owners' locations: every change
+    /// here that the deck reads rewrites the pet's row in the same transaction.
+    let deckIndex = DeckIndex()
 
     init(config: Config, clock: any AppClock, media: any MediaStore, logger: Logger) {
         self.config = config
@@ -79,15 +82,49 @@ final class PetService: Sendable {
 
     func snapshot(of pet: PetRecord, role: PetRole?, on db: any Database) async throws -> PetSnapshot {
         let owner = try await UserRecord.find(pet.$owner.id, on: db)
-        let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == pet.id!)
-            .sort(\.$createdAt, .ascending).all()
-        let status = try await welfareStatus(of: pet, on: db)
+        let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == pet.id!).all()
+        let doses = try await records(of: pet, on: db)
+        return makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos, vaccinations: doses)
+    }
+
+    /// The snapshots of many pets as a stranger sees them (decks, requests), by pet id, with one
+    /// query per table rather than a few per pet.
+    func strangerSnapshots(of pets: [PetRecord], on db: any Database) async throws -> [UUID: PetSnapshot] {
+        guard !pets.isEmpty else { return [:] }
+        let ids = pets.compactMap(\.id)
+        let owners = try await UserRecord.query(on: db).filter(\.$id ~~ Array(Set(pets.map { $0.$owner.id }))).all()
+            .reduce(into: [UUID: String]()) { $0[$1.id!] = $1.displayName }
+        let photos = Dictionary(grouping: try await PetPhotoRecord.query(on: db).filter(\.$pet.$id ~~ ids).all()) { $0.$pet.id }
+        let doses = Dictionary(grouping: try await VaccinationRecord.query(on: db).filter(\.$pet.$id ~~ ids).all()) { $0.$pet.id }
+        return pets.reduce(into: [UUID: PetSnapshot]()) { result, pet in
+            result[pet.id!] = makeSnapshot(of: pet, role: nil, ownerDisplayName: owners[pet.$owner.id] ?? "",
+                                           photos: photos[pet.id!] ?? [],
+                                           vaccinations: Self.newestFirst(doses[pet.id!] ?? []))
+        }
+    }
+
+    private func makeSnapshot(of pet: PetRecord, role: PetRole?, ownerDisplayName: String,
+                              photos: [PetPhotoRecord], vaccinations: [VaccinationRecord]) -> PetSnapshot {
+        let status = welfareStatus(of: pet, vaccinations: vaccinations)
+        // The profile photo first, then the others oldest first.
         let sortedPhotos = photos.sorted { ($0.kind == .profile ? 0 : 1, $0.createdAt) < ($1.kind == .profile ? 0 : 1, $1.createdAt) }
         return PetSnapshot(
-            profile: pet.profile, role: role, ownerDisplayName: owner?.displayName ?? "",
+            profile: pet.profile, role: role, ownerDisplayName: ownerDisplayName,
             photos: sortedPhotos.map { PetPhotoRecordValue(id: $0.id!, kind: $0.kind, storageKey: $0.storageKey,
                                                            contentType: $0.contentType, createdAt: $0.createdAt) },
             mode: status?.mode, lockedFields: status?.lockedFields ?? [])
+    }
+
+    // MARK: Where the owner lives
+
+    /// Sets or clears the owner's location (shown to nobody; the deck measures distances from
+    /// it) and moves their dogs in the deck's index along with it.
+    func setLocation(of user: UserRecord, to point: GeoPoint?, on db: any Database) async throws {
+        user.location = point
+        try await db.transaction { tx in
+            try await user.save(on: tx)
+            try await self.deckIndex.refresh(owner: user.id!, on: tx)
+        }
     }
 
     // MARK: Profiles
@@ -107,7 +144,10 @@ final class PetService: Sendable {
     func create(_ user: UserRecord, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
         let profile = try rules.create(draft, owner: user.userID, today: today)
         let record = PetRecord(profile, now: clock.now())
-        try await record.create(on: db)
+        try await db.transaction { tx in
+            try await record.create(on: tx)
+            try await self.deckIndex.refresh(pets: [record.id!], on: tx)
+        }
         return try await snapshot(of: record, role: .owner, on: db)
     }
 
@@ -121,7 +161,10 @@ final class PetService: Sendable {
         let locked = try await isBehaviourLocked(pet, on: db)
         let updated = try rules.apply(draft, to: pet.profile, behaviourLocked: locked, today: today)
         pet.update(from: updated, now: clock.now())
-        try await pet.save(on: db)
+        try await db.transaction { tx in
+            try await pet.save(on: tx)
+            try await self.deckIndex.refresh(pets: [pet.id!], on: tx)
+        }
         return try await snapshot(of: pet, role: role, on: db)
     }
 
@@ -146,6 +189,7 @@ final class PetService: Sendable {
             try await SwipeRecord.query(on: tx).group(.or) { $0.filter(\.$pet.$id ~~ pets).filter(\.$target.$id ~~ pets) }.delete()
             try await MatchRequestRecord.query(on: tx).group(.or) { $0.filter(\.$fromPet.$id ~~ pets).filter(\.$toPet.$id ~~ pets) }.delete()
             try await MatchRecord.query(on: tx).group(.or) { $0.filter(\.$petA.$id ~~ pets).filter(\.$petB.$id ~~ pets) }.delete()
+            try await self.deckIndex.remove(pets: pets, on: tx)
             try await PetRecord.query(on: tx).filter(\.$id ~~ pets).delete()
             return keys
         }
@@ -237,8 +281,11 @@ final class PetService: Sendable {
     }
 
     private func records(of pet: PetRecord, on db: any Database) async throws -> [VaccinationRecord] {
-        try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.id!).all()
-            .sorted { ($0.givenOn, $0.createdAt) > ($1.givenOn, $1.createdAt) }
+        Self.newestFirst(try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.id!).all())
+    }
+
+    static func newestFirst(_ records: [VaccinationRecord]) -> [VaccinationRecord] {
+        records.sorted { ($0.givenOn, $0.createdAt) > ($1.givenOn, $1.createdAt) }
     }
 
     func addVaccination(_ user: UserRecord, pet id: UUID, input: VaccinationInput, on db: any Database) async throws -> VaccinationRecord {
@@ -268,7 +315,12 @@ final class PetService: Sendable {
     /// still hold (an expired booster sends an adult back to Puppy Mode). Nil for non-dogs.
     func welfareStatus(of pet: PetRecord, on db: any Database) async throws -> WelfareStatusValue? {
         guard pet.species == .dog else { return nil }
-        let doses = try await records(of: pet, on: db).compactMap(\.dose)
+        return welfareStatus(of: pet, vaccinations: try await records(of: pet, on: db))
+    }
+
+    func welfareStatus(of pet: PetRecord, vaccinations: [VaccinationRecord]) -> WelfareStatusValue? {
+        guard pet.species == .dog else { return nil }
+        let doses = vaccinations.compactMap(\.dose)
         let assessment = welfare.assess(birthDate: pet.profile.birthDate, doses: doses, today: today)
         let mode: WelfareMode = pet.socialSince != nil && assessment.mode == .social ? .social : .puppy
         let locked = mode == .puppy ? WelfarePolicy.lockedFieldsInPuppyMode.sorted() : []
@@ -296,7 +348,10 @@ final class PetService: Sendable {
         }
         if pet.socialSince == nil {
             pet.socialSince = clock.now()
-            try await pet.save(on: db)
+            try await db.transaction { tx in
+                try await pet.save(on: tx)
+                try await self.deckIndex.refresh(pets: [pet.id!], on: tx)
+            }
         }
         return try await welfareStatus(of: pet, on: db)!
     }

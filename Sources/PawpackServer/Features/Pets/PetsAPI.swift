@@ -13,15 +13,13 @@ extension APIHandler {
         guard let point = GeoPoint.validated(latitude: body.latitude, longitude: body.longitude) else {
             throw Problem.invalidField(abs(body.latitude) > 90 ? "latitude" : "longitude", "is outside the globe")
         }
-        auth.user.location = point
-        try await auth.user.save(on: auth.request.db)
+        try await pets.setLocation(of: auth.user, to: point, on: auth.request.db)
         return .ok(.init(body: .json(.init(auth.user.account))))
     }
 
     func clearMyLocation(_ input: Operations.ClearMyLocation.Input) async throws -> Operations.ClearMyLocation.Output {
         let auth = try await authenticated()
-        auth.user.location = nil
-        try await auth.user.save(on: auth.request.db)
+        try await pets.setLocation(of: auth.user, to: nil, on: auth.request.db)
         return .noContent(.init())
     }
 

@@ -58,11 +58,13 @@ public struct DemoCommunity: Sendable {
                 pets.append(pet)
                 if pet.socialSince != nil { doses += Self.vaccinations(for: pet, today: today, now: now) }
             }
+            let rows = zip(users, pets).compactMap { user, pet in DeckIndex.row(for: pet, location: user.location) }
             let (newUsers, newPets, newDoses) = (users, pets, doses)
             try await db.transaction { tx in
                 try await newUsers.create(on: tx)
                 try await newPets.create(on: tx)
                 try await newDoses.create(on: tx)
+                try await DeckIndex().insert(rows, on: tx)
             }
             index += count
             progress(index)
@@ -75,10 +77,13 @@ public struct DemoCommunity: Sendable {
             user.displayName = "Demo Walker"
             user.location = Self.cities[0].center
             pet.name = "Pixel"
-            try await user.create(on: db)
-            try await pet.create(on: db)
-            if pet.socialSince != nil {
-                try await Self.vaccinations(for: pet, today: today, now: now).create(on: db)
+            try await db.transaction { tx in
+                try await user.create(on: tx)
+                try await pet.create(on: tx)
+                if pet.socialSince != nil {
+                    try await Self.vaccinations(for: pet, today: today, now: now).create(on: tx)
+                }
+                try await DeckIndex().insert(DeckIndex.row(for: pet, location: user.location).map { [$0] } ?? [], on: tx)
             }
         }
     }

@@ -5,6 +5,7 @@ import Fluent
 enum PlaydateMigrations {
     static let all: [any Migration] = [
         CreateDeckPreferences(), CreateSwipes(), CreateMatchRequests(), CreateMatches(), CreateBlocks(),
+        CreateDeckIndex(),
     ]
 }
 

@@ -36,11 +36,13 @@ final class PlaydateService: Sendable {
     let pets: PetService
     let clock: any AppClock
     let matchmaker = Matchmaker()
+    let strategy: Config.DeckStrategy
     private let logger: Logger
 
-    init(pets: PetService, clock: any AppClock, logger: Logger) {
+    init(pets: PetService, clock: any AppClock, strategy: Config.DeckStrategy = .index, logger: Logger) {
         self.pets = pets
         self.clock = clock
+        self.strategy = strategy
         self.logger = logger
     }
 
@@ -105,48 +107,56 @@ final class PlaydateService: Sendable {
         if let months = overrides.maxAgeMonths { preferences.maxAgeMonths = months }
         preferences = try preferences.validated()
         let after = try cursor.map(Self.decodeCursor)
-        let today = pets.today
-        let seeker = deckDog(pet, location: home)
+        let seeker = DeckIndex.deckDog(pet, location: home)
+        let swiped = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).all().map { Pet.ID($0.$target.id) }
+        let excluded = Set(swiped).union([seeker.id])
+        let blocked = Set(try await blockedUsers(of: owner.id!, on: db).map(User.ID.init))
 
-        let box = Matchmaker.boundingBox(around: home, radiusKm: preferences.maxDistanceKm)
-        let owners = try await UserRecord.query(on: db)
-            .filter(\.$latitude >= box.latitude.lowerBound).filter(\.$latitude <= box.latitude.upperBound)
-            .filter(\.$longitude >= box.longitude.lowerBound).filter(\.$longitude <= box.longitude.upperBound)
-            .filter(\.$id != owner.id!)
-            .all()
-        let locations = Dictionary(uniqueKeysWithValues: owners.compactMap { user in user.location.map { (user.id!, $0) } })
-        let candidates = locations.isEmpty ? [] : try await PetRecord.query(on: db)
-            .filter(\.$species == .dog).filter(\.$owner.$id ~~ Array(locations.keys)).all()
-        let swiped = Set(try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).all().map { Pet.ID($0.$target.id) })
-        let blocked = try await blockedUsers(of: owner.id!, on: db)
-
-        let dogs = candidates.compactMap { candidate in locations[candidate.$owner.id].map { deckDog(candidate, location: $0) } }
-        let cards = matchmaker.deck(seeker: seeker, candidates: dogs, preferences: preferences,
-                                    excludedPets: swiped.union([seeker.id]), blockedOwners: Set(blocked.map(User.ID.init)),
-                                    today: today, after: after, limit: limit)
-        let byID = Dictionary(uniqueKeysWithValues: candidates.map { ($0.id!, $0) })
-        var page: [(card: DeckCard, pet: PetSnapshot)] = []
-        for card in cards {
-            guard let record = byID[card.petID.rawValue] else { continue }
-            page.append((card, try await pets.snapshot(of: record, role: nil, on: db)))
+        let cards: [DeckCard]
+        switch strategy {
+        case .index:
+            cards = try await matchmaker.indexedDeck(
+                seeker: seeker, preferences: preferences, excludedPets: excluded, blockedOwners: blocked,
+                today: pets.today, after: after, limit: limit, grid: pets.deckIndex.grid,
+                buckets: pets.deckIndex.buckets(for: seeker, matchmaker: matchmaker)
+            ) { ranges, buckets in try await self.pets.deckIndex.dogs(in: ranges, buckets: buckets, on: db) }.cards
+        case .naive:
+            let candidates = try await naiveCandidates(around: home, radiusKm: preferences.maxDistanceKm,
+                                                       excludingOwner: owner.id!, on: db)
+            cards = matchmaker.deck(seeker: seeker, candidates: candidates, preferences: preferences,
+                                    excludedPets: excluded, blockedOwners: blocked, today: pets.today,
+                                    after: after, limit: limit)
         }
+        // What the cards show, for the whole page at once.
+        let records = cards.isEmpty ? [] : try await PetRecord.query(on: db).filter(\.$id ~~ cards.map(\.petID.rawValue)).all()
+        let snapshots = try await pets.strangerSnapshots(of: records, on: db)
+        let page = cards.compactMap { card in snapshots[card.petID.rawValue].map { (card: card, pet: $0) } }
         let next = cards.count == limit ? cards.last.map { Self.encodeCursor(matchmaker.position(of: $0)) } : nil
         return DeckPageValue(cards: page, nextCursor: next)
     }
 
-    /// A dog as the deck sees it. The mode here is the owner's switch: the switch is only
-    /// possible while the rules hold, and checking every candidate's records per request would
-    /// cost a query per dog.
-    func deckDog(_ pet: PetRecord, location: GeoPoint) -> DeckDog {
-        let profile = pet.profile
-        return DeckDog(id: profile.id, ownerID: profile.ownerID, location: location, birthDate: profile.birthDate,
-                       sex: profile.sex, neutered: profile.neutered, sizeClass: profile.effectiveSizeClass,
-                       weightKg: profile.weightKg, playStyles: profile.playStyles, energy: profile.energy,
-                       environment: profile.environment, mode: pet.socialSince == nil ? .puppy : .social)
+    /// The seed design's way to find candidates, kept to measure the index against: every
+    /// owner inside the distance's bounding box, then all their dogs, as full records.
+    private func naiveCandidates(around home: GeoPoint, radiusKm: Double, excludingOwner ownerID: UUID,
+                                 on db: any Database) async throws -> [DeckDog] {
+        let box = Matchmaker.boundingBox(around: home, radiusKm: radiusKm)
+        let owners = try await UserRecord.query(on: db)
+            .filter(\.$latitude >= box.latitude.lowerBound).filter(\.$latitude <= box.latitude.upperBound)
+            .filter(\.$longitude >= box.longitude.lowerBound).filter(\.$longitude <= box.longitude.upperBound)
+            .filter(\.$id != ownerID)
+            .all()
+        let locations = Dictionary(uniqueKeysWithValues: owners.compactMap { user in user.location.map { (user.id!, $0) } })
+        guard !locations.isEmpty else { return [] }
+        let candidates = try await PetRecord.query(on: db)
+            .filter(\.$species == .dog).filter(\.$owner.$id ~~ Array(locations.keys)).all()
+        return candidates.compactMap { candidate in locations[candidate.$owner.id].map { DeckIndex.deckDog(candidate, location: $0) } }
     }
 
+    /// Sorted keys, so the same position always gives the same cursor.
     static func encodeCursor(_ position: DeckPosition) -> String {
-        (try? JSONEncoder().encode(position))?.base64URLEncoded ?? ""
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(position))?.base64URLEncoded ?? ""
     }
 
     static func decodeCursor(_ text: String) throws -> DeckPosition {

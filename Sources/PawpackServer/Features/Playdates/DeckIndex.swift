@@ -1,0 +1,171 @@
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import PawpackCore
+import SQLKit
+
+/// The deck's candidate index: the table `deck_index`, one row per dog whose owner has a
+/// location, keyed by grid cell and covering every column the deck reads (see
+/// `PawpackCore/DeckIndexing.swift` for how the deck searches it).
+///
+/// The pets and users tables stay the truth; this table is derived from them and kept in step
+/// by the services that change them, in the same transaction: pets created, edited, switched to
+/// Social Mode or deleted (`refresh(pets:)`, `remove(pets:)`), owners moving or clearing their
+/// location (`refresh(owner:)`). `CreateDeckIndex` builds it from existing data, and
+/// `rebuild(on:)` can build it again at any time.
+struct DeckIndex: Sendable {
+    static let table = "deck_index"
+    static let columns = ["pet_id", "owner_id", "cell", "bucket", "payload"]
+    /// Rows per INSERT: 5 parameters each stays far below SQLite's and PostgreSQL's limits.
+    static let insertBatch = 1_000
+
+    let grid: DeckGrid
+    /// Bucket ceilings per seeker bucket: a pure function of it, and a few thousand values to
+    /// work out, so each kind of seeker pays for it once per process.
+    private let bucketTables = NIOLockedValueBox([Int64: DeckBuckets]())
+
+    init(grid: DeckGrid = .standard) {
+        self.grid = grid
+    }
+
+    func buckets(for seeker: DeckDog, matchmaker: Matchmaker) -> DeckBuckets {
+        let key = DeckBuckets.seekerBucket(seeker)
+        if let known = bucketTables.withLockedValue({ $0[key] }) { return known }
+        let table = DeckBuckets(seeker: seeker, matchmaker: matchmaker)
+        bucketTables.withLockedValue { $0[key] = table }
+        return table
+    }
+
+    // MARK: Rows from records
+
+    /// A dog as the deck sees it. The mode is the owner's switch: switching is only possible
+    /// while the rules hold, and re-checking every candidate's vaccinations per request would
+    /// cost a query per dog.
+    static func deckDog(_ pet: PetRecord, location: GeoPoint) -> DeckDog {
+        let profile = pet.profile
+        return DeckDog(id: profile.id, ownerID: profile.ownerID, location: location, birthDate: profile.birthDate,
+                       sex: profile.sex, neutered: profile.neutered, sizeClass: profile.effectiveSizeClass,
+                       weightKg: profile.weightKg, playStyles: profile.playStyles, energy: profile.energy,
+                       environment: profile.environment, mode: pet.socialSince == nil ? .puppy : .social)
+    }
+
+    /// The index row of a pet, or nil when it has none: not a dog, or no location to put it at.
+    static func row(for pet: PetRecord, location: GeoPoint?) -> DeckIndexRow? {
+        guard pet.species == .dog, let location else { return nil }
+        return DeckIndexRow(deckDog(pet, location: location))
+    }
+
+    // MARK: Keeping in step
+
+    /// Rewrites the rows of these pets from the pets and users tables.
+    func refresh(pets ids: [UUID], on db: any Database) async throws {
+        guard !ids.isEmpty else { return }
+        let pets = try await PetRecord.query(on: db).filter(\.$id ~~ ids).all()
+        try await rewrite(removing: ids, from: pets, on: db)
+    }
+
+    /// Rewrites the rows of every dog of this owner (after the owner's location changed).
+    func refresh(owner userID: UUID, on db: any Database) async throws {
+        let pets = try await PetRecord.query(on: db).filter(\.$owner.$id == userID).all()
+        try await rewrite(removing: pets.compactMap(\.id), from: pets, on: db)
+    }
+
+    func remove(pets ids: [UUID], on db: any Database) async throws {
+        guard !ids.isEmpty else { return }
+        try await sql(db).delete(from: Self.table).where("pet_id", .in, ids).run()
+    }
+
+    private func rewrite(removing ids: [UUID], from pets: [PetRecord], on db: any Database) async throws {
+        let owners = Set(pets.map { $0.$owner.id })
+        let locations = try await UserRecord.query(on: db).filter(\.$id ~~ Array(owners)).all()
+            .reduce(into: [UUID: GeoPoint]()) { result, user in result[user.id!] = user.location }
+        let rows = pets.compactMap { Self.row(for: $0, location: locations[$0.$owner.id]) }
+        try await remove(pets: ids, on: db)
+        try await insert(rows, on: db)
+    }
+
+    /// Adds rows (in batches; the caller makes sure they are not there yet).
+    func insert(_ rows: [DeckIndexRow], on db: any Database) async throws {
+        var start = 0
+        while start < rows.count {
+            let batch = rows[start..<min(start + Self.insertBatch, rows.count)]
+            let insert = sql(db).insert(into: Self.table).columns(Self.columns)
+            for row in batch {
+                insert.values([row.petID.rawValue, row.ownerID.rawValue,
+                               grid.cell(of: GeoPoint(latitude: row.latitude, longitude: row.longitude)),
+                               row.bucket, Data(row.payload)] as [any Encodable & Sendable])
+            }
+            try await insert.run()
+            start += Self.insertBatch
+        }
+    }
+
+    /// Empties the index and builds it again from every dog with a located owner, a page of
+    /// owners at a time.
+    func rebuild(on db: any Database) async throws {
+        try await sql(db).delete(from: Self.table).run()
+        var lastOwner: UUID?
+        while true {
+            var query = UserRecord.query(on: db).filter(\.$latitude != nil).sort(\.$id).limit(1_000)
+            if let lastOwner { query = query.filter(\.$id > lastOwner) }
+            let owners = try await query.all()
+            guard let last = owners.last else { return }
+            let locations = owners.reduce(into: [UUID: GeoPoint]()) { $0[$1.id!] = $1.location }
+            let pets = try await PetRecord.query(on: db).filter(\.$owner.$id ~~ Array(locations.keys))
+                .filter(\.$species == .dog).all()
+            try await insert(pets.compactMap { Self.row(for: $0, location: locations[$0.$owner.id]) }, on: db)
+            lastOwner = last.id
+        }
+    }
+
+    // MARK: Reading
+
+    /// The dogs located in these cell ranges (and of these buckets, unless nil), read from the
+    /// covering index alone.
+    func dogs(in ranges: [ClosedRange<Int64>], buckets: [Int64]?, on db: any Database) async throws -> [DeckDog] {
+        guard !ranges.isEmpty, buckets?.isEmpty != true else { return [] }
+        // The ranges and buckets are integers this server computed, so they go into the text as
+        // literals: one statement, and the planner sees plain index ranges.
+        var text = "SELECT payload FROM \(Self.table) WHERE ("
+        text += ranges.map { "cell BETWEEN \($0.lowerBound) AND \($0.upperBound)" }.joined(separator: " OR ")
+        text += ")"
+        if let buckets { text += " AND bucket IN (" + buckets.map(String.init).joined(separator: ",") + ")" }
+        let rows = try await sql(db).raw(SQLQueryString(text)).all()
+        return try rows.compactMap { row in
+            DeckIndexRow(payload: try row.decode(column: "payload", as: Data.self))?.dog
+        }
+    }
+
+    func count(on db: any Database) async throws -> Int {
+        try await sql(db).select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(Self.table)
+            .first()?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    private func sql(_ db: any Database) -> any SQLDatabase {
+        // Both drivers Pawpack runs on (SQLite, PostgreSQL) are SQL databases.
+        db as! any SQLDatabase
+    }
+}
+
+/// Creates `deck_index` with its covering index and fills it from the pets already there.
+struct CreateDeckIndex: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(DeckIndex.table)
+            .field("pet_id", .uuid, .identifier(auto: false), .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("owner_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("cell", .int64, .required)
+            .field("bucket", .int64, .required)
+            .field("payload", .data, .required)
+            .create()
+        let sql = database as! any SQLDatabase
+        // The deck reads cells, filters on buckets and takes the payload, all from this index, so
+        // a read never visits the table itself (an index-only scan).
+        try await sql.raw("CREATE INDEX deck_index_by_cell ON deck_index (cell, bucket, payload)").run()
+        try await sql.raw("CREATE INDEX deck_index_by_owner ON deck_index (owner_id)").run()
+        try await DeckIndex().rebuild(on: database)
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(DeckIndex.table).delete()
+    }
+}

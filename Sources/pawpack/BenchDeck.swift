@@ -1,0 +1,226 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import PawpackServer
+import Vapor
+
+/// `pawpack bench deck`: the Playdates deck through the real HTTP server on a seeded
+/// community, with the candidate index and, in the same run and on the same database, the
+/// naive way (every dog in range loaded and scored).
+///
+/// The community is seeded once and kept: an SQLite folder (or a PostgreSQL database) that
+/// already holds members is used as it is, so a second run starts measuring at once.
+///
+/// 1. Same pages: for the first `--naive-requests` seekers, both servers answer byte for byte
+///    the same page (checked, not assumed).
+/// 2. Naive against index, one request at a time over those seekers: p50, p99 and the ratio.
+/// 3. Open loop: `--rate` requests per second for `--duration` seconds, spread over
+///    `--seekers` dogs. Latency counts from when a request was due, not when it was sent, so a
+///    server falling behind shows in the figures instead of slowing the load down.
+/// 4. Closed loop: `--concurrency` requests in flight for the highest throughput.
+struct BenchDeck: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "deck", abstract: "Deck latency and throughput, index against naive.")
+
+    @ArgumentParser.Option(help: "Dogs in the community (seeded when the database is empty).") var dogs = 1_000_000
+    @ArgumentParser.Option(help: "Seed of the community.") var seed: UInt64 = 1
+    @ArgumentParser.Option(help: "SQLite folder to keep the community in (default ./data/bench-deck-<dogs>-<seed>).")
+    var dataDir: String?
+    @ArgumentParser.Option(help: "A PostgreSQL URL to run on instead of SQLite.") var databaseURL: String?
+    @ArgumentParser.Option(help: "Open-loop requests per second.") var rate = 300
+    @ArgumentParser.Option(help: "Open-loop seconds.") var duration = 20
+    @ArgumentParser.Option(help: "Different dogs whose decks are asked for.") var seekers = 500
+    @ArgumentParser.Option(help: "Requests on the naive path (and pages compared).") var naiveRequests = 20
+    @ArgumentParser.Option(help: "Requests in flight in the closed loop.") var concurrency = 4
+    @ArgumentParser.Option(help: "Cards per page.") var limit = 20
+
+    func run() async throws {
+        let folder = dataDir ?? "./data/bench-deck-\(dogs)-\(seed)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var overrides = [
+            "PAWPACK_ENV": "development", "PAWPACK_DATA_DIR": folder, "DATABASE_URL": databaseURL ?? "",
+            "SMTP_URL": "", "LOG_LEVEL": "warning", "PAWPACK_DECK_STRATEGY": "index",
+        ]
+        let indexConfig = try loadConfig(overrides: overrides)
+        overrides["PAWPACK_DECK_STRATEGY"] = "naive"
+        let naiveConfig = try loadConfig(overrides: overrides)
+
+        let indexed = try await start(indexConfig, migrate: true)
+        var apps = [indexed.app]
+        do {
+            try await seedIfEmpty(indexed.app)
+            let naive = try await start(naiveConfig, migrate: false)
+            apps.append(naive.app)
+            let picked = try await indexed.app.pawpack.deckBenchSeekers(count: seekers, on: indexed.app.db)
+            guard picked.count >= 1 else { throw ArgumentParser.ValidationError("no dog with a location to ask for") }
+            let database = databaseURL == nil ? "SQLite (\(folder))" : "PostgreSQL"
+            let indexedDogs = try await indexed.app.pawpack.deckIndexCount(on: indexed.app.db)
+            print("bench deck: \(indexedDogs) dogs in the index, \(database), \(picked.count) seekers, limit \(limit), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+            try await measure(indexURL: indexed.url, naiveURL: naive.url, seekers: picked)
+        } catch {
+            for app in apps { await stop(app) }
+            throw error
+        }
+        for app in apps { await stop(app) }
+    }
+
+    // MARK: Servers
+
+    private func start(_ config: Config, migrate: Bool) async throws -> (app: Application, url: String) {
+        let app = try await makeApplication(config)
+        app.logger.logLevel = .warning
+        do {
+            try await configure(app, config: config, dependencies: Dependencies(
+                clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger),
+                media: LocalMediaStore(root: config.localMediaDirectory)))
+            if migrate { try await app.autoMigrate() }
+            try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+            guard let port = app.http.server.shared.localAddress?.port else { throw ArgumentParser.ValidationError("server did not start") }
+            return (app, "http://127.0.0.1:\(port)")
+        } catch {
+            try? await app.asyncShutdown()
+            throw error
+        }
+    }
+
+    private func stop(_ app: Application) async {
+        await app.server.shutdown()
+        try? await app.asyncShutdown()
+    }
+
+    private func seedIfEmpty(_ app: Application) async throws {
+        let total = dogs
+        let start = ContinuousClock.now
+        let seeded = try await app.pawpack.seedDemo(dogs: dogs, seed: seed, on: app.db, onlyIfEmpty: true) { done in
+            if done % 50_000 == 0 || done == total {
+                let seconds = (ContinuousClock.now - start).seconds
+                print(String(format: "seeded %d of %d dogs (%.0f dogs/s)", done, total, Double(done) / max(seconds, 0.001)))
+            }
+        }
+        if seeded { print(String(format: "seeded in %.0f s", (ContinuousClock.now - start).seconds)) }
+    }
+
+    // MARK: Measuring
+
+    private func measure(indexURL: String, naiveURL: String, seekers: [DeckBenchSeeker]) async throws {
+        // Generous timeouts and connections: an overloaded server must show as latency in the
+        // figures, not end the run.
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(300), read: .seconds(600)))
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        defer { _ = client.shutdown() }
+
+        // Warm both servers (connection pools, page cache) on pages not measured below.
+        for seeker in seekers.suffix(20) { _ = try await deck(client, indexURL, seeker) }
+
+        // 1 and 2: the same pages, one request at a time, naive against index.
+        let compared = Array(seekers.prefix(max(1, naiveRequests)))
+        var naiveTimes: [Double] = [], indexTimes: [Double] = [], cards = 0
+        for seeker in compared {
+            let (naivePage, naiveMs) = try await timed { try await deck(client, naiveURL, seeker) }
+            let (indexPage, indexMs) = try await timed { try await deck(client, indexURL, seeker) }
+            guard naivePage == indexPage else {
+                let folder = FileManager.default.temporaryDirectory
+                try? Data(buffer: naivePage).write(to: folder.appendingPathComponent("deck-naive.json"))
+                try? Data(buffer: indexPage).write(to: folder.appendingPathComponent("deck-index.json"))
+                print("the two pages are in \(folder.path)/deck-naive.json and deck-index.json")
+                throw ArgumentParser.ValidationError("pages differ for pet \(seeker.petID): the index is wrong")
+            }
+            cards += (try? JSONSerialization.jsonObject(with: Data(buffer: indexPage)) as? [String: Any])
+                .flatMap { $0["items"] as? [Any] }?.count ?? 0
+            naiveTimes.append(naiveMs)
+            indexTimes.append(indexMs)
+        }
+        let naive = Summary(naiveTimes), sequential = Summary(indexTimes)
+        print("same pages on both paths: \(compared.count) of \(compared.count) decks, \(cards) cards")
+        print("naive, one at a time: \(naive)")
+        print("index, one at a time: \(sequential)")
+        print(String(format: "index is %.0f× faster at p50 and %.0f× at p99",
+                     naive.p50 / max(sequential.p50, 0.001), naive.p99 / max(sequential.p99, 0.001)))
+
+        // 3: open loop at the target rate.
+        let total = rate * duration
+        let interval = 1.0 / Double(rate)
+        let clock = ContinuousClock()
+        let begin = clock.now
+        let openLoop = try await withThrowingTaskGroup(of: Double?.self) { group in
+            for number in 0..<total {
+                let due = begin + .seconds(Double(number) * interval)
+                try await clock.sleep(until: due)
+                let seeker = seekers[number % seekers.count]
+                group.addTask {
+                    do {
+                        _ = try await deck(client, indexURL, seeker)
+                        return (clock.now - due).seconds * 1000
+                    } catch {
+                        return nil
+                    }
+                }
+            }
+            return try await group.reduce(into: [Double?]()) { $0.append($1) }
+        }
+        let openElapsed = (clock.now - begin).seconds
+        let answered = openLoop.compactMap { $0 }
+        print(String(format: "index, open loop at %d req/s for %d s: %.0f req/s answered, %d failed, %@", rate, duration,
+                     Double(answered.count) / openElapsed, openLoop.count - answered.count, Summary(answered).description))
+
+        // 4: closed loop for the ceiling.
+        let closedTotal = max(concurrency, rate * 5)
+        let closedBegin = clock.now
+        let closed = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for worker in 0..<concurrency {
+                group.addTask {
+                    var samples: [Double] = []
+                    var number = worker
+                    while number < closedTotal {
+                        let (_, ms) = try await timed { try await deck(client, indexURL, seekers[number % seekers.count]) }
+                        samples.append(ms)
+                        number += concurrency
+                    }
+                    return samples
+                }
+            }
+            return try await group.reduce(into: [Double]()) { $0 += $1 }
+        }
+        let closedElapsed = (clock.now - closedBegin).seconds
+        print(String(format: "index, closed loop with %d in flight: %.0f req/s, %@", concurrency,
+                     Double(closed.count) / closedElapsed, Summary(closed).description))
+    }
+
+    private func deck(_ client: HTTPClient, _ base: String, _ seeker: DeckBenchSeeker) async throws -> ByteBuffer {
+        var request = HTTPClientRequest(url: "\(base)/v1/pets/\(seeker.petID.uuidString.lowercased())/deck?limit=\(limit)")
+        request.headers.add(name: "Authorization", value: "Bearer \(seeker.accessToken)")
+        let response = try await client.execute(request, timeout: .seconds(600))
+        let body = try await response.body.collect(upTo: 8 << 20)
+        guard response.status == .ok else {
+            throw ArgumentParser.ValidationError("deck answered \(response.status.code): \(String(buffer: body))")
+        }
+        return body
+    }
+}
+
+private func timed<T>(_ work: () async throws -> T) async throws -> (T, Double) {
+    let start = ContinuousClock.now
+    let value = try await work()
+    return (value, (ContinuousClock.now - start).seconds * 1000)
+}
+
+/// Latency percentiles in milliseconds (nearest rank).
+private struct Summary: CustomStringConvertible {
+    let sorted: [Double]
+
+    init(_ samples: [Double]) { sorted = samples.sorted() }
+
+    func percentile(_ p: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, max(0, Int((Double(sorted.count) * p).rounded(.up)) - 1))]
+    }
+
+    var p50: Double { percentile(0.5) }
+    var p99: Double { percentile(0.99) }
+
+    var description: String {
+        String(format: "%d requests, ms p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", sorted.count, p50, percentile(0.9), p99,
+               sorted.last ?? 0)
+    }
+}

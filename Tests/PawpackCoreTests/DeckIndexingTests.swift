@@ -1,0 +1,174 @@
+import Foundation
+import PawpackCore
+import Testing
+
+/// The candidate index: rows keep what the deck reads, the grid covers every dog in range, the
+/// bucket ceilings never undercut a real score, and the indexed deck gives the very page the
+/// deck over every dog in range gives, while reading fewer dogs where they are dense.
+@Suite struct DeckIndexingTests {
+    let fixtures = MatchmakingTests()
+    let matchmaker = Matchmaker()
+    var today: LocalDate { fixtures.today }
+
+    /// What the deck reads of a dog: its size class as the deck uses it (given, or implied by
+    /// the weight). The index stores that.
+    func asTheDeckReadsIt(_ dog: DeckDog) -> DeckDog {
+        var copy = dog
+        copy.sizeClass = dog.effectiveSizeClass
+        return copy
+    }
+
+    @Test func aRowKeepsEveryFieldTheDeckReadsInItsPayload() {
+        var random = SeededGenerator(seed: 0x1D3C)
+        for _ in 0..<500 {
+            let dog = fixtures.randomDog(&random, near: fixtures.home, withinKm: 30, owners: [])
+            let row = DeckIndexRow(dog)
+            #expect(row.payload.count == DeckIndexRow.payloadSize)
+            #expect(DeckIndexRow(payload: row.payload) == row)
+            #expect(row.dog == asTheDeckReadsIt(dog))
+            #expect(row.bucket == DeckIndexRow.bucket(playStyles: dog.playStyles, energy: dog.energy,
+                                                      size: dog.effectiveSizeClass, mode: dog.mode))
+        }
+        // Not a payload, and a row written with a code this version does not know.
+        #expect(DeckIndexRow(payload: [UInt8](repeating: 0, count: 71)) == nil)
+        var unknown = DeckIndexRow(fixtures.dog(1))
+        unknown.traits |= 7 << 6    // energy code 7: no such level
+        #expect(unknown.dog == nil)
+    }
+
+    @Test func theBlockAroundAPointHoldsEveryPointWithinTheRadius() {
+        var random = SeededGenerator(seed: 0x6A1D)
+        let grid = DeckGrid.standard
+        let centres = [fixtures.home, GeoPoint(latitude: 69.6492, longitude: 18.9553),
+                       GeoPoint(latitude: -41.2865, longitude: 179.99), GeoPoint(latitude: 89.99, longitude: 10)]
+        for centre in centres {
+            for radius in [0.25, 1, 7.5, 25] {
+                let ranges = grid.cellRanges(of: grid.block(around: centre, radiusKm: radius))
+                for _ in 0..<200 {
+                    let point = fixtures.destination(centre, km: Double.random(in: 0...radius, using: &random),
+                                                     bearingDegrees: Double.random(in: 0..<360, using: &random))
+                    let cell = grid.cell(of: point)
+                    #expect(ranges.contains { $0.contains(cell) }, "\(point) within \(radius) km of \(centre)")
+                }
+            }
+        }
+    }
+
+    @Test func aRingIsTheBiggerBlockWithoutTheSmallerOne() {
+        let grid = DeckGrid(cellDegrees: 0.5)
+        let inner = grid.block(around: fixtures.home, radiusKm: 40)
+        let outer = grid.block(around: fixtures.home, radiusKm: 120)
+        func cells(_ ranges: [ClosedRange<Int64>]) -> [Int64] { ranges.flatMap { Array($0) } }
+        let ring = cells(grid.cellRanges(of: outer, excluding: inner))
+        let whole = cells(grid.cellRanges(of: outer))
+        let middle = cells(grid.cellRanges(of: inner))
+        #expect(Set(ring).isDisjoint(with: middle))
+        #expect(Set(ring).union(middle) == Set(whole))
+        #expect(ring.count + middle.count == whole.count)
+        #expect(whole.count == outer.cellCount)
+        #expect(grid.cellRanges(of: inner, excluding: inner).isEmpty)
+    }
+
+    @Test func theRadiiGrowByDoublingAndEndAtTheMaximumDistance() {
+        #expect(DeckSearch().radii(upTo: 25) == [0.25, 0.5, 1, 2, 4, 8, 16, 25])
+        #expect(DeckSearch().radii(upTo: 1) == [0.25, 0.5, 1])
+        #expect(DeckSearch().radii(upTo: 0.1) == [0.1])
+    }
+
+    @Test func aBucketsCeilingIsNeverBelowTheCompatibilityOfADogInIt() {
+        var random = SeededGenerator(seed: 0xCE11)
+        var pairs = 0, exact = 0, socialPairs = 0, socialGap = 0.0
+        for _ in 0..<300 {
+            let seeker = fixtures.randomDog(&random, near: fixtures.home, withinKm: 1, owners: [])
+            let buckets = DeckBuckets(seeker: seeker, matchmaker: matchmaker)
+            let ceilingOf = Dictionary(buckets.groups.flatMap { group in group.buckets.map { ($0, group.ceiling) } },
+                                       uniquingKeysWith: { first, _ in first })
+            #expect(ceilingOf.count == buckets.bucketCount)
+            for _ in 0..<40 {
+                let candidate = fixtures.randomDog(&random, near: fixtures.home, withinKm: 10, owners: [])
+                let actual = matchmaker.card(seeker: seeker, candidate: candidate, today: today).compatibility
+                let ceiling = matchmaker.compatibilityCeiling(seeker: seeker, playStyles: candidate.playStyles,
+                                                              energy: candidate.energy, size: candidate.effectiveSizeClass,
+                                                              mode: candidate.mode)
+                #expect(ceiling >= actual, "\(candidate) for \(seeker)")
+                #expect(ceilingOf[DeckIndexRow(candidate).bucket] == ceiling)
+                pairs += 1
+                if abs(ceiling - actual) < 1e-12 { exact += 1 }
+                // What a bucket leaves open: for two social dogs the pairing (0.15) and the
+                // environment (0.10); for a puppy pair the age (0.5).
+                let puppyPair = seeker.mode == .puppy || candidate.mode == .puppy
+                #expect(ceiling - actual <= (puppyPair ? 0.5 : 0.25) + 1e-9)
+                if !puppyPair {
+                    socialPairs += 1
+                    socialGap += ceiling - actual
+                }
+            }
+        }
+        // A real bound, not "1 for everyone": close on average, and sometimes exact.
+        #expect(pairs == 12_000)
+        #expect(socialPairs > 5_000)
+        #expect(socialGap / Double(socialPairs) < 0.15, "mean gap \(socialGap / Double(socialPairs))")
+        #expect(exact > 500)
+    }
+
+    // MARK: The indexed deck is the deck
+
+    /// A dense town: `count` dogs within 3 km of `centre` and the rest up to 40 km out.
+    func town(_ random: inout SeededGenerator, around centre: GeoPoint, count: Int) -> [DeckDog] {
+        (0..<count).map { index in
+            fixtures.randomDog(&random, near: centre, withinKm: index % 3 == 0 ? 40 : 3, owners: [])
+        }
+    }
+
+    /// Reads like the server: the dogs whose cell is in a range and whose bucket is wanted.
+    func reader(_ dogs: [DeckDog], grid: DeckGrid) -> ([ClosedRange<Int64>], [Int64]?) -> [DeckDog] {
+        let rows = dogs.map { (cell: grid.cell(of: $0.location), bucket: DeckIndexRow($0).bucket, dog: asTheDeckReadsIt($0)) }
+        return { ranges, buckets in
+            let wanted = buckets.map(Set.init)
+            return rows.filter { row in
+                ranges.contains { $0.contains(row.cell) } && (wanted?.contains(row.bucket) ?? true)
+            }.map(\.dog)
+        }
+    }
+
+    @Test func theIndexedDeckGivesTheSamePagesAsTheDeckOverEveryDog() async {
+        var random = SeededGenerator(seed: 0x1DE7)
+        let grid = DeckGrid.standard
+        let centres = [fixtures.home, GeoPoint(latitude: -41.2865, longitude: 179.99)]
+        var pages = 0, indexedReads = 0, naiveReads = 0
+        for round in 0..<24 {
+            let centre = centres[round % centres.count]
+            let dogs = town(&random, around: centre, count: 1_500)
+            let seeker = dogs[round]
+            let preferences = round % 3 == 0 ? DeckPreferences() : fixtures.randomPreferences(&random)
+            let excluded: Set<Pet.ID> = Set(dogs.prefix(60).suffix(20).map(\.id)).union([seeker.id])
+            let blocked: Set<User.ID> = [dogs[70].ownerID]
+            let read = reader(dogs, grid: grid)
+            let inRange = dogs.filter {
+                Matchmaker.haversineKm(seeker.location, $0.location) <= preferences.maxDistanceKm
+            }.map(asTheDeckReadsIt)
+            var after: DeckPosition?
+            for _ in 0..<3 {
+                let limit = [1, 7, 20][pages % 3]
+                let expected = matchmaker.deck(seeker: seeker, candidates: inRange, preferences: preferences,
+                                               excludedPets: excluded, blockedOwners: blocked, today: today,
+                                               after: after, limit: limit)
+                let page = await matchmaker.indexedDeck(seeker: seeker, preferences: preferences, excludedPets: excluded,
+                                                        blockedOwners: blocked, today: today, after: after,
+                                                        limit: limit, grid: grid) { ranges, buckets in read(ranges, buckets) }
+                #expect(page.cards == expected, "round \(round), page after \(String(describing: after))")
+                if preferences == DeckPreferences() {
+                    indexedReads += page.dogsRead
+                    naiveReads += inRange.count
+                }
+                pages += 1
+                guard let last = expected.last else { break }
+                after = matchmaker.position(of: last)
+            }
+        }
+        #expect(pages >= 48)
+        // In a dense town with default preferences the index reads well under half the dogs.
+        #expect(naiveReads > 0)
+        #expect(Double(indexedReads) < Double(naiveReads) * 0.5, "read \(indexedReads) of \(naiveReads)")
+    }
+}
