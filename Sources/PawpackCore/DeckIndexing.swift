@@ -368,17 +368,19 @@ public struct DeckIndexRow: Sendable, Equatable {
     }
 
     /// The row a payload holds; nil when it is not a payload (wrong size).
-    public init?<Bytes: Collection>(payload bytes: Bytes) where Bytes.Element == UInt8 {
+    public init?(payload bytes: [UInt8]) {
+        guard let row = bytes.withUnsafeBytes({ DeckIndexRow(payload: $0) }) else { return nil }
+        self = row
+    }
+
+    /// The row a payload holds, read in place (no copy: the deck reads thousands per request).
+    public init?(payload bytes: UnsafeRawBufferPointer) {
         guard bytes.count == Self.payloadSize else { return nil }
-        let array = Array(bytes)
-        func uuid(at offset: Int) -> UUID {
-            let b = array[offset..<(offset + 16)].map { $0 }
-            return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
-        }
         func word(at offset: Int) -> UInt64 {
-            var value: UInt64 = 0
-            for index in (0..<8).reversed() { value = value << 8 | UInt64(array[offset + index]) }
-            return value
+            UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        func uuid(at offset: Int) -> UUID {
+            UUID(uuid: bytes.loadUnaligned(fromByteOffset: offset, as: uuid_t.self))
         }
         let weight = Double(bitPattern: word(at: 64))
         self.init(petID: Pet.ID(uuid(at: 0)), ownerID: User.ID(uuid(at: 16)),

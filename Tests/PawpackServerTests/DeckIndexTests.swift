@@ -94,7 +94,7 @@ import Testing
             func modeInIndex(_ dogID: String) async throws -> WelfareMode? {
                 let row = try await (server.app.db as! any SQLDatabase).select().column("payload").from(DeckIndex.table)
                     .where("pet_id", .equal, UUID(uuidString: dogID)!).first()
-                return try row.flatMap { DeckIndexRow(payload: try $0.decode(column: "payload", as: Data.self))?.dog?.mode }
+                return try row.flatMap { DeckIndexRow(payload: [UInt8](try $0.decode(column: "payload", as: Data.self)))?.dog?.mode }
             }
             #expect(try await modeInIndex(bob.dogID) == .puppy)
             for date in ["2023-11-10", "2023-12-29", "2025-11-21"] {

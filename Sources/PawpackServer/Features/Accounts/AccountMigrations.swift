@@ -4,7 +4,14 @@ import Fluent
 // appended to `AccountMigrations.all` (and the list in `configure` keeps its order).
 
 enum AccountMigrations {
-    static let all: [any Migration] = [CreateUsers(), CreateAuthTokens(), CreateWebSessions(), CreateEmailTokens()]
+    static let all: [any Migration] = [
+        CreateUsers(), CreateAuthTokens(), CreateWebSessions(), CreateEmailTokens(),
+        AddIndexes(name: "AccountLookupIndexes", indexes: [
+            IndexSpec(name: "auth_tokens_by_user", table: "auth_tokens", columns: ["user_id"]),
+            IndexSpec(name: "web_sessions_by_user", table: "web_sessions", columns: ["user_id"]),
+            IndexSpec(name: "email_tokens_by_user", table: "email_tokens", columns: ["user_id"]),
+        ]),
+    ]
 }
 
 struct CreateUsers: AsyncMigration {

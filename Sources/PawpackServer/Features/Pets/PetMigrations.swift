@@ -5,6 +5,12 @@ import Fluent
 enum PetMigrations {
     static let all: [any Migration] = [
         AddUserLocation(), CreatePets(), CreatePetPhotos(), CreateVaccinations(), CreatePetGuardians(),
+        AddIndexes(name: "PetLookupIndexes", indexes: [
+            IndexSpec(name: "pets_by_owner", table: "pets", columns: ["owner_id"]),
+            IndexSpec(name: "pet_photos_by_pet", table: "pet_photos", columns: ["pet_id"]),
+            IndexSpec(name: "vaccinations_by_pet", table: "vaccinations", columns: ["pet_id"]),
+            IndexSpec(name: "pet_guardians_by_user", table: "pet_guardians", columns: ["user_id"]),
+        ]),
     ]
 }
 

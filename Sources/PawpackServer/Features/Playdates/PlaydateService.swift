@@ -115,11 +115,17 @@ final class PlaydateService: Sendable {
         let cards: [DeckCard]
         switch strategy {
         case .index:
-            cards = try await matchmaker.indexedDeck(
+            let started = ContinuousClock.now
+            let page = try await matchmaker.indexedDeck(
                 seeker: seeker, preferences: preferences, excludedPets: excluded, blockedOwners: blocked,
                 today: pets.today, after: after, limit: limit, grid: pets.deckIndex.grid,
                 buckets: pets.deckIndex.buckets(for: seeker, matchmaker: matchmaker)
-            ) { ranges, buckets in try await self.pets.deckIndex.dogs(in: ranges, buckets: buckets, on: db) }.cards
+            ) { ranges, buckets in try await self.pets.deckIndex.dogs(in: ranges, buckets: buckets, on: db) }
+            cards = page.cards
+            logger.debug("deck read through the index", metadata: [
+                "dogs-read": "\(page.dogsRead)", "steps": "\(page.steps)",
+                "duration": "\(ContinuousClock.now - started)",
+            ])
         case .naive:
             let candidates = try await naiveCandidates(around: home, radiusKm: preferences.maxDistanceKm,
                                                        excludingOwner: owner.id!, on: db)
@@ -146,9 +152,13 @@ final class PlaydateService: Sendable {
             .filter(\.$id != ownerID)
             .all()
         let locations = Dictionary(uniqueKeysWithValues: owners.compactMap { user in user.location.map { (user.id!, $0) } })
-        guard !locations.isEmpty else { return [] }
-        let candidates = try await PetRecord.query(on: db)
-            .filter(\.$species == .dog).filter(\.$owner.$id ~~ Array(locations.keys)).all()
+        // In slices: PostgreSQL takes at most 65,535 parameters per statement, and a city holds more owners.
+        let ownerIDs = Array(locations.keys)
+        var candidates: [PetRecord] = []
+        for start in stride(from: 0, to: ownerIDs.count, by: 30_000) {
+            candidates += try await PetRecord.query(on: db).filter(\.$species == .dog)
+                .filter(\.$owner.$id ~~ Array(ownerIDs[start..<min(start + 30_000, ownerIDs.count)])).all()
+        }
         return candidates.compactMap { candidate in locations[candidate.$owner.id].map { DeckIndex.deckDog(candidate, location: $0) } }
     }
 
