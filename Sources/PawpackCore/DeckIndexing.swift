@@ -120,6 +120,7 @@ public struct DeckSearch: Sendable {
 
     /// The radii read one after the other, the last exactly `maxDistanceKm`.
     public func radii(upTo maxDistanceKm: Double) -> [Double] {
+        precondition(firstRadiusKm > 0 && growth > 1, "the blocks must grow from a positive radius")
         var radii: [Double] = []
         var radius = firstRadiusKm
         while radius < maxDistanceKm {
@@ -137,12 +138,12 @@ public struct DeckSearch: Sendable {
 public struct DeckBuckets: Sendable {
     /// Distinct ceilings, highest first, each with its buckets.
     public let groups: [(ceiling: Double, buckets: [Int64])]
-    public let bucketCount: Int
+    /// Every bucket there is: 6 sizes × (1 for puppies + 5 energies × 64 play-style sets).
+    public var bucketCount: Int { groups.reduce(0) { $0 + $1.buckets.count } }
 
     /// The key under which these may be cached: everything of the seeker the ceilings read.
     public static func seekerBucket(_ seeker: DeckDog) -> Int64 {
-        DeckIndexRow.bucket(playStyles: seeker.playStyles, energy: seeker.energy, size: seeker.effectiveSizeClass,
-                            mode: seeker.mode)
+        DeckIndexRow(seeker).bucket
     }
 
     public init(seeker: DeckDog, matchmaker: Matchmaker) {
@@ -184,7 +185,6 @@ public struct DeckBuckets: Sendable {
             }
         }
         self.groups = groups
-        bucketCount = entries.count
     }
 
     /// The buckets whose dogs farther than `km` could still come before `worst`, the last card
@@ -196,7 +196,11 @@ public struct DeckBuckets: Sendable {
     /// error can only keep a bucket too many, never drop one that could join the page.
     public func alive(fartherThanKm km: Double, worst: DeckPosition, matchmaker: Matchmaker) -> [Int64] {
         let total = matchmaker.compatibilityWeight + matchmaker.distanceWeight
-        guard matchmaker.compatibilityWeight > 0, total > 0 else { return groups.flatMap(\.buckets) }
+        // The bound below holds for positive weights only (a negative distance weight would
+        // favour farther dogs); anything else keeps every bucket.
+        guard matchmaker.compatibilityWeight > 0, matchmaker.distanceWeight >= 0, total > 0 else {
+            return groups.flatMap(\.buckets)
+        }
         let proximity = matchmaker.distanceScore(km: km)
         let needed = ((worst.score - 2e-6) * total - matchmaker.distanceWeight * proximity) / matchmaker.compatibilityWeight
         var result: [Int64] = []
@@ -297,9 +301,7 @@ public struct DeckIndexRow: Sendable, Equatable {
 
     public init(_ dog: DeckDog) {
         var traits: Int64 = 0
-        for (bit, style) in PlayStyle.allCases.enumerated() where dog.playStyles.contains(style) {
-            traits |= 1 << (Self.playStylesShift + Int64(bit))
-        }
+        traits |= Self.playMask(dog.playStyles) << Self.playStylesShift
         traits |= Self.code(dog.energy, in: EnergyLevel.allCases) << Self.energyShift
         // The size the deck uses: given, or implied by the weight. Filters and scores read only that.
         traits |= Self.code(dog.effectiveSizeClass, in: SizeClass.allCases) << Self.sizeShift
@@ -322,25 +324,23 @@ public struct DeckIndexRow: Sendable, Equatable {
     /// matched on age and size), so all puppies of one size share a bucket.
     public var bucket: Int64 {
         let social = field(Self.modeShift, bits: 1) == 1
-        return Self.bucketBits(playMask: social ? field(Self.playStylesShift, bits: 6) : 0,
+        return Self.bucketBits(playMask: social ? field(Self.playStylesShift, bits: Self.playStyleBits) : 0,
                                energyCode: social ? field(Self.energyShift, bits: 3) : 0,
                                sizeCode: field(Self.sizeShift, bits: 3), social: social)
-    }
-
-    /// The bucket of a dog with these fields.
-    public static func bucket(playStyles: [PlayStyle], energy: EnergyLevel?, size: SizeClass?, mode: WelfareMode) -> Int64 {
-        guard mode == .social else {
-            return bucketBits(playMask: 0, energyCode: 0, sizeCode: code(size, in: SizeClass.allCases), social: false)
-        }
-        var mask: Int64 = 0
-        for (bit, style) in PlayStyle.allCases.enumerated() where playStyles.contains(style) { mask |= 1 << Int64(bit) }
-        return bucketBits(playMask: mask, energyCode: code(energy, in: EnergyLevel.allCases),
-                          sizeCode: code(size, in: SizeClass.allCases), social: true)
     }
 
     /// A bucket laid out like `traits`, so a social dog's bucket is its traits' bits.
     static func bucketBits(playMask: Int64, energyCode: Int64, sizeCode: Int64, social: Bool) -> Int64 {
         playMask << playStylesShift | energyCode << energyShift | sizeCode << sizeShift | (social ? 1 : 0) << modeShift
+    }
+
+    /// One bit per `PlayStyle.allCases`, in that order.
+    static let playStyleBits = Int64(PlayStyle.allCases.count)
+
+    static func playMask(_ styles: [PlayStyle]) -> Int64 {
+        var mask: Int64 = 0
+        for (bit, style) in PlayStyle.allCases.enumerated() where styles.contains(style) { mask |= 1 << Int64(bit) }
+        return mask
     }
 
     /// The play styles a bitmask of `PlayStyle.allCases` stands for.
@@ -394,8 +394,7 @@ public struct DeckIndexRow: Sendable, Equatable {
     public var dog: DeckDog? {
         guard let birthDate = LocalDate(dayNumber: birthDay),
               let sex = Self.value(field(Self.sexShift, bits: 2) + 1, in: PetSex.allCases) else { return nil }
-        let styles = PlayStyle.allCases.enumerated()
-            .filter { bit, _ in field(Self.playStylesShift + Int64(bit), bits: 1) == 1 }.map(\.element)
+        let styles = Self.playStyles(mask: field(Self.playStylesShift, bits: Self.playStyleBits))
         let energy = field(Self.energyShift, bits: 3), size = field(Self.sizeShift, bits: 3)
         let neutered = field(Self.neuteredShift, bits: 2), area = field(Self.areaShift, bits: 2)
         var environment: PetEnvironment?

@@ -502,27 +502,12 @@ public struct Matchmaker: Sendable {
         return (Matchmaker.weightedMean(weightedSum, over: totalWeight), reasons)
     }
 
-    /// The highest compatibility any candidate with these play styles, energy, size and mode
-    /// can have with `seeker`, whatever its other fields: the sex and neuter pairing and the
-    /// environment count as perfect, and a puppy pair's age closeness as identical. Kept next to
-    /// `compatibility(of:with:)`, which it bounds: the candidate index skips dogs whose ceiling
-    /// cannot reach the page.
-    public func compatibilityCeiling(seeker: DeckDog, playStyles: [PlayStyle], energy: EnergyLevel?,
-                                     size: SizeClass?, mode: WelfareMode) -> Double {
-        let sizesApart = seeker.effectiveSizeClass.flatMap { mine in
-            size.map { abs(Matchmaker.sizeIndex(mine) - Matchmaker.sizeIndex($0)) }
-        }
-        let sizeScore: Double? = sizesApart.map { $0 >= Matchmaker.vetoSizeGap ? nil : Matchmaker.sizeScores[$0] }
-            ?? Matchmaker.neutral
-        let puppyPair = seeker.mode == .puppy || mode == .puppy
-        let play = puppyPair ? 0 : Matchmaker.playStyleMatch(seeker.playStyles, playStyles).score
-        let energyScore = Matchmaker.energyGap(seeker.energy, energy).map { Matchmaker.energyScores[$0] } ?? Matchmaker.neutral
-        return compatibilityCeiling(playScore: play, energyScore: energyScore, sizeScore: sizeScore, puppyPair: puppyPair)
-    }
-
-    /// The ceiling from the component scores a bucket fixes; `sizeScore` nil for a vetoed pair
-    /// (toy with giant). The same arithmetic as `compatibility(of:with:)`, in the same order, with
-    /// the open components at their best, so that rounding can never put it below.
+    /// The highest compatibility a candidate can have with a seeker given the component scores
+    /// its bucket fixes (`DeckBuckets`): the sex and neuter pairing and the environment count as
+    /// perfect, and a puppy pair's age closeness as identical; `sizeScore` is nil for a vetoed
+    /// pair (toy with giant). Kept next to `compatibility(of:with:)`, which it bounds: the same
+    /// arithmetic in the same order with the open components at their best, so that rounding
+    /// can never put it below.
     func compatibilityCeiling(playScore: Double, energyScore: Double, sizeScore: Double?, puppyPair: Bool) -> Double {
         guard let sizeScore else { return 0 }
         let weights = componentWeights

@@ -111,7 +111,10 @@ struct BenchDeck: AsyncParsableCommand {
         defer { _ = client.shutdown() }
 
         // Warm both servers (connection pools, page cache) on pages not measured below.
-        for seeker in seekers.suffix(20) { _ = try await deck(client, indexURL, seeker) }
+        for seeker in seekers.suffix(20) {
+            _ = try await deck(client, indexURL, seeker)
+            _ = try await deck(client, naiveURL, seeker)
+        }
 
         // 1 and 2: the same pages, one request at a time, naive against index.
         let compared = Array(seekers.prefix(max(1, naiveRequests)))

@@ -26,9 +26,11 @@ import Testing
             #expect(row.payload.count == DeckIndexRow.payloadSize)
             #expect(DeckIndexRow(payload: row.payload) == row)
             #expect(row.dog == asTheDeckReadsIt(dog))
-            #expect(row.bucket == DeckIndexRow.bucket(playStyles: dog.playStyles, energy: dog.energy,
-                                                      size: dog.effectiveSizeClass, mode: dog.mode))
         }
+        // The household flags the generated dogs never set.
+        var household = fixtures.dog(2)
+        household.environment = PetEnvironment(area: .rural, hasGarden: false, livesWithOtherPets: true, livesWithChildren: true)
+        #expect(DeckIndexRow(payload: DeckIndexRow(household).payload)?.dog == household)
         // Not a payload, and a row written with a code this version does not know.
         #expect(DeckIndexRow(payload: [UInt8](repeating: 0, count: 71)) == nil)
         var unknown = DeckIndexRow(fixtures.dog(1))
@@ -75,9 +77,9 @@ import Testing
         #expect(DeckSearch().radii(upTo: 0.1) == [0.1])
     }
 
-    @Test func aBucketsCeilingIsNeverBelowTheCompatibilityOfADogInIt() {
+    @Test func aBucketsCeilingIsNeverBelowTheCompatibilityOfADogInIt() throws {
         var random = SeededGenerator(seed: 0xCE11)
-        var pairs = 0, exact = 0, socialPairs = 0, socialGap = 0.0
+        var exact = 0, socialPairs = 0, socialGap = 0.0
         for _ in 0..<300 {
             let seeker = fixtures.randomDog(&random, near: fixtures.home, withinKm: 1, owners: [])
             let buckets = DeckBuckets(seeker: seeker, matchmaker: matchmaker)
@@ -87,12 +89,8 @@ import Testing
             for _ in 0..<40 {
                 let candidate = fixtures.randomDog(&random, near: fixtures.home, withinKm: 10, owners: [])
                 let actual = matchmaker.card(seeker: seeker, candidate: candidate, today: today).compatibility
-                let ceiling = matchmaker.compatibilityCeiling(seeker: seeker, playStyles: candidate.playStyles,
-                                                              energy: candidate.energy, size: candidate.effectiveSizeClass,
-                                                              mode: candidate.mode)
+                let ceiling = try #require(ceilingOf[DeckIndexRow(candidate).bucket])
                 #expect(ceiling >= actual, "\(candidate) for \(seeker)")
-                #expect(ceilingOf[DeckIndexRow(candidate).bucket] == ceiling)
-                pairs += 1
                 if abs(ceiling - actual) < 1e-12 { exact += 1 }
                 // What a bucket leaves open: for two social dogs the pairing (0.15) and the
                 // environment (0.10); for a puppy pair the age (0.5).
@@ -105,7 +103,6 @@ import Testing
             }
         }
         // A real bound, not "1 for everyone": close on average, and sometimes exact.
-        #expect(pairs == 12_000)
         #expect(socialPairs > 5_000)
         #expect(socialGap / Double(socialPairs) < 0.15, "mean gap \(socialGap / Double(socialPairs))")
         #expect(exact > 500)

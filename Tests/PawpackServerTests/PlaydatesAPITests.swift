@@ -75,6 +75,23 @@ import Testing
         }
     }
 
+    @Test func acceptingARequestFromADogPassedOnTakesItOutOfThePassPile() async throws {
+        try await TestServer.run { server in
+            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
+            let bob = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
+            _ = try await like(server, bob, ada, decision: "pass")
+            #expect(try await like(server, ada, bob).status == 201)
+            let incoming = try await server.request(.GET, "/v1/match-requests?direction=incoming", token: bob.member.accessToken)
+            let requestID = try #require((incoming.json["items"] as? [[String: Any]])?.first?["id"] as? String)
+            let accepted = try await server.request(.POST, "/v1/match-requests/\(requestID)/accept", token: bob.member.accessToken)
+            #expect(accepted.status == 200, "\(accepted.text)")
+            let pile = try await server.request(.GET, "/v1/pets/\(bob.dogID)/passes", token: bob.member.accessToken)
+            #expect((pile.json["items"] as? [Any])?.isEmpty == true, "\(pile.text)")
+            let again = try await server.request(.POST, "/v1/pets/\(bob.dogID)/passes/\(ada.dogID)/like", token: bob.member.accessToken)
+            #expect(again.status == 404)
+        }
+    }
+
     @Test func aLikeAsksTheOtherOwnerAndASecondLikeIsAFriendly409() async throws {
         try await TestServer.run { server in
             let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)

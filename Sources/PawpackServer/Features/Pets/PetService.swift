@@ -123,7 +123,7 @@ final class PetService: Sendable {
         user.location = point
         try await db.transaction { tx in
             try await user.save(on: tx)
-            try await self.deckIndex.refresh(owner: user.id!, on: tx)
+            try await self.deckIndex.refresh(dogsOf: user, on: tx)
         }
     }
 
@@ -146,7 +146,7 @@ final class PetService: Sendable {
         let record = PetRecord(profile, now: clock.now())
         try await db.transaction { tx in
             try await record.create(on: tx)
-            try await self.deckIndex.refresh(pets: [record.id!], on: tx)
+            try await self.deckIndex.refresh([record], on: tx)
         }
         return try await snapshot(of: record, role: .owner, on: db)
     }
@@ -163,7 +163,7 @@ final class PetService: Sendable {
         pet.update(from: updated, now: clock.now())
         try await db.transaction { tx in
             try await pet.save(on: tx)
-            try await self.deckIndex.refresh(pets: [pet.id!], on: tx)
+            try await self.deckIndex.refresh([pet], on: tx)
         }
         return try await snapshot(of: pet, role: role, on: db)
     }
@@ -350,7 +350,7 @@ final class PetService: Sendable {
             pet.socialSince = clock.now()
             try await db.transaction { tx in
                 try await pet.save(on: tx)
-                try await self.deckIndex.refresh(pets: [pet.id!], on: tx)
+                try await self.deckIndex.refresh([pet], on: tx)
             }
         }
         return try await welfareStatus(of: pet, on: db)!

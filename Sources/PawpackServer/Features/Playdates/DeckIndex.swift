@@ -11,8 +11,8 @@ import SQLKit
 ///
 /// The pets and users tables stay the truth; this table is derived from them and kept in step
 /// by the services that change them, in the same transaction: pets created, edited, switched to
-/// Social Mode or deleted (`refresh(pets:)`, `remove(pets:)`), owners moving or clearing their
-/// location (`refresh(owner:)`). `CreateDeckIndex` builds it from existing data, and
+/// Social Mode or deleted (`refresh(_:)`, `remove(pets:)`), owners moving or clearing their
+/// location (`refresh(dogsOf:)`). `CreateDeckIndex` builds it from existing data, and
 /// `rebuild(on:)` can build it again at any time.
 struct DeckIndex: Sendable {
     static let table = "deck_index"
@@ -58,17 +58,19 @@ struct DeckIndex: Sendable {
 
     // MARK: Keeping in step
 
-    /// Rewrites the rows of these pets from the pets and users tables.
-    func refresh(pets ids: [UUID], on db: any Database) async throws {
-        guard !ids.isEmpty else { return }
-        let pets = try await PetRecord.query(on: db).filter(\.$id ~~ ids).all()
-        try await rewrite(removing: ids, from: pets, on: db)
+    /// Rewrites the rows of these pets, as saved, at their owners' locations.
+    func refresh(_ pets: [PetRecord], on db: any Database) async throws {
+        guard !pets.isEmpty else { return }
+        let owners = Array(Set(pets.map { $0.$owner.id }))
+        let locations = try await UserRecord.query(on: db).filter(\.$id ~~ owners).all()
+            .reduce(into: [UUID: GeoPoint]()) { result, user in result[user.id!] = user.location }
+        try await rewrite(pets, locations: locations, on: db)
     }
 
-    /// Rewrites the rows of every dog of this owner (after the owner's location changed).
-    func refresh(owner userID: UUID, on db: any Database) async throws {
-        let pets = try await PetRecord.query(on: db).filter(\.$owner.$id == userID).all()
-        try await rewrite(removing: pets.compactMap(\.id), from: pets, on: db)
+    /// Rewrites the rows of every dog of this owner, as saved (after the location changed).
+    func refresh(dogsOf owner: UserRecord, on db: any Database) async throws {
+        let pets = try await PetRecord.query(on: db).filter(\.$owner.$id == owner.id!).all()
+        try await rewrite(pets, locations: owner.location.map { [owner.id!: $0] } ?? [:], on: db)
     }
 
     func remove(pets ids: [UUID], on db: any Database) async throws {
@@ -76,13 +78,9 @@ struct DeckIndex: Sendable {
         try await sql(db).delete(from: Self.table).where("pet_id", .in, ids).run()
     }
 
-    private func rewrite(removing ids: [UUID], from pets: [PetRecord], on db: any Database) async throws {
-        let owners = Set(pets.map { $0.$owner.id })
-        let locations = try await UserRecord.query(on: db).filter(\.$id ~~ Array(owners)).all()
-            .reduce(into: [UUID: GeoPoint]()) { result, user in result[user.id!] = user.location }
-        let rows = pets.compactMap { Self.row(for: $0, location: locations[$0.$owner.id]) }
-        try await remove(pets: ids, on: db)
-        try await insert(rows, on: db)
+    private func rewrite(_ pets: [PetRecord], locations: [UUID: GeoPoint], on db: any Database) async throws {
+        try await remove(pets: pets.compactMap(\.id), on: db)
+        try await insert(pets.compactMap { Self.row(for: $0, location: locations[$0.$owner.id]) }, on: db)
     }
 
     /// Adds rows (in batches; the caller makes sure they are not there yet).

@@ -40,7 +40,7 @@ public struct DemoCommunity: Sendable {
     /// Inserts the community (and the demo member, living in Lyon with a dog of its own) in
     /// batches, reporting progress. `passwordHash` is one bcrypt hash shared by every demo
     /// member: hashing each would take minutes for nothing.
-    func insert(on db: any Database, passwordHash: String, now: Date,
+    func insert(on db: any Database, deckIndex: DeckIndex, passwordHash: String, now: Date,
                 progress: @Sendable (Int) -> Void = { _ in }) async throws {
         var random = SplitMix64(seed: seed)
         let today = LocalDate(utc: now)
@@ -64,7 +64,7 @@ public struct DemoCommunity: Sendable {
                 try await newUsers.create(on: tx)
                 try await newPets.create(on: tx)
                 try await newDoses.create(on: tx)
-                try await DeckIndex().insert(rows, on: tx)
+                try await deckIndex.insert(rows, on: tx)
             }
             index += count
             progress(index)
@@ -83,7 +83,7 @@ public struct DemoCommunity: Sendable {
                 if pet.socialSince != nil {
                     try await Self.vaccinations(for: pet, today: today, now: now).create(on: tx)
                 }
-                try await DeckIndex().insert(DeckIndex.row(for: pet, location: user.location).map { [$0] } ?? [], on: tx)
+                try await deckIndex.insert(DeckIndex.row(for: pet, location: user.location).map { [$0] } ?? [], on: tx)
             }
         }
     }
@@ -177,7 +177,7 @@ extension PawpackServices {
         if onlyIfEmpty, try await UserRecord.query(on: db).count() > 0 { return false }
         let hash = try await hasher.hash(DemoCommunity.demoPassword)
         try await DemoCommunity(dogs: dogs, seed: seed)
-            .insert(on: db, passwordHash: hash, now: dependencies.clock.now(), progress: progress)
+            .insert(on: db, deckIndex: pets.deckIndex, passwordHash: hash, now: dependencies.clock.now(), progress: progress)
         return true
     }
 }

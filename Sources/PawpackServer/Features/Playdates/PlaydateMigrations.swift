@@ -14,6 +14,9 @@ enum PlaydateMigrations {
             IndexSpec(name: "matches_by_user_a", table: "matches", columns: ["user_a_id"]),
             IndexSpec(name: "matches_by_user_b", table: "matches", columns: ["user_b_id"]),
             IndexSpec(name: "blocks_by_blocked", table: "blocks", columns: ["blocked_id"]),
+            // Deleting a dog clears requests and matches on either side.
+            IndexSpec(name: "match_requests_by_recipient_pet", table: "match_requests", columns: ["to_pet_id"]),
+            IndexSpec(name: "matches_by_pet_b", table: "matches", columns: ["pet_b_id"]),
         ]),
     ]
 }

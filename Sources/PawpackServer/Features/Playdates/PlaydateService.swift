@@ -97,7 +97,8 @@ final class PlaydateService: Sendable {
     func deck(_ user: UserRecord, pet id: UUID, overrides: Overrides, limit: Int, cursor: String?,
               on db: any Database) async throws -> DeckPageValue {
         let pet = try await actingDog(user, pet: id, on: db)
-        guard let owner = try await UserRecord.find(pet.$owner.id, on: db), let home = owner.location else {
+        let owner: UserRecord? = pet.$owner.id == user.id ? user : try await UserRecord.find(pet.$owner.id, on: db)
+        guard let owner, let home = owner.location else {
             throw Problem(status: 409, code: .locationNeeded, title: "Where are you?",
                           detail: "Set your location on your account to see dogs near you.")
         }
@@ -110,7 +111,7 @@ final class PlaydateService: Sendable {
         let seeker = DeckIndex.deckDog(pet, location: home)
         let swiped = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).all().map { Pet.ID($0.$target.id) }
         let excluded = Set(swiped).union([seeker.id])
-        let blocked = Set(try await blockedUsers(of: owner.id!, on: db).map(User.ID.init))
+        let blocked = Set(try await blockedUsers(around: pet, actor: user, on: db).map(User.ID.init))
 
         let cards: [DeckCard]
         switch strategy {
@@ -177,6 +178,14 @@ final class PlaydateService: Sendable {
     }
 
     // MARK: Blocks
+
+    /// The members a dog's deck, swipes and pass pile leave out: those blocked by or blocking
+    /// its owner, and the member acting for it (a guardian) when that is someone else.
+    func blockedUsers(around pet: PetRecord, actor: UserRecord, on db: any Database) async throws -> Set<UUID> {
+        var blocked = try await blockedUsers(of: pet.$owner.id, on: db)
+        if actor.id != pet.$owner.id { blocked.formUnion(try await blockedUsers(of: actor.id!, on: db)) }
+        return blocked
+    }
 
     /// Users blocked by, or blocking, this user.
     func blockedUsers(of userID: UUID, on db: any Database) async throws -> Set<UUID> {
@@ -278,7 +287,7 @@ final class PlaydateService: Sendable {
     private func visibleDog(_ id: UUID, for user: UserRecord, actingAs pet: PetRecord, on db: any Database) async throws -> PetRecord {
         guard let target = try await PetRecord.find(id, on: db), target.species == .dog,
               target.$owner.id != pet.$owner.id,
-              !(try await blockedUsers(of: user.id!, on: db)).contains(target.$owner.id) else {
+              !(try await blockedUsers(around: pet, actor: user, on: db)).contains(target.$owner.id) else {
             throw Problem(status: 404, code: .notFound, title: "No such dog", detail: "That dog is not in your deck.",
                           errors: [.init(field: "targetPetId", message: "is not a dog you can meet")])
         }
@@ -307,14 +316,12 @@ final class PlaydateService: Sendable {
 
     func passes(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> [PetSnapshot] {
         let pet = try await actingDog(user, pet: id, on: db)
-        let blocked = try await blockedUsers(of: user.id!, on: db)
-        let rows = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$decision == .pass)
-            .sort(\.$createdAt, .descending).with(\.$target).all()
-        var result: [PetSnapshot] = []
-        for row in rows where !blocked.contains(row.target.$owner.id) {
-            result.append(try await pets.snapshot(of: row.target, role: nil, on: db))
-        }
-        return result
+        let blocked = try await blockedUsers(around: pet, actor: user, on: db)
+        let targets = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$decision == .pass)
+            .sort(\.$createdAt, .descending).with(\.$target).all().map(\.target)
+            .filter { !blocked.contains($0.$owner.id) }
+        let snapshots = try await pets.strangerSnapshots(of: targets, on: db)
+        return targets.compactMap { snapshots[$0.id!] }
     }
 
     func likeFromPasses(_ user: UserRecord, pet id: UUID, target targetID: UUID, on db: any Database) async throws -> SwipeOutcome {
@@ -366,8 +373,14 @@ final class PlaydateService: Sendable {
             row.status = .accepted
             row.answeredAt = self.clock.now()
             try await row.save(on: tx)
-            // Accepting is this dog's like: the other dog leaves its deck.
-            if try await SwipeRecord.query(on: tx).filter(\.$pet.$id == to.id!).filter(\.$target.$id == from.id!).first() == nil {
+            // Accepting is this dog's like: the other dog leaves its deck, and its pass pile if
+            // this dog had passed on it before.
+            if let earlier = try await SwipeRecord.query(on: tx).filter(\.$pet.$id == to.id!).filter(\.$target.$id == from.id!).first() {
+                if earlier.decision == .pass {
+                    earlier.decision = .like
+                    try await earlier.save(on: tx)
+                }
+            } else {
                 try await SwipeRecord(petID: to.id!, targetID: from.id!, decision: .like, now: self.clock.now()).create(on: tx)
             }
             return try await self.createMatch(from, to, on: tx)
