@@ -68,6 +68,8 @@ struct Serve: AsyncParsableCommand {
             if demo, try await app.pawpack.seedDemo(dogs: 300, seed: 1, on: app.db, onlyIfEmpty: true) {
                 app.logger.notice("Demo community ready: log in as \(DemoCommunity.demoEmail) / \(DemoCommunity.demoPassword)")
             }
+            // On SQLite the deck reads its index from memory: load it before the first deck.
+            try await app.pawpack.warmDeck(on: app.db)
             app.logger.info("Pawpack is listening", metadata: [
                 "url": .string(config.publicBaseURL), "environment": .string(config.environment.rawValue),
                 "database": .string("\(config.database)".components(separatedBy: "@").last ?? ""),

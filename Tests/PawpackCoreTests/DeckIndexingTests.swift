@@ -169,3 +169,66 @@ import Testing
         #expect(Double(indexedReads) < Double(naiveReads) * 0.5, "read \(indexedReads) of \(naiveReads)")
     }
 }
+
+/// The rows a server holds in memory answer ranges and buckets exactly as the table does,
+/// through rows put in, moved, replaced and removed.
+@Suite struct DeckRowStoreTests {
+    let fixtures = MatchmakingTests()
+    let grid = DeckGrid.standard
+
+    /// What the table answers: every row whose cell is in a range and whose bucket is wanted.
+    func expected(_ rows: [Pet.ID: DeckIndexRow], in ranges: [ClosedRange<Int64>], buckets: Set<Int64>?) -> Set<Pet.ID> {
+        Set(rows.values.filter { row in
+            let cell = grid.cell(of: row.location)
+            return ranges.contains { $0.contains(cell) } && buckets.map { $0.contains(row.bucket) } != false
+        }.map(\.petID))
+    }
+
+    @Test func theStoreAnswersRangesAndBucketsAsTheTableWould() {
+        var random = SeededGenerator(seed: 0x5702)
+        let dogs = (0..<3_000).map { _ in fixtures.randomDog(&random, near: fixtures.home, withinKm: 3, owners: []) }
+        var truth = Dictionary(uniqueKeysWithValues: dogs.map { ($0.id, DeckIndexRow($0)) })
+        // Built at once (with a duplicate: the later row wins), then changed row by row.
+        var stale = DeckIndexRow(dogs[0])
+        stale.latitude += 1
+        var store = DeckRowStore(grid: grid, rows: [stale] + dogs.map(DeckIndexRow.init))
+        #expect(store.count == dogs.count)
+        #expect(store.row(of: dogs[0].id) == truth[dogs[0].id])
+        for step in 0..<600 {
+            let dog = dogs[Int.random(in: 0..<dogs.count, using: &random)]
+            switch step % 3 {
+            case 0:    // moved, maybe into a cell nobody was in
+                var moved = fixtures.randomDog(&random, near: fixtures.home, withinKm: 6, owners: [])
+                moved.id = dog.id
+                let row = DeckIndexRow(moved)
+                store.put(row)
+                truth[dog.id] = row
+            case 1:
+                store.remove(dog.id)
+                truth[dog.id] = nil
+            default:   // put back as it was
+                store.put(DeckIndexRow(dog))
+                truth[dog.id] = DeckIndexRow(dog)
+            }
+        }
+        #expect(store.count == truth.count)
+        #expect(Set(store.allRows.map(\.petID)) == Set(truth.keys))
+        store.remove(Pet.ID(UUID()))    // not there: nothing happens
+        #expect(store.count == truth.count)
+
+        for radius in [0.2, 0.5, 1.5, 4, 8] {
+            let inner = grid.block(around: fixtures.home, radiusKm: radius / 2)
+            let ranges = grid.cellRanges(of: grid.block(around: fixtures.home, radiusKm: radius), excluding: inner)
+            let everyBucket = Set(truth.values.map(\.bucket))
+            let someBuckets = Set(everyBucket.shuffled(using: &random).prefix(everyBucket.count / 3))
+            for buckets in [nil, someBuckets, []] as [Set<Int64>?] {
+                let answered = store.rows(in: ranges, buckets: buckets)
+                #expect(answered.count == Set(answered.map(\.petID)).count, "no row twice")
+                #expect(Set(answered.map(\.petID)) == expected(truth, in: ranges, buckets: buckets))
+                #expect(answered.allSatisfy { truth[$0.petID] == $0 }, "the latest row of each pet")
+            }
+        }
+        // A range as wide as the world walks only the cells that hold dogs.
+        #expect(Set(store.rows(in: [0...Int64.max], buckets: nil).map(\.petID)) == Set(truth.keys))
+    }
+}

@@ -30,6 +30,10 @@ import Testing
             let naive = PlaydateService(pets: services.pets, clock: services.dependencies.clock, strategy: .naive,
                                         logger: server.app.logger)
             #expect(services.playdates.strategy == .index)
+            // The same index read from the table (what the default reads on PostgreSQL, while on
+            // SQLite it reads the rows in memory).
+            let table = PlaydateService(pets: services.pets, clock: services.dependencies.clock, strategy: .table,
+                                        logger: server.app.logger)
 
             // Seekers spread over the five cities (pet ids are random), plus the demo dog; saved
             // preferences on some, a wider distance on others. The naive path takes about a
@@ -54,6 +58,10 @@ import Testing
                     #expect(indexed.cards.map(\.card) == expected.cards.map(\.card), "pet \(pet.id!) after \(cursor ?? "-")")
                     #expect(indexed.cards.map(\.pet.profile) == expected.cards.map(\.pet.profile))
                     #expect(indexed.nextCursor == expected.nextCursor)
+                    let fromTable = try await table.deck(owner, pet: pet.id!, overrides: overrides, limit: 20,
+                                                         cursor: cursor, on: db)
+                    #expect(fromTable.cards.map(\.card) == expected.cards.map(\.card))
+                    #expect(fromTable.nextCursor == expected.nextCursor)
                     pages += 1
                     cards += indexed.cards.count
                     guard let next = indexed.nextCursor else { break }
@@ -74,6 +82,14 @@ import Testing
                 let incremental = try await indexRows(server)
                 try await DeckIndex().rebuild(on: server.app.db)
                 #expect(try await indexRows(server) == incremental)
+                // On SQLite the deck reads the rows in memory (loaded by the first deck below,
+                // then kept in step): they are the table's.
+                if let resident = server.app.pawpack.pets.deckIndex.resident {
+                    let inMemory = try #require(resident.rows, "loaded by the first deck")
+                    let inTable = try await DeckIndex().allRows(on: server.app.db)
+                    #expect(Set(inMemory.map(\.payload)) == Set(inTable.map(\.payload)))
+                    #expect(inMemory.count == inTable.count)
+                }
             }
             #expect(tests.names(try await tests.deck(server, ada)) == ["Bob's dog"])
             try await rebuiltMatches()

@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import Logging
 import Vapor
@@ -77,4 +78,14 @@ extension Application {
 
 extension Request {
     var pawpack: PawpackServices { application.pawpack }
+}
+
+extension PawpackServices {
+    /// Loads the deck index's rows into memory now, when this server keeps them there (SQLite),
+    /// so that the first deck after a start does not wait for it. Returns the rows held.
+    @discardableResult
+    public func warmDeck(on db: any Database) async throws -> Int {
+        try await pets.deckIndex.warm(on: db)
+        return pets.deckIndex.resident?.count ?? 0
+    }
 }

@@ -44,13 +44,23 @@ public struct Config: Sendable {
     public var maximumUploadBytes = 10 * 1_048_576
     /// Where media goes: files under the data folder, or S3-compatible storage.
     public var media: Media = .localFiles(nil)
-    /// How the deck finds candidates (PAWPACK_DECK_STRATEGY): through the candidate index, or
-    /// the naive way — every dog in range loaded and scored — kept for `pawpack bench deck` to
-    /// measure against.
+    /// How the deck finds candidates (PAWPACK_DECK_STRATEGY): through the candidate index —
+    /// its rows held in memory on SQLite, where one process owns the database, and read from
+    /// the table on PostgreSQL (`index`); through the table on either (`table`); or the naive
+    /// way, every dog in range loaded and scored (`naive`). The last two are kept for
+    /// `pawpack bench deck` to measure against.
     public var deckStrategy: DeckStrategy = .index
 
     public enum DeckStrategy: String, Sendable, CaseIterable {
-        case index, naive
+        case index, table, naive
+    }
+
+    /// Whether the deck keeps the index's rows in memory: on SQLite only, where this process
+    /// is the only one writing the database; PostgreSQL instances are many and stateless.
+    var deckRowsInMemory: Bool {
+        guard deckStrategy == .index else { return false }
+        if case .postgres = database { return false }
+        return true
     }
 
     public enum Media: Sendable, Equatable {
@@ -142,7 +152,7 @@ public struct Config: Sendable {
         }
         if let strategy = reader.string("PAWPACK_DECK_STRATEGY") {
             guard let value = DeckStrategy(rawValue: strategy) else {
-                throw ConfigError(variable: "PAWPACK_DECK_STRATEGY", message: "must be index or naive")
+                throw ConfigError(variable: "PAWPACK_DECK_STRATEGY", message: "must be index, table or naive")
             }
             config.deckStrategy = value
         }

@@ -39,10 +39,12 @@ final class PetService: Sendable {
     let rules = PetRules()
     let welfare = WelfarePolicy()
     /// The Playdates candidate index, derived from pets and owners' locations: every change
-    /// here that the deck reads rewrites the pet's row in the same transaction.
-    let deckIndex = DeckIndex()
+    /// here that the deck reads rewrites the pet's row in the same transaction, and once that
+    /// has committed, the rows kept in memory (`DeckIndex.committed`).
+    let deckIndex: DeckIndex
 
     init(config: Config, clock: any AppClock, media: any MediaStore, logger: Logger) {
+        self.deckIndex = DeckIndex(rowsInMemory: config.deckRowsInMemory)
         self.config = config
         self.clock = clock
         self.media = media
@@ -94,10 +96,18 @@ final class PetService: Sendable {
         let ids = pets.compactMap(\.id)
         let owners = try await UserRecord.query(on: db).filter(\.$id ~~ Array(Set(pets.map { $0.$owner.id }))).all()
             .reduce(into: [UUID: String]()) { $0[$1.id!] = $1.displayName }
-        let photos = Dictionary(grouping: try await PetPhotoRecord.query(on: db).filter(\.$pet.$id ~~ ids).all()) { $0.$pet.id }
-        let doses = Dictionary(grouping: try await VaccinationRecord.query(on: db).filter(\.$pet.$id ~~ ids).all()) { $0.$pet.id }
+        let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id ~~ ids).all()
+        let doses = try await VaccinationRecord.query(on: db).filter(\.$pet.$id ~~ ids).all()
+        return snapshots(ofStrangers: pets, ownerNames: owners, photos: photos, vaccinations: doses)
+    }
+
+    /// Stranger snapshots put together from the rows of every pet at once.
+    func snapshots(ofStrangers pets: [PetRecord], ownerNames: [UUID: String], photos: [PetPhotoRecord],
+                   vaccinations: [VaccinationRecord]) -> [UUID: PetSnapshot] {
+        let photos = Dictionary(grouping: photos) { $0.$pet.id }
+        let doses = Dictionary(grouping: vaccinations) { $0.$pet.id }
         return pets.reduce(into: [UUID: PetSnapshot]()) { result, pet in
-            result[pet.id!] = makeSnapshot(of: pet, role: nil, ownerDisplayName: owners[pet.$owner.id] ?? "",
+            result[pet.id!] = makeSnapshot(of: pet, role: nil, ownerDisplayName: ownerNames[pet.$owner.id] ?? "",
                                            photos: photos[pet.id!] ?? [],
                                            vaccinations: Self.newestFirst(doses[pet.id!] ?? []))
         }
@@ -121,10 +131,11 @@ final class PetService: Sendable {
     /// it) and moves their dogs in the deck's index along with it.
     func setLocation(of user: UserRecord, to point: GeoPoint?, on db: any Database) async throws {
         user.location = point
-        try await db.transaction { tx in
+        let moved = try await db.transaction { tx in
             try await user.save(on: tx)
-            try await self.deckIndex.refresh(dogsOf: user, on: tx)
+            return try await self.deckIndex.refresh(dogsOf: user, on: tx)
         }
+        await deckIndex.committed(moved, on: db)
     }
 
     // MARK: Profiles
@@ -144,10 +155,11 @@ final class PetService: Sendable {
     func create(_ user: UserRecord, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
         let profile = try rules.create(draft, owner: user.userID, today: today)
         let record = PetRecord(profile, now: clock.now())
-        try await db.transaction { tx in
+        let indexed = try await db.transaction { tx in
             try await record.create(on: tx)
-            try await self.deckIndex.refresh([record], on: tx)
+            return try await self.deckIndex.refresh([record], on: tx)
         }
+        await deckIndex.committed(indexed, on: db)
         return try await snapshot(of: record, role: .owner, on: db)
     }
 
@@ -161,10 +173,11 @@ final class PetService: Sendable {
         let locked = try await isBehaviourLocked(pet, on: db)
         let updated = try rules.apply(draft, to: pet.profile, behaviourLocked: locked, today: today)
         pet.update(from: updated, now: clock.now())
-        try await db.transaction { tx in
+        let indexed = try await db.transaction { tx in
             try await pet.save(on: tx)
-            try await self.deckIndex.refresh([pet], on: tx)
+            return try await self.deckIndex.refresh([pet], on: tx)
         }
+        await deckIndex.committed(indexed, on: db)
         return try await snapshot(of: pet, role: role, on: db)
     }
 
@@ -179,7 +192,7 @@ final class PetService: Sendable {
     /// once it has committed (media first would leave rows pointing at nothing on a rollback).
     func deleteRows(of pets: [UUID], on db: any Database) async throws -> [String] {
         guard !pets.isEmpty else { return [] }
-        return try await db.transaction { tx in
+        let keys = try await db.transaction { tx in
             let keys = try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).all().map(\.storageKey)
             try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
             try await VaccinationRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
@@ -193,6 +206,8 @@ final class PetService: Sendable {
             try await PetRecord.query(on: tx).filter(\.$id ~~ pets).delete()
             return keys
         }
+        await deckIndex.committed(pets, on: db)
+        return keys
     }
 
     func removeMedia(_ keys: [String]) async {
@@ -348,10 +363,11 @@ final class PetService: Sendable {
         }
         if pet.socialSince == nil {
             pet.socialSince = clock.now()
-            try await db.transaction { tx in
+            let indexed = try await db.transaction { tx in
                 try await pet.save(on: tx)
-                try await self.deckIndex.refresh([pet], on: tx)
+                return try await self.deckIndex.refresh([pet], on: tx)
             }
+            await deckIndex.committed(indexed, on: db)
         }
         return try await welfareStatus(of: pet, on: db)!
     }

@@ -14,6 +14,9 @@ import SQLKit
 /// Social Mode or deleted (`refresh(_:)`, `remove(pets:)`), owners moving or clearing their
 /// location (`refresh(dogsOf:)`). `CreateDeckIndex` builds it from existing data, and
 /// `rebuild(on:)` can build it again at any time.
+///
+/// On SQLite the deck reads a copy of the rows kept in memory (`ResidentDeckRows`); each writer
+/// hands the pets it touched to `committed(_:on:)` once its transaction has committed.
 struct DeckIndex: Sendable {
     static let table = "deck_index"
     static let columns = ["pet_id", "owner_id", "cell", "bucket", "payload"]
@@ -25,8 +28,12 @@ struct DeckIndex: Sendable {
     /// work out, so each kind of seeker pays for it once per process.
     private let bucketTables = NIOLockedValueBox([Int64: DeckBuckets]())
 
-    init(grid: DeckGrid = .standard) {
+    /// The rows in memory, when this process owns its database (`Config.deckRowsInMemory`).
+    let resident: ResidentDeckRows?
+
+    init(grid: DeckGrid = .standard, rowsInMemory: Bool = false) {
         self.grid = grid
+        resident = rowsInMemory ? ResidentDeckRows(grid: grid) : nil
     }
 
     func buckets(for seeker: DeckDog, matchmaker: Matchmaker) -> DeckBuckets {
@@ -58,19 +65,22 @@ struct DeckIndex: Sendable {
 
     // MARK: Keeping in step
 
-    /// Rewrites the rows of these pets, as saved, at their owners' locations.
-    func refresh(_ pets: [PetRecord], on db: any Database) async throws {
-        guard !pets.isEmpty else { return }
+    /// Rewrites the rows of these pets, as saved, at their owners' locations; returns the pets
+    /// to hand to `committed` after the transaction.
+    @discardableResult
+    func refresh(_ pets: [PetRecord], on db: any Database) async throws -> [UUID] {
+        guard !pets.isEmpty else { return [] }
         let owners = Array(Set(pets.map { $0.$owner.id }))
         let locations = try await UserRecord.query(on: db).filter(\.$id ~~ owners).all()
             .reduce(into: [UUID: GeoPoint]()) { result, user in result[user.id!] = user.location }
-        try await rewrite(pets, locations: locations, on: db)
+        return try await rewrite(pets, locations: locations, on: db)
     }
 
     /// Rewrites the rows of every dog of this owner, as saved (after the location changed).
-    func refresh(dogsOf owner: UserRecord, on db: any Database) async throws {
+    @discardableResult
+    func refresh(dogsOf owner: UserRecord, on db: any Database) async throws -> [UUID] {
         let pets = try await PetRecord.query(on: db).filter(\.$owner.$id == owner.id!).all()
-        try await rewrite(pets, locations: owner.location.map { [owner.id!: $0] } ?? [:], on: db)
+        return try await rewrite(pets, locations: owner.location.map { [owner.id!: $0] } ?? [:], on: db)
     }
 
     func remove(pets ids: [UUID], on db: any Database) async throws {
@@ -78,9 +88,22 @@ struct DeckIndex: Sendable {
         try await sql(db).delete(from: Self.table).where("pet_id", .in, ids).run()
     }
 
-    private func rewrite(_ pets: [PetRecord], locations: [UUID: GeoPoint], on db: any Database) async throws {
-        try await remove(pets: pets.compactMap(\.id), on: db)
+    private func rewrite(_ pets: [PetRecord], locations: [UUID: GeoPoint], on db: any Database) async throws -> [UUID] {
+        let ids = pets.compactMap(\.id)
+        try await remove(pets: ids, on: db)
         try await insert(pets.compactMap { Self.row(for: $0, location: locations[$0.$owner.id]) }, on: db)
+        return ids
+    }
+
+    /// Brings the rows in memory in step with the table for these pets, once the transaction
+    /// that rewrote their rows has committed. `db` is not that transaction.
+    func committed(_ pets: [UUID], on db: any Database) async {
+        await resident?.sync(pets) { ids in try await self.rows(of: ids, on: db) }
+    }
+
+    /// Loads the rows into memory now rather than on the first deck read (a no-op without them).
+    func warm(on db: any Database) async throws {
+        try await resident?.load { try await self.allRows(on: db) }
     }
 
     /// Adds rows (in batches; the caller makes sure they are not there yet).
@@ -91,7 +114,7 @@ struct DeckIndex: Sendable {
             let insert = sql(db).insert(into: Self.table).columns(Self.columns)
             for row in batch {
                 insert.values([row.petID.rawValue, row.ownerID.rawValue,
-                               grid.cell(of: GeoPoint(latitude: row.latitude, longitude: row.longitude)),
+                               grid.cell(of: row.location),
                                row.bucket, Data(row.payload)] as [any Encodable & Sendable])
             }
             try await insert.run()
@@ -108,7 +131,10 @@ struct DeckIndex: Sendable {
             var query = UserRecord.query(on: db).filter(\.$latitude != nil).sort(\.$id).limit(1_000)
             if let lastOwner { query = query.filter(\.$id > lastOwner) }
             let owners = try await query.all()
-            guard let last = owners.last else { return }
+            guard let last = owners.last else {
+                resident?.forget()
+                return
+            }
             let locations = owners.reduce(into: [UUID: GeoPoint]()) { $0[$1.id!] = $1.location }
             let pets = try await PetRecord.query(on: db).filter(\.$owner.$id ~~ Array(locations.keys))
                 .filter(\.$species == .dog).all()
@@ -119,38 +145,66 @@ struct DeckIndex: Sendable {
 
     // MARK: Reading
 
-    /// The dogs located in these cell ranges (and of these buckets, unless nil), read from the
-    /// covering index alone.
-    func dogs(in ranges: [ClosedRange<Int64>], buckets: [Int64]?, on db: any Database) async throws -> [DeckDog] {
+    /// The dogs located in these cell ranges (and of these buckets, unless nil): from the rows
+    /// in memory when there are, else (or when `fromTable`) from the table's covering index alone.
+    func dogs(in ranges: [ClosedRange<Int64>], buckets: [Int64]?, fromTable: Bool = false,
+              on db: any Database) async throws -> [DeckDog] {
         guard !ranges.isEmpty, buckets?.isEmpty != true else { return [] }
+        if let resident, !fromTable {
+            return try await resident.dogs(in: ranges, buckets: buckets) { try await self.allRows(on: db) }
+        }
         // The ranges and buckets are integers this server computed, so they go into the text as
         // literals: one statement, and the planner sees plain index ranges.
         let bucketFilter = buckets.map { " AND bucket IN (" + $0.map(String.init).joined(separator: ",") + ")" } ?? ""
-        if let sqlite = db as? any SQLiteDatabase {
-            // SQLite: decode each row on the connection's own thread as SQLite steps through
-            // them. The general path hands every row to the event loop one by one, and at a few
-            // thousand rows per deck those hand-overs cost more than SQLite's reading.
-            let found = DogsFound()
+        if db is any SQLiteDatabase {
+            // SQLite: one statement with the ranges OR-ed, which it reads as index ranges.
             let statement = "SELECT payload FROM \(Self.table) WHERE ("
                 + ranges.map { "cell BETWEEN \($0.lowerBound) AND \($0.upperBound)" }.joined(separator: " OR ") + ")" + bucketFilter
-            try await sqlite.withConnection { connection in
-                try await connection.query(statement, []) { row in
-                    if case let .blob(bytes)? = row.column("payload"),
-                       let dog = bytes.withUnsafeReadableBytes({ DeckIndexRow(payload: $0) })?.dog {
-                        found.dogs.append(dog)
-                    }
-                }
-            }
-            return found.dogs
+            return try await payloads(statement, on: db).compactMap(\.dog)
         }
         // PostgreSQL: one index-only scan per range. Given the ranges OR-ed together it picks a
         // bitmap scan, which visits the table's pages — in random order, for thousands of rows.
-        let text = "SELECT payload FROM (" + ranges.map {
+        let statement = "SELECT payload FROM (" + ranges.map {
             "SELECT payload, bucket FROM \(Self.table) WHERE cell BETWEEN \($0.lowerBound) AND \($0.upperBound)"
         }.joined(separator: " UNION ALL ") + ") AS found WHERE TRUE" + bucketFilter
-        let rows = try await sql(db).raw(SQLQueryString(text)).all()
-        return try rows.compactMap { row in
-            try row.decode(column: "payload", as: Data.self).withUnsafeBytes { DeckIndexRow(payload: $0) }?.dog
+        return try await payloads(statement, on: db).compactMap(\.dog)
+    }
+
+    /// Every row of the table, in cell order (to load the rows into memory).
+    func allRows(on db: any Database) async throws -> [DeckIndexRow] {
+        try await payloads("SELECT payload FROM \(Self.table) ORDER BY cell", on: db)
+    }
+
+    /// The rows of these pets, those that have one.
+    func rows(of pets: [UUID], on db: any Database) async throws -> [DeckIndexRow] {
+        var rows: [DeckIndexRow] = []
+        for start in stride(from: 0, to: pets.count, by: Self.insertBatch) {
+            let slice = pets[start..<min(start + Self.insertBatch, pets.count)]
+            rows += try await sql(db).select().column("payload").from(Self.table).where("pet_id", .in, Array(slice)).all()
+                .compactMap { try $0.decode(column: "payload", as: Data.self).withUnsafeBytes { DeckIndexRow(payload: $0) } }
+        }
+        return rows
+    }
+
+    /// The rows of a statement that selects `payload`. On SQLite each row is decoded on the
+    /// connection's own thread as SQLite steps through them: the general path hands every row
+    /// to the event loop one by one, and at thousands of rows those hand-overs cost more than
+    /// SQLite's reading.
+    private func payloads(_ statement: String, on db: any Database) async throws -> [DeckIndexRow] {
+        if let sqlite = db as? any SQLiteDatabase {
+            let found = RowsFound()
+            try await sqlite.withConnection { connection in
+                try await connection.query(statement, []) { row in
+                    if case let .blob(bytes)? = row.column("payload"),
+                       let decoded = bytes.withUnsafeReadableBytes({ DeckIndexRow(payload: $0) }) {
+                        found.rows.append(decoded)
+                    }
+                }
+            }
+            return found.rows
+        }
+        return try await sql(db).raw(SQLQueryString(statement)).all().compactMap { row in
+            try row.decode(column: "payload", as: Data.self).withUnsafeBytes { DeckIndexRow(payload: $0) }
         }
     }
 
@@ -188,8 +242,8 @@ struct CreateDeckIndex: AsyncMigration {
     }
 }
 
-/// Dogs collected by a query's row callback, which SQLite calls one row after the other on a
+/// Rows collected by a query's row callback, which SQLite calls one row after the other on a
 /// single thread and never after the query has finished.
-private final class DogsFound: @unchecked Sendable {
-    var dogs: [DeckDog] = []
+private final class RowsFound: @unchecked Sendable {
+    var rows: [DeckIndexRow] = []
 }

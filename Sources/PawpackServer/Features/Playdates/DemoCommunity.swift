@@ -66,6 +66,7 @@ public struct DemoCommunity: Sendable {
                 try await newDoses.create(on: tx)
                 try await deckIndex.insert(rows, on: tx)
             }
+            await deckIndex.committed(rows.map(\.petID.rawValue), on: db)
             index += count
             progress(index)
         }
@@ -77,14 +78,16 @@ public struct DemoCommunity: Sendable {
             user.displayName = "Demo Walker"
             user.location = Self.cities[0].center
             pet.name = "Pixel"
+            let rows = DeckIndex.row(for: pet, location: user.location).map { [$0] } ?? []
             try await db.transaction { tx in
                 try await user.create(on: tx)
                 try await pet.create(on: tx)
                 if pet.socialSince != nil {
                     try await Self.vaccinations(for: pet, today: today, now: now).create(on: tx)
                 }
-                try await deckIndex.insert(DeckIndex.row(for: pet, location: user.location).map { [$0] } ?? [], on: tx)
+                try await deckIndex.insert(rows, on: tx)
             }
+            await deckIndex.committed(rows.map(\.petID.rawValue), on: db)
         }
     }
 

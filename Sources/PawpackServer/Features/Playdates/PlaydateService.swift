@@ -115,13 +115,15 @@ final class PlaydateService: Sendable {
 
         let cards: [DeckCard]
         switch strategy {
-        case .index:
+        case .index, .table:
             let started = ContinuousClock.now
             let page = try await matchmaker.indexedDeck(
                 seeker: seeker, preferences: preferences, excludedPets: excluded, blockedOwners: blocked,
                 today: pets.today, after: after, limit: limit, grid: pets.deckIndex.grid,
                 buckets: pets.deckIndex.buckets(for: seeker, matchmaker: matchmaker)
-            ) { ranges, buckets in try await self.pets.deckIndex.dogs(in: ranges, buckets: buckets, on: db) }
+            ) { ranges, buckets in
+                try await self.pets.deckIndex.dogs(in: ranges, buckets: buckets, fromTable: self.strategy == .table, on: db)
+            }
             cards = page.cards
             logger.debug("deck read through the index", metadata: [
                 "dogs-read": "\(page.dogsRead)", "steps": "\(page.steps)",
@@ -135,8 +137,7 @@ final class PlaydateService: Sendable {
                                     after: after, limit: limit)
         }
         // What the cards show, for the whole page at once.
-        let records = cards.isEmpty ? [] : try await PetRecord.query(on: db).filter(\.$id ~~ cards.map(\.petID.rawValue)).all()
-        let snapshots = try await pets.strangerSnapshots(of: records, on: db)
+        let snapshots = try await pets.strangerSnapshots(ofPets: cards.map(\.petID.rawValue), on: db)
         let page = cards.compactMap { card in snapshots[card.petID.rawValue].map { (card: card, pet: $0) } }
         let next = cards.count == limit ? cards.last.map { Self.encodeCursor(matchmaker.position(of: $0)) } : nil
         return DeckPageValue(cards: page, nextCursor: next)

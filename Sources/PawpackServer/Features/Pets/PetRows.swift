@@ -1,0 +1,82 @@
+import Fluent
+import Foundation
+import PawpackCore
+import SQLKit
+
+// Pet records read from plain SQL rows, column by column. Fluent decodes a model by reflecting
+// over all its properties, for every row; a deck page shows 20 dogs with their photos and
+// vaccinations many times a second, and that reflection cost more than the queries themselves.
+// Each initialiser reads every column its model declares, under the same keys.
+
+extension PetRecord {
+    convenience init(row: any SQLRow) throws {
+        self.init()
+        id = try row.decode(column: "id", as: UUID.self)
+        $owner.id = try row.decode(column: "owner_id", as: UUID.self)
+        name = try row.decode(column: "name", as: String.self)
+        species = try row.decode(column: "species", as: Species.self)
+        breed = try row.decode(column: "breed", as: String?.self)
+        sex = try row.decode(column: "sex", as: PetSex.self)
+        neutered = try row.decode(column: "neutered", as: Bool?.self)
+        birthDate = try row.decode(column: "birth_date", as: String.self)
+        birthDateIsEstimate = try row.decode(column: "birth_date_estimate", as: Bool.self)
+        weightKg = try row.decode(column: "weight_kg", as: Double?.self)
+        sizeClass = try row.decode(column: "size_class", as: SizeClass?.self)
+        playStylesText = try row.decode(column: "play_styles", as: String.self)
+        energy = try row.decode(column: "energy", as: EnergyLevel?.self)
+        environmentJSON = try row.decode(column: "environment", as: String?.self)
+        personalityJSON = try row.decode(column: "personality", as: String.self)
+        notes = try row.decode(column: "notes", as: String?.self)
+        socialSince = try row.decode(column: "social_since", as: Date?.self)
+        createdAt = try row.decode(column: "created_at", as: Date.self)
+        updatedAt = try row.decode(column: "updated_at", as: Date.self)
+    }
+}
+
+extension PetPhotoRecord {
+    convenience init(row: any SQLRow) throws {
+        self.init()
+        id = try row.decode(column: "id", as: UUID.self)
+        $pet.id = try row.decode(column: "pet_id", as: UUID.self)
+        kind = try row.decode(column: "kind", as: Kind.self)
+        storageKey = try row.decode(column: "storage_key", as: String.self)
+        contentType = try row.decode(column: "content_type", as: String.self)
+        byteCount = try row.decode(column: "byte_count", as: Int.self)
+        createdAt = try row.decode(column: "created_at", as: Date.self)
+    }
+}
+
+extension VaccinationRecord {
+    convenience init(row: any SQLRow) throws {
+        self.init()
+        id = try row.decode(column: "id", as: UUID.self)
+        $pet.id = try row.decode(column: "pet_id", as: UUID.self)
+        vaccine = try row.decode(column: "vaccine", as: String.self)
+        otherName = try row.decode(column: "other_name", as: String?.self)
+        givenOn = try row.decode(column: "given_on", as: String.self)
+        nextDueOn = try row.decode(column: "next_due_on", as: String?.self)
+        clinic = try row.decode(column: "clinic", as: String?.self)
+        createdAt = try row.decode(column: "created_at", as: Date.self)
+    }
+}
+
+extension PetService {
+    /// The snapshots of these pets as a stranger sees them (deck cards), by pet id: one query
+    /// per table, rows read without Fluent's model decoding. Pets that do not exist are left out.
+    func strangerSnapshots(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetSnapshot] {
+        guard !ids.isEmpty else { return [:] }
+        let sql = db as! any SQLDatabase
+        let pets = try await sql.select().column("*").from(PetRecord.schema).where("id", .in, ids).all()
+            .map(PetRecord.init(row:))
+        guard !pets.isEmpty else { return [:] }
+        let ownerIDs = Array(Set(pets.map { $0.$owner.id }))
+        let owners = try await sql.select().columns("id", "display_name").from(UserRecord.schema)
+            .where("id", .in, ownerIDs).all()
+            .reduce(into: [UUID: String]()) { $0[try $1.decode(column: "id", as: UUID.self)] = try $1.decode(column: "display_name", as: String.self) }
+        let photos = try await sql.select().column("*").from(PetPhotoRecord.schema).where("pet_id", .in, ids).all()
+            .map(PetPhotoRecord.init(row:))
+        let doses = try await sql.select().column("*").from(VaccinationRecord.schema).where("pet_id", .in, ids).all()
+            .map(VaccinationRecord.init(row:))
+        return snapshots(ofStrangers: pets, ownerNames: owners, photos: photos, vaccinations: doses)
+    }
+}
