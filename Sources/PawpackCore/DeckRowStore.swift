@@ -81,12 +81,15 @@ public struct DeckRowStore: Sendable {
     /// The rows whose cell lies in one of `ranges` and, unless `buckets` is nil, whose bucket is
     /// one of them: what the table answers to the same ranges and buckets.
     public func rows(in ranges: [ClosedRange<Int64>], buckets: Set<Int64>?) -> [DeckIndexRow] {
+        // Far out, the search asks for a few buckets over many cells: every row of those cells
+        // is checked, so the check is an array lookup rather than hashing.
+        let wanted = buckets.map(BucketTable.init)
         var found: [DeckIndexRow] = []
         for range in ranges {
             var position = firstPosition(notBelow: range.lowerBound)
             while position < numbers.count, numbers[position] <= range.upperBound {
-                if let buckets {
-                    for row in cells[position] where buckets.contains(row.bucket) { found.append(row) }
+                if let wanted {
+                    for row in cells[position] where wanted.contains(row.bucket) { found.append(row) }
                 } else {
                     found += cells[position]
                 }
@@ -107,6 +110,33 @@ public struct DeckRowStore: Sendable {
             if numbers[middle] < cell { low = middle + 1 } else { high = middle }
         }
         return low
+    }
+}
+
+/// A set of buckets as one flag per possible bucket value: a bucket's bits are the play styles,
+/// energy and size fields (the low 12 bits of `traits`) and the mode bit, 8,192 values in all.
+struct BucketTable {
+    private var flags = [Bool](repeating: false, count: 1 << 13)
+    /// Buckets outside that layout, should there ever be any.
+    private var others: Set<Int64> = []
+
+    init(_ buckets: Set<Int64>) {
+        for bucket in buckets {
+            if let slot = Self.slot(bucket) { flags[slot] = true } else { others.insert(bucket) }
+        }
+    }
+
+    func contains(_ bucket: Int64) -> Bool {
+        if let slot = Self.slot(bucket) { return flags[slot] }
+        return others.contains(bucket)
+    }
+
+    static let lowBits: Int64 = (1 << 12) - 1
+    static let modeBit: Int64 = 1 << DeckIndexRow.modeShift
+
+    static func slot(_ bucket: Int64) -> Int? {
+        guard bucket & ~(lowBits | modeBit) == 0 else { return nil }
+        return Int(bucket & lowBits) | (bucket & modeBit != 0 ? 1 << 12 : 0)
     }
 }
 

@@ -299,11 +299,11 @@ final class AccountService: Sendable {
     /// The account behind a bearer token, or 401.
     func authenticate(accessToken: String, on db: any Database) async throws -> (UserRecord, AuthTokenRecord) {
         let now = clock.now()
-        guard let token = try await AuthTokenRecord.query(on: db)
-            .filter(\.$tokenHash == OpaqueToken.hash(accessToken))
-            .filter(\.$kind == .access).first() else { throw Problem.unauthenticated }
-        guard token.expiresAt > now, let user = try await UserRecord.find(token.$user.id, on: db),
-              user.emailVerifiedAt != nil else { throw Problem.tokenExpired }
+        // Every API request passes here: one query, rows read without model decoding.
+        guard let (token, user) = try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash(accessToken), on: db) else {
+            throw Problem.unauthenticated
+        }
+        guard token.expiresAt > now, user.emailVerifiedAt != nil else { throw Problem.tokenExpired }
         return (user, token)
     }
 

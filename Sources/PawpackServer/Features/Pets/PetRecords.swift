@@ -60,10 +60,13 @@ final class PetRecord: Model, @unchecked Sendable {
 
     var petID: Pet.ID { Pet.ID(id!) }
 
+    /// The stored birth date (always valid: only `update(from:)` writes it).
+    var birthLocalDate: LocalDate { LocalDate(birthDate) ?? LocalDate(year: 2000, month: 1, day: 1)! }
+
     var profile: PetProfile {
         PetProfile(
             id: petID, ownerID: User.ID($owner.id), name: name, species: species, breed: breed, sex: sex,
-            neutered: neutered, birthDate: LocalDate(birthDate) ?? LocalDate(year: 2000, month: 1, day: 1)!,
+            neutered: neutered, birthDate: birthLocalDate,
             birthDateIsEstimate: birthDateIsEstimate, weightKg: weightKg, sizeClass: sizeClass,
             playStyles: playStylesText.split(separator: ",").compactMap { PlayStyle(rawValue: String($0)) },
             energy: energy,

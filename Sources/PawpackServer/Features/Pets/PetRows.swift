@@ -6,7 +6,8 @@ import SQLKit
 // Pet records read from plain SQL rows, column by column. Fluent decodes a model by reflecting
 // over all its properties, for every row; a deck page shows 20 dogs with their photos and
 // vaccinations many times a second, and that reflection cost more than the queries themselves.
-// Each initialiser reads every column its model declares, under the same keys.
+// Each initialiser reads every column its model declares, under the same keys, and marks the
+// record as loaded, so saving it later updates the row.
 
 extension PetRecord {
     convenience init(row: any SQLRow) throws {
@@ -30,6 +31,7 @@ extension PetRecord {
         socialSince = try row.decode(column: "social_since", as: Date?.self)
         createdAt = try row.decode(column: "created_at", as: Date.self)
         updatedAt = try row.decode(column: "updated_at", as: Date.self)
+        $id.exists = true
     }
 }
 
@@ -43,6 +45,7 @@ extension PetPhotoRecord {
         contentType = try row.decode(column: "content_type", as: String.self)
         byteCount = try row.decode(column: "byte_count", as: Int.self)
         createdAt = try row.decode(column: "created_at", as: Date.self)
+        $id.exists = true
     }
 }
 
@@ -57,6 +60,7 @@ extension VaccinationRecord {
         nextDueOn = try row.decode(column: "next_due_on", as: String?.self)
         clinic = try row.decode(column: "clinic", as: String?.self)
         createdAt = try row.decode(column: "created_at", as: Date.self)
+        $id.exists = true
     }
 }
 
@@ -66,13 +70,21 @@ extension PetService {
     func strangerSnapshots(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetSnapshot] {
         guard !ids.isEmpty else { return [:] }
         let sql = db as! any SQLDatabase
-        let pets = try await sql.select().column("*").from(PetRecord.schema).where("id", .in, ids).all()
-            .map(PetRecord.init(row:))
-        guard !pets.isEmpty else { return [:] }
-        let ownerIDs = Array(Set(pets.map { $0.$owner.id }))
-        let owners = try await sql.select().columns("id", "display_name").from(UserRecord.schema)
-            .where("id", .in, ownerIDs).all()
-            .reduce(into: [UUID: String]()) { $0[try $1.decode(column: "id", as: UUID.self)] = try $1.decode(column: "display_name", as: String.self) }
+        // The pets with their owners' display names, in one query.
+        let rows = try await sql.select()
+            .column(SQLColumn(SQLLiteral.all, table: SQLIdentifier(PetRecord.schema)))
+            .column(SQLColumn("display_name", table: UserRecord.schema), as: "owner_display_name")
+            .from(PetRecord.schema)
+            .join(UserRecord.schema, on: SQLColumn("id", table: UserRecord.schema), .equal, SQLColumn("owner_id", table: PetRecord.schema))
+            .where(SQLColumn("id", table: PetRecord.schema), .in, SQLBind.group(ids))
+            .all()
+        guard !rows.isEmpty else { return [:] }
+        var owners: [UUID: String] = [:]
+        let pets = try rows.map { row in
+            let pet = try PetRecord(row: row)
+            owners[pet.$owner.id] = try row.decode(column: "owner_display_name", as: String.self)
+            return pet
+        }
         let photos = try await sql.select().column("*").from(PetPhotoRecord.schema).where("pet_id", .in, ids).all()
             .map(PetPhotoRecord.init(row:))
         let doses = try await sql.select().column("*").from(VaccinationRecord.schema).where("pet_id", .in, ids).all()

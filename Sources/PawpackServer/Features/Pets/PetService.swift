@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import Logging
 import PawpackCore
+import SQLKit
 
 /// Everything a viewer may see of one pet, loaded once per request.
 struct PetSnapshot: Sendable {
@@ -57,7 +58,9 @@ final class PetService: Sendable {
 
     /// The pet, or 404 — the same answer whether it never existed or was deleted.
     func pet(_ id: UUID, on db: any Database) async throws -> PetRecord {
-        guard let pet = try await PetRecord.find(id, on: db) else { throw Problem.notFound }
+        // Read without model decoding: nearly every pet and deck request starts here.
+        guard let pet = try await (db as! any SQLDatabase).select().column("*").from(PetRecord.schema)
+            .where("id", .equal, id).first().map(PetRecord.init(row:)) else { throw Problem.notFound }
         return pet
     }
 
@@ -305,7 +308,7 @@ final class PetService: Sendable {
 
     func addVaccination(_ user: UserRecord, pet id: UUID, input: VaccinationInput, on db: any Database) async throws -> VaccinationRecord {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
-        let valid = try VaccinationRules().validate(input, birthDate: pet.profile.birthDate, today: today)
+        let valid = try VaccinationRules().validate(input, birthDate: pet.birthLocalDate, today: today)
         let record = VaccinationRecord()
         record.id = UUID()
         record.$pet.id = pet.id!
@@ -336,7 +339,9 @@ final class PetService: Sendable {
     func welfareStatus(of pet: PetRecord, vaccinations: [VaccinationRecord]) -> WelfareStatusValue? {
         guard pet.species == .dog else { return nil }
         let doses = vaccinations.compactMap(\.dose)
-        let assessment = welfare.assess(birthDate: pet.profile.birthDate, doses: doses, today: today)
+        // The birth date alone: the whole profile decodes its JSON fields, and every deck card
+        // comes through here.
+        let assessment = welfare.assess(birthDate: pet.birthLocalDate, doses: doses, today: today)
         let mode: WelfareMode = pet.socialSince != nil && assessment.mode == .social ? .social : .puppy
         let locked = mode == .puppy ? WelfarePolicy.lockedFieldsInPuppyMode.sorted() : []
         return WelfareStatusValue(mode: mode, assessment: assessment, lockedFields: locked)

@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import Logging
 import PawpackCore
+import SQLKit
 
 /// A page of the deck with what the cards show.
 struct DeckPageValue: Sendable {
@@ -66,8 +67,9 @@ final class PlaydateService: Sendable {
     }
 
     private func savedPreferences(of petID: UUID, on db: any Database) async throws -> DeckPreferences {
-        guard let record = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first(),
-              let saved = try? JSONDecoder().decode(DeckPreferences.self, from: Data(record.json.utf8)) else {
+        guard let json = try await sql(db).select().column("preferences").from(DeckPreferencesRecord.schema)
+                .where("pet_id", .equal, petID).first()?.decode(column: "preferences", as: String.self),
+              let saved = try? JSONDecoder().decode(DeckPreferences.self, from: Data(json.utf8)) else {
             return DeckPreferences()
         }
         return saved
@@ -109,7 +111,8 @@ final class PlaydateService: Sendable {
         preferences = try preferences.validated()
         let after = try cursor.map(Self.decodeCursor)
         let seeker = DeckIndex.deckDog(pet, location: home)
-        let swiped = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).all().map { Pet.ID($0.$target.id) }
+        let swiped = try await sql(db).select().column("target_pet_id").from(SwipeRecord.schema)
+            .where("pet_id", .equal, pet.id!).all().map { Pet.ID(try $0.decode(column: "target_pet_id", as: UUID.self)) }
         let excluded = Set(swiped).union([seeker.id])
         let blocked = Set(try await blockedUsers(around: pet, actor: user, on: db).map(User.ID.init))
 
@@ -178,6 +181,12 @@ final class PlaydateService: Sendable {
         return position
     }
 
+    /// Plain SQL for the reads on every deck request, which skip Fluent's model decoding. Both
+    /// drivers Pawpack runs on (SQLite, PostgreSQL) are SQL databases.
+    private func sql(_ db: any Database) -> any SQLDatabase {
+        db as! any SQLDatabase
+    }
+
     // MARK: Blocks
 
     /// The members a dog's deck, swipes and pass pile leave out: those blocked by or blocking
@@ -190,9 +199,12 @@ final class PlaydateService: Sendable {
 
     /// Users blocked by, or blocking, this user.
     func blockedUsers(of userID: UUID, on db: any Database) async throws -> Set<UUID> {
-        let rows = try await BlockRecord.query(on: db)
-            .group(.or) { $0.filter(\.$blocker.$id == userID).filter(\.$blocked.$id == userID) }.all()
-        return Set(rows.map { $0.$blocker.id == userID ? $0.$blocked.id : $0.$blocker.id })
+        let rows = try await sql(db).select().columns("blocker_id", "blocked_id").from(BlockRecord.schema)
+            .where("blocker_id", .equal, userID).orWhere("blocked_id", .equal, userID).all()
+        return Set(try rows.map { row in
+            let blocker = try row.decode(column: "blocker_id", as: UUID.self)
+            return blocker == userID ? try row.decode(column: "blocked_id", as: UUID.self) : blocker
+        })
     }
 
     func block(_ user: UserRecord, username: String, on db: any Database) async throws {
@@ -346,16 +358,21 @@ final class PlaydateService: Sendable {
         let rows = try await MatchRequestRecord.query(on: db).filter(\.$status == .pending)
             .filter(incoming ? \.$toUser.$id : \.$fromUser.$id, .equal, user.id!)
             .sort(\.$createdAt, .descending).all()
-        var result: [MatchRequestValue] = []
-        for row in rows { result.append(try await requestValue(row, on: db)) }
-        return result
+        return try await requestValues(rows, on: db)
+    }
+
+    /// The requests with both dogs; every dog loaded at once, rather than a few queries per request.
+    private func requestValues(_ rows: [MatchRequestRecord], on db: any Database) async throws -> [MatchRequestValue] {
+        let dogs = try await pets.strangerSnapshots(ofPets: Array(Set(rows.flatMap { [$0.$fromPet.id, $0.$toPet.id] })), on: db)
+        return rows.compactMap { row in
+            guard let from = dogs[row.$fromPet.id], let to = dogs[row.$toPet.id] else { return nil }
+            return MatchRequestValue(id: row.id!, fromPet: from, toPet: to, status: row.status, createdAt: row.createdAt)
+        }
     }
 
     private func requestValue(_ row: MatchRequestRecord, on db: any Database) async throws -> MatchRequestValue {
-        let from = try await pets.pet(row.$fromPet.id, on: db), to = try await pets.pet(row.$toPet.id, on: db)
-        return MatchRequestValue(id: row.id!, fromPet: try await pets.snapshot(of: from, role: nil, on: db),
-                                 toPet: try await pets.snapshot(of: to, role: nil, on: db), status: row.status,
-                                 createdAt: row.createdAt)
+        guard let value = try await requestValues([row], on: db).first else { throw Problem.notFound }
+        return value
     }
 
     /// A pending request addressed to (`asRecipient`) or sent by this user; 404 otherwise.
@@ -413,19 +430,24 @@ final class PlaydateService: Sendable {
         let rows = try await MatchRecord.query(on: db)
             .group(.or) { $0.filter(\.$userA.$id == user.id!).filter(\.$userB.$id == user.id!) }
             .sort(\.$createdAt, .descending).all()
-        var result: [MatchValue] = []
-        for row in rows where !blocked.contains(row.$userA.id) && !blocked.contains(row.$userB.id) {
-            result.append(try await matchValue(row, viewer: user.id!, on: db))
-        }
-        return result
+        return try await matchValues(rows.filter { !blocked.contains($0.$userA.id) && !blocked.contains($0.$userB.id) },
+                                     viewer: user.id!, on: db)
     }
 
     private func matchValue(_ row: MatchRecord, viewer: UUID, on db: any Database) async throws -> MatchValue {
-        let viewerIsA = row.$userA.id == viewer
-        let mine = try await pets.pet(viewerIsA ? row.$petA.id : row.$petB.id, on: db)
-        let other = try await pets.pet(viewerIsA ? row.$petB.id : row.$petA.id, on: db)
-        return MatchValue(id: row.id!, myPet: try await pets.snapshot(of: mine, role: nil, on: db),
-                          otherPet: try await pets.snapshot(of: other, role: nil, on: db), createdAt: row.createdAt)
+        guard let value = try await matchValues([row], viewer: viewer, on: db).first else { throw Problem.notFound }
+        return value
+    }
+
+    /// The matches as `viewer` sees them, their dog first; every dog loaded at once.
+    private func matchValues(_ rows: [MatchRecord], viewer: UUID, on db: any Database) async throws -> [MatchValue] {
+        let dogs = try await pets.strangerSnapshots(ofPets: Array(Set(rows.flatMap { [$0.$petA.id, $0.$petB.id] })), on: db)
+        return rows.compactMap { row in
+            let viewerIsA = row.$userA.id == viewer
+            guard let mine = dogs[viewerIsA ? row.$petA.id : row.$petB.id],
+                  let other = dogs[viewerIsA ? row.$petB.id : row.$petA.id] else { return nil }
+            return MatchValue(id: row.id!, myPet: mine, otherPet: other, createdAt: row.createdAt)
+        }
     }
 
     func unmatch(_ user: UserRecord, match id: UUID, on db: any Database) async throws {

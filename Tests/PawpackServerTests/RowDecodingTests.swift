@@ -1,0 +1,82 @@
+import Fluent
+import Foundation
+import PawpackCore
+@testable import PawpackServer
+import PawpackTestSupport
+import SQLKit
+import Testing
+
+/// The records the deck and every API request read column by column (`PetRows.swift`,
+/// `AccountRows.swift`) hold what Fluent's model decoding reads from the same rows, so a column
+/// added to a model and forgotten there shows up here, on SQLite and on PostgreSQL.
+@Suite struct RowDecodingTests {
+    @Test func recordsReadColumnByColumnEqualFluentsOnSeededDogs() async throws {
+        try await TestServer.run { server in
+            let db = server.app.db
+            let services = server.app.pawpack
+            _ = try await services.seedDemo(dogs: 60, seed: 7, on: db, onlyIfEmpty: false)
+            let pets = try await PetRecord.query(on: db).sort(\.$id).all()
+            #expect(pets.count == 61)
+            // Photos on a few dogs, a profile photo and a later gallery one (the card orders them).
+            let now = Date(timeIntervalSince1970: 1_790_000_000)
+            for (number, pet) in pets.prefix(3).enumerated() {
+                for (offset, kind) in [PetPhotoRecord.Kind.gallery, .profile].enumerated() {
+                    try await PetPhotoRecord(id: UUID(), petID: pet.id!, kind: kind, storageKey: "pets/\(number)/\(offset).jpg",
+                                             contentType: "image/jpeg", byteCount: 1_000 + offset,
+                                             now: now.addingTimeInterval(Double(offset))).create(on: db)
+                }
+            }
+            let sql = db as! any SQLDatabase
+
+            for pet in pets {
+                let row = try #require(try await sql.select().column("*").from(PetRecord.schema).where("id", .equal, pet.id!).first())
+                let read = try PetRecord(row: row)
+                #expect(read.profile == pet.profile)
+                #expect(read.socialSince == pet.socialSince)
+                #expect(read.createdAt == pet.createdAt && read.updatedAt == pet.updatedAt)
+            }
+            let ids = pets.compactMap(\.id)
+            let fast = try await services.pets.strangerSnapshots(ofPets: ids, on: db)
+            let viaFluent = try await services.pets.strangerSnapshots(of: pets, on: db)
+            #expect(fast.count == pets.count)
+            for id in ids {
+                let a = try #require(fast[id]), b = try #require(viaFluent[id])
+                #expect(a.profile == b.profile)
+                #expect(a.ownerDisplayName == b.ownerDisplayName && !a.ownerDisplayName.isEmpty)
+                #expect(a.photos == b.photos)
+                #expect(a.mode == b.mode && a.lockedFields == b.lockedFields)
+            }
+            #expect(fast.values.contains { $0.photos.count == 2 && $0.photos.first?.kind == .profile })
+            #expect(Set(fast.values.map(\.mode)) == [.puppy, .social], "both modes, so vaccinations were read")
+            let doses = try await VaccinationRecord.query(on: db).all()
+            #expect(!doses.isEmpty)
+            for dose in doses.prefix(50) {
+                let row = try #require(try await sql.select().column("*").from(VaccinationRecord.schema).where("id", .equal, dose.id!).first())
+                #expect(try VaccinationRecord(row: row).dose == dose.dose)
+            }
+
+            // Members, and a token with its member in one row.
+            for user in try await UserRecord.query(on: db).all() {
+                let row = try #require(try await sql.select().column("*").from(UserRecord.schema).where("id", .equal, user.id!).first())
+                let read = try UserRecord(row: row)
+                #expect(read.account == user.account)
+                #expect(read.passwordHash == user.passwordHash && read.failedLogins == user.failedLogins)
+                #expect(read.emailVerifiedAt == user.emailVerifiedAt && read.lockedUntil == user.lockedUntil)
+                #expect(read.createdAt == user.createdAt && read.updatedAt == user.updatedAt)
+            }
+            let owner = try #require(try await UserRecord.query(on: db).filter(\.$id == pets[0].$owner.id).first())
+            let session = try await services.accounts.issueAppSession(for: owner, on: db)
+            let (token, member) = try #require(try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash(session.accessToken), on: db))
+            let stored = try #require(try await AuthTokenRecord.find(token.id, on: db))
+            #expect(token.$user.id == owner.id && member.id == owner.id)
+            #expect(token.expiresAt == stored.expiresAt && token.family == stored.family && token.kind == .access)
+            #expect(try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash("pat_not-a-token"), on: db) == nil)
+
+            // A member read this way saves as an update of its row, not as a new one.
+            member.city = "Lyon"
+            try await member.save(on: db)
+            #expect(try await UserRecord.find(owner.id, on: db)?.city == "Lyon")
+            #expect(try await UserRecord.query(on: db).count() == 61)
+        }
+    }
+}
