@@ -492,6 +492,7 @@ final class AccountService: Sendable {
             try await UserRecord.query(on: tx).filter(\.$id == id).delete()
             return keys
         }
+        await pets.deckIndex.committed(ownedPets, on: db)
         await pets.removeMedia(mediaKeys)
         logger.info("account deleted", metadata: ["user": "\(id)"])
     }

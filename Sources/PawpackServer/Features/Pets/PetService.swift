@@ -193,6 +193,8 @@ final class PetService: Sendable {
 
     /// Deletes every row of these pets in one transaction and returns the media keys to remove
     /// once it has committed (media first would leave rows pointing at nothing on a rollback).
+    /// Inside a caller's transaction, that caller hands the pets to `deckIndex.committed` once
+    /// its own transaction has committed.
     func deleteRows(of pets: [UUID], on db: any Database) async throws -> [String] {
         guard !pets.isEmpty else { return [] }
         let keys = try await db.transaction { tx in
@@ -209,7 +211,7 @@ final class PetService: Sendable {
             try await PetRecord.query(on: tx).filter(\.$id ~~ pets).delete()
             return keys
         }
-        await deckIndex.committed(pets, on: db)
+        if !db.inTransaction { await deckIndex.committed(pets, on: db) }
         return keys
     }
 
