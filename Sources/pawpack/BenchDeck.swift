@@ -33,13 +33,15 @@ struct BenchDeck: AsyncParsableCommand {
     @ArgumentParser.Option(help: "Requests on the naive path (and pages compared).") var naiveRequests = 20
     @ArgumentParser.Option(help: "Requests in flight in the closed loop.") var concurrency = 4
     @ArgumentParser.Option(help: "Cards per page.") var limit = 20
+    @ArgumentParser.Option(help: "The servers' log level; debug logs each deck's rows read and steps.")
+    var logLevel = "warning"
 
     func run() async throws {
         let folder = dataDir ?? "./data/bench-deck-\(dogs)-\(seed)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var overrides = [
             "PAWPACK_ENV": "development", "PAWPACK_DATA_DIR": folder, "DATABASE_URL": databaseURL ?? "",
-            "SMTP_URL": "", "LOG_LEVEL": "warning", "PAWPACK_DECK_STRATEGY": "index",
+            "SMTP_URL": "", "LOG_LEVEL": logLevel, "PAWPACK_DECK_STRATEGY": "index",
         ]
         let indexConfig = try loadConfig(overrides: overrides)
         overrides["PAWPACK_DECK_STRATEGY"] = "naive"
@@ -73,7 +75,7 @@ struct BenchDeck: AsyncParsableCommand {
 
     private func start(_ config: Config, migrate: Bool) async throws -> (app: Application, url: String) {
         let app = try await makeApplication(config)
-        app.logger.logLevel = .warning
+        app.logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
         do {
             try await configure(app, config: config, dependencies: Dependencies(
                 clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger),

@@ -36,6 +36,15 @@ struct DeckIndex: Sendable {
         resident = rowsInMemory ? ResidentDeckRows(grid: grid) : nil
     }
 
+    /// How the deck widens its search. Each step of a search through the table is a query, so
+    /// the rings double; from memory a step costs no round trip, so they grow by a quarter: a
+    /// bucket still alive at one radius is then read a shorter way past where it stops being.
+    func search(fromTable: Bool) -> DeckSearch {
+        var search = DeckSearch()
+        if resident != nil, !fromTable { search.growth = 1.25 }
+        return search
+    }
+
     func buckets(for seeker: DeckDog, matchmaker: Matchmaker) -> DeckBuckets {
         let key = DeckBuckets.seekerBucket(seeker)
         if let known = bucketTables.withLockedValue({ $0[key] }) { return known }

@@ -123,6 +123,7 @@ final class PlaydateService: Sendable {
             let page = try await matchmaker.indexedDeck(
                 seeker: seeker, preferences: preferences, excludedPets: excluded, blockedOwners: blocked,
                 today: pets.today, after: after, limit: limit, grid: pets.deckIndex.grid,
+                search: pets.deckIndex.search(fromTable: strategy == .table),
                 buckets: pets.deckIndex.buckets(for: seeker, matchmaker: matchmaker)
             ) { ranges, buckets in
                 try await self.pets.deckIndex.dogs(in: ranges, buckets: buckets, fromTable: self.strategy == .table, on: db)
