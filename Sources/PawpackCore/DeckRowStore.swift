@@ -80,7 +80,7 @@ public struct DeckRowStore: Sendable {
 
     /// The rows whose cell lies in one of `ranges` and, unless `buckets` is nil, whose bucket is
     /// one of them: what the table answers to the same ranges and buckets.
-    public func rows(in ranges: [ClosedRange<Int64>], buckets: Set<Int64>?) -> [DeckIndexRow] {
+    public func rows(in ranges: [ClosedRange<Int64>], buckets: [Int64]?) -> [DeckIndexRow] {
         // Far out, the search asks for a few buckets over many cells: every row of those cells
         // is checked, so the check is an array lookup rather than hashing.
         let wanted = buckets.map(BucketTable.init)
@@ -120,7 +120,7 @@ struct BucketTable {
     /// Buckets outside that layout, should there ever be any.
     private var others: Set<Int64> = []
 
-    init(_ buckets: Set<Int64>) {
+    init(_ buckets: [Int64]) {
         for bucket in buckets {
             if let slot = Self.slot(bucket) { flags[slot] = true } else { others.insert(bucket) }
         }

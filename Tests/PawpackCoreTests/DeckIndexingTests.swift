@@ -223,7 +223,7 @@ import Testing
             // A third of the buckets there are, and a value outside the bucket layout.
             let someBuckets = Set(everyBucket.shuffled(using: &random).prefix(everyBucket.count / 3)).union([1 << 40])
             for buckets in [nil, someBuckets, []] as [Set<Int64>?] {
-                let answered = store.rows(in: ranges, buckets: buckets)
+                let answered = store.rows(in: ranges, buckets: buckets.map(Array.init))
                 #expect(answered.count == Set(answered.map(\.petID)).count, "no row twice")
                 #expect(Set(answered.map(\.petID)) == expected(truth, in: ranges, buckets: buckets))
                 #expect(answered.allSatisfy { truth[$0.petID] == $0 }, "the latest row of each pet")

@@ -17,14 +17,14 @@ struct AddIndexes: AsyncMigration {
     let indexes: [IndexSpec]
 
     func prepare(on database: any Database) async throws {
-        let sql = database as! any SQLDatabase
+        let sql = database.sql
         for index in indexes {
             try await sql.raw("CREATE INDEX IF NOT EXISTS \(ident: index.name) ON \(ident: index.table) (\(idents: index.columns, joinedBy: ", "))").run()
         }
     }
 
     func revert(on database: any Database) async throws {
-        let sql = database as! any SQLDatabase
+        let sql = database.sql
         for index in indexes.reversed() {
             try await sql.raw("DROP INDEX IF EXISTS \(ident: index.name)").run()
         }

@@ -51,7 +51,7 @@ extension AuthTokenRecord {
 
     /// The access token with this hash and its member, in one query; nil when there is none.
     static func accessToken(hash: String, on db: any Database) async throws -> (AuthTokenRecord, UserRecord)? {
-        let select = (db as! any SQLDatabase).select().column(SQLColumn(SQLLiteral.all, table: SQLIdentifier(UserRecord.schema)))
+        let select = db.sql.select().column(SQLColumn(SQLLiteral.all, table: SQLIdentifier(UserRecord.schema)))
         for column in columns {
             select.column(SQLColumn(column, table: schema), as: "token_" + column)
         }

@@ -63,32 +63,3 @@ extension VaccinationRecord {
         $id.exists = true
     }
 }
-
-extension PetService {
-    /// The snapshots of these pets as a stranger sees them (deck cards), by pet id: one query
-    /// per table, rows read without Fluent's model decoding. Pets that do not exist are left out.
-    func strangerSnapshots(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetSnapshot] {
-        guard !ids.isEmpty else { return [:] }
-        let sql = db as! any SQLDatabase
-        // The pets with their owners' display names, in one query.
-        let rows = try await sql.select()
-            .column(SQLColumn(SQLLiteral.all, table: SQLIdentifier(PetRecord.schema)))
-            .column(SQLColumn("display_name", table: UserRecord.schema), as: "owner_display_name")
-            .from(PetRecord.schema)
-            .join(UserRecord.schema, on: SQLColumn("id", table: UserRecord.schema), .equal, SQLColumn("owner_id", table: PetRecord.schema))
-            .where(SQLColumn("id", table: PetRecord.schema), .in, SQLBind.group(ids))
-            .all()
-        guard !rows.isEmpty else { return [:] }
-        var owners: [UUID: String] = [:]
-        let pets = try rows.map { row in
-            let pet = try PetRecord(row: row)
-            owners[pet.$owner.id] = try row.decode(column: "owner_display_name", as: String.self)
-            return pet
-        }
-        let photos = try await sql.select().column("*").from(PetPhotoRecord.schema).where("pet_id", .in, ids).all()
-            .map(PetPhotoRecord.init(row:))
-        let doses = try await sql.select().column("*").from(VaccinationRecord.schema).where("pet_id", .in, ids).all()
-            .map(VaccinationRecord.init(row:))
-        return snapshots(ofStrangers: pets, ownerNames: owners, photos: photos, vaccinations: doses)
-    }
-}

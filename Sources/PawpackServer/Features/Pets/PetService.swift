@@ -59,7 +59,7 @@ final class PetService: Sendable {
     /// The pet, or 404 — the same answer whether it never existed or was deleted.
     func pet(_ id: UUID, on db: any Database) async throws -> PetRecord {
         // Read without model decoding: nearly every pet and deck request starts here.
-        guard let pet = try await (db as! any SQLDatabase).select().column("*").from(PetRecord.schema)
+        guard let pet = try await db.sql.select().column("*").from(PetRecord.schema)
             .where("id", .equal, id).first().map(PetRecord.init(row:)) else { throw Problem.notFound }
         return pet
     }
@@ -92,23 +92,30 @@ final class PetService: Sendable {
         return makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos, vaccinations: doses)
     }
 
-    /// The snapshots of many pets as a stranger sees them (decks, requests), by pet id, with one
-    /// query per table rather than a few per pet.
-    func strangerSnapshots(of pets: [PetRecord], on db: any Database) async throws -> [UUID: PetSnapshot] {
-        guard !pets.isEmpty else { return [:] }
-        let ids = pets.compactMap(\.id)
-        let owners = try await UserRecord.query(on: db).filter(\.$id ~~ Array(Set(pets.map { $0.$owner.id }))).all()
-            .reduce(into: [UUID: String]()) { $0[$1.id!] = $1.displayName }
-        let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id ~~ ids).all()
-        let doses = try await VaccinationRecord.query(on: db).filter(\.$pet.$id ~~ ids).all()
-        return snapshots(ofStrangers: pets, ownerNames: owners, photos: photos, vaccinations: doses)
-    }
-
-    /// Stranger snapshots put together from the rows of every pet at once.
-    func snapshots(ofStrangers pets: [PetRecord], ownerNames: [UUID: String], photos: [PetPhotoRecord],
-                   vaccinations: [VaccinationRecord]) -> [UUID: PetSnapshot] {
-        let photos = Dictionary(grouping: photos) { $0.$pet.id }
-        let doses = Dictionary(grouping: vaccinations) { $0.$pet.id }
+    /// The snapshots of these pets as a stranger sees them (deck cards, pass pile, requests,
+    /// matches), by pet id: one query per table rather than a few per pet, rows read without
+    /// Fluent's model decoding (`PetRows.swift`). Pets that do not exist are left out.
+    func strangerSnapshots(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetSnapshot] {
+        guard !ids.isEmpty else { return [:] }
+        // The pets with their owners' display names, in one query.
+        let rows = try await db.sql.select()
+            .column(SQLColumn(SQLLiteral.all, table: SQLIdentifier(PetRecord.schema)))
+            .column(SQLColumn("display_name", table: UserRecord.schema), as: "owner_display_name")
+            .from(PetRecord.schema)
+            .join(UserRecord.schema, on: SQLColumn("id", table: UserRecord.schema), .equal, SQLColumn("owner_id", table: PetRecord.schema))
+            .where(SQLColumn("id", table: PetRecord.schema), .in, SQLBind.group(ids))
+            .all()
+        guard !rows.isEmpty else { return [:] }
+        var ownerNames: [UUID: String] = [:]
+        let pets = try rows.map { row in
+            let pet = try PetRecord(row: row)
+            ownerNames[pet.$owner.id] = try row.decode(column: "owner_display_name", as: String.self)
+            return pet
+        }
+        let photos = Dictionary(grouping: try await db.sql.select().column("*").from(PetPhotoRecord.schema)
+            .where("pet_id", .in, ids).all().map(PetPhotoRecord.init(row:))) { $0.$pet.id }
+        let doses = Dictionary(grouping: try await db.sql.select().column("*").from(VaccinationRecord.schema)
+            .where("pet_id", .in, ids).all().map(VaccinationRecord.init(row:))) { $0.$pet.id }
         return pets.reduce(into: [UUID: PetSnapshot]()) { result, pet in
             result[pet.id!] = makeSnapshot(of: pet, role: nil, ownerDisplayName: ownerNames[pet.$owner.id] ?? "",
                                            photos: photos[pet.id!] ?? [],

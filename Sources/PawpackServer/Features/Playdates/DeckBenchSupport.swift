@@ -22,7 +22,7 @@ extension PawpackServices {
             let prefix = UInt32((UInt64(number) << 32) / UInt64(count))
             let start = UUID(uuid: (UInt8(prefix >> 24), UInt8(prefix >> 16 & 0xFF), UInt8(prefix >> 8 & 0xFF), UInt8(prefix & 0xFF),
                                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-            guard let row = try await (db as! any SQLDatabase).select().columns("pet_id", "owner_id").from(DeckIndex.table)
+            guard let row = try await db.sql.select().columns("pet_id", "owner_id").from(DeckIndex.table)
                 .where("pet_id", .greaterThanOrEqual, start).orderBy("pet_id").limit(1).first() else { continue }
             let petID = try row.decode(column: "pet_id", as: UUID.self)
             guard seen.insert(petID).inserted,

@@ -94,7 +94,7 @@ struct DeckIndex: Sendable {
 
     func remove(pets ids: [UUID], on db: any Database) async throws {
         guard !ids.isEmpty else { return }
-        try await sql(db).delete(from: Self.table).where("pet_id", .in, ids).run()
+        try await db.sql.delete(from: Self.table).where("pet_id", .in, ids).run()
     }
 
     private func rewrite(_ pets: [PetRecord], locations: [UUID: GeoPoint], on db: any Database) async throws -> [UUID] {
@@ -120,7 +120,7 @@ struct DeckIndex: Sendable {
         var start = 0
         while start < rows.count {
             let batch = rows[start..<min(start + Self.insertBatch, rows.count)]
-            let insert = sql(db).insert(into: Self.table).columns(Self.columns)
+            let insert = db.sql.insert(into: Self.table).columns(Self.columns)
             for row in batch {
                 insert.values([row.petID.rawValue, row.ownerID.rawValue,
                                grid.cell(of: row.location),
@@ -134,7 +134,7 @@ struct DeckIndex: Sendable {
     /// Empties the index and builds it again from every dog with a located owner, a page of
     /// owners at a time.
     func rebuild(on db: any Database) async throws {
-        try await sql(db).delete(from: Self.table).run()
+        try await db.sql.delete(from: Self.table).run()
         var lastOwner: UUID?
         while true {
             var query = UserRecord.query(on: db).filter(\.$latitude != nil).sort(\.$id).limit(1_000)
@@ -189,7 +189,7 @@ struct DeckIndex: Sendable {
         var rows: [DeckIndexRow] = []
         for start in stride(from: 0, to: pets.count, by: Self.insertBatch) {
             let slice = pets[start..<min(start + Self.insertBatch, pets.count)]
-            rows += try await sql(db).select().column("payload").from(Self.table).where("pet_id", .in, Array(slice)).all()
+            rows += try await db.sql.select().column("payload").from(Self.table).where("pet_id", .in, Array(slice)).all()
                 .compactMap { try $0.decode(column: "payload", as: Data.self).withUnsafeBytes { DeckIndexRow(payload: $0) } }
         }
         return rows
@@ -212,19 +212,14 @@ struct DeckIndex: Sendable {
             }
             return found.rows
         }
-        return try await sql(db).raw(SQLQueryString(statement)).all().compactMap { row in
+        return try await db.sql.raw(SQLQueryString(statement)).all().compactMap { row in
             try row.decode(column: "payload", as: Data.self).withUnsafeBytes { DeckIndexRow(payload: $0) }
         }
     }
 
     func count(on db: any Database) async throws -> Int {
-        try await sql(db).select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(Self.table)
+        try await db.sql.select().column(SQLFunction("COUNT", args: SQLLiteral.all), as: "n").from(Self.table)
             .first()?.decode(column: "n", as: Int.self) ?? 0
-    }
-
-    private func sql(_ db: any Database) -> any SQLDatabase {
-        // Both drivers Pawpack runs on (SQLite, PostgreSQL) are SQL databases.
-        db as! any SQLDatabase
     }
 }
 
@@ -238,7 +233,7 @@ struct CreateDeckIndex: AsyncMigration {
             .field("bucket", .int64, .required)
             .field("payload", .data, .required)
             .create()
-        let sql = database as! any SQLDatabase
+        let sql = database.sql
         // The deck reads cells, filters on buckets and takes the payload, all from this index, so
         // a read never visits the table itself (an index-only scan).
         try await sql.raw("CREATE INDEX deck_index_by_cell ON deck_index (cell, bucket, payload)").run()

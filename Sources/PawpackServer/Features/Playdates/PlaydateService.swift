@@ -67,7 +67,7 @@ final class PlaydateService: Sendable {
     }
 
     private func savedPreferences(of petID: UUID, on db: any Database) async throws -> DeckPreferences {
-        guard let json = try await sql(db).select().column("preferences").from(DeckPreferencesRecord.schema)
+        guard let json = try await db.sql.select().column("preferences").from(DeckPreferencesRecord.schema)
                 .where("pet_id", .equal, petID).first()?.decode(column: "preferences", as: String.self),
               let saved = try? JSONDecoder().decode(DeckPreferences.self, from: Data(json.utf8)) else {
             return DeckPreferences()
@@ -111,7 +111,7 @@ final class PlaydateService: Sendable {
         preferences = try preferences.validated()
         let after = try cursor.map(Self.decodeCursor)
         let seeker = DeckIndex.deckDog(pet, location: home)
-        let swiped = try await sql(db).select().column("target_pet_id").from(SwipeRecord.schema)
+        let swiped = try await db.sql.select().column("target_pet_id").from(SwipeRecord.schema)
             .where("pet_id", .equal, pet.id!).all().map { Pet.ID(try $0.decode(column: "target_pet_id", as: UUID.self)) }
         let excluded = Set(swiped).union([seeker.id])
         let blocked = Set(try await blockedUsers(around: pet, actor: user, on: db).map(User.ID.init))
@@ -182,12 +182,6 @@ final class PlaydateService: Sendable {
         return position
     }
 
-    /// Plain SQL for the reads on every deck request, which skip Fluent's model decoding. Both
-    /// drivers Pawpack runs on (SQLite, PostgreSQL) are SQL databases.
-    private func sql(_ db: any Database) -> any SQLDatabase {
-        db as! any SQLDatabase
-    }
-
     // MARK: Blocks
 
     /// The members a dog's deck, swipes and pass pile leave out: those blocked by or blocking
@@ -200,7 +194,7 @@ final class PlaydateService: Sendable {
 
     /// Users blocked by, or blocking, this user.
     func blockedUsers(of userID: UUID, on db: any Database) async throws -> Set<UUID> {
-        let rows = try await sql(db).select().columns("blocker_id", "blocked_id").from(BlockRecord.schema)
+        let rows = try await db.sql.select().columns("blocker_id", "blocked_id").from(BlockRecord.schema)
             .where("blocker_id", .equal, userID).orWhere("blocked_id", .equal, userID).all()
         return Set(try rows.map { row in
             let blocker = try row.decode(column: "blocker_id", as: UUID.self)
@@ -332,10 +326,9 @@ final class PlaydateService: Sendable {
         let pet = try await actingDog(user, pet: id, on: db)
         let blocked = try await blockedUsers(around: pet, actor: user, on: db)
         let targets = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$decision == .pass)
-            .sort(\.$createdAt, .descending).with(\.$target).all().map(\.target)
-            .filter { !blocked.contains($0.$owner.id) }
-        let snapshots = try await pets.strangerSnapshots(of: targets, on: db)
-        return targets.compactMap { snapshots[$0.id!] }
+            .sort(\.$createdAt, .descending).all().map(\.$target.id)
+        let snapshots = try await pets.strangerSnapshots(ofPets: targets, on: db)
+        return targets.compactMap { snapshots[$0] }.filter { !blocked.contains($0.profile.ownerID.rawValue) }
     }
 
     func likeFromPasses(_ user: UserRecord, pet id: UUID, target targetID: UUID, on db: any Database) async throws -> SwipeOutcome {

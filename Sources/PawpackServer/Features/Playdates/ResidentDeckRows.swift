@@ -32,10 +32,9 @@ final class ResidentDeckRows: Sendable {
     /// The dogs in these ranges and buckets, loading the copy first if it is not there.
     func dogs(in ranges: [ClosedRange<Int64>], buckets: [Int64]?,
               loadingWith readAll: @escaping @Sendable () async throws -> [DeckIndexRow]) async throws -> [DeckDog] {
-        let wanted = buckets.map(Set.init)
         while true {
             // Outside the lock: the rows are copied out under it, turned into dogs after.
-            if let rows = store.withLockedValue({ $0?.rows(in: ranges, buckets: wanted) }) {
+            if let rows = store.withLockedValue({ $0?.rows(in: ranges, buckets: buckets) }) {
                 return rows.compactMap(\.dog)
             }
             try await load(readAll)
