@@ -74,6 +74,8 @@ let package = Package(
                 "PawpackServer", "PawpackCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Starts the production server for tests (SQLite in memory, or PostgreSQL when

@@ -16,22 +16,36 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// Strict `YYYY-MM-DD`; anything else (including impossible dates like 2023-02-29) is nil.
     public init?(_ text: String) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
-        self.init(year: y, month: m, day: d)
+        // Read as bytes: every deck card parses a birth date and its vaccination dates, and
+        // splitting into Characters cost more than the rest of the card.
+        var text = text
+        guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
+        self = parsed
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> LocalDate? {
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(bytes[index]) - Int(UInt8(ascii: "0"))
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
+        return LocalDate(year: year, month: month, day: day)
     }
 
     /// The date on which `instant` falls in UTC. Server rules use UTC so that every instance
     /// agrees; a one-day difference at a birthday is harmless.
     public init(utc instant: Date) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
-        self.year = parts.year!
-        self.month = parts.month!
-        self.day = parts.day!
+        // Whole days since 1970-01-01 in UTC, then the calendar date by arithmetic
+        // (`LocalDate(dayNumber:)`): `Calendar` took longer than the rule it was asked for.
+        let days = (instant.timeIntervalSince1970 / 86_400).rounded(.down)
+        let bounded = Swift.min(Swift.max(days, Double(Self.dayNumberRange.lowerBound)), Double(Self.dayNumberRange.upperBound))
+        self = LocalDate.clamped(dayNumber: Int(bounded))
     }
 
     public static func isLeap(_ year: Int) -> Bool {
@@ -58,7 +72,11 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     public var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: Swift.max(0, width - digits.count)) + digits
+        }
+        return padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
     }
 
     public init(from decoder: any Decoder) throws {

@@ -663,7 +663,6 @@ struct DeckRanker {
     let today: LocalDate
     let after: DeckPosition?
     let limit: Int
-    private var seen = Set<Pet.ID>()
     /// In deck order, at most `limit`.
     private(set) var top: [(position: DeckPosition, dog: DeckDog, distanceKm: Double)] = []
 
@@ -682,13 +681,13 @@ struct DeckRanker {
     /// The last card of a full page: nothing scoring less can join any more. Nil until full.
     var worst: DeckPosition? { top.count == limit ? top.last?.position : nil }
 
-    /// Filters and scores the dogs; a pet already seen is skipped.
+    /// Filters and scores the dogs; a pet already on the page is skipped.
     mutating func consider(_ candidates: [DeckDog]) {
         guard limit > 0 else { return }
         for candidate in candidates {
             guard let distance = matchmaker.distanceIfPassing(
                 seeker: seeker, candidate: candidate, preferences: preferences, excludedPets: excludedPets,
-                blockedOwners: blockedOwners, today: today), seen.insert(candidate.id).inserted else { continue }
+                blockedOwners: blockedOwners, today: today) else { continue }
             let fit = matchmaker.compatibility(of: seeker, with: candidate, today: today, explain: false).value
             let value = matchmaker.combined(compatibility: fit, distanceScore: matchmaker.distanceScore(km: distance))
             let position = DeckPosition(score: Matchmaker.rank(value), petID: candidate.id)
@@ -700,6 +699,10 @@ struct DeckRanker {
                 let middle = (low + high) / 2
                 if top[middle].position < position { low = middle + 1 } else { high = middle }
             }
+            // A pet given twice has the same position both times: the second lands on the first.
+            // (One that left the page, or never made it, is behind `worst` again.) Cheaper than
+            // remembering every pet seen, which hashed each of the thousands of dogs read.
+            if low < top.count, top[low].position == position { continue }
             top.insert((position: position, dog: candidate, distanceKm: distance), at: low)
             if top.count > limit { top.removeLast() }
         }

@@ -1,10 +1,23 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import PawpackServer
 import Vapor
 
 @main
+enum Entrypoint {
+    static func main() async {
+        // Swift concurrency runs on NIO's event loops instead of a pool of its own: an async
+        // handler that awaits the database or a socket resumes on the thread that completed
+        // it, instead of waking a second thread and switching to it (on two cores those
+        // switches cost more than the deck itself). Must come first, before any other task.
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        await Pawpack.main()
+    }
+}
+
 struct Pawpack: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pawpack",

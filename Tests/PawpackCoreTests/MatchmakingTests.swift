@@ -394,6 +394,12 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect(deck(twice).map(\.petID) == [petID(1), petID(2)])
         #expect(deck(twice, limit: 0).isEmpty)
         #expect(deck(twice, limit: 1).map(\.petID) == [petID(1)])
+        // Again after leaving a full page, and again while on it, in any order.
+        let again = [dog(2, at: north(4)), dog(1, at: north(2)), dog(2, at: north(4)), dog(3, at: north(6)),
+                     dog(1, at: north(2)), dog(3, at: north(6))]
+        #expect(deck(again, limit: 1).map(\.petID) == [petID(1)])
+        #expect(deck(again, limit: 2).map(\.petID) == [petID(1), petID(2)])
+        #expect(deck(again).map(\.petID) == [petID(1), petID(2), petID(3)])
     }
 
     @Test func positionsOrderByScoreThenIDAndSurviveJSON() throws {

@@ -23,6 +23,7 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
     if case .sqliteFile = config.database, let sql = app.db as? any SQLDatabase {
         // WAL lets readers run while one writer commits: the default for a served file.
         try await sql.raw("PRAGMA journal_mode=WAL").run()
+        try await tuneSQLiteConnections(app)
     }
     // In order: a feature's migrations may refer to tables of the ones before it.
     for migration in AccountMigrations.all + PetMigrations.all + PlaydateMigrations.all {
@@ -64,11 +65,24 @@ private func configureDatabase(_ app: Application, config: Config) throws {
         if !folder.isEmpty {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        app.databases.use(.sqlite(.file(path)), as: .sqlite)
+        app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
     case let .postgres(url, searchPath):
         var postgres = try SQLPostgresConfiguration(url: url)
         if let searchPath { postgres.searchPath = [searchPath] }
         app.databases.use(.postgres(configuration: postgres), as: .psql)
+    }
+}
+
+/// Reads of a served SQLite file go through memory-mapped pages instead of a `pread` system
+/// call per page missing from a small per-connection cache (a deck reads a few hundred pages).
+/// These settings belong to a connection: with one connection per event loop, asking each
+/// loop's pool reaches every connection. A connection the pool reopens later runs with the
+/// defaults, which is slower, not wrong.
+private func tuneSQLiteConnections(_ app: Application) async throws {
+    for eventLoop in app.eventLoopGroup.makeIterator() {
+        guard let sql = app.databases.database(logger: app.logger, on: eventLoop) as? any SQLDatabase else { continue }
+        try await sql.raw("PRAGMA mmap_size = 2147418112").run()
+        try await sql.raw("PRAGMA cache_size = -16384").run()
     }
 }
 

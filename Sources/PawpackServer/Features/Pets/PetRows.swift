@@ -63,3 +63,13 @@ extension VaccinationRecord {
         $id.exists = true
     }
 }
+
+extension VaccinationRecord {
+    /// The dose a row of `vaccine`, `other_name` and `given_on` records, as `dose` reads it from
+    /// a whole record; nil when its date is unreadable.
+    static func dose(row: any SQLRow) throws -> VaccinationDose? {
+        dose(vaccine: try row.decode(column: "vaccine", as: String.self),
+             otherName: try row.decode(column: "other_name", as: String?.self),
+             givenOn: try row.decode(column: "given_on", as: String.self))
+    }
+}

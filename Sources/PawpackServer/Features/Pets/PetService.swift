@@ -88,8 +88,9 @@ final class PetService: Sendable {
     func snapshot(of pet: PetRecord, role: PetRole?, on db: any Database) async throws -> PetSnapshot {
         let owner = try await UserRecord.find(pet.$owner.id, on: db)
         let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == pet.id!).all()
-        let doses = try await records(of: pet, on: db)
-        return makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos, vaccinations: doses)
+        let doses = try await records(of: pet, on: db).compactMap(\.dose)
+        return makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
+                            doses: doses, today: today)
     }
 
     /// The snapshots of these pets as a stranger sees them (deck cards, pass pile, requests,
@@ -114,18 +115,23 @@ final class PetService: Sendable {
         }
         let photos = Dictionary(grouping: try await db.sql.select().column("*").from(PetPhotoRecord.schema)
             .where("pet_id", .in, ids).all().map(PetPhotoRecord.init(row:))) { $0.$pet.id }
-        let doses = Dictionary(grouping: try await db.sql.select().column("*").from(VaccinationRecord.schema)
-            .where("pet_id", .in, ids).all().map(VaccinationRecord.init(row:))) { $0.$pet.id }
+        // Only what the welfare rules read of each vaccination, straight into doses.
+        var doses: [UUID: [VaccinationDose]] = [:]
+        for row in try await db.sql.select().columns("pet_id", "vaccine", "other_name", "given_on")
+            .from(VaccinationRecord.schema).where("pet_id", .in, ids).all() {
+            guard let dose = try VaccinationRecord.dose(row: row) else { continue }
+            doses[try row.decode(column: "pet_id", as: UUID.self), default: []].append(dose)
+        }
+        let today = self.today
         return pets.reduce(into: [UUID: PetSnapshot]()) { result, pet in
             result[pet.id!] = makeSnapshot(of: pet, role: nil, ownerDisplayName: ownerNames[pet.$owner.id] ?? "",
-                                           photos: photos[pet.id!] ?? [],
-                                           vaccinations: Self.newestFirst(doses[pet.id!] ?? []))
+                                           photos: photos[pet.id!] ?? [], doses: doses[pet.id!] ?? [], today: today)
         }
     }
 
     private func makeSnapshot(of pet: PetRecord, role: PetRole?, ownerDisplayName: String,
-                              photos: [PetPhotoRecord], vaccinations: [VaccinationRecord]) -> PetSnapshot {
-        let status = welfareStatus(of: pet, vaccinations: vaccinations)
+                              photos: [PetPhotoRecord], doses: [VaccinationDose], today: LocalDate) -> PetSnapshot {
+        let status = welfareStatus(of: pet, doses: doses, today: today)
         // The profile photo first, then the others oldest first.
         let sortedPhotos = photos.sorted { ($0.kind == .profile ? 0 : 1, $0.createdAt) < ($1.kind == .profile ? 0 : 1, $1.createdAt) }
         return PetSnapshot(
@@ -346,8 +352,11 @@ final class PetService: Sendable {
     }
 
     func welfareStatus(of pet: PetRecord, vaccinations: [VaccinationRecord]) -> WelfareStatusValue? {
+        welfareStatus(of: pet, doses: vaccinations.compactMap(\.dose), today: today)
+    }
+
+    func welfareStatus(of pet: PetRecord, doses: [VaccinationDose], today: LocalDate) -> WelfareStatusValue? {
         guard pet.species == .dog else { return nil }
-        let doses = vaccinations.compactMap(\.dose)
         // The birth date alone: the whole profile decodes its JSON fields, and every deck card
         // comes through here.
         let assessment = welfare.assess(birthDate: pet.birthLocalDate, doses: doses, today: today)
@@ -455,6 +464,10 @@ final class PetService: Sendable {
 extension VaccinationRecord {
     /// The record as a dose for the welfare rules; nil when its date is unreadable.
     var dose: VaccinationDose? {
+        Self.dose(vaccine: vaccine, otherName: otherName, givenOn: givenOn)
+    }
+
+    static func dose(vaccine: String, otherName: String?, givenOn: String) -> VaccinationDose? {
         guard let date = LocalDate(givenOn), let kind = VaccineKind(rawValue: vaccine) else { return nil }
         return VaccinationDose(vaccine: kind.vaccine(otherName: otherName), givenOn: date)
     }
