@@ -56,7 +56,7 @@ import Testing
                     let expected = try await naive.deck(owner, pet: pet.id!, overrides: overrides, limit: 20,
                                                         cursor: cursor, on: db)
                     #expect(indexed.cards.map(\.card) == expected.cards.map(\.card), "pet \(pet.id!) after \(cursor ?? "-")")
-                    #expect(indexed.cards.map(\.pet.profile) == expected.cards.map(\.pet.profile))
+                    #expect(indexed.cards.map(\.pet) == expected.cards.map(\.pet))
                     #expect(indexed.nextCursor == expected.nextCursor)
                     let fromTable = try await table.deck(owner, pet: pet.id!, overrides: overrides, limit: 20,
                                                          cursor: cursor, on: db)

@@ -73,3 +73,47 @@ extension VaccinationRecord {
              givenOn: try row.decode(column: "given_on", as: String.self))
     }
 }
+
+/// The columns of a pet that its card shows, with the owner's display name (`PetService.cards`).
+struct PetCardRow {
+    static let petColumns = ["id", "owner_id", "name", "species", "breed", "birth_date", "birth_date_estimate",
+                             "size_class", "weight_kg", "social_since"]
+
+    var id: UUID
+    var ownerID: UUID
+    var name: String
+    var species: Species
+    var breed: String?
+    var birthDate: LocalDate
+    var birthDateIsEstimate: Bool
+    var sizeClass: SizeClass?
+    var weightKg: Double?
+    var socialSince: Date?
+    var ownerDisplayName: String
+
+    init(row: any SQLRow) throws {
+        id = try row.decode(column: "id", as: UUID.self)
+        ownerID = try row.decode(column: "owner_id", as: UUID.self)
+        name = try row.decode(column: "name", as: String.self)
+        species = try row.decode(column: "species", as: Species.self)
+        breed = try row.decode(column: "breed", as: String?.self)
+        // As `PetRecord.birthLocalDate` reads it (only valid dates are ever written).
+        birthDate = LocalDate(try row.decode(column: "birth_date", as: String.self)) ?? LocalDate(year: 2000, month: 1, day: 1)!
+        birthDateIsEstimate = try row.decode(column: "birth_date_estimate", as: Bool.self)
+        sizeClass = try row.decode(column: "size_class", as: SizeClass?.self)
+        weightKg = try row.decode(column: "weight_kg", as: Double?.self)
+        socialSince = try row.decode(column: "social_since", as: Date?.self)
+        ownerDisplayName = try row.decode(column: "owner_display_name", as: String.self)
+    }
+}
+
+extension PetPhotoRecordValue {
+    static let columns = ["id", "pet_id", "kind", "storage_key", "content_type", "created_at"]
+
+    init(row: any SQLRow) throws {
+        self.init(id: try row.decode(column: "id", as: UUID.self), kind: try row.decode(column: "kind", as: PetPhotoRecord.Kind.self),
+                  storageKey: try row.decode(column: "storage_key", as: String.self),
+                  contentType: try row.decode(column: "content_type", as: String.self),
+                  createdAt: try row.decode(column: "created_at", as: Date.self))
+    }
+}

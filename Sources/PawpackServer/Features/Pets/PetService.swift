@@ -15,6 +15,33 @@ struct PetSnapshot: Sendable {
     var lockedFields: [String]
 }
 
+/// What every member may see of a pet: its card (deck, pass pile, requests, matches, and a
+/// stranger's view of the profile). Far less than the profile, and so read far faster.
+struct PetCardValue: Sendable, Equatable {
+    var id: Pet.ID
+    /// Server-internal (blocks hide a member's dogs); never shown to another member.
+    var ownerID: User.ID
+    var name: String
+    var species: Species
+    var breed: String?
+    var birthDate: LocalDate
+    var birthDateIsEstimate: Bool
+    /// Given, or implied by the weight.
+    var sizeClass: SizeClass?
+    var photos: [PetPhotoRecordValue]
+    /// Nil for species without welfare modes (cats, others).
+    var mode: WelfareMode?
+    var ownerDisplayName: String
+}
+
+extension PetSnapshot {
+    var card: PetCardValue {
+        PetCardValue(id: profile.id, ownerID: profile.ownerID, name: profile.name, species: profile.species,
+                     breed: profile.breed, birthDate: profile.birthDate, birthDateIsEstimate: profile.birthDateIsEstimate,
+                     sizeClass: profile.effectiveSizeClass, photos: photos, mode: mode, ownerDisplayName: ownerDisplayName)
+    }
+}
+
 /// A photo row as a value, safe to pass around.
 struct PetPhotoRecordValue: Sendable, Equatable {
     var id: UUID
@@ -93,28 +120,25 @@ final class PetService: Sendable {
                             doses: doses, today: today)
     }
 
-    /// The snapshots of these pets as a stranger sees them (deck cards, pass pile, requests,
-    /// matches), by pet id: one query per table rather than a few per pet, rows read without
-    /// Fluent's model decoding (`PetRows.swift`). Pets that do not exist are left out.
-    func strangerSnapshots(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetSnapshot] {
+    /// The cards of these pets (deck, pass pile, requests, matches), by pet id: one query per
+    /// table rather than a few per pet, only the columns a card shows, read without Fluent's
+    /// model decoding (`PetRows.swift`). Pets that do not exist are left out.
+    func cards(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetCardValue] {
         guard !ids.isEmpty else { return [:] }
-        // The pets with their owners' display names, in one query.
+        let pets = PetRecord.schema, users = UserRecord.schema
         let rows = try await db.sql.select()
-            .column(SQLColumn(SQLLiteral.all, table: SQLIdentifier(PetRecord.schema)))
-            .column(SQLColumn("display_name", table: UserRecord.schema), as: "owner_display_name")
-            .from(PetRecord.schema)
-            .join(UserRecord.schema, on: SQLColumn("id", table: UserRecord.schema), .equal, SQLColumn("owner_id", table: PetRecord.schema))
-            .where(SQLColumn("id", table: PetRecord.schema), .in, SQLBind.group(ids))
+            .columns(PetCardRow.petColumns.map { SQLColumn($0, table: pets) })
+            .column(SQLColumn("display_name", table: users), as: "owner_display_name")
+            .from(pets)
+            .join(users, on: SQLColumn("id", table: users), .equal, SQLColumn("owner_id", table: pets))
+            .where(SQLColumn("id", table: pets), .in, SQLBind.group(ids))
             .all()
         guard !rows.isEmpty else { return [:] }
-        var ownerNames: [UUID: String] = [:]
-        let pets = try rows.map { row in
-            let pet = try PetRecord(row: row)
-            ownerNames[pet.$owner.id] = try row.decode(column: "owner_display_name", as: String.self)
-            return pet
+        var photos: [UUID: [PetPhotoRecordValue]] = [:]
+        for row in try await db.sql.select().columns(PetPhotoRecordValue.columns).from(PetPhotoRecord.schema)
+            .where("pet_id", .in, ids).all() {
+            photos[try row.decode(column: "pet_id", as: UUID.self), default: []].append(try PetPhotoRecordValue(row: row))
         }
-        let photos = Dictionary(grouping: try await db.sql.select().column("*").from(PetPhotoRecord.schema)
-            .where("pet_id", .in, ids).all().map(PetPhotoRecord.init(row:))) { $0.$pet.id }
         // Only what the welfare rules read of each vaccination, straight into doses.
         var doses: [UUID: [VaccinationDose]] = [:]
         for row in try await db.sql.select().columns("pet_id", "vaccine", "other_name", "given_on")
@@ -123,21 +147,33 @@ final class PetService: Sendable {
             doses[try row.decode(column: "pet_id", as: UUID.self), default: []].append(dose)
         }
         let today = self.today
-        return pets.reduce(into: [UUID: PetSnapshot]()) { result, pet in
-            result[pet.id!] = makeSnapshot(of: pet, role: nil, ownerDisplayName: ownerNames[pet.$owner.id] ?? "",
-                                           photos: photos[pet.id!] ?? [], doses: doses[pet.id!] ?? [], today: today)
+        var cards: [UUID: PetCardValue] = [:]
+        for row in rows {
+            let pet = try PetCardRow(row: row)
+            let status = pet.species == .dog
+                ? welfareStatus(birthDate: pet.birthDate, socialSince: pet.socialSince, doses: doses[pet.id] ?? [], today: today)
+                : nil
+            cards[pet.id] = PetCardValue(
+                id: Pet.ID(pet.id), ownerID: User.ID(pet.ownerID), name: pet.name, species: pet.species, breed: pet.breed,
+                birthDate: pet.birthDate, birthDateIsEstimate: pet.birthDateIsEstimate,
+                sizeClass: pet.sizeClass ?? pet.weightKg.map(SizeClass.init(weightKg:)),
+                photos: Self.cardOrder(photos[pet.id] ?? []), mode: status?.mode, ownerDisplayName: pet.ownerDisplayName)
         }
+        return cards
+    }
+
+    /// The profile photo first, then the others oldest first.
+    static func cardOrder(_ photos: [PetPhotoRecordValue]) -> [PetPhotoRecordValue] {
+        photos.sorted { ($0.kind == .profile ? 0 : 1, $0.createdAt) < ($1.kind == .profile ? 0 : 1, $1.createdAt) }
     }
 
     private func makeSnapshot(of pet: PetRecord, role: PetRole?, ownerDisplayName: String,
                               photos: [PetPhotoRecord], doses: [VaccinationDose], today: LocalDate) -> PetSnapshot {
         let status = welfareStatus(of: pet, doses: doses, today: today)
-        // The profile photo first, then the others oldest first.
-        let sortedPhotos = photos.sorted { ($0.kind == .profile ? 0 : 1, $0.createdAt) < ($1.kind == .profile ? 0 : 1, $1.createdAt) }
         return PetSnapshot(
             profile: pet.profile, role: role, ownerDisplayName: ownerDisplayName,
-            photos: sortedPhotos.map { PetPhotoRecordValue(id: $0.id!, kind: $0.kind, storageKey: $0.storageKey,
-                                                           contentType: $0.contentType, createdAt: $0.createdAt) },
+            photos: Self.cardOrder(photos.map { PetPhotoRecordValue(id: $0.id!, kind: $0.kind, storageKey: $0.storageKey,
+                                                                    contentType: $0.contentType, createdAt: $0.createdAt) }),
             mode: status?.mode, lockedFields: status?.lockedFields ?? [])
     }
 
@@ -357,10 +393,14 @@ final class PetService: Sendable {
 
     func welfareStatus(of pet: PetRecord, doses: [VaccinationDose], today: LocalDate) -> WelfareStatusValue? {
         guard pet.species == .dog else { return nil }
-        // The birth date alone: the whole profile decodes its JSON fields, and every deck card
-        // comes through here.
-        let assessment = welfare.assess(birthDate: pet.birthLocalDate, doses: doses, today: today)
-        let mode: WelfareMode = pet.socialSince != nil && assessment.mode == .social ? .social : .puppy
+        // The birth date alone: the whole profile decodes its JSON fields.
+        return welfareStatus(birthDate: pet.birthLocalDate, socialSince: pet.socialSince, doses: doses, today: today)
+    }
+
+    /// A dog's mode: Social only while the owner has switched it on and the rules still allow it.
+    func welfareStatus(birthDate: LocalDate, socialSince: Date?, doses: [VaccinationDose], today: LocalDate) -> WelfareStatusValue {
+        let assessment = welfare.assess(birthDate: birthDate, doses: doses, today: today)
+        let mode: WelfareMode = socialSince != nil && assessment.mode == .social ? .social : .puppy
         let locked = mode == .puppy ? WelfarePolicy.lockedFieldsInPuppyMode.sorted() : []
         return WelfareStatusValue(mode: mode, assessment: assessment, lockedFields: locked)
     }

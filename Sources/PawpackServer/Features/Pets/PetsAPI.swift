@@ -199,13 +199,15 @@ extension APIHandler {
     }
 
     func card(_ pet: PetSnapshot) -> Components.Schemas.PetCard {
-        let profile = pet.profile
-        return .init(
-            id: profile.id.description, name: profile.name,
-            species: .init(rawValue: profile.species.rawValue)!, breed: profile.breed,
-            ageText: PetAge.text(birthDate: profile.birthDate, estimated: profile.birthDateIsEstimate,
-                                 today: services.pets.today),
-            sizeClass: profile.effectiveSizeClass.flatMap { .init(rawValue: $0.rawValue) },
+        card(pet.card)
+    }
+
+    func card(_ pet: PetCardValue) -> Components.Schemas.PetCard {
+        .init(
+            id: pet.id.description, name: pet.name,
+            species: .init(rawValue: pet.species.rawValue)!, breed: pet.breed,
+            ageText: PetAge.text(birthDate: pet.birthDate, estimated: pet.birthDateIsEstimate, today: services.pets.today),
+            sizeClass: pet.sizeClass.flatMap { .init(rawValue: $0.rawValue) },
             photos: pet.photos.map(photoDTO), mode: pet.mode.flatMap { .init(rawValue: $0.rawValue) },
             ownerDisplayName: pet.ownerDisplayName, averageRating: nil)
     }

@@ -51,19 +51,19 @@ struct PlaydatePages {
         }
         return WebPages.page(req, title: "\(pet.name)'s deck", main: .group(
             .unwrap(page.cards.first, { entry in
-                .section(.class("card deck-card"), .id("deck-card"), .data(named: "pet", value: entry.pet.profile.id.description),
+                .section(.class("card deck-card"), .id("deck-card"), .data(named: "pet", value: entry.pet.id.description),
                     .unwrap(entry.pet.photos.first) { photo in
-                        .img(.src("/media/\(photo.storageKey)"), .alt(entry.pet.profile.name), .class("photo profile"))
+                        .img(.src("/media/\(photo.storageKey)"), .alt(entry.pet.name), .class("photo profile"))
                     },
-                    .h2(.id("deck-name"), .text(entry.pet.profile.name)),
-                    .p(.text("\(PetAge.text(birthDate: entry.pet.profile.birthDate, estimated: entry.pet.profile.birthDateIsEstimate, today: pets.today))"),
-                       .unwrap(entry.pet.profile.breed) { .text(" · \($0)") }, .text(" · "),
+                    .h2(.id("deck-name"), .text(entry.pet.name)),
+                    .p(.text("\(PetAge.text(birthDate: entry.pet.birthDate, estimated: entry.pet.birthDateIsEstimate, today: pets.today))"),
+                       .unwrap(entry.pet.breed) { .text(" · \($0)") }, .text(" · "),
                        .span(.id("deck-distance"), .text(entry.card.roundedDistance))),
                     .p(.class("muted"), .text("Score \(entry.card.score) of 100")),
                     .ul(.id("deck-reasons"), .forEach(entry.card.reasons) { .li(.text($0)) }),
                     .div(.class("actions swipe-actions"),
-                        swipeForm(req, path: path, target: entry.pet.profile.id.description, decision: "pass", title: "Pass", id: "pass-button"),
-                        swipeForm(req, path: path, target: entry.pet.profile.id.description, decision: "like", title: "Like", id: "like-button")
+                        swipeForm(req, path: path, target: entry.pet.id.description, decision: "pass", title: "Pass", id: "pass-button"),
+                        swipeForm(req, path: path, target: entry.pet.id.description, decision: "like", title: "Like", id: "like-button")
                     )
                 )
             }, else: .p(.id("deck-empty"), .text("No more dogs nearby for now. Widen your preferences or come back later."))),
@@ -172,7 +172,7 @@ struct PlaydatePages {
         let outgoing = try await playdates.requests(user, incoming: false, on: req.db)
         func row(_ request: MatchRequestValue, actions: [(String, String)]) -> Node<HTML.ListContext> {
             .li(.class("request"),
-                .text("\(request.fromPet.profile.name) → \(request.toPet.profile.name)"),
+                .text("\(request.fromPet.name) → \(request.toPet.name)"),
                 .div(.class("actions"), .forEach(actions) { action, title in
                     .form(.class("inline"), .action("/playdates/requests/\(request.id.uuidString.lowercased())/\(action)"), .method(.post),
                           WebPages.csrfField(req),
@@ -215,7 +215,7 @@ struct PlaydatePages {
             .if(rows.isEmpty, .p(.class("muted"), .text("No matches yet. Like some dogs in your deck!"))),
             .ul(.id("match-list"), .forEach(rows) { match in
                 .li(.class("match"),
-                    .strong(.text(match.myPet.profile.name)), .text(" & "), .strong(.text(match.otherPet.profile.name)),
+                    .strong(.text(match.myPet.name)), .text(" & "), .strong(.text(match.otherPet.name)),
                     .span(.class("muted"), .text(" · \(match.otherPet.ownerDisplayName)")),
                     .form(.class("inline"), .action("/playdates/matches/\(match.id.uuidString.lowercased())/unmatch"), .method(.post),
                           WebPages.csrfField(req), .button(.type(.submit), .class("link"), .text("Unmatch"))))

@@ -6,7 +6,7 @@ import SQLKit
 
 /// A page of the deck with what the cards show.
 struct DeckPageValue: Sendable {
-    var cards: [(card: DeckCard, pet: PetSnapshot)]
+    var cards: [(card: DeckCard, pet: PetCardValue)]
     var nextCursor: String?
 }
 
@@ -18,16 +18,16 @@ struct SwipeOutcome: Sendable {
 
 struct MatchRequestValue: Sendable {
     var id: UUID
-    var fromPet: PetSnapshot
-    var toPet: PetSnapshot
+    var fromPet: PetCardValue
+    var toPet: PetCardValue
     var status: MatchRequestRecord.Status
     var createdAt: Date
 }
 
 struct MatchValue: Sendable {
     var id: UUID
-    var myPet: PetSnapshot
-    var otherPet: PetSnapshot
+    var myPet: PetCardValue
+    var otherPet: PetCardValue
     var createdAt: Date
 }
 
@@ -141,8 +141,8 @@ final class PlaydateService: Sendable {
                                     after: after, limit: limit)
         }
         // What the cards show, for the whole page at once.
-        let snapshots = try await pets.strangerSnapshots(ofPets: cards.map(\.petID.rawValue), on: db)
-        let page = cards.compactMap { card in snapshots[card.petID.rawValue].map { (card: card, pet: $0) } }
+        let shown = try await pets.cards(ofPets: cards.map(\.petID.rawValue), on: db)
+        let page = cards.compactMap { card in shown[card.petID.rawValue].map { (card: card, pet: $0) } }
         let next = cards.count == limit ? cards.last.map { Self.encodeCursor(matchmaker.position(of: $0)) } : nil
         return DeckPageValue(cards: page, nextCursor: next)
     }
@@ -322,13 +322,13 @@ final class PlaydateService: Sendable {
         }
     }
 
-    func passes(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> [PetSnapshot] {
+    func passes(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> [PetCardValue] {
         let pet = try await actingDog(user, pet: id, on: db)
         let blocked = try await blockedUsers(around: pet, actor: user, on: db)
         let targets = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$decision == .pass)
             .sort(\.$createdAt, .descending).all().map(\.$target.id)
-        let snapshots = try await pets.strangerSnapshots(ofPets: targets, on: db)
-        return targets.compactMap { snapshots[$0] }.filter { !blocked.contains($0.profile.ownerID.rawValue) }
+        let cards = try await pets.cards(ofPets: targets, on: db)
+        return targets.compactMap { cards[$0] }.filter { !blocked.contains($0.ownerID.rawValue) }
     }
 
     func likeFromPasses(_ user: UserRecord, pet id: UUID, target targetID: UUID, on db: any Database) async throws -> SwipeOutcome {
@@ -357,7 +357,7 @@ final class PlaydateService: Sendable {
 
     /// The requests with both dogs; every dog loaded at once, rather than a few queries per request.
     private func requestValues(_ rows: [MatchRequestRecord], on db: any Database) async throws -> [MatchRequestValue] {
-        let dogs = try await pets.strangerSnapshots(ofPets: Array(Set(rows.flatMap { [$0.$fromPet.id, $0.$toPet.id] })), on: db)
+        let dogs = try await pets.cards(ofPets: Array(Set(rows.flatMap { [$0.$fromPet.id, $0.$toPet.id] })), on: db)
         return rows.compactMap { row in
             guard let from = dogs[row.$fromPet.id], let to = dogs[row.$toPet.id] else { return nil }
             return MatchRequestValue(id: row.id!, fromPet: from, toPet: to, status: row.status, createdAt: row.createdAt)
@@ -435,7 +435,7 @@ final class PlaydateService: Sendable {
 
     /// The matches as `viewer` sees them, their dog first; every dog loaded at once.
     private func matchValues(_ rows: [MatchRecord], viewer: UUID, on db: any Database) async throws -> [MatchValue] {
-        let dogs = try await pets.strangerSnapshots(ofPets: Array(Set(rows.flatMap { [$0.$petA.id, $0.$petB.id] })), on: db)
+        let dogs = try await pets.cards(ofPets: Array(Set(rows.flatMap { [$0.$petA.id, $0.$petB.id] })), on: db)
         return rows.compactMap { row in
             let viewerIsA = row.$userA.id == viewer
             guard let mine = dogs[viewerIsA ? row.$petA.id : row.$petB.id],
