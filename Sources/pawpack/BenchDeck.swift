@@ -30,7 +30,8 @@ struct BenchDeck: AsyncParsableCommand {
     @ArgumentParser.Option(help: "Open-loop requests per second.") var rate = 300
     @ArgumentParser.Option(help: "Open-loop seconds.") var duration = 20
     @ArgumentParser.Option(help: "Different dogs whose decks are asked for.") var seekers = 500
-    @ArgumentParser.Option(help: "Requests on the naive path (and pages compared).") var naiveRequests = 20
+    @ArgumentParser.Option(help: "Requests on the naive path (and pages compared); 0 measures the index alone.")
+    var naiveRequests = 20
     @ArgumentParser.Option(help: "Requests in flight in the closed loop.") var concurrency = 4
     @ArgumentParser.Option(help: "Cards per page.") var limit = 20
     @ArgumentParser.Option(help: "The servers' log level; debug logs each deck's rows read and steps.")
@@ -56,14 +57,14 @@ struct BenchDeck: AsyncParsableCommand {
             if inMemory > 0 {
                 print(String(format: "index rows loaded into memory: %d in %.1f s", inMemory, (ContinuousClock.now - loading).seconds))
             }
-            let naive = try await start(naiveConfig, migrate: false)
-            apps.append(naive.app)
+            let naive = naiveRequests > 0 ? try await start(naiveConfig, migrate: false) : nil
+            if let naive { apps.append(naive.app) }
             let picked = try await indexed.app.pawpack.deckBenchSeekers(count: seekers, on: indexed.app.db)
             guard picked.count >= 1 else { throw ArgumentParser.ValidationError("no dog with a location to ask for") }
             let database = databaseURL == nil ? "SQLite (\(folder))" : "PostgreSQL"
             let indexedDogs = try await indexed.app.pawpack.deckIndexCount(on: indexed.app.db)
             print("bench deck: \(indexedDogs) dogs in the index, \(database), \(picked.count) seekers, limit \(limit), \(ProcessInfo.processInfo.activeProcessorCount) cores")
-            try await measure(indexURL: indexed.url, naiveURL: naive.url, seekers: picked)
+            try await measure(indexURL: indexed.url, naiveURL: naive?.url, seekers: picked)
         } catch {
             for app in apps { await stop(app) }
             throw error
@@ -109,7 +110,7 @@ struct BenchDeck: AsyncParsableCommand {
 
     // MARK: Measuring
 
-    private func measure(indexURL: String, naiveURL: String, seekers: [DeckBenchSeeker]) async throws {
+    private func measure(indexURL: String, naiveURL: String?, seekers: [DeckBenchSeeker]) async throws {
         // Generous timeouts and connections: an overloaded server must show as latency in the
         // figures, not end the run.
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(300), read: .seconds(600)))
@@ -120,10 +121,15 @@ struct BenchDeck: AsyncParsableCommand {
         // Warm both servers (connection pools, page cache) on pages not measured below; the
         // naive one on two only, as each of its pages takes seconds at a million dogs.
         for seeker in seekers.suffix(20) { _ = try await deck(client, indexURL, seeker) }
-        for seeker in seekers.suffix(2) { _ = try await deck(client, naiveURL, seeker) }
+        if let naiveURL {
+            for seeker in seekers.suffix(2) { _ = try await deck(client, naiveURL, seeker) }
+            try await compare(client, indexURL: indexURL, naiveURL: naiveURL, seekers: Array(seekers.prefix(naiveRequests)))
+        }
+        try await load(client, indexURL: indexURL, seekers: seekers)
+    }
 
-        // 1 and 2: the same pages, one request at a time, naive against index.
-        let compared = Array(seekers.prefix(max(1, naiveRequests)))
+    /// 1 and 2: the same pages, one request at a time, naive against index.
+    private func compare(_ client: HTTPClient, indexURL: String, naiveURL: String, seekers compared: [DeckBenchSeeker]) async throws {
         var naiveTimes: [Double] = [], indexTimes: [Double] = [], cards = 0
         for seeker in compared {
             let (naivePage, naiveMs) = try await timed { try await deck(client, naiveURL, seeker) }
@@ -146,8 +152,12 @@ struct BenchDeck: AsyncParsableCommand {
         print("index, one at a time: \(sequential)")
         print(String(format: "index is %.0f× faster at p50 and %.0f× at p99",
                      naive.p50 / max(sequential.p50, 0.001), naive.p99 / max(sequential.p99, 0.001)))
+    }
 
+    /// 3 and 4: the index under load.
+    private func load(_ client: HTTPClient, indexURL: String, seekers: [DeckBenchSeeker]) async throws {
         // 3: open loop at the target rate.
+        print("index, open loop at \(rate) req/s for \(duration) s: running")
         let total = rate * duration
         let interval = 1.0 / Double(rate)
         let clock = ContinuousClock()
