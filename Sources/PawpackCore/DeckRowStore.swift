@@ -13,10 +13,6 @@ public struct DeckRowStore: Sendable {
     /// Occupied cell numbers, ascending; `cells[i]` holds the rows of `numbers[i]`.
     private var numbers: [Int64] = []
     private var cells: [[DeckIndexRow]] = []
-    /// `slots[i][j]` is the bucket slot (`BucketTable.slot`) of `cells[i][j]`. Far out the
-    /// search asks for a few buckets over many cells; checking two bytes per row rather than
-    /// walking the rows themselves (88 bytes each) keeps that scan in the processor's caches.
-    private var slots: [[UInt16]] = []
     /// Where each pet's row is, to replace or remove it.
     private var cellOfPet: [Pet.ID: Int64] = [:]
 
@@ -37,11 +33,9 @@ public struct DeckRowStore: Sendable {
         for (cell, row) in sorted {
             if numbers.last == cell {
                 cells[cells.count - 1].append(row)
-                slots[slots.count - 1].append(BucketTable.packedSlot(of: row))
             } else {
                 numbers.append(cell)
                 cells.append([row])
-                slots.append([BucketTable.packedSlot(of: row)])
             }
             cellOfPet[row.petID] = cell
         }
@@ -57,11 +51,9 @@ public struct DeckRowStore: Sendable {
         let position = firstPosition(notBelow: cell)
         if position < numbers.count, numbers[position] == cell {
             cells[position].append(row)
-            slots[position].append(BucketTable.packedSlot(of: row))
         } else {
             numbers.insert(cell, at: position)
             cells.insert([row], at: position)
-            slots.insert([BucketTable.packedSlot(of: row)], at: position)
         }
         cellOfPet[row.petID] = cell
     }
@@ -71,13 +63,10 @@ public struct DeckRowStore: Sendable {
         guard let cell = cellOfPet.removeValue(forKey: pet) else { return }
         let position = firstPosition(notBelow: cell)
         guard position < numbers.count, numbers[position] == cell else { return }
-        guard let index = cells[position].firstIndex(where: { $0.petID == pet }) else { return }
-        cells[position].remove(at: index)
-        slots[position].remove(at: index)
+        cells[position].removeAll { $0.petID == pet }
         if cells[position].isEmpty {
             numbers.remove(at: position)
             cells.remove(at: position)
-            slots.remove(at: position)
         }
     }
 
@@ -100,10 +89,7 @@ public struct DeckRowStore: Sendable {
             var position = firstPosition(notBelow: range.lowerBound)
             while position < numbers.count, numbers[position] <= range.upperBound {
                 if let wanted {
-                    let rows = cells[position]
-                    for (index, slot) in slots[position].enumerated() where wanted.contains(slot: slot, of: rows[index]) {
-                        found.append(rows[index])
-                    }
+                    for row in cells[position] where wanted.contains(row.bucket) { found.append(row) }
                 } else {
                     found += cells[position]
                 }
@@ -144,18 +130,6 @@ struct BucketTable {
         if let slot = Self.slot(bucket) { return flags[slot] }
         return others.contains(bucket)
     }
-
-    /// Whether the row, whose `packedSlot` is `slot`, is in one of the buckets.
-    func contains(slot: UInt16, of row: DeckIndexRow) -> Bool {
-        slot == Self.outside ? others.contains(row.bucket) : flags[Int(slot)]
-    }
-
-    /// The row's slot in two bytes; `outside` for a bucket beyond the layout.
-    static func packedSlot(of row: DeckIndexRow) -> UInt16 {
-        slot(row.bucket).map(UInt16.init) ?? outside
-    }
-
-    static let outside = UInt16.max
 
     static let lowBits: Int64 = (1 << 12) - 1
     static let modeBit: Int64 = 1 << DeckIndexRow.modeShift

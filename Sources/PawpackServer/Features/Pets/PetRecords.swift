@@ -61,7 +61,12 @@ final class PetRecord: Model, @unchecked Sendable {
     var petID: Pet.ID { Pet.ID(id!) }
 
     /// The stored birth date (always valid: only `update(from:)` writes it).
-    var birthLocalDate: LocalDate { LocalDate(birthDate) ?? LocalDate(year: 2000, month: 1, day: 1)! }
+    var birthLocalDate: LocalDate { Self.birthLocalDate(stored: birthDate) }
+
+    /// A stored birth date as a date; a fixed one should a row ever hold something unreadable.
+    static func birthLocalDate(stored text: String) -> LocalDate {
+        LocalDate(text) ?? LocalDate(year: 2000, month: 1, day: 1)!
+    }
 
     var profile: PetProfile {
         PetProfile(

@@ -35,35 +35,6 @@ extension PetRecord {
     }
 }
 
-extension PetPhotoRecord {
-    convenience init(row: any SQLRow) throws {
-        self.init()
-        id = try row.decode(column: "id", as: UUID.self)
-        $pet.id = try row.decode(column: "pet_id", as: UUID.self)
-        kind = try row.decode(column: "kind", as: Kind.self)
-        storageKey = try row.decode(column: "storage_key", as: String.self)
-        contentType = try row.decode(column: "content_type", as: String.self)
-        byteCount = try row.decode(column: "byte_count", as: Int.self)
-        createdAt = try row.decode(column: "created_at", as: Date.self)
-        $id.exists = true
-    }
-}
-
-extension VaccinationRecord {
-    convenience init(row: any SQLRow) throws {
-        self.init()
-        id = try row.decode(column: "id", as: UUID.self)
-        $pet.id = try row.decode(column: "pet_id", as: UUID.self)
-        vaccine = try row.decode(column: "vaccine", as: String.self)
-        otherName = try row.decode(column: "other_name", as: String?.self)
-        givenOn = try row.decode(column: "given_on", as: String.self)
-        nextDueOn = try row.decode(column: "next_due_on", as: String?.self)
-        clinic = try row.decode(column: "clinic", as: String?.self)
-        createdAt = try row.decode(column: "created_at", as: Date.self)
-        $id.exists = true
-    }
-}
-
 extension VaccinationRecord {
     /// The dose a row of `vaccine`, `other_name` and `given_on` records, as `dose` reads it from
     /// a whole record; nil when its date is unreadable.
@@ -74,36 +45,26 @@ extension VaccinationRecord {
     }
 }
 
-/// The columns of a pet that its card shows, with the owner's display name (`PetService.cards`).
-struct PetCardRow {
+extension PetCardValue {
+    /// The columns of a pet that its card shows, besides the owner's display name (read as
+    /// `owner_display_name`) and `social_since`, which the mode needs (`PetService.cards`).
     static let petColumns = ["id", "owner_id", "name", "species", "breed", "birth_date", "birth_date_estimate",
                              "size_class", "weight_kg", "social_since"]
 
-    var id: UUID
-    var ownerID: UUID
-    var name: String
-    var species: Species
-    var breed: String?
-    var birthDate: LocalDate
-    var birthDateIsEstimate: Bool
-    var sizeClass: SizeClass?
-    var weightKg: Double?
-    var socialSince: Date?
-    var ownerDisplayName: String
-
+    /// The card as its row holds it; photos and mode come from other tables and are left empty.
     init(row: any SQLRow) throws {
-        id = try row.decode(column: "id", as: UUID.self)
-        ownerID = try row.decode(column: "owner_id", as: UUID.self)
-        name = try row.decode(column: "name", as: String.self)
-        species = try row.decode(column: "species", as: Species.self)
-        breed = try row.decode(column: "breed", as: String?.self)
-        // As `PetRecord.birthLocalDate` reads it (only valid dates are ever written).
-        birthDate = LocalDate(try row.decode(column: "birth_date", as: String.self)) ?? LocalDate(year: 2000, month: 1, day: 1)!
-        birthDateIsEstimate = try row.decode(column: "birth_date_estimate", as: Bool.self)
-        sizeClass = try row.decode(column: "size_class", as: SizeClass?.self)
-        weightKg = try row.decode(column: "weight_kg", as: Double?.self)
-        socialSince = try row.decode(column: "social_since", as: Date?.self)
-        ownerDisplayName = try row.decode(column: "owner_display_name", as: String.self)
+        let sizeClass = try row.decode(column: "size_class", as: SizeClass?.self)
+        let weightKg = try row.decode(column: "weight_kg", as: Double?.self)
+        self.init(id: Pet.ID(try row.decode(column: "id", as: UUID.self)),
+                  ownerID: User.ID(try row.decode(column: "owner_id", as: UUID.self)),
+                  name: try row.decode(column: "name", as: String.self),
+                  species: try row.decode(column: "species", as: Species.self),
+                  breed: try row.decode(column: "breed", as: String?.self),
+                  birthDate: PetRecord.birthLocalDate(stored: try row.decode(column: "birth_date", as: String.self)),
+                  birthDateIsEstimate: try row.decode(column: "birth_date_estimate", as: Bool.self),
+                  sizeClass: sizeClass ?? weightKg.map(SizeClass.init(weightKg:)),
+                  photos: [], mode: nil,
+                  ownerDisplayName: try row.decode(column: "owner_display_name", as: String.self))
     }
 }
 

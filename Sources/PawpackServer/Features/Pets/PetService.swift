@@ -127,7 +127,7 @@ final class PetService: Sendable {
         guard !ids.isEmpty else { return [:] }
         let pets = PetRecord.schema, users = UserRecord.schema
         let rows = try await db.sql.select()
-            .columns(PetCardRow.petColumns.map { SQLColumn($0, table: pets) })
+            .columns(PetCardValue.petColumns.map { SQLColumn($0, table: pets) })
             .column(SQLColumn("display_name", table: users), as: "owner_display_name")
             .from(pets)
             .join(users, on: SQLColumn("id", table: users), .equal, SQLColumn("owner_id", table: pets))
@@ -149,15 +149,14 @@ final class PetService: Sendable {
         let today = self.today
         var cards: [UUID: PetCardValue] = [:]
         for row in rows {
-            let pet = try PetCardRow(row: row)
-            let status = pet.species == .dog
-                ? welfareStatus(birthDate: pet.birthDate, socialSince: pet.socialSince, doses: doses[pet.id] ?? [], today: today)
-                : nil
-            cards[pet.id] = PetCardValue(
-                id: Pet.ID(pet.id), ownerID: User.ID(pet.ownerID), name: pet.name, species: pet.species, breed: pet.breed,
-                birthDate: pet.birthDate, birthDateIsEstimate: pet.birthDateIsEstimate,
-                sizeClass: pet.sizeClass ?? pet.weightKg.map(SizeClass.init(weightKg:)),
-                photos: Self.cardOrder(photos[pet.id] ?? []), mode: status?.mode, ownerDisplayName: pet.ownerDisplayName)
+            var card = try PetCardValue(row: row)
+            let id = card.id.rawValue
+            if card.species == .dog {
+                let socialSince = try row.decode(column: "social_since", as: Date?.self)
+                card.mode = welfareStatus(birthDate: card.birthDate, socialSince: socialSince, doses: doses[id] ?? [], today: today).mode
+            }
+            card.photos = Self.cardOrder(photos[id] ?? [])
+            cards[id] = card
         }
         return cards
     }
@@ -384,11 +383,7 @@ final class PetService: Sendable {
     /// still hold (an expired booster sends an adult back to Puppy Mode). Nil for non-dogs.
     func welfareStatus(of pet: PetRecord, on db: any Database) async throws -> WelfareStatusValue? {
         guard pet.species == .dog else { return nil }
-        return welfareStatus(of: pet, vaccinations: try await records(of: pet, on: db))
-    }
-
-    func welfareStatus(of pet: PetRecord, vaccinations: [VaccinationRecord]) -> WelfareStatusValue? {
-        welfareStatus(of: pet, doses: vaccinations.compactMap(\.dose), today: today)
+        return welfareStatus(of: pet, doses: try await records(of: pet, on: db).compactMap(\.dose), today: today)
     }
 
     func welfareStatus(of pet: PetRecord, doses: [VaccinationDose], today: LocalDate) -> WelfareStatusValue? {
