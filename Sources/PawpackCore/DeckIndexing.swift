@@ -343,8 +343,16 @@ public struct DeckIndexRow: Sendable, Equatable {
         return mask
     }
 
-    /// The play styles a bitmask of `PlayStyle.allCases` stands for.
+    /// The play styles a bitmask of `PlayStyle.allCases` stands for. Every dog read from the
+    /// index needs its list, so each of the few possible lists is built once and shared.
     static func playStyles(mask: Int64) -> [PlayStyle] {
+        guard mask >= 0, mask < Int64(playStyleLists.count) else { return listOfPlayStyles(mask: mask) }
+        return playStyleLists[Int(mask)]
+    }
+
+    private static let playStyleLists = (0..<(Int64(1) << playStyleBits)).map(listOfPlayStyles)
+
+    private static func listOfPlayStyles(mask: Int64) -> [PlayStyle] {
         PlayStyle.allCases.enumerated().filter { mask & (1 << Int64($0.offset)) != 0 }.map(\.element)
     }
 

@@ -378,8 +378,19 @@ public struct Matchmaker: Sendable {
     func distanceIfPassing(seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
                            excludedPets: Set<Pet.ID>, blockedOwners: Set<User.ID>,
                            today: LocalDate) -> Double? {
-        guard candidate.id != seeker.id, candidate.ownerID != seeker.ownerID,
-              !excludedPets.contains(candidate.id), !blockedOwners.contains(candidate.ownerID) else { return nil }
+        guard !isLeftOut(candidate, excludedPets: excludedPets, blockedOwners: blockedOwners) else { return nil }
+        return distanceIfPassingPreferences(seeker: seeker, candidate: candidate, preferences: preferences, today: today)
+    }
+
+    /// A dog already swiped (or otherwise excluded), or of a blocked member.
+    func isLeftOut(_ candidate: DeckDog, excludedPets: Set<Pet.ID>, blockedOwners: Set<User.ID>) -> Bool {
+        excludedPets.contains(candidate.id) || blockedOwners.contains(candidate.ownerID)
+    }
+
+    /// The candidate's distance when it passes every hard filter but `isLeftOut`, else nil.
+    func distanceIfPassingPreferences(seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
+                                      today: LocalDate) -> Double? {
+        guard candidate.id != seeker.id, candidate.ownerID != seeker.ownerID else { return nil }
         let age = candidate.ageInMonths(on: today)
         if let youngest = preferences.minAgeMonths, age < youngest { return nil }
         if let oldest = preferences.maxAgeMonths, age > oldest { return nil }
@@ -685,14 +696,16 @@ struct DeckRanker {
     mutating func consider(_ candidates: [DeckDog]) {
         guard limit > 0 else { return }
         for candidate in candidates {
-            guard let distance = matchmaker.distanceIfPassing(
-                seeker: seeker, candidate: candidate, preferences: preferences, excludedPets: excludedPets,
-                blockedOwners: blockedOwners, today: today) else { continue }
+            // The excluded pets and blocked owners are hard filters like the others, checked
+            // last: they hash the dog's identifiers, and few of the dogs read get that far.
+            guard let distance = matchmaker.distanceIfPassingPreferences(
+                seeker: seeker, candidate: candidate, preferences: preferences, today: today) else { continue }
             let fit = matchmaker.compatibility(of: seeker, with: candidate, today: today, explain: false).value
             let value = matchmaker.combined(compatibility: fit, distanceScore: matchmaker.distanceScore(km: distance))
             let position = DeckPosition(score: Matchmaker.rank(value), petID: candidate.id)
             if let after, !(after < position) { continue }
             if let worst, !(position < worst) { continue }
+            if matchmaker.isLeftOut(candidate, excludedPets: excludedPets, blockedOwners: blockedOwners) { continue }
             // Binary search for the place in deck order, then keep only `limit`.
             var low = 0, high = top.count
             while low < high {

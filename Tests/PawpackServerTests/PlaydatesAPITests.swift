@@ -202,6 +202,26 @@ import Testing
         }
     }
 
+    @Test func aGuardianOpeningTheDeckBringsTheirOwnBlocksAndTheOwnerKeepsTheirs() async throws {
+        try await TestServer.run { server in
+            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
+            _ = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
+            let cyd = try await owner(server, "cyd", latitude: 45.7700, longitude: 4.8357)
+            let gus = try await server.member("gus", password: "gus's own secret")
+            _ = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "gus"], token: ada.member.accessToken)
+            let invitations = try await server.request(.GET, "/v1/guardian-invitations", token: gus.accessToken)
+            let invitation = try #require((invitations.json["items"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await server.request(.POST, "/v1/guardian-invitations/\(invitation)/accept", token: gus.accessToken).status == 204)
+            // Gus blocked Bob; Cyd blocked Ada.
+            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: gus.accessToken).status == 204)
+            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: cyd.member.accessToken).status == 204)
+
+            let asGus = Owner(member: gus, dogID: ada.dogID)
+            #expect(names(try await deck(server, asGus)).isEmpty, "Bob blocked by the guardian, Cyd blocking the owner")
+            #expect(names(try await deck(server, ada)) == ["Bob's dog"])
+        }
+    }
+
     @Test func unmatchingEndsTheMatchForBothAndOnlyParticipantsMay() async throws {
         try await TestServer.run { server in
             let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)

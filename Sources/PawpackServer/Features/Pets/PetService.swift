@@ -86,8 +86,8 @@ final class PetService: Sendable {
     /// The pet, or 404 — the same answer whether it never existed or was deleted.
     func pet(_ id: UUID, on db: any Database) async throws -> PetRecord {
         // Read without model decoding: nearly every pet and deck request starts here.
-        guard let pet = try await db.sql.select().column("*").from(PetRecord.schema)
-            .where("id", .equal, id).first().map(PetRecord.init(row:)) else { throw Problem.notFound }
+        guard let pet = try await db.rows("SELECT * FROM \"\(unsafeRaw: PetRecord.schema)\" WHERE \"id\" = \(bind: id)")
+            .first.map(PetRecord.init(row:)) else { throw Problem.notFound }
         return pet
     }
 
@@ -103,13 +103,19 @@ final class PetService: Sendable {
     func authorized(_ user: UserRecord, pet id: UUID, need: (PetPermissions) -> Bool,
                     on db: any Database) async throws -> (PetRecord, PetRole?) {
         let pet = try await pet(id, on: db)
+        return (pet, try await authorize(user, for: pet, need: need, on: db))
+    }
+
+    /// Checks the viewer may do `need` with a pet already loaded; their role. 403 otherwise.
+    func authorize(_ user: UserRecord, for pet: PetRecord, need: (PetPermissions) -> Bool,
+                   on db: any Database) async throws -> PetRole? {
         let role = try await role(of: user, for: pet, on: db)
         guard need(PetPermissions(role: role)) else {
             throw Problem(status: 403, code: .forbidden, title: "Not your pet",
                           detail: role == nil ? "Only the pet's owner and guardians may do this."
                                               : "Only the pet's owner may do this.")
         }
-        return (pet, role)
+        return role
     }
 
     func snapshot(of pet: PetRecord, role: PetRole?, on db: any Database) async throws -> PetSnapshot {
@@ -120,35 +126,31 @@ final class PetService: Sendable {
                             doses: doses, today: today)
     }
 
-    /// The cards of these pets (deck, pass pile, requests, matches), by pet id: one query per
-    /// table rather than a few per pet, only the columns a card shows, read without Fluent's
-    /// model decoding (`PetRows.swift`). Pets that do not exist are left out.
+    /// The cards of these pets (deck, pass pile, requests, matches), by pet id: one query for
+    /// the whole page (`PetCardValue.rows(ofPets:)`) rather than a few per pet, only the
+    /// columns a card shows, read without Fluent's model decoding (`PetRows.swift`). Pets that
+    /// do not exist are left out.
     func cards(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetCardValue] {
         guard !ids.isEmpty else { return [:] }
-        let pets = PetRecord.schema, users = UserRecord.schema
-        let rows = try await db.sql.select()
-            .columns(PetCardValue.petColumns.map { SQLColumn($0, table: pets) })
-            .column(SQLColumn("display_name", table: users), as: "owner_display_name")
-            .from(pets)
-            .join(users, on: SQLColumn("id", table: users), .equal, SQLColumn("owner_id", table: pets))
-            .where(SQLColumn("id", table: pets), .in, SQLBind.group(ids))
-            .all()
-        guard !rows.isEmpty else { return [:] }
+        var petRows: [any SQLRow] = []
         var photos: [UUID: [PetPhotoRecordValue]] = [:]
-        for row in try await db.sql.select().columns(PetPhotoRecordValue.columns).from(PetPhotoRecord.schema)
-            .where("pet_id", .in, ids).all() {
-            photos[try row.decode(column: "pet_id", as: UUID.self), default: []].append(try PetPhotoRecordValue(row: row))
-        }
         // Only what the welfare rules read of each vaccination, straight into doses.
         var doses: [UUID: [VaccinationDose]] = [:]
-        for row in try await db.sql.select().columns("pet_id", "vaccine", "other_name", "given_on")
-            .from(VaccinationRecord.schema).where("pet_id", .in, ids).all() {
-            guard let dose = try VaccinationRecord.dose(row: row) else { continue }
-            doses[try row.decode(column: "pet_id", as: UUID.self), default: []].append(dose)
+        for row in try await db.rows(PetCardValue.rows(ofPets: ids)) {
+            switch try row.decode(column: "source", as: String.self) {
+            case "pet":
+                petRows.append(row)
+            case "photo":
+                photos[try row.decode(column: "pet_id", as: UUID.self), default: []].append(try PetPhotoRecordValue(row: row))
+            default:
+                if let dose = try VaccinationRecord.dose(row: row) {
+                    doses[try row.decode(column: "pet_id", as: UUID.self), default: []].append(dose)
+                }
+            }
         }
         let today = self.today
         var cards: [UUID: PetCardValue] = [:]
-        for row in rows {
+        for row in petRows {
             var card = try PetCardValue(row: row)
             let id = card.id.rawValue
             if card.species == .dog {

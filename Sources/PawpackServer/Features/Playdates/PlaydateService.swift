@@ -52,6 +52,10 @@ final class PlaydateService: Sendable {
     /// The dog the caller swipes for: a dog they own or guard.
     func actingDog(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> PetRecord {
         let (pet, _) = try await pets.authorized(user, pet: id, need: \.canEdit, on: db)
+        return try Self.mustBeDog(pet)
+    }
+
+    private static func mustBeDog(_ pet: PetRecord) throws -> PetRecord {
         guard pet.species == .dog else {
             throw Problem(status: 409, code: .invalidRequest, title: "Playdates are for dogs",
                           detail: "Only dogs have a deck.")
@@ -67,12 +71,9 @@ final class PlaydateService: Sendable {
     }
 
     private func savedPreferences(of petID: UUID, on db: any Database) async throws -> DeckPreferences {
-        guard let json = try await db.sql.select().column("preferences").from(DeckPreferencesRecord.schema)
-                .where("pet_id", .equal, petID).first()?.decode(column: "preferences", as: String.self),
-              let saved = try? JSONDecoder().decode(DeckPreferences.self, from: Data(json.utf8)) else {
-            return DeckPreferences()
-        }
-        return saved
+        let json = try await db.sql.select().column("preferences").from(DeckPreferencesRecord.schema)
+            .where("pet_id", .equal, petID).first()?.decode(column: "preferences", as: String.self)
+        return DeckSeekerState.preferences(stored: json)
     }
 
     func savePreferences(_ user: UserRecord, pet id: UUID, _ preferences: DeckPreferences,
@@ -98,23 +99,27 @@ final class PlaydateService: Sendable {
 
     func deck(_ user: UserRecord, pet id: UUID, overrides: Overrides, limit: Int, cursor: String?,
               on db: any Database) async throws -> DeckPageValue {
-        let pet = try await actingDog(user, pet: id, on: db)
+        // The acting dog and its deck state in one query; the same checks as `actingDog` after.
+        guard let (record, state) = try await DeckSeekerState.read(pet: id, actor: user.id!, on: db) else {
+            throw Problem.notFound
+        }
+        _ = try await pets.authorize(user, for: record, need: \.canEdit, on: db)
+        let pet = try Self.mustBeDog(record)
         let owner: UserRecord? = pet.$owner.id == user.id ? user : try await UserRecord.find(pet.$owner.id, on: db)
         guard let owner, let home = owner.location else {
             throw Problem(status: 409, code: .locationNeeded, title: "Where are you?",
                           detail: "Set your location on your account to see dogs near you.")
         }
-        var preferences = try await savedPreferences(of: pet.id!, on: db)
+        var preferences = state.preferences
         if let km = overrides.maxDistanceKm { preferences.maxDistanceKm = km }
         if let months = overrides.minAgeMonths { preferences.minAgeMonths = months }
         if let months = overrides.maxAgeMonths { preferences.maxAgeMonths = months }
         preferences = try preferences.validated()
         let after = try cursor.map(Self.decodeCursor)
         let seeker = DeckIndex.deckDog(pet, location: home)
-        let swiped = try await db.sql.select().column("target_pet_id").from(SwipeRecord.schema)
-            .where("pet_id", .equal, pet.id!).all().map { Pet.ID(try $0.decode(column: "target_pet_id", as: UUID.self)) }
-        let excluded = Set(swiped).union([seeker.id])
-        let blocked = Set(try await blockedUsers(around: pet, actor: user, on: db).map(User.ID.init))
+        var excluded = state.swipedPets
+        excluded.insert(seeker.id)
+        let blocked = state.blockedUsers
 
         let cards: [DeckCard]
         switch strategy {
