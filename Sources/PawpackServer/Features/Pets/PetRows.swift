@@ -46,8 +46,8 @@ extension VaccinationRecord {
 }
 
 extension PetCardValue {
-    /// The columns of a pet that its card shows, besides the owner's display name (read as
-    /// `owner_display_name`) and `social_since`, which the mode needs (`PetService.cards`).
+    /// The columns of a pet its card reads: what it shows, and `social_since`, which the mode
+    /// needs (`PetService.cards`). The owner's display name comes as `owner_display_name`.
     static let petColumns = ["id", "owner_id", "name", "species", "breed", "birth_date", "birth_date_estimate",
                              "size_class", "weight_kg", "social_since"]
 

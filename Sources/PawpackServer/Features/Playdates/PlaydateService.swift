@@ -117,8 +117,8 @@ final class PlaydateService: Sendable {
         preferences = try preferences.validated()
         let after = try cursor.map(Self.decodeCursor)
         let seeker = DeckIndex.deckDog(pet, location: home)
-        var excluded = state.swipedPets
-        excluded.insert(seeker.id)
+        // The seeker itself needs no entry: no dog is ever its own candidate (`Matchmaker`).
+        let excluded = state.swipedPets
         let blocked = state.blockedUsers
 
         let cards: [DeckCard]
@@ -189,8 +189,9 @@ final class PlaydateService: Sendable {
 
     // MARK: Blocks
 
-    /// The members a dog's deck, swipes and pass pile leave out: those blocked by or blocking
-    /// its owner, and the member acting for it (a guardian) when that is someone else.
+    /// The members a dog's swipes and pass pile leave out: those blocked by or blocking its
+    /// owner, and the member acting for it (a guardian) when that is someone else. The deck
+    /// reads the same set with the dog itself (`DeckSeekerState.read`).
     func blockedUsers(around pet: PetRecord, actor: UserRecord, on db: any Database) async throws -> Set<UUID> {
         var blocked = try await blockedUsers(of: pet.$owner.id, on: db)
         if actor.id != pet.$owner.id { blocked.formUnion(try await blockedUsers(of: actor.id!, on: db)) }
