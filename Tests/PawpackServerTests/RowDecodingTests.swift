@@ -67,11 +67,11 @@ import Testing
             }
             let owner = try #require(try await UserRecord.query(on: db).filter(\.$id == pets[0].$owner.id).first())
             let session = try await services.accounts.issueAppSession(for: owner, on: db)
-            let (token, member) = try #require(try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash(session.accessToken), on: db))
+            let (token, member) = try #require(try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash(session.accessToken), reads: services.hotReads, on: db))
             let stored = try #require(try await AuthTokenRecord.find(token.id, on: db))
             #expect(token.$user.id == owner.id && member.id == owner.id)
             #expect(token.expiresAt == stored.expiresAt && token.family == stored.family && token.kind == .access)
-            #expect(try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash("pat_not-a-token"), on: db) == nil)
+            #expect(try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash("pat_not-a-token"), reads: services.hotReads, on: db) == nil)
 
             // A member read this way saves as an update of its row, not as a new one.
             member.city = "Lyon"

@@ -44,16 +44,19 @@ public final class PawpackServices: Sendable {
     let pets: PetService
     let playdates: PlaydateService
     let hasher: PasswordHasher
+    /// The reads nearly every request makes; on an SQLite file, through connections of their own.
+    let hotReads = HotReads()
 
     init(config: Config, dependencies: Dependencies, logger: Logger) {
         self.config = config
         self.dependencies = dependencies
         self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
                                      queueLimit: config.hashingQueueLimit)
-        self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media, logger: logger)
+        self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media, reads: hotReads,
+                               logger: logger)
         self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, strategy: config.deckStrategy, logger: logger)
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
-                                       hasher: hasher, pets: pets, logger: logger)
+                                       hasher: hasher, pets: pets, reads: hotReads, logger: logger)
     }
 
     /// The development outbox, when mail goes there.

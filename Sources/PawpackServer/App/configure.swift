@@ -33,6 +33,9 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
     let services = PawpackServices(config: config, dependencies: dependencies, logger: app.logger)
     app.pawpack = services
     app.lifecycle.use(PawpackServicesLifecycle(services: services))
+    if let file = try await sqliteFilePath(app) {
+        services.hotReads.useOwnConnections(toSQLiteFile: file)
+    }
 
     // Order matters: the request context is bound first; errors become problems twice —
     // inside the web session layer, so an error page still gets its cookies (a stale session
@@ -87,12 +90,26 @@ private func tuneSQLiteConnections(_ app: Application) async throws {
     }
 }
 
-/// Stops the hashing pool with the application.
+/// The file behind an SQLite database, as SQLite itself names it: also for `.sqliteMemory`,
+/// which SQLiteKit keeps in a temporary file so that its connections share one database.
+/// Nil on PostgreSQL.
+private func sqliteFilePath(_ app: Application) async throws -> String? {
+    guard app.db is any SQLiteDatabase else { return nil }
+    let databases = try await app.db.sql.raw("PRAGMA database_list").all()
+    for database in databases where try database.decode(column: "name", as: String.self) == "main" {
+        let file = try database.decode(column: "file", as: String.self)
+        return file.isEmpty ? nil : file
+    }
+    return nil
+}
+
+/// Stops the hashing pool and closes the hot reads' connections with the application.
 private struct PawpackServicesLifecycle: LifecycleHandler {
     let services: PawpackServices
 
     func shutdownAsync(_ application: Application) async {
         try? await services.hasher.shutdown()
+        services.hotReads.close()
     }
 }
 

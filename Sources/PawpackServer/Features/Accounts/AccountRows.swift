@@ -59,10 +59,10 @@ extension AuthTokenRecord {
     }()
 
     /// The access token with this hash and its member, in one query; nil when there is none.
-    static func accessToken(hash: String, on db: any Database) async throws -> (AuthTokenRecord, UserRecord)? {
-        try await db.rows("""
+    static func accessToken(hash: String, reads: HotReads, on db: any Database) async throws -> (AuthTokenRecord, UserRecord)? {
+        try await reads.rows("""
             \(unsafeRaw: accessTokenSelect)\(bind: hash) AND "\(unsafeRaw: schema)"."kind" = \(bind: Kind.access.rawValue)
-            """)
+            """, on: db)
             .first
             .map { (try AuthTokenRecord(row: $0, prefix: "token_"), try UserRecord(row: $0)) }
     }

@@ -37,6 +37,8 @@ final class AccountService: Sendable {
     let hasher: PasswordHasher
     /// Pets belong to accounts: deletion and export reach into them.
     let pets: PetService
+    /// The access token read every API request makes.
+    private let reads: HotReads
     private let signer: LinkSigner
     private let addressLimiter: LoginAddressLimiter
     private let logger: Logger
@@ -48,8 +50,9 @@ final class AccountService: Sendable {
     var sessions: SessionPolicy { config.sessions }
 
     init(config: Config, clock: any AppClock, mailer: any Mailer, hasher: PasswordHasher, pets: PetService,
-         logger: Logger) {
+         reads: HotReads, logger: Logger) {
         self.config = config
+        self.reads = reads
         self.pets = pets
         self.clock = clock
         self.mailer = mailer
@@ -300,7 +303,8 @@ final class AccountService: Sendable {
     func authenticate(accessToken: String, on db: any Database) async throws -> (UserRecord, AuthTokenRecord) {
         let now = clock.now()
         // Every API request passes here: one query, rows read without model decoding.
-        guard let (token, user) = try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash(accessToken), on: db) else {
+        guard let (token, user) = try await AuthTokenRecord.accessToken(
+            hash: OpaqueToken.hash(accessToken), reads: reads, on: db) else {
             throw Problem.unauthenticated
         }
         guard token.expiresAt > now, user.emailVerifiedAt != nil else { throw Problem.tokenExpired }

@@ -70,8 +70,11 @@ final class PetService: Sendable {
     /// here that the deck reads rewrites the pet's row in the same transaction, and once that
     /// has committed, the rows kept in memory (`DeckIndex.committed`).
     let deckIndex: DeckIndex
+    /// The pet and card reads every deck and pet request makes.
+    let reads: HotReads
 
-    init(config: Config, clock: any AppClock, media: any MediaStore, logger: Logger) {
+    init(config: Config, clock: any AppClock, media: any MediaStore, reads: HotReads, logger: Logger) {
+        self.reads = reads
         self.deckIndex = DeckIndex(rowsInMemory: config.deckRowsInMemory)
         self.config = config
         self.clock = clock
@@ -86,7 +89,7 @@ final class PetService: Sendable {
     /// The pet, or 404 — the same answer whether it never existed or was deleted.
     func pet(_ id: UUID, on db: any Database) async throws -> PetRecord {
         // Read without model decoding: nearly every pet and deck request starts here.
-        guard let pet = try await db.rows("SELECT * FROM \"\(unsafeRaw: PetRecord.schema)\" WHERE \"id\" = \(bind: id)")
+        guard let pet = try await reads.rows("SELECT * FROM \"\(unsafeRaw: PetRecord.schema)\" WHERE \"id\" = \(bind: id)", on: db)
             .first.map(PetRecord.init(row:)) else { throw Problem.notFound }
         return pet
     }
@@ -136,7 +139,7 @@ final class PetService: Sendable {
         var photos: [UUID: [PetPhotoRecordValue]] = [:]
         // Only what the welfare rules read of each vaccination, straight into doses.
         var doses: [UUID: [VaccinationDose]] = [:]
-        for row in try await db.rows(PetCardValue.rows(ofPets: ids)) {
+        for row in try await reads.rows(PetCardValue.rows(ofPets: ids), on: db) {
             switch try row.decode(column: "source", as: String.self) {
             case "pet":
                 petRows.append(row)

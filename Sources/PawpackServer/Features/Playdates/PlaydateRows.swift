@@ -28,9 +28,9 @@ struct DeckSeekerState: Sendable {
     /// blocking its owner or `actor`, each list as comma-separated text (`string_agg`, in
     /// SQLite since 3.44 and in PostgreSQL). Nil when there is no such pet. Read before the
     /// caller's permission is checked, and given to no one unless it is.
-    static func read(pet: UUID, actor: UUID, on db: any Database) async throws -> (PetRecord, DeckSeekerState)? {
+    static func read(pet: UUID, actor: UUID, reads: HotReads, on db: any Database) async throws -> (PetRecord, DeckSeekerState)? {
         let (pets, owner) = (PetRecord.schema, "\"\(PetRecord.schema)\".\"owner_id\"")
-        guard let row = try await db.rows("""
+        guard let row = try await reads.rows("""
             SELECT "\(unsafeRaw: pets)".*, \
             (SELECT "preferences" FROM "\(unsafeRaw: DeckPreferencesRecord.schema)" WHERE "pet_id" = "\(unsafeRaw: pets)"."id") \
             AS "deck_preferences", \
@@ -41,7 +41,7 @@ struct DeckSeekerState: Sendable {
             (SELECT string_agg(CAST("blocker_id" AS TEXT), ',') FROM "\(unsafeRaw: BlockRecord.schema)" \
             WHERE "blocked_id" IN (\(unsafeRaw: owner), \(bind: actor))) AS "deck_blocking" \
             FROM "\(unsafeRaw: pets)" WHERE "\(unsafeRaw: pets)"."id" = \(bind: pet)
-            """).first else { return nil }
+            """, on: db).first else { return nil }
         let list = { (column: String) throws -> [UUID] in
             guard let text = try row.decode(column: column, as: String?.self) else { return [] }
             return try text.split(separator: ",").map { try uuid(String($0)) }

@@ -100,7 +100,7 @@ final class PlaydateService: Sendable {
     func deck(_ user: UserRecord, pet id: UUID, overrides: Overrides, limit: Int, cursor: String?,
               on db: any Database) async throws -> DeckPageValue {
         // The acting dog and its deck state in one query; the same checks as `actingDog` after.
-        guard let (record, state) = try await DeckSeekerState.read(pet: id, actor: user.id!, on: db) else {
+        guard let (record, state) = try await DeckSeekerState.read(pet: id, actor: user.id!, reads: pets.reads, on: db) else {
             throw Problem.notFound
         }
         _ = try await pets.authorize(user, for: record, need: \.canEdit, on: db)

@@ -1,0 +1,298 @@
+import Fluent
+import FluentSQLiteDriver
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import SQLKit
+// The copy of SQLite that SQLiteNIO vendors: the same library, and so the same file locks, as
+// the connections Fluent writes through.
+import VaporCSQLite
+
+/// The reads nearly every API request makes (its access token, the pet it names, the dog
+/// opening its deck, a page of cards), run as fast as the database allows.
+///
+/// On PostgreSQL, and inside a transaction, they are ordinary queries on the `Database` given.
+/// On an SQLite file they run on connections of their own (`SQLiteReadConnections`), in place
+/// on the calling thread, with each statement prepared once per connection. Fluent's SQLite
+/// connections run every statement on a thread pool and hand the answer back: two thread
+/// switches and a new statement per query, which at a few hundred deck requests a second cost
+/// more than SQLite's reading itself. These reads take tens of microseconds, no longer than
+/// encoding the response, so running them in place does not hold the caller up.
+final class HotReads: Sendable {
+    private let connections = NIOLockedValueBox<SQLiteReadConnections?>(nil)
+
+    init() {}
+
+    /// Reads through connections of their own to this SQLite file from now on.
+    func useOwnConnections(toSQLiteFile path: String) {
+        let previous = connections.withLockedValue { current in
+            defer { current = SQLiteReadConnections(path: path) }
+            return current
+        }
+        previous?.close()
+    }
+
+    /// Closes the connections; reads go through the database given from now on.
+    func close() {
+        connections.withLockedValue { current in
+            defer { current = nil }
+            return current
+        }?.close()
+    }
+
+    /// Queries answered on the own connections, and those handed to the database given because
+    /// SQLite was busy (another connection committing).
+    var counts: (own: Int, busy: Int) {
+        connections.withLockedValue { $0?.counts } ?? (0, 0)
+    }
+
+    /// The rows of `query`, as the database would answer it. `db` answers when there are no
+    /// own connections, when it is in a transaction (whose uncommitted writes only it sees), or
+    /// when SQLite is busy.
+    func rows(_ query: SQLQueryString, on db: any Database) async throws -> [any SQLRow] {
+        if !db.inTransaction, let own = connections.withLockedValue({ $0 }), db is any SQLiteDatabase {
+            var serializer = SQLSerializer(database: db.sql)
+            query.serialize(to: &serializer)
+            let encoder = SQLiteDataEncoder()
+            let binds = try serializer.binds.map { try encoder.encode($0) }
+            if let rows = try own.rows(serializer.sql, binds) { return rows }
+        }
+        return try await db.rows(query)
+    }
+}
+
+/// Read-only connections to one SQLite file, each used by one caller at a time, each keeping
+/// its prepared statements. A caller takes an idle connection (or opens one), runs its query to
+/// the end and puts the connection back, so there are as many as callers read at once: in a
+/// served process about one per thread.
+final class SQLiteReadConnections: Sendable {
+    let path: String
+    private let idle = NIOLockedValueBox<[SQLiteReadConnection]>([])
+    private let closed = NIOLockedValueBox(false)
+    private let tally = NIOLockedValueBox((own: 0, busy: 0))
+
+    init(path: String) {
+        self.path = path
+    }
+
+    var counts: (own: Int, busy: Int) { tally.withLockedValue { $0 } }
+
+    /// The rows, or nil when SQLite answered busy (a writer holds the file for its commit;
+    /// the caller then asks a connection that waits). Throws SQLite's other errors.
+    func rows(_ sql: String, _ binds: [SQLiteData]) throws -> [any SQLRow]? {
+        guard let connection = try checkOut() else { return nil }
+        defer { checkIn(connection) }
+        let rows = try connection.rows(sql, binds)
+        tally.withLockedValue { rows == nil ? ($0.busy += 1) : ($0.own += 1) }
+        return rows
+    }
+
+    /// Closes every idle connection; one in use closes when it comes back.
+    func close() {
+        closed.withLockedValue { $0 = true }
+        for connection in idle.withLockedValue({ list in defer { list = [] }; return list }) { connection.close() }
+    }
+
+    private func checkOut() throws -> SQLiteReadConnection? {
+        guard !closed.withLockedValue({ $0 }) else { return nil }
+        if let connection = idle.withLockedValue({ $0.popLast() }) { return connection }
+        return try SQLiteReadConnection(path: path)
+    }
+
+    private func checkIn(_ connection: SQLiteReadConnection) {
+        let keep = closed.withLockedValue { closed in
+            closed ? false : idle.withLockedValue { $0.append(connection); return true }
+        }
+        if !keep { connection.close() }
+    }
+}
+
+/// One `sqlite3` handle that only reads, with its statements prepared once. Not thread-safe:
+/// `SQLiteReadConnections` gives it to one caller at a time.
+final class SQLiteReadConnection: @unchecked Sendable {
+    private var handle: OpaquePointer?
+    private var statements: [String: PreparedStatement] = [:]
+
+    private final class PreparedStatement {
+        let handle: OpaquePointer
+        /// Column positions by name, read once: the statement's text fixes them.
+        let columns: SQLiteReadRow.Columns
+
+        init(handle: OpaquePointer) {
+            self.handle = handle
+            var names: [String] = []
+            for index in 0..<sqlite_nio_sqlite3_column_count(handle) {
+                names.append(sqlite_nio_sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "")
+            }
+            columns = SQLiteReadRow.Columns(names: names)
+        }
+    }
+
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE
+        let opened = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
+        guard opened == SQLITE_OK, let handle else {
+            if let handle { sqlite_nio_sqlite3_close(handle) }
+            throw SQLiteReadError(code: opened, message: "could not open \(path) to read")
+        }
+        self.handle = handle
+        // No busy handler: a busy file answers at once, and the caller asks elsewhere rather
+        // than wait on its thread. `query_only` makes sure this connection never writes; the
+        // cache and memory-mapping match the tuned connections of `configure`.
+        for pragma in ["PRAGMA query_only = 1", "PRAGMA cache_size = -65536", "PRAGMA mmap_size = 2147418112"] {
+            let done = sqlite_nio_sqlite3_exec(handle, pragma, nil, nil, nil)
+            guard done == SQLITE_OK else {
+                close()
+                throw SQLiteReadError(code: done, message: "could not set \(pragma)")
+            }
+        }
+    }
+
+    /// The rows of one query, or nil when the file is busy.
+    func rows(_ sql: String, _ binds: [SQLiteData]) throws -> [any SQLRow]? {
+        guard let statement = try prepared(sql) else { return nil }
+        let handle = statement.handle
+        // Resetting ends the read transaction: left open, it would hold a writer back.
+        defer {
+            sqlite_nio_sqlite3_reset(handle)
+            sqlite_nio_sqlite3_clear_bindings(handle)
+        }
+        for (offset, value) in binds.enumerated() {
+            try check(bind(value, at: Int32(offset + 1), in: handle))
+        }
+        var rows: [any SQLRow] = []
+        while true {
+            let stepped = sqlite_nio_sqlite3_step(handle)
+            switch stepped {
+            case SQLITE_ROW:
+                var values: [SQLiteData] = []
+                values.reserveCapacity(statement.columns.count)
+                for index in 0..<Int32(statement.columns.count) { values.append(value(at: index, in: handle)) }
+                rows.append(SQLiteReadRow(columns: statement.columns, values: values))
+            case SQLITE_DONE:
+                return rows
+            case let code where Self.isBusy(code):
+                return nil
+            default:
+                try check(stepped)
+            }
+        }
+    }
+
+    func close() {
+        for statement in statements.values { sqlite_nio_sqlite3_finalize(statement.handle) }
+        statements = [:]
+        if let handle { sqlite_nio_sqlite3_close(handle) }
+        handle = nil
+    }
+
+    deinit { close() }
+
+    private func prepared(_ sql: String) throws -> PreparedStatement? {
+        if let known = statements[sql] { return known }
+        var statement: OpaquePointer?
+        let code = sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        if Self.isBusy(code) { return nil }
+        try check(code)
+        guard let statement else { throw SQLiteReadError(code: code, message: "empty statement: \(sql)") }
+        let prepared = PreparedStatement(handle: statement)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    private func bind(_ value: SQLiteData, at index: Int32, in statement: OpaquePointer) -> Int32 {
+        switch value {
+        case let .integer(number): sqlite_nio_sqlite3_bind_int64(statement, index, Int64(number))
+        case let .float(number): sqlite_nio_sqlite3_bind_double(statement, index, number)
+        case let .text(text): sqlite_nio_sqlite3_bind_text64(statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+        case let .blob(bytes):
+            bytes.withUnsafeReadableBytes {
+                sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), Self.transient)
+            }
+        case .null: sqlite_nio_sqlite3_bind_null(statement, index)
+        }
+    }
+
+    private func value(at index: Int32, in statement: OpaquePointer) -> SQLiteData {
+        switch sqlite_nio_sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER:
+            return .integer(SQLiteInt64(sqlite_nio_sqlite3_column_int64(statement, index)))
+        case SQLITE_FLOAT:
+            return .float(sqlite_nio_sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            guard let text = sqlite_nio_sqlite3_column_text(statement, index) else { return .null }
+            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, index))
+            var buffer = ByteBufferAllocator().buffer(capacity: count)
+            if let bytes = sqlite_nio_sqlite3_column_blob(statement, index) {
+                buffer.writeBytes(UnsafeRawBufferPointer(start: bytes, count: count))
+            }
+            return .blob(buffer)
+        default:
+            return .null
+        }
+    }
+
+    private func check(_ code: Int32) throws {
+        guard code != SQLITE_OK, code != SQLITE_ROW, code != SQLITE_DONE else { return }
+        let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "SQLite error"
+        throw SQLiteReadError(code: code, message: message)
+    }
+
+    /// Busy or locked, with or without an extended code.
+    private static func isBusy(_ code: Int32) -> Bool {
+        code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED
+    }
+
+    /// Tells SQLite to copy a bound value: ours lives only for the call.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+struct SQLiteReadError: Error, CustomStringConvertible {
+    let code: Int32
+    let message: String
+
+    var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// A row read by `SQLiteReadConnection`, decoded like the rows of Fluent's SQLite driver
+/// (`SQLiteDataDecoder`).
+struct SQLiteReadRow: SQLRow {
+    /// The names of a statement's columns and where each is; the first of a repeated name wins,
+    /// as in SQLiteNIO's rows.
+    final class Columns: Sendable {
+        let names: [String]
+        let positions: [String: Int]
+
+        init(names: [String]) {
+            self.names = names
+            positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        var count: Int { names.count }
+    }
+
+    let columns: Columns
+    let values: [SQLiteData]
+
+    var allColumns: [String] { columns.names }
+
+    func contains(column: String) -> Bool { columns.positions[column] != nil }
+
+    func decodeNil(column: String) throws -> Bool {
+        columns.positions[column].map { values[$0] == .null } ?? true
+    }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        guard let position = columns.positions[column] else { throw MissingColumn(column: column) }
+        return try SQLiteDataDecoder().decode(D.self, from: values[position])
+    }
+
+    struct MissingColumn: Error, CustomStringConvertible {
+        let column: String
+        var description: String { "no column \(column) in the row" }
+    }
+}

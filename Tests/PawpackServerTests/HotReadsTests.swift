@@ -1,0 +1,90 @@
+import Fluent
+import Foundation
+@testable import PawpackServer
+import PawpackTestSupport
+import SQLiteNIO
+import SQLKit
+import Testing
+
+/// The reads every API request makes go, on an SQLite file, through connections of their own
+/// (`HotReads`). They must answer exactly as the database would: every commit seen at once, a
+/// transaction's own writes seen inside it, and a busy file never waited on.
+@Suite struct HotReadsTests {
+    @Test func hotReadsSeeEveryCommitAndATransactionsOwnWrites() async throws {
+        try await TestServer.run { server in
+            let db = server.app.db
+            let reads = server.app.pawpack.hotReads
+            let onSQLite = TestServer.postgresURL == nil
+            _ = try await server.app.pawpack.seedDemo(dogs: 3, seed: 3, on: db, onlyIfEmpty: false)
+            let pet = try #require(try await PetRecord.query(on: db).sort(\.$id).first())
+            @Sendable func name(on db: any Database) async throws -> String? {
+                try await reads.rows("SELECT \"name\" FROM \"pets\" WHERE \"id\" = \(bind: pet.id!)", on: db)
+                    .first?.decode(column: "name", as: String.self)
+            }
+
+            let before = reads.counts.own
+            #expect(try await name(on: db) == pet.name)
+            #expect(reads.counts.own == before + (onSQLite ? 1 : 0), "on SQLite the read took the own connections")
+
+            // A committed change is read at once.
+            pet.name = "Biscuit the Second"
+            try await pet.save(on: db)
+            #expect(try await name(on: db) == "Biscuit the Second")
+
+            // Inside a transaction the read goes to the transaction, which alone sees its writes.
+            try await db.transaction { tx in
+                pet.name = "Biscuit the Third"
+                try await pet.save(on: tx)
+                let own = reads.counts.own
+                #expect(try await name(on: tx) == "Biscuit the Third")
+                #expect(reads.counts.own == own, "a transaction's read stays in the transaction")
+            }
+            #expect(try await name(on: db) == "Biscuit the Third")
+
+            // Every API request reads its token this way; a revoked session is refused at once.
+            let ada = try await server.member("ada")
+            let tokenReads = reads.counts.own
+            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 200)
+            #expect(reads.counts.own > tokenReads || !onSQLite)
+            #expect(try await server.request(.POST, "/v1/auth/logout", token: ada.accessToken).status == 204)
+            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 401)
+        }
+    }
+
+    @Test func aReadAnswersBusyAtOnceWhileAWriterHoldsTheFileAndThenSeesItsCommit() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hot-reads-\(UUID()).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try await SQLiteConnection.open(storage: .file(path: path))
+        let reads = SQLiteReadConnections(path: path)
+        do {
+            _ = try await writer.query("CREATE TABLE walks (km INTEGER)")
+            _ = try await writer.query("INSERT INTO walks (km) VALUES (3)")
+            #expect(try reads.rows("SELECT km FROM walks", [])?.count == 1)
+
+            // In the rollback journal's exclusive lock nobody else may read: answered at once.
+            _ = try await writer.query("BEGIN EXCLUSIVE")
+            _ = try await writer.query("INSERT INTO walks (km) VALUES (5)")
+            #expect(try reads.rows("SELECT km FROM walks", []) == nil)
+            _ = try await writer.query("COMMIT")
+
+            let kms = try #require(try reads.rows("SELECT km FROM walks WHERE km > ?", [.integer(1)]))
+                .map { try $0.decode(column: "km", as: Int.self) }
+            #expect(kms.sorted() == [3, 5])
+            #expect(reads.counts.own == 2 && reads.counts.busy == 1)
+
+            // A bad statement is an error, and the connection reads on afterwards.
+            #expect(throws: SQLiteReadError.self) { try reads.rows("SELECT nothing FROM nowhere", []) }
+            #expect(try reads.rows("SELECT km FROM walks", [])?.count == 2)
+            // A connection that only reads.
+            #expect(throws: SQLiteReadError.self) { try reads.rows("DELETE FROM walks", []) }
+            _ = try await writer.query("SELECT 1")
+            #expect(try await writer.query("SELECT COUNT(*) AS n FROM walks").first?.column("n")?.integer == 2)
+        } catch {
+            reads.close()
+            try await writer.close()
+            throw error
+        }
+        reads.close()
+        try await writer.close()
+    }
+}
