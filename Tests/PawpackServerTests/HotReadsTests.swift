@@ -48,6 +48,19 @@ import Testing
             #expect(reads.counts.own > tokenReads || !onSQLite)
             #expect(try await server.request(.POST, "/v1/auth/logout", token: ada.accessToken).status == 204)
             #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 401)
+
+            // A deck, the busiest request, with every statement prepared once per connection:
+            // a new bound value must not make SQLite prepare it again.
+            let owner = try #require(try await UserRecord.find(pet.$owner.id, on: db))
+            let session = try await server.app.pawpack.accounts.issueAppSession(for: owner, on: db)
+            let dogs = try await PetRecord.query(on: db).filter(\.$species == .dog).all()
+            let ownDogs = dogs.filter { $0.$owner.id == owner.id }
+            #expect(!ownDogs.isEmpty)
+            for dog in ownDogs {
+                let deck = try await server.request(.GET, "/v1/pets/\(dog.id!)/deck?limit=5", token: session.accessToken)
+                #expect(deck.status == 200)
+            }
+            #expect(reads.counts.reprepared == 0)
         }
     }
 
@@ -70,7 +83,7 @@ import Testing
             let kms = try #require(try reads.rows("SELECT km FROM walks WHERE km > ?", [.integer(1)]))
                 .map { try $0.decode(column: "km", as: Int.self) }
             #expect(kms.sorted() == [3, 5])
-            #expect(reads.counts.own == 2 && reads.counts.busy == 1)
+            #expect(reads.counts == .init(own: 2, busy: 1, reprepared: 0))
 
             // A bad statement is an error, and the connection reads on afterwards.
             #expect(throws: SQLiteReadError.self) { try reads.rows("SELECT nothing FROM nowhere", []) }

@@ -40,10 +40,9 @@ final class HotReads: Sendable {
         }?.close()
     }
 
-    /// Queries answered on the own connections, and those handed to the database given because
-    /// SQLite was busy (another connection committing).
-    var counts: (own: Int, busy: Int) {
-        connections.withLockedValue { $0?.counts } ?? (0, 0)
+    /// What the own connections did so far (all zero without them).
+    var counts: SQLiteReadConnections.Counts {
+        connections.withLockedValue { $0?.counts } ?? .init()
     }
 
     /// The rows of `query`, as the database would answer it. `db` answers when there are no
@@ -69,21 +68,34 @@ final class SQLiteReadConnections: Sendable {
     let path: String
     private let idle = NIOLockedValueBox<[SQLiteReadConnection]>([])
     private let closed = NIOLockedValueBox(false)
-    private let tally = NIOLockedValueBox((own: 0, busy: 0))
+    private let tally = NIOLockedValueBox(Counts())
+
+    struct Counts: Sendable, Equatable {
+        /// Queries answered.
+        var own = 0
+        /// Queries handed back because SQLite was busy (another connection committing).
+        var busy = 0
+        /// Runs in which SQLite prepared the statement again.
+        var reprepared = 0
+    }
 
     init(path: String) {
         self.path = path
     }
 
-    var counts: (own: Int, busy: Int) { tally.withLockedValue { $0 } }
+    var counts: Counts { tally.withLockedValue { $0 } }
 
     /// The rows, or nil when SQLite answered busy (a writer holds the file for its commit;
     /// the caller then asks a connection that waits). Throws SQLite's other errors.
     func rows(_ sql: String, _ binds: [SQLiteData]) throws -> [any SQLRow]? {
         guard let connection = try checkOut() else { return nil }
         defer { checkIn(connection) }
+        let before = connection.repreparations
         let rows = try connection.rows(sql, binds)
-        tally.withLockedValue { rows == nil ? ($0.busy += 1) : ($0.own += 1) }
+        tally.withLockedValue {
+            if rows == nil { $0.busy += 1 } else { $0.own += 1 }
+            $0.reprepared += connection.repreparations - before
+        }
         return rows
     }
 
@@ -112,6 +124,9 @@ final class SQLiteReadConnections: Sendable {
 final class SQLiteReadConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     private var statements: [String: PreparedStatement] = [:]
+    /// Statements SQLite prepared again on its own (after a schema change, or because a bound
+    /// value may change the plan), which costs as much as not keeping them.
+    private(set) var repreparations = 0
 
     private final class PreparedStatement {
         let handle: OpaquePointer
@@ -171,6 +186,8 @@ final class SQLiteReadConnection: @unchecked Sendable {
                 for index in 0..<Int32(statement.columns.count) { values.append(value(at: index, in: handle)) }
                 rows.append(SQLiteReadRow(columns: statement.columns, values: values))
             case SQLITE_DONE:
+                // Read and cleared: how often SQLite had to prepare this statement again.
+                repreparations += Int(sqlite_nio_sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 1))
                 return rows
             case let code where Self.isBusy(code):
                 return nil

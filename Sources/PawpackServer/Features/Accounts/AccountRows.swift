@@ -55,13 +55,16 @@ extension AuthTokenRecord {
         let users = UserRecord.schema
         return "SELECT \"\(users)\".*, " + columns.map { "\"\(schema)\".\"\($0)\" AS \"token_\($0)\"" }.joined(separator: ", ")
             + " FROM \"\(schema)\" JOIN \"\(users)\" ON \"\(users)\".\"id\" = \"\(schema)\".\"user_id\""
-            + " WHERE \"\(schema)\".\"token_hash\" = "
+            + " WHERE \"\(schema)\".\"kind\" = '\(Kind.access.rawValue)' AND \"\(schema)\".\"token_hash\" = "
     }()
+    // Bound values compared bare in a join make SQLite prepare the statement anew each time a
+    // new value is bound (it tries them against the join's terms). So the kind, a constant, is
+    // part of the text, and the hash is compared through a CAST, which changes nothing for text.
 
     /// The access token with this hash and its member, in one query; nil when there is none.
     static func accessToken(hash: String, reads: HotReads, on db: any Database) async throws -> (AuthTokenRecord, UserRecord)? {
         try await reads.rows("""
-            \(unsafeRaw: accessTokenSelect)\(bind: hash) AND "\(unsafeRaw: schema)"."kind" = \(bind: Kind.access.rawValue)
+            \(unsafeRaw: accessTokenSelect)CAST(\(bind: hash) AS TEXT)
             """, on: db)
             .first
             .map { (try AuthTokenRecord(row: $0, prefix: "token_"), try UserRecord(row: $0)) }
