@@ -9,7 +9,7 @@ public struct Identifier<Owner>: Hashable, Sendable, Codable, CustomStringConver
 
     /// Parses the canonical UUID text form; `nil` for anything else.
     public init?(string: String) {
-        guard let uuid = UUID(uuidString: string) else { return nil }
+        guard let uuid = UUID(text: string) else { return nil }
         self.rawValue = uuid
     }
 
@@ -22,7 +22,74 @@ public struct Identifier<Owner>: Hashable, Sendable, Codable, CustomStringConver
         try container.encode(rawValue)
     }
 
-    public var description: String { rawValue.uuidString.lowercased() }
+    public var description: String { rawValue.text(uppercase: false) }
+}
+
+extension UUID {
+    // Foundation on Linux reads and writes a UUID's text with `sscanf` and `snprintf`, which
+    // showed up in every deck request: a page carries and stores dozens of identifiers.
+
+    /// The 36-character text form: in capitals, exactly `uuidString`, or in small letters.
+    public func text(uppercase: Bool) -> String {
+        let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
+        return withUnsafeBytes(of: uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                digits.withUTF8Buffer { digits in
+                    var position = 0
+                    for (index, byte) in bytes.enumerated() {
+                        if index == 4 || index == 6 || index == 8 || index == 10 {
+                            out[position] = UInt8(ascii: "-")
+                            position += 1
+                        }
+                        out[position] = digits[Int(byte >> 4)]
+                        out[position + 1] = digits[Int(byte & 0x0F)]
+                        position += 2
+                    }
+                    return position
+                }
+            }
+        }
+    }
+
+    /// Parses a UUID's text: the canonical form (hex digits in either case, dashes after the
+    /// 8th, 12th, 16th and 20th) directly, anything else through `UUID(uuidString:)`, so that
+    /// exactly the same strings are accepted.
+    public init?(text: String) {
+        var text = text
+        if let uuid = text.withUTF8(Self.canonical) {
+            self.init(uuid: uuid)
+        } else {
+            self.init(uuidString: text)
+        }
+    }
+
+    private static func canonical(_ text: UnsafeBufferPointer<UInt8>) -> uuid_t? {
+        guard text.count == 36 else { return nil }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
+            var position = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    guard text[position] == UInt8(ascii: "-") else { return false }
+                    position += 1
+                }
+                guard let high = hexValue(text[position]), let low = hexValue(text[position + 1]) else { return false }
+                out[index] = high << 4 | low
+                position += 2
+            }
+            return true
+        }
+        return parsed ? uuid : nil
+    }
+
+    private static func hexValue(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 }
 
 /// Namespace for account identifiers and values.

@@ -3,6 +3,7 @@ import FluentSQLiteDriver
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import PawpackCore
 import SQLKit
 // The copy of SQLite that SQLiteNIO vendors: the same library, and so the same file locks, as
 // the connections Fluent writes through.
@@ -53,7 +54,11 @@ final class HotReads: Sendable {
             var serializer = SQLSerializer(database: db.sql)
             query.serialize(to: &serializer)
             let encoder = SQLiteDataEncoder()
-            let binds = try serializer.binds.map { try encoder.encode($0) }
+            let binds = try serializer.binds.map { bind in
+                // Identifiers are stored as `uuidString`; written here without Foundation's formatting.
+                if let uuid = bind as? UUID { return SQLiteData.text(uuid.text(uppercase: true)) }
+                return try encoder.encode(bind)
+            }
             if let rows = try own.rows(serializer.sql, binds) { return rows }
         }
         return try await db.rows(query)
@@ -305,11 +310,36 @@ struct SQLiteReadRow: SQLRow {
 
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
         guard let position = columns.positions[column] else { throw MissingColumn(column: column) }
-        return try SQLiteDataDecoder().decode(D.self, from: values[position])
+        let value = values[position]
+        if let read = Self.converted(value, as: D.self) { return read }
+        return try SQLiteDataDecoder().decode(D.self, from: value)
+    }
+
+    /// The column types records read most, converted as `SQLiteDataDecoder` converts them but
+    /// without its dynamic casts and nested decoders, which cost more than reading the row. Nil
+    /// for any other type, or a value that does not convert: the decoder then answers, with its
+    /// error.
+    private static func converted<D>(_ value: SQLiteData, as type: D.Type) -> D? {
+        func plain<T>(_ convert: (SQLiteData) -> T?) -> D? {
+            if D.self == T.self { return convert(value).map { $0 as! D } }
+            guard D.self == T?.self else { return nil }
+            if case .null = value { return (T?.none as! D) }
+            return convert(value).map { (T?.some($0) as! D) }
+        }
+        return plain(String.init(sqliteData:)) ?? plain(UUID.init(sqliteText:)) ?? plain(Date.init(sqliteData:))
+            ?? plain(Int.init(sqliteData:)) ?? plain(Double.init(sqliteData:)) ?? plain(Bool.init(sqliteData:))
     }
 
     struct MissingColumn: Error, CustomStringConvertible {
         let column: String
         var description: String { "no column \(column) in the row" }
+    }
+}
+
+extension UUID {
+    /// A UUID stored as text, as Fluent stores it in SQLite (and `Decodable` reads it).
+    fileprivate init?(sqliteText value: SQLiteData) {
+        guard case let .text(text) = value else { return nil }
+        self.init(text: text)
     }
 }

@@ -54,7 +54,7 @@ struct DeckSeekerState: Sendable {
     }
 
     private static func uuid(_ text: String) throws -> UUID {
-        guard let id = UUID(uuidString: text) else {
+        guard let id = UUID(text: text) else {
             throw Problem(status: 500, code: .internalError, title: "Unreadable identifier",
                           detail: "A stored identifier is not a UUID.")
         }
