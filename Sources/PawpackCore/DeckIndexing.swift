@@ -138,6 +138,8 @@ public struct DeckSearch: Sendable {
 public struct DeckBuckets: Sendable {
     /// Distinct ceilings, highest first, each with its buckets.
     public let groups: [(ceiling: Double, buckets: [Int64])]
+    /// The index in `groups` of each bucket, by `BucketTable.slot`; -1 where no bucket is.
+    private let groupOfSlot: [Int16]
     /// Every bucket there is: 6 sizes × (1 for puppies + 5 energies × 64 play-style sets).
     public var bucketCount: Int { groups.reduce(0) { $0 + $1.buckets.count } }
 
@@ -177,14 +179,43 @@ public struct DeckBuckets: Sendable {
         }
         entries.sort { $0.ceiling > $1.ceiling }
         var groups: [(ceiling: Double, buckets: [Int64])] = []
+        var groupOfSlot = [Int16](repeating: -1, count: BucketTable.slotCount)
         for entry in entries {
-            if groups.last?.ceiling == entry.ceiling {
-                groups[groups.count - 1].buckets.append(entry.bucket)
-            } else {
-                groups.append((entry.ceiling, [entry.bucket]))
-            }
+            if groups.last?.ceiling != entry.ceiling { groups.append((entry.ceiling, [])) }
+            groups[groups.count - 1].buckets.append(entry.bucket)
+            if let slot = BucketTable.slot(entry.bucket) { groupOfSlot[slot] = Int16(groups.count - 1) }
         }
         self.groups = groups
+        self.groupOfSlot = groupOfSlot
+    }
+
+    /// The group of `bucket` in `groups`; nil for a bucket outside them.
+    public func group(ofBucket bucket: Int64) -> Int? {
+        guard let slot = BucketTable.slot(bucket), groupOfSlot[slot] >= 0 else { return nil }
+        return Int(groupOfSlot[slot])
+    }
+
+    /// For each group, the farthest a dog of its buckets can be and still come before `worst`,
+    /// the last card of a full page: beyond it even the group's ceiling, combined with the
+    /// distance score there, stays behind. +∞ when no distance is too far, negative when every
+    /// distance is; nil when the weights do not allow the bound (as in `alive`).
+    ///
+    /// The inverse of `alive`: the distance score needed is solved for per ceiling, with the same
+    /// two millionths of slack, and turned into kilometres through the score's half-life. The
+    /// slack in the score is worth far more than any rounding of the logarithm, so a dog this
+    /// leaves out could never have joined the page.
+    public func farthestKm(before worst: DeckPosition, matchmaker: Matchmaker) -> [Double]? {
+        let (compatibilityWeight, distanceWeight) = (matchmaker.compatibilityWeight, matchmaker.distanceWeight)
+        let total = compatibilityWeight + distanceWeight
+        guard compatibilityWeight > 0, distanceWeight > 0, total > 0 else { return nil }
+        let halfLife = matchmaker.distanceHalfLifeKm
+        return groups.map { group in
+            let needed = ((worst.score - 2e-6) * total - compatibilityWeight * group.ceiling) / distanceWeight
+            if needed <= 0 { return .infinity }
+            // A dog at no distance scores 1 (0 with no half-life); needing more, none gets there.
+            guard needed <= 1, halfLife > 0 else { return -1 }
+            return halfLife * Foundation.log2(1 / needed) * (1 + 1e-9) + 1e-9
+        }
     }
 
     /// The buckets whose dogs farther than `km` could still come before `worst`, the last card
@@ -223,13 +254,17 @@ public struct IndexedDeckPage: Sendable, Equatable {
 
 extension Matchmaker {
     /// The same page as `deck(seeker:candidates:…)` over every dog within the preferred
-    /// distance, reading dogs block by block through `read` and stopping as soon as no dog left
-    /// unread could join the page. `read(ranges, buckets)` returns the dogs whose cell falls in
-    /// one of the ranges and, when `buckets` is not nil, whose bucket is one of them.
+    /// distance, reading index rows block by block through `read` and stopping as soon as no dog
+    /// left unread could join the page. `read(ranges, buckets)` returns the rows whose cell falls
+    /// in one of the ranges and, when `buckets` is not nil, whose bucket is one of them.
+    ///
+    /// Once the page is full, a row is turned into a dog and scored only if it is near enough
+    /// for its bucket's ceiling to beat the page's last card (`DeckBuckets.farthestKm`): most
+    /// rows read far out are not, and a distance costs a fraction of a score.
     public func indexedDeck(seeker: DeckDog, preferences: DeckPreferences, excludedPets: Set<Pet.ID>,
                             blockedOwners: Set<User.ID>, today: LocalDate, after: DeckPosition?, limit: Int,
                             grid: DeckGrid = .standard, search: DeckSearch = DeckSearch(), buckets: DeckBuckets? = nil,
-                            read: ([ClosedRange<Int64>], [Int64]?) async throws -> [DeckDog]) async rethrows -> IndexedDeckPage {
+                            read: ([ClosedRange<Int64>], [Int64]?) async throws -> [DeckIndexRow]) async rethrows -> IndexedDeckPage {
         var ranker = DeckRanker(matchmaker: self, seeker: seeker, preferences: preferences, excludedPets: excludedPets,
                                 blockedOwners: blockedOwners, today: today, after: after, limit: limit)
         guard limit > 0 else { return IndexedDeckPage(cards: [], dogsRead: 0, steps: 0) }
@@ -249,10 +284,19 @@ extension Matchmaker {
             let block = grid.block(around: seeker.location, radiusKm: radius)
             let ranges = grid.cellRanges(of: block, excluding: readBlock)
             if !ranges.isEmpty {
-                let dogs = try await read(ranges, wanted)
-                dogsRead += dogs.count
+                let rows = try await read(ranges, wanted)
+                dogsRead += rows.count
                 steps += 1
-                ranker.consider(dogs)
+                if let worst = ranker.worst, let table = buckets,
+                   let farthest = table.farthestKm(before: worst, matchmaker: self) {
+                    let near = rows.filter { row in
+                        guard let group = table.group(ofBucket: row.bucket) else { return true }
+                        return Matchmaker.haversineKm(seeker.location, row.location) <= farthest[group]
+                    }
+                    ranker.consider(near.compactMap(\.dog))
+                } else {
+                    ranker.consider(rows.compactMap(\.dog))
+                }
             }
             readBlock = block
             readKm = radius

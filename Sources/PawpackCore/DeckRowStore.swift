@@ -116,7 +116,7 @@ public struct DeckRowStore: Sendable {
 /// A set of buckets as one flag per possible bucket value: a bucket's bits are the play styles,
 /// energy and size fields (the low 12 bits of `traits`) and the mode bit, 8,192 values in all.
 struct BucketTable {
-    private var flags = [Bool](repeating: false, count: 1 << 13)
+    private var flags = [Bool](repeating: false, count: slotCount)
     /// Buckets outside that layout, should there ever be any.
     private var others: Set<Int64> = []
 
@@ -131,6 +131,8 @@ struct BucketTable {
         return others.contains(bucket)
     }
 
+    /// Slots there are: every value of the low 12 bits, with and without the mode bit.
+    static let slotCount = 1 << 13
     static let lowBits: Int64 = (1 << 12) - 1
     static let modeBit: Int64 = 1 << DeckIndexRow.modeShift
 

@@ -108,6 +108,46 @@ import Testing
         #expect(exact > 500)
     }
 
+    /// A dog farther than its group's reach could never come before the page's last card: at
+    /// its real distance, even its bucket's ceiling scores behind it. And the reach is a real
+    /// bound: finite for some groups, and within a few metres of the distance where that
+    /// ceiling would draw level.
+    @Test func aDogBeyondItsBucketsReachNeverBeatsThePagesLastCard() throws {
+        var random = SeededGenerator(seed: 0xFA2)
+        var beyond = 0, finite = 0
+        for _ in 0..<200 {
+            let seeker = fixtures.randomDog(&random, near: fixtures.home, withinKm: 1, owners: [])
+            let buckets = DeckBuckets(seeker: seeker, matchmaker: matchmaker)
+            let worst = DeckPosition(score: Double.random(in: 0.3...0.95, using: &random), petID: Pet.ID())
+            let reach = try #require(buckets.farthestKm(before: worst, matchmaker: matchmaker))
+            #expect(reach.count == buckets.groups.count)
+            for (group, km) in zip(buckets.groups, reach) where km.isFinite && km > 0 {
+                finite += 1
+                // Where the ceiling draws level: a hair inside scores at least the last card,
+                // a hair outside falls behind.
+                let score = { (km: Double) in
+                    (matchmaker.compatibilityWeight * group.ceiling
+                        + matchmaker.distanceWeight * pow(0.5, km / matchmaker.distanceHalfLifeKm))
+                        / (matchmaker.compatibilityWeight + matchmaker.distanceWeight)
+                }
+                #expect(score(max(km - 0.01, 0)) >= worst.score - 1e-5)
+                #expect(score(km + 0.01) < worst.score)
+            }
+            for _ in 0..<50 {
+                let candidate = fixtures.randomDog(&random, near: fixtures.home, withinKm: 40, owners: [])
+                let row = DeckIndexRow(candidate)
+                let group = try #require(buckets.group(ofBucket: row.bucket))
+                let km = Matchmaker.haversineKm(seeker.location, candidate.location)
+                guard km > reach[group] else { continue }
+                beyond += 1
+                let card = matchmaker.card(seeker: seeker, candidate: candidate, today: today)
+                #expect(card.rank < worst.score, "\(candidate) at \(km) km, reach \(reach[group])")
+            }
+        }
+        #expect(finite > 1_000)
+        #expect(beyond > 2_000)
+    }
+
     // MARK: The indexed deck is the deck
 
     /// A dense town: `count` dogs within 3 km of `centre` and the rest up to 40 km out.
@@ -118,13 +158,13 @@ import Testing
     }
 
     /// Reads like the server: the dogs whose cell is in a range and whose bucket is wanted.
-    func reader(_ dogs: [DeckDog], grid: DeckGrid) -> ([ClosedRange<Int64>], [Int64]?) -> [DeckDog] {
-        let rows = dogs.map { (cell: grid.cell(of: $0.location), bucket: DeckIndexRow($0).bucket, dog: asTheDeckReadsIt($0)) }
+    func reader(_ dogs: [DeckDog], grid: DeckGrid) -> ([ClosedRange<Int64>], [Int64]?) -> [DeckIndexRow] {
+        let rows = dogs.map { (cell: grid.cell(of: $0.location), row: DeckIndexRow($0)) }
         return { ranges, buckets in
             let wanted = buckets.map(Set.init)
-            return rows.filter { row in
-                ranges.contains { $0.contains(row.cell) } && (wanted?.contains(row.bucket) ?? true)
-            }.map(\.dog)
+            return rows.filter { entry in
+                ranges.contains { $0.contains(entry.cell) } && (wanted?.contains(entry.row.bucket) ?? true)
+            }.map(\.row)
         }
     }
 

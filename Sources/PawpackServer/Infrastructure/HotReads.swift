@@ -318,16 +318,40 @@ struct SQLiteReadRow: SQLRow {
     /// The column types records read most, converted as `SQLiteDataDecoder` converts them but
     /// without its dynamic casts and nested decoders, which cost more than reading the row. Nil
     /// for any other type, or a value that does not convert: the decoder then answers, with its
-    /// error.
+    /// error. The type is matched by identity against metadata looked up once.
     private static func converted<D>(_ value: SQLiteData, as type: D.Type) -> D? {
+        // Only ever called with `T` the very type `D` is, so the bit cast is the identity.
         func plain<T>(_ convert: (SQLiteData) -> T?) -> D? {
-            if D.self == T.self { return convert(value).map { $0 as! D } }
-            guard D.self == T?.self else { return nil }
-            if case .null = value { return (T?.none as! D) }
-            return convert(value).map { (T?.some($0) as! D) }
+            convert(value).map { unsafeBitCast($0, to: D.self) }
         }
-        return plain(String.init(sqliteData:)) ?? plain(UUID.init(sqliteText:)) ?? plain(Date.init(sqliteData:))
-            ?? plain(Int.init(sqliteData:)) ?? plain(Double.init(sqliteData:)) ?? plain(Bool.init(sqliteData:))
+        func optional<T>(_ convert: (SQLiteData) -> T?) -> D? {
+            if case .null = value { return unsafeBitCast(T?.none, to: D.self) }
+            return convert(value).map { unsafeBitCast(T?.some($0), to: D.self) }
+        }
+        switch ObjectIdentifier(D.self) {
+        case Types.string: return plain(String.init(sqliteData:))
+        case Types.optionalString: return optional(String.init(sqliteData:))
+        case Types.uuid: return plain(UUID.init(sqliteText:))
+        case Types.optionalUUID: return optional(UUID.init(sqliteText:))
+        case Types.date: return plain(Date.init(sqliteData:))
+        case Types.optionalDate: return optional(Date.init(sqliteData:))
+        case Types.int: return plain(Int.init(sqliteData:))
+        case Types.optionalInt: return optional(Int.init(sqliteData:))
+        case Types.double: return plain(Double.init(sqliteData:))
+        case Types.optionalDouble: return optional(Double.init(sqliteData:))
+        case Types.bool: return plain(Bool.init(sqliteData:))
+        case Types.optionalBool: return optional(Bool.init(sqliteData:))
+        default: return nil
+        }
+    }
+
+    private enum Types {
+        static let string = ObjectIdentifier(String.self), optionalString = ObjectIdentifier(String?.self)
+        static let uuid = ObjectIdentifier(UUID.self), optionalUUID = ObjectIdentifier(UUID?.self)
+        static let date = ObjectIdentifier(Date.self), optionalDate = ObjectIdentifier(Date?.self)
+        static let int = ObjectIdentifier(Int.self), optionalInt = ObjectIdentifier(Int?.self)
+        static let double = ObjectIdentifier(Double.self), optionalDouble = ObjectIdentifier(Double?.self)
+        static let bool = ObjectIdentifier(Bool.self), optionalBool = ObjectIdentifier(Bool?.self)
     }
 
     struct MissingColumn: Error, CustomStringConvertible {

@@ -154,13 +154,14 @@ struct DeckIndex: Sendable {
 
     // MARK: Reading
 
-    /// The dogs located in these cell ranges (and of these buckets, unless nil): from the rows
-    /// in memory when there are, else (or when `fromTable`) from the table's covering index alone.
-    func dogs(in ranges: [ClosedRange<Int64>], buckets: [Int64]?, fromTable: Bool = false,
-              on db: any Database) async throws -> [DeckDog] {
+    /// The rows of the dogs located in these cell ranges (and of these buckets, unless nil): from
+    /// the rows in memory when there are, else (or when `fromTable`) from the table's covering
+    /// index alone.
+    func rows(in ranges: [ClosedRange<Int64>], buckets: [Int64]?, fromTable: Bool = false,
+              on db: any Database) async throws -> [DeckIndexRow] {
         guard !ranges.isEmpty, buckets?.isEmpty != true else { return [] }
         if let resident, !fromTable {
-            return try await resident.dogs(in: ranges, buckets: buckets) { try await self.allRows(on: db) }
+            return try await resident.rows(in: ranges, buckets: buckets) { try await self.allRows(on: db) }
         }
         // The ranges and buckets are integers this server computed, so they go into the text as
         // literals: one statement, and the planner sees plain index ranges.
@@ -169,14 +170,14 @@ struct DeckIndex: Sendable {
             // SQLite: one statement with the ranges OR-ed, which it reads as index ranges.
             let statement = "SELECT payload FROM \(Self.table) WHERE ("
                 + ranges.map { "cell BETWEEN \($0.lowerBound) AND \($0.upperBound)" }.joined(separator: " OR ") + ")" + bucketFilter
-            return try await payloads(statement, on: db).compactMap(\.dog)
+            return try await payloads(statement, on: db)
         }
         // PostgreSQL: one index-only scan per range. Given the ranges OR-ed together it picks a
         // bitmap scan, which visits the table's pages — in random order, for thousands of rows.
         let statement = "SELECT payload FROM (" + ranges.map {
             "SELECT payload, bucket FROM \(Self.table) WHERE cell BETWEEN \($0.lowerBound) AND \($0.upperBound)"
         }.joined(separator: " UNION ALL ") + ") AS found WHERE TRUE" + bucketFilter
-        return try await payloads(statement, on: db).compactMap(\.dog)
+        return try await payloads(statement, on: db)
     }
 
     /// Every row of the table, in cell order (to load the rows into memory).

@@ -131,7 +131,7 @@ final class PlaydateService: Sendable {
                 search: pets.deckIndex.search(fromTable: strategy == .table),
                 buckets: pets.deckIndex.buckets(for: seeker, matchmaker: matchmaker)
             ) { ranges, buckets in
-                try await self.pets.deckIndex.dogs(in: ranges, buckets: buckets, fromTable: self.strategy == .table, on: db)
+                try await self.pets.deckIndex.rows(in: ranges, buckets: buckets, fromTable: self.strategy == .table, on: db)
             }
             cards = page.cards
             logger.debug("deck read through the index", metadata: [

@@ -29,14 +29,12 @@ final class ResidentDeckRows: Sendable {
     /// Every row held, or nil when not loaded.
     var rows: [DeckIndexRow]? { store.withLockedValue { $0?.allRows } }
 
-    /// The dogs in these ranges and buckets, loading the copy first if it is not there.
-    func dogs(in ranges: [ClosedRange<Int64>], buckets: [Int64]?,
-              loadingWith readAll: @escaping @Sendable () async throws -> [DeckIndexRow]) async throws -> [DeckDog] {
+    /// The rows in these ranges and buckets, loading the copy first if it is not there.
+    func rows(in ranges: [ClosedRange<Int64>], buckets: [Int64]?,
+              loadingWith readAll: @escaping @Sendable () async throws -> [DeckIndexRow]) async throws -> [DeckIndexRow] {
         while true {
-            // Outside the lock: the rows are copied out under it, turned into dogs after.
-            if let rows = store.withLockedValue({ $0?.rows(in: ranges, buckets: buckets) }) {
-                return rows.compactMap(\.dog)
-            }
+            // Copied out under the lock; the deck turns the few it needs into dogs after.
+            if let rows = store.withLockedValue({ $0?.rows(in: ranges, buckets: buckets) }) { return rows }
             try await load(readAll)
         }
     }
