@@ -271,5 +271,14 @@ import Testing
         }
         // A range as wide as the world walks only the cells that hold dogs.
         #expect(Set(store.rows(in: [0...Int64.max], buckets: nil).map(\.petID)) == Set(truth.keys))
+        // Ranges in any order, overlapping or not, answer as in ascending order.
+        let ranges = grid.cellRanges(of: grid.block(around: fixtures.home, radiusKm: 2))
+        let ascending = Set(store.rows(in: ranges, buckets: nil).map(\.petID))
+        #expect(!ascending.isEmpty)
+        #expect(Set(store.rows(in: ranges.reversed(), buckets: nil).map(\.petID)) == ascending)
+        #expect(Set(store.rows(in: ranges.shuffled(using: &random), buckets: nil).map(\.petID)) == ascending)
+        // A store built from the same rows at once answers the same.
+        let rebuilt = DeckRowStore(grid: grid, rows: Array(truth.values))
+        #expect(Set(rebuilt.rows(in: ranges, buckets: nil).map(\.petID)) == ascending)
     }
 }

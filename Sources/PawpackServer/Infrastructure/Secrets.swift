@@ -10,8 +10,18 @@ enum OpaqueToken {
         return prefix + Data(bytes).base64URLEncoded
     }
 
+    /// SHA-256 in lowercase hex: what the database keeps instead of the token. Written digit by
+    /// digit: every API request hashes its token, and `String(format:)` per byte cost more
+    /// than the hash.
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(token.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }
 
@@ -52,17 +62,33 @@ struct LinkSigner: Sendable {
 }
 
 extension Data {
+    /// Base64 with `-` and `_` for `+` and `/` and no padding (RFC 4648 §5), byte by byte
+    /// rather than through `replacingOccurrences`: every deck page's cursor is written this way.
     var base64URLEncoded: String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let base64 = base64EncodedData()
+        var url: [UInt8] = []
+        url.reserveCapacity(base64.count)
+        for byte in base64 {
+            switch byte {
+            case UInt8(ascii: "+"): url.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): url.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): continue
+            default: url.append(byte)
+            }
+        }
+        return String(decoding: url, as: UTF8.self)
     }
 
     init?(base64URLEncoded text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64.append("=") }
-        self.init(base64Encoded: base64)
+        var base64: [UInt8] = text.utf8.map { byte in
+            switch byte {
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: byte
+            }
+        }
+        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
+        self.init(base64Encoded: Data(base64))
     }
 }
 
