@@ -248,6 +248,8 @@ public struct IndexedDeckPage: Sendable, Equatable {
     public var cards: [DeckCard]
     /// Index rows read, over every step.
     public var dogsRead: Int
+    /// Of those, the rows near enough to be turned into dogs and scored.
+    public var dogsScored = 0
     /// Queries made (at most one per radius).
     public var steps: Int
 }
@@ -271,7 +273,7 @@ extension Matchmaker {
         var buckets = buckets
         var readBlock: DeckGrid.Block?
         var readKm = 0.0
-        var dogsRead = 0, steps = 0
+        var dogsRead = 0, dogsScored = 0, steps = 0
         for radius in search.radii(upTo: preferences.maxDistanceKm) {
             var wanted: [Int64]?
             if let worst = ranker.worst {
@@ -293,15 +295,17 @@ extension Matchmaker {
                         guard let group = table.group(ofBucket: row.bucket) else { return true }
                         return Matchmaker.haversineKm(seeker.location, row.location) <= farthest[group]
                     }
+                    dogsScored += near.count
                     ranker.consider(near.compactMap(\.dog))
                 } else {
+                    dogsScored += rows.count
                     ranker.consider(rows.compactMap(\.dog))
                 }
             }
             readBlock = block
             readKm = radius
         }
-        return IndexedDeckPage(cards: ranker.cards(), dogsRead: dogsRead, steps: steps)
+        return IndexedDeckPage(cards: ranker.cards(), dogsRead: dogsRead, dogsScored: dogsScored, steps: steps)
     }
 }
 

@@ -135,7 +135,7 @@ final class PlaydateService: Sendable {
             }
             cards = page.cards
             logger.debug("deck read through the index", metadata: [
-                "dogs-read": "\(page.dogsRead)", "steps": "\(page.steps)",
+                "dogs-read": "\(page.dogsRead)", "dogs-scored": "\(page.dogsScored)", "steps": "\(page.steps)",
                 "duration": "\(ContinuousClock.now - started)",
             ])
         case .naive:
