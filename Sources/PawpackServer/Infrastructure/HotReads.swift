@@ -17,8 +17,9 @@ import VaporCSQLite
 /// on the calling thread, with each statement prepared once per connection. Fluent's SQLite
 /// connections run every statement on a thread pool and hand the answer back: two thread
 /// switches and a new statement per query, which at a few hundred deck requests a second cost
-/// more than SQLite's reading itself. These reads take tens of microseconds, no longer than
-/// encoding the response, so running them in place does not hold the caller up.
+/// more than SQLite's reading itself. These reads take from tens of microseconds (a token) to a
+/// few hundred (a page of cards), about what encoding the response takes, so running them in
+/// place does not hold the caller up any longer than the hand-over did.
 final class HotReads: Sendable {
     private let connections = NIOLockedValueBox<SQLiteReadConnections?>(nil)
 
@@ -213,6 +214,12 @@ final class SQLiteReadConnection: @unchecked Sendable {
 
     private func prepared(_ sql: String) throws -> PreparedStatement? {
         if let known = statements[sql] { return known }
+        // A handful of texts are read here (the cards' differ only in the length of their id
+        // lists); should a caller ever send many, the kept statements start over.
+        if statements.count >= Self.statementsKept {
+            for statement in statements.values { sqlite_nio_sqlite3_finalize(statement.handle) }
+            statements = [:]
+        }
         var statement: OpaquePointer?
         let code = sqlite_nio_sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         if Self.isBusy(code) { return nil }
@@ -263,6 +270,8 @@ final class SQLiteReadConnection: @unchecked Sendable {
         let message = handle.flatMap { sqlite_nio_sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "SQLite error"
         throw SQLiteReadError(code: code, message: message)
     }
+
+    private static let statementsKept = 64
 
     /// Busy or locked, with or without an extended code.
     private static func isBusy(_ code: Int32) -> Bool {
