@@ -289,18 +289,16 @@ extension Matchmaker {
                 let rows = try await read(ranges, wanted)
                 dogsRead += rows.count
                 steps += 1
+                var scored = rows
                 if let worst = ranker.worst, let table = buckets,
                    let farthest = table.farthestKm(before: worst, matchmaker: self) {
-                    let near = rows.filter { row in
+                    scored = rows.filter { row in
                         guard let group = table.group(ofBucket: row.bucket) else { return true }
                         return Matchmaker.haversineKm(seeker.location, row.location) <= farthest[group]
                     }
-                    dogsScored += near.count
-                    ranker.consider(near.compactMap(\.dog))
-                } else {
-                    dogsScored += rows.count
-                    ranker.consider(rows.compactMap(\.dog))
                 }
+                dogsScored += scored.count
+                ranker.consider(scored.compactMap(\.dog))
             }
             readBlock = block
             readKm = radius

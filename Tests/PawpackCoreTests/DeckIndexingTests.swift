@@ -172,7 +172,7 @@ import Testing
         var random = SeededGenerator(seed: 0x1DE7)
         let grid = DeckGrid.standard
         let centres = [fixtures.home, GeoPoint(latitude: -41.2865, longitude: 179.99)]
-        var pages = 0, indexedReads = 0, naiveReads = 0
+        var pages = 0, indexedReads = 0, naiveReads = 0, rowsScored = 0, rowsRead = 0
         for round in 0..<24 {
             let centre = centres[round % centres.count]
             let dogs = town(&random, around: centre, count: 1_500)
@@ -194,6 +194,9 @@ import Testing
                                                         blockedOwners: blocked, today: today, after: after,
                                                         limit: limit, grid: grid) { ranges, buckets in read(ranges, buckets) }
                 #expect(page.cards == expected, "round \(round), page after \(String(describing: after))")
+                #expect(page.dogsScored <= page.dogsRead)
+                rowsScored += page.dogsScored
+                rowsRead += page.dogsRead
                 if preferences == DeckPreferences() {
                     indexedReads += page.dogsRead
                     naiveReads += inRange.count
@@ -207,6 +210,8 @@ import Testing
         // In a dense town with default preferences the index reads well under half the dogs.
         #expect(naiveReads > 0)
         #expect(Double(indexedReads) < Double(naiveReads) * 0.5, "read \(indexedReads) of \(naiveReads)")
+        // Rows beyond their bucket's reach are read but never scored.
+        #expect(rowsScored < rowsRead, "scored \(rowsScored) of \(rowsRead)")
     }
 }
 

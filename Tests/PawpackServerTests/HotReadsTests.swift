@@ -49,14 +49,14 @@ import Testing
             #expect(try await server.request(.POST, "/v1/auth/logout", token: ada.accessToken).status == 204)
             #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 401)
 
-            // A deck, the busiest request, with every statement prepared once per connection:
-            // a new bound value must not make SQLite prepare it again.
+            // Decks, the busiest request, each statement run more than once: binding a value
+            // again must not make SQLite prepare the statement again.
             let owner = try #require(try await UserRecord.find(pet.$owner.id, on: db))
             let session = try await server.app.pawpack.accounts.issueAppSession(for: owner, on: db)
             let dogs = try await PetRecord.query(on: db).filter(\.$species == .dog).all()
             let ownDogs = dogs.filter { $0.$owner.id == owner.id }
             #expect(!ownDogs.isEmpty)
-            for dog in ownDogs {
+            for dog in ownDogs + ownDogs {
                 let deck = try await server.request(.GET, "/v1/pets/\(dog.id!)/deck?limit=5", token: session.accessToken)
                 #expect(deck.status == 200)
             }

@@ -290,7 +290,8 @@ struct SQLiteReadError: Error, CustomStringConvertible {
 }
 
 /// A row read by `SQLiteReadConnection`, decoded like the rows of Fluent's SQLite driver
-/// (`SQLiteDataDecoder`).
+/// (`SQLiteDataDecoder`). Its own type because SQLiteNIO's `SQLiteRow` cannot be made outside
+/// that package.
 struct SQLiteReadRow: SQLRow {
     /// The names of a statement's columns and where each is; the first of a repeated name wins,
     /// as in SQLiteNIO's rows.

@@ -49,17 +49,18 @@ extension AuthTokenRecord {
         $id.exists = true
     }
 
-    /// The query of `accessToken(hash:on:)` up to its bound values, written once: every API
-    /// request runs it, and SQLKit's builder spent more on its text than SQLite on running it.
+    /// The query of `accessToken(hash:reads:on:)` up to its bound value, written once: every
+    /// API request runs it, and SQLKit's builder spent more on its text than SQLite on running
+    /// it. Bound values compared bare in a join make SQLite prepare the statement anew each time
+    /// a new value is bound (it tries them against the join's terms), so the kind, a constant,
+    /// is part of the text, and the hash is compared through a CAST, which changes nothing for
+    /// text (`HotReadsTests` counts repreparations).
     private static let accessTokenSelect: String = {
         let users = UserRecord.schema
         return "SELECT \"\(users)\".*, " + columns.map { "\"\(schema)\".\"\($0)\" AS \"token_\($0)\"" }.joined(separator: ", ")
             + " FROM \"\(schema)\" JOIN \"\(users)\" ON \"\(users)\".\"id\" = \"\(schema)\".\"user_id\""
             + " WHERE \"\(schema)\".\"kind\" = '\(Kind.access.rawValue)' AND \"\(schema)\".\"token_hash\" = "
     }()
-    // Bound values compared bare in a join make SQLite prepare the statement anew each time a
-    // new value is bound (it tries them against the join's terms). So the kind, a constant, is
-    // part of the text, and the hash is compared through a CAST, which changes nothing for text.
 
     /// The access token with this hash and its member, in one query; nil when there is none.
     static func accessToken(hash: String, reads: HotReads, on db: any Database) async throws -> (AuthTokenRecord, UserRecord)? {
