@@ -149,4 +149,20 @@ import Testing
             try await rebuiltMatches()
         }
     }
+
+    @Test func aCursorReadsBackAsItsPositionAndCursorsGivenOutBeforeStillRead() throws {
+        let pet = Pet.ID(UUID())
+        for score in [0, 1, 0.5, 0.123456, 1e-06, 0.999999, 0.1 + 0.2] {
+            let position = DeckPosition(score: score, petID: pet)
+            let cursor = PlaydateService.encodeCursor(position)
+            #expect(try PlaydateService.decodeCursor(cursor) == position)
+            #expect(!cursor.contains("=") && !cursor.contains("+") && !cursor.contains("/"), "safe in a URL as it is")
+            // What the server gave out before its cursors were written by hand: still read.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let earlier = try encoder.encode(position).base64URLEncoded
+            #expect(try PlaydateService.decodeCursor(earlier) == position)
+        }
+        #expect(PlaydateService.encodeCursor(DeckPosition(score: .nan, petID: pet)) == "")
+    }
 }

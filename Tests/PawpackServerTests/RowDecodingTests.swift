@@ -3,6 +3,7 @@ import Foundation
 import PawpackCore
 @testable import PawpackServer
 import PawpackTestSupport
+import SQLiteNIO
 import SQLKit
 import Testing
 
@@ -78,6 +79,24 @@ import Testing
             try await member.save(on: db)
             #expect(try await UserRecord.find(owner.id, on: db)?.city == "Lyon")
             #expect(try await UserRecord.query(on: db).count() == 61)
+        }
+    }
+
+    @Test func aPagesCardsAreReadFromIndexesAloneOnSQLite() async throws {
+        try await TestServer.run { server in
+            let db = server.app.db
+            // Indexes only: the plan has no search of a table. On PostgreSQL the planner
+            // decides from statistics of its own, so there is no plan to hold it to.
+            guard db is any SQLiteDatabase else { return }
+            let sql = db as! any SQLDatabase
+            let ids = (0..<20).map { _ in UUID() }
+            let plan = try await sql.raw("EXPLAIN QUERY PLAN \(PetCardValue.rows(ofPets: ids, namingIndexes: true))").all()
+                .map { try $0.decode(column: "detail", as: String.self) }
+            let searches = plan.filter { $0.hasPrefix("SEARCH") }
+            #expect(searches.count == 4, "pets, owners, photos, vaccinations: \(plan)")
+            for search in searches {
+                #expect(search.contains("COVERING INDEX"), "\(search) visits its table")
+            }
         }
     }
 }

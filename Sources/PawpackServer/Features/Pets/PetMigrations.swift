@@ -17,6 +17,15 @@ enum PetMigrations {
             IndexSpec(name: "vaccinations_doses_by_pet", table: "vaccinations",
                       columns: ["pet_id", "vaccine", "other_name", "given_on"]),
         ]),
+        // The rest of a card from indexes alone too: the pet's card columns, its owner's name
+        // and its photos. Each spares a visit to the table per card (per photo for photos),
+        // and a table's pages are the largest: a pet row also holds its notes and personality.
+        AddIndexes(name: "PetCardCoveringIndexes", indexes: [
+            IndexSpec(name: PetCardValue.petsIndex, table: "pets", columns: PetCardValue.petColumns),
+            IndexSpec(name: PetCardValue.ownersIndex, table: "users", columns: ["id", "display_name"]),
+            IndexSpec(name: "pet_photos_cards_by_pet", table: "pet_photos",
+                      columns: ["pet_id", "kind", "created_at", "id", "storage_key", "content_type"]),
+        ]),
     ]
 }
 

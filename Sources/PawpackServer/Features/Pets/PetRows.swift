@@ -57,17 +57,33 @@ extension PetCardValue {
     /// reads) and what the welfare rules read of their vaccinations ("dose": what
     /// `VaccinationRecord.dose(row:)` reads). Every row has `pet_id`; `id` is the pet's on
     /// a pet row and the photo's on a photo row; the columns of the other kinds are null.
-    static func rows(ofPets ids: [UUID]) -> SQLQueryString {
-        "\(unsafeRaw: petBranch)(\(binds: ids)) \(unsafeRaw: photoBranch)(\(binds: ids)) \(unsafeRaw: doseBranch)(\(binds: ids))"
+    ///
+    /// Every branch reads an index alone (`PetMigrations`, "PetCardIndexes" and
+    /// "PetCardCoveringIndexes"). On SQLite, `namingIndexes` says which ones for the pets and
+    /// their owners: without statistics its planner takes the unique index on the id, one row
+    /// either way, and then visits the table for the other columns. PostgreSQL has no such
+    /// clause and keeps statistics of its own.
+    static func rows(ofPets ids: [UUID], namingIndexes: Bool) -> SQLQueryString {
+        let pets = namingIndexes ? petBranchNamingIndexes : petBranch
+        return "\(unsafeRaw: pets)(\(binds: ids)) \(unsafeRaw: photoBranch)(\(binds: ids)) \(unsafeRaw: doseBranch)(\(binds: ids))"
     }
+
+    /// The covering indexes of the pets' card columns and of the owners' names.
+    static let (petsIndex, ownersIndex) = ("pets_cards", "users_display_names")
 
     // The three branches up to their lists of pet ids, written once.
     private static let (pets, users) = (PetRecord.schema, UserRecord.schema)
-    private static let petBranch = "SELECT 'pet' AS \"source\", \"\(pets)\".\"id\" AS \"pet_id\", "
-        + petColumns.map { "\"\(pets)\".\"\($0)\"" }.joined(separator: ", ")
-        + ", \"\(users)\".\"display_name\" AS \"owner_display_name\", NULL AS \"kind\", NULL AS \"storage_key\", "
-        + "NULL AS \"content_type\", NULL AS \"created_at\", NULL AS \"vaccine\", NULL AS \"other_name\", NULL AS \"given_on\""
-        + " FROM \"\(pets)\" JOIN \"\(users)\" ON \"\(users)\".\"id\" = \"\(pets)\".\"owner_id\" WHERE \"\(pets)\".\"id\" IN "
+    private static func petBranch(petsIndex: String?, ownersIndex: String?) -> String {
+        let indexedBy = { (index: String?) in index.map { " INDEXED BY \"\($0)\"" } ?? "" }
+        return "SELECT 'pet' AS \"source\", \"\(pets)\".\"id\" AS \"pet_id\", "
+            + petColumns.map { "\"\(pets)\".\"\($0)\"" }.joined(separator: ", ")
+            + ", \"\(users)\".\"display_name\" AS \"owner_display_name\", NULL AS \"kind\", NULL AS \"storage_key\", "
+            + "NULL AS \"content_type\", NULL AS \"created_at\", NULL AS \"vaccine\", NULL AS \"other_name\", NULL AS \"given_on\""
+            + " FROM \"\(pets)\"\(indexedBy(petsIndex)) JOIN \"\(users)\"\(indexedBy(ownersIndex))"
+            + " ON \"\(users)\".\"id\" = \"\(pets)\".\"owner_id\" WHERE \"\(pets)\".\"id\" IN "
+    }
+    private static let petBranch = petBranch(petsIndex: nil, ownersIndex: nil)
+    private static let petBranchNamingIndexes = petBranch(petsIndex: petsIndex, ownersIndex: ownersIndex)
     /// After `pet_id` and `id`: nulls for the pet's other columns and the owner's name.
     private static let petNulls = Array(repeating: "NULL", count: petColumns.count).joined(separator: ", ")
     private static let photoBranch = "UNION ALL SELECT 'photo', \"pet_id\", \"id\", \(petNulls), "

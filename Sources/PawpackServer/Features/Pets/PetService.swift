@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import Logging
 import PawpackCore
+import SQLiteNIO
 import SQLKit
 
 /// Everything a viewer may see of one pet, loaded once per request.
@@ -130,7 +131,7 @@ final class PetService: Sendable {
     }
 
     /// The cards of these pets (deck, pass pile, requests, matches), by pet id: one query for
-    /// the whole page (`PetCardValue.rows(ofPets:)`) rather than a few per pet, only the
+    /// the whole page (`PetCardValue.rows(ofPets:namingIndexes:)`) rather than a few per pet, only the
     /// columns a card shows, read without Fluent's model decoding (`PetRows.swift`). Pets that
     /// do not exist are left out.
     func cards(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetCardValue] {
@@ -139,7 +140,7 @@ final class PetService: Sendable {
         var photos: [UUID: [PetPhotoRecordValue]] = [:]
         // Only what the welfare rules read of each vaccination, straight into doses.
         var doses: [UUID: [VaccinationDose]] = [:]
-        for row in try await reads.rows(PetCardValue.rows(ofPets: ids), on: db) {
+        for row in try await reads.rows(PetCardValue.rows(ofPets: ids, namingIndexes: db is any SQLiteDatabase), on: db) {
             switch try row.decode(column: "source", as: String.self) {
             case "pet":
                 petRows.append(row)
@@ -157,8 +158,13 @@ final class PetService: Sendable {
             var card = try PetCardValue(row: row)
             let id = card.id.rawValue
             if card.species == .dog {
-                let socialSince = try row.decode(column: "social_since", as: Date?.self)
-                card.mode = welfareStatus(birthDate: card.birthDate, socialSince: socialSince, doses: doses[id] ?? [], today: today).mode
+                // Social only while switched on and the rules allow it: a dog never switched on
+                // is in Puppy Mode whatever its vaccinations say, and needs no assessment.
+                if let socialSince = try row.decode(column: "social_since", as: Date?.self) {
+                    card.mode = welfareStatus(birthDate: card.birthDate, socialSince: socialSince, doses: doses[id] ?? [], today: today).mode
+                } else {
+                    card.mode = .puppy
+                }
             }
             card.photos = Self.cardOrder(photos[id] ?? [])
             cards[id] = card
