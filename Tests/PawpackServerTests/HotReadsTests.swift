@@ -1,7 +1,9 @@
 import Fluent
 import Foundation
+import PawpackCore
 @testable import PawpackServer
 import PawpackTestSupport
+import SQLiteKit
 import SQLiteNIO
 import SQLKit
 import Testing
@@ -99,5 +101,50 @@ import Testing
         }
         reads.close()
         try await writer.close()
+    }
+
+    @Test func rowsReadOnTheirOwnConnectionsDecodeAsSQLitesDecoderDoes() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hot-rows-\(UUID()).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try await SQLiteConnection.open(storage: .file(path: path))
+        let reads = SQLiteReadConnections(path: path)
+        defer { reads.close() }
+        _ = try await writer.query("CREATE TABLE dogs (species TEXT, size TEXT, name TEXT, born TEXT, weight REAL, neutered INTEGER)")
+        _ = try await writer.query("INSERT INTO dogs VALUES ('dog', 'large', 'Biscuit', NULL, 12.5, 1), ('dragon', NULL, NULL, NULL, NULL, NULL)")
+        try await writer.close()
+        let rows = try #require(try reads.rows("SELECT * FROM dogs ORDER BY rowid", [])).map { $0 as! SQLiteReadRow }
+        let (biscuit, dragon) = (rows[0], rows[1])
+
+        // Enums stored as their raw text, plain and optional.
+        #expect(try biscuit.decode(column: "species", as: Species.self) == .dog)
+        #expect(try biscuit.decode(column: "size", as: SizeClass?.self) == .large)
+        #expect(try dragon.decode(column: "size", as: SizeClass?.self) == nil)
+        // Text that is no case: an error, plain or optional.
+        #expect(throws: (any Error).self) { try dragon.decode(column: "species", as: Species.self) }
+        #expect(throws: (any Error).self) { try dragon.decode(column: "species", as: Species?.self) }
+
+        // Every column as every type read this way: what SQLiteKit's decoder reads, or an error
+        // where it throws one.
+        func same<T: Decodable & Equatable>(_ row: SQLiteReadRow, _ column: String, _ type: T.Type) {
+            let value = row.values[row.allColumns.firstIndex(of: column)!]
+            let expected = Result { try SQLiteDataDecoder().decode(T.self, from: value) }
+            let read = Result { try row.decode(column: column, as: T.self) }
+            switch (expected, read) {
+            case let (.success(a), .success(b)): #expect(a == b, "\(column) as \(T.self)")
+            case (.failure, .failure): break
+            default: Issue.record("\(column) as \(T.self): the decoder gives \(expected), the row \(read)")
+            }
+        }
+        for row in rows {
+            for column in row.allColumns {
+                same(row, column, Species.self); same(row, column, Species?.self)
+                same(row, column, SizeClass.self); same(row, column, SizeClass?.self)
+                same(row, column, String.self); same(row, column, String?.self)
+                same(row, column, Double.self); same(row, column, Double?.self)
+                same(row, column, Int.self); same(row, column, Int?.self)
+                same(row, column, Bool.self); same(row, column, Bool?.self)
+                same(row, column, Date?.self); same(row, column, UUID?.self)
+            }
+        }
     }
 }

@@ -328,30 +328,44 @@ struct SQLiteReadRow: SQLRow {
     /// The column types records read most, converted as `SQLiteDataDecoder` converts them but
     /// without its dynamic casts and nested decoders, which cost more than reading the row. Nil
     /// for any other type, or a value that does not convert: the decoder then answers, with its
-    /// error. The type is matched by identity against metadata looked up once.
+    /// error. The type is matched by identity against metadata looked up once, and each case
+    /// casts a value of its own concrete type: generic helpers here looked up `Optional<T>`'s
+    /// metadata at run time on every column, which cost as much as the conversion.
     private static func converted<D>(_ value: SQLiteData, as type: D.Type) -> D? {
-        // Only ever called with `T` the very type `D` is, so the bit cast is the identity.
-        func plain<T>(_ convert: (SQLiteData) -> T?) -> D? {
-            convert(value).map { unsafeBitCast($0, to: D.self) }
-        }
-        func optional<T>(_ convert: (SQLiteData) -> T?) -> D? {
-            if case .null = value { return unsafeBitCast(T?.none, to: D.self) }
-            return convert(value).map { unsafeBitCast(T?.some($0), to: D.self) }
-        }
+        // Each `unsafeBitCast` is the identity: the case matched `D` to that very type.
         switch ObjectIdentifier(D.self) {
-        case Types.string: return plain(String.init(sqliteData:))
-        case Types.optionalString: return optional(String.init(sqliteData:))
-        case Types.uuid: return plain(UUID.init(sqliteText:))
-        case Types.optionalUUID: return optional(UUID.init(sqliteText:))
-        case Types.date: return plain(Date.init(sqliteData:))
-        case Types.optionalDate: return optional(Date.init(sqliteData:))
-        case Types.int: return plain(Int.init(sqliteData:))
-        case Types.optionalInt: return optional(Int.init(sqliteData:))
-        case Types.double: return plain(Double.init(sqliteData:))
-        case Types.optionalDouble: return optional(Double.init(sqliteData:))
-        case Types.bool: return plain(Bool.init(sqliteData:))
-        case Types.optionalBool: return optional(Bool.init(sqliteData:))
-        default: return nil
+        case Types.string:
+            return String(sqliteData: value).map { unsafeBitCast($0, to: D.self) }
+        case Types.optionalString:
+            if case .null = value { return unsafeBitCast(String?.none, to: D.self) }
+            return String(sqliteData: value).map { unsafeBitCast(Optional($0), to: D.self) }
+        case Types.uuid:
+            return UUID(sqliteText: value).map { unsafeBitCast($0, to: D.self) }
+        case Types.optionalUUID:
+            if case .null = value { return unsafeBitCast(UUID?.none, to: D.self) }
+            return UUID(sqliteText: value).map { unsafeBitCast(Optional($0), to: D.self) }
+        case Types.date:
+            return Date(sqliteData: value).map { unsafeBitCast($0, to: D.self) }
+        case Types.optionalDate:
+            if case .null = value { return unsafeBitCast(Date?.none, to: D.self) }
+            return Date(sqliteData: value).map { unsafeBitCast(Optional($0), to: D.self) }
+        case Types.int:
+            return Int(sqliteData: value).map { unsafeBitCast($0, to: D.self) }
+        case Types.optionalInt:
+            if case .null = value { return unsafeBitCast(Int?.none, to: D.self) }
+            return Int(sqliteData: value).map { unsafeBitCast(Optional($0), to: D.self) }
+        case Types.double:
+            return Double(sqliteData: value).map { unsafeBitCast($0, to: D.self) }
+        case Types.optionalDouble:
+            if case .null = value { return unsafeBitCast(Double?.none, to: D.self) }
+            return Double(sqliteData: value).map { unsafeBitCast(Optional($0), to: D.self) }
+        case Types.bool:
+            return Bool(sqliteData: value).map { unsafeBitCast($0, to: D.self) }
+        case Types.optionalBool:
+            if case .null = value { return unsafeBitCast(Bool?.none, to: D.self) }
+            return Bool(sqliteData: value).map { unsafeBitCast(Optional($0), to: D.self) }
+        default:
+            return nil
         }
     }
 
