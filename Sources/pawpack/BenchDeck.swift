@@ -199,7 +199,6 @@ struct BenchDeck: AsyncParsableCommand {
                           seekers: [DeckBenchSeeker]) async throws -> (latencies: [Double?], seconds: Double) {
         let total = rate * duration
         let intervalNanoseconds = Int64((1e9 / Double(rate)).rounded())
-        let loop = client.eventLoopGroup.next()
         let latencies = NIOLockedValueBox([Double?](repeating: nil, count: total))
         let requests = try seekers.map { seeker in
             try HTTPClient.Request(url: deckURL(indexURL, seeker), method: .GET,
@@ -211,8 +210,11 @@ struct BenchDeck: AsyncParsableCommand {
         for number in 0..<total {
             let due = begin + .nanoseconds(Int64(number) * intervalNanoseconds)
             let request = requests[number % requests.count]
+            // Each timer on the next loop in turn, and its request sent from that loop: all of
+            // them on one loop made that thread the client's alone to run, and queues formed.
+            let loop = client.eventLoopGroup.next()
             let answered = loop.flatScheduleTask(deadline: due) {
-                client.execute(request: request, deadline: .now() + .seconds(600)).map { response in
+                client.execute(request: request, eventLoop: .delegate(on: loop), deadline: .now() + .seconds(600)).map { response in
                     guard response.status == .ok else { return }
                     let milliseconds = Double((NIODeadline.now() - due).nanoseconds) / 1e6
                     latencies.withLockedValue { $0[number] = milliseconds }
@@ -220,7 +222,7 @@ struct BenchDeck: AsyncParsableCommand {
             }
             answers.append(answered.futureResult.recover { _ in })
         }
-        try await EventLoopFuture.andAllComplete(answers, on: loop).get()
+        try await EventLoopFuture.andAllComplete(answers, on: client.eventLoopGroup.next()).get()
         let seconds = Double((NIODeadline.now() - begin).nanoseconds) / 1e9
         return (latencies.withLockedValue { $0 }, seconds)
     }
