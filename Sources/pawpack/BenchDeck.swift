@@ -202,7 +202,7 @@ struct BenchDeck: AsyncParsableCommand {
 
     /// Every request of the open loop is a timer on one of the client's event loops, which sends
     /// it when due through the client's future-based API, and its latency runs from that due
-    /// time to the whole answer. Pacing with `Task.sleep` and a child task per request cost 4–5 %
+    /// time to the whole answer. Pacing with `Task.sleep` and a child task per request cost 2–7 %
     /// of the machine's CPU (a dispatch timer thread waking a worker thread per request), taken
     /// from the server being measured. Answers other than 200 and failures count as failed (nil).
     private func openLoop(_ client: HTTPClient, indexURL: String,
