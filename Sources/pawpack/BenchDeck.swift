@@ -39,6 +39,8 @@ struct BenchDeck: AsyncParsableCommand {
     @ArgumentParser.Option(help: "Cards per page.") var limit = 20
     @ArgumentParser.Option(help: "The servers' log level; debug logs each deck's rows read and steps.")
     var logLevel = "warning"
+    @ArgumentParser.Option(help: "A file to write each open-loop request to: when it was due (seconds after the first, and CLOCK_MONOTONIC nanoseconds) and its latency in ms.")
+    var latencyLog: String?
 
     func run() async throws {
         let folder = dataDir ?? "./data/bench-deck-\(dogs)-\(seed)"
@@ -123,8 +125,19 @@ struct BenchDeck: AsyncParsableCommand {
 
         // Warm both servers (connection pools, page cache) on pages not measured below; the
         // naive one on two only, as each of its pages takes seconds at a million dogs.
-        // Eight at a time, so that the open loop finds connections open (as a server under
-        // steady load would) rather than measuring the first connects of its first requests.
+        try await warm(client, indexURL, seekers)
+        if let naiveURL {
+            for seeker in seekers.suffix(2) { _ = try await deck(client, naiveURL, seeker) }
+            try await compare(client, indexURL: indexURL, naiveURL: naiveURL, seekers: Array(seekers.prefix(naiveRequests)))
+            // The naive pages took minutes: the client has closed the connections it warmed.
+            try await warm(client, indexURL, seekers)
+        }
+        try await load(client, indexURL: indexURL, seekers: seekers)
+    }
+
+    /// Eight requests at a time, so that the open loop finds connections open (as a server under
+    /// steady load would) rather than measuring the first connects of its first requests.
+    private func warm(_ client: HTTPClient, _ indexURL: String, _ seekers: [DeckBenchSeeker]) async throws {
         let warming = Array(seekers.suffix(24))
         for start in stride(from: 0, to: warming.count, by: 8) {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -134,11 +147,6 @@ struct BenchDeck: AsyncParsableCommand {
                 try await group.waitForAll()
             }
         }
-        if let naiveURL {
-            for seeker in seekers.suffix(2) { _ = try await deck(client, naiveURL, seeker) }
-            try await compare(client, indexURL: indexURL, naiveURL: naiveURL, seekers: Array(seekers.prefix(naiveRequests)))
-        }
-        try await load(client, indexURL: indexURL, seekers: seekers)
     }
 
     /// 1 and 2: the same pages, one request at a time, naive against index.
@@ -171,10 +179,24 @@ struct BenchDeck: AsyncParsableCommand {
     private func load(_ client: HTTPClient, indexURL: String, seekers: [DeckBenchSeeker]) async throws {
         // 3: open loop at the target rate.
         print("index, open loop at \(rate) req/s for \(duration) s: running")
-        let (openLoop, openElapsed) = try await openLoop(client, indexURL: indexURL, seekers: seekers)
-        let answered = openLoop.compactMap { $0 }
+        let (open, machine) = try await MachineTimes.during(sampleOn: client.eventLoopGroup.next()) {
+            try await openLoop(client, indexURL: indexURL, seekers: seekers)
+        }
+        let answered = open.latencies.compactMap { $0 }
         print(String(format: "index, open loop at %d req/s for %d s: %.0f req/s answered, %d failed, %@", rate, duration,
-                     Double(answered.count) / openElapsed, openLoop.count - answered.count, Summary(answered).description))
+                     Double(answered.count) / open.seconds, open.latencies.count - answered.count, Summary(answered).description))
+        if let machine {
+            print("machine during the open loop: \(machine)")
+            // From 100 ms before a request was due (a queue it met may have formed then) to
+            // its answer.
+            let undisturbed = open.latencies.enumerated().compactMap { number, latency -> Double? in
+                guard let latency else { return nil }
+                let due = open.due(number)
+                let stolen = machine.stoleTime(from: due - min(due, 100_000_000), to: due + UInt64(latency * 1e6) + 10_000_000)
+                return stolen == false ? latency : nil
+            }
+            print("index, open loop, the requests during which no CPU time was stolen: \(Summary(undisturbed))")
+        }
 
         // 4: closed loop for the ceiling.
         let clock = ContinuousClock()
@@ -205,8 +227,7 @@ struct BenchDeck: AsyncParsableCommand {
     /// time to the whole answer. Pacing with `Task.sleep` and a child task per request cost 2–7 %
     /// of the machine's CPU (a dispatch timer thread waking a worker thread per request), taken
     /// from the server being measured. Answers other than 200 and failures count as failed (nil).
-    private func openLoop(_ client: HTTPClient, indexURL: String,
-                          seekers: [DeckBenchSeeker]) async throws -> (latencies: [Double?], seconds: Double) {
+    private func openLoop(_ client: HTTPClient, indexURL: String, seekers: [DeckBenchSeeker]) async throws -> OpenLoopRun {
         let total = rate * duration
         let intervalNanoseconds = Int64((1e9 / Double(rate)).rounded())
         let latencies = NIOLockedValueBox([Double?](repeating: nil, count: total))
@@ -236,7 +257,19 @@ struct BenchDeck: AsyncParsableCommand {
         }
         try await EventLoopFuture.andAllComplete(answers, on: client.eventLoopGroup.next()).get()
         let seconds = Double((NIODeadline.now() - begin).nanoseconds) / 1e9
-        return (latencies.withLockedValue { $0 }, seconds)
+        let measured = latencies.withLockedValue { $0 }
+        if let latencyLog {
+            // To lay the slowest requests out in time against what else the machine did then.
+            var lines = "# due_s due_monotonic_ns latency_ms (- for a failed request)\n"
+            for (number, latency) in measured.enumerated() {
+                let due = Int64(number) * intervalNanoseconds
+                lines += String(format: "%.4f %lld %@\n", Double(due) / 1e9, begin.uptimeNanoseconds + UInt64(due),
+                                latency.map { String(format: "%.2f", $0) } ?? "-")
+            }
+            try lines.write(toFile: latencyLog, atomically: true, encoding: .utf8)
+        }
+        return OpenLoopRun(latencies: measured, seconds: seconds, begin: begin.uptimeNanoseconds,
+                           interval: UInt64(intervalNanoseconds))
     }
 
     private func deckURL(_ base: String, _ seeker: DeckBenchSeeker) -> String {
@@ -253,6 +286,17 @@ struct BenchDeck: AsyncParsableCommand {
         }
         return body
     }
+}
+
+/// The open loop's latencies in the order the requests were due, nil where one failed.
+private struct OpenLoopRun: Sendable {
+    let latencies: [Double?]
+    let seconds: Double
+    /// When the first request was due and the time between two (CLOCK_MONOTONIC ns).
+    let begin: UInt64
+    let interval: UInt64
+
+    func due(_ number: Int) -> UInt64 { begin + UInt64(number) * interval }
 }
 
 private func timed<T>(_ work: () async throws -> T) async throws -> (T, Double) {

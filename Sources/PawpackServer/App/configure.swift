@@ -37,11 +37,13 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
         services.hotReads.useOwnConnections(toSQLiteFile: file)
     }
 
-    // Order matters: the request context is bound first; errors become problems twice —
+    // Order matters: a read request first goes to the least busy event loop, so that all the
+    // rest of its work runs there; the request context is bound next; errors become problems twice —
     // inside the web session layer, so an error page still gets its cookies (a stale session
     // cookie is cleared on the redirect to log in), and outside it, for its own failures.
     let problems = ProblemMiddleware(pageRenderer: WebPages.errorPage)
     app.middleware = Middlewares()
+    app.middleware.use(EventLoopBalancer(loops: app.eventLoopGroup))
     app.middleware.use(RequestContextMiddleware())
     app.middleware.use(problems)
     app.middleware.use(WebSessionMiddleware())

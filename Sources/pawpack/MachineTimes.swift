@@ -1,0 +1,93 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// What the machine did with its CPU time while a bench measured, so that a run's figures can
+/// be read against it: on a virtual machine the hypervisor takes time from the guest's cores
+/// ("steal"), and on this project's shared two-core machine that was 5 % at rest and up to 45 %
+/// in some seconds. A request that waits while its core is taken away says more about the
+/// neighbours than about Pawpack, so the bench also gives the latencies of the requests during
+/// which no time was stolen. Read from Linux's `/proc/stat`; elsewhere there is nothing to say.
+struct MachineTimes: Sendable {
+    /// Ticks (USER_HZ, 10 ms) of all cores since boot: busy, stolen and all.
+    struct Ticks: Sendable {
+        var busy: Double
+        var steal: Double
+        var total: Double
+
+        static func now() -> Ticks? {
+            guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+                  let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+            // user nice system idle iowait irq softirq steal (guest time is already in user).
+            let fields = line.split(separator: " ").dropFirst().prefix(8).compactMap { Double($0) }
+            guard fields.count == 8 else { return nil }
+            return Ticks(busy: fields[0] + fields[1] + fields[2] + fields[5] + fields[6],
+                         steal: fields[7], total: fields.reduce(0, +))
+        }
+    }
+
+    let stealShare: Double
+    let worstSecondStealShare: Double
+    /// Cores' worth of CPU this process used (server and load generator) and others used.
+    let processCores: Double
+    let otherCores: Double
+    /// The steal counter every 10 ms: (CLOCK_MONOTONIC ns, ticks stolen so far).
+    private let samples: [(at: UInt64, steal: Double)]
+
+    /// Whether the counter moved between `start` and `end` (CLOCK_MONOTONIC ns), give or take
+    /// the counter's 10 ms: nil when the samples do not cover that span.
+    func stoleTime(from start: UInt64, to end: UInt64) -> Bool? {
+        guard let first = samples.first, let last = samples.last, first.at <= start, last.at >= end else { return nil }
+        let before = samples.lastIndex { $0.at <= start } ?? 0
+        let after = samples[before...].firstIndex { $0.at >= end } ?? samples.count - 1
+        return samples[after].steal > samples[before].steal
+    }
+
+    /// Samples `/proc/stat` every 10 ms on `loop` while `work` runs (reading it takes some
+    /// 30 µs: a fraction of a percent of one core).
+    static func during<T: Sendable>(sampleOn loop: any EventLoop,
+                                    _ work: () async throws -> T) async throws -> (T, MachineTimes?) {
+        guard let first = Ticks.now() else { return (try await work(), nil) }
+        let processBefore = processSeconds(), wallBefore = ContinuousClock.now
+        let recorded = NIOLockedValueBox([(at: NIODeadline.now().uptimeNanoseconds, steal: first.steal)])
+        let sampler = loop.scheduleRepeatedTask(initialDelay: .milliseconds(10), delay: .milliseconds(10)) { _ in
+            guard let tick = Ticks.now() else { return }
+            let at = NIODeadline.now().uptimeNanoseconds
+            recorded.withLockedValue { $0.append((at: at, steal: tick.steal)) }
+        }
+        let value: T
+        do { value = try await work() } catch { sampler.cancel(); throw error }
+        let stopped = loop.makePromise(of: Void.self)
+        sampler.cancel(promise: stopped)
+        try await stopped.futureResult.get()
+        guard let end = Ticks.now(), end.total > first.total else { return (value, nil) }
+        let wall = (ContinuousClock.now - wallBefore).seconds
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        let ticksPerCore = (end.total - first.total) / cores
+        let ownCores = (processSeconds() - processBefore) / max(wall, 0.001)
+        let busyCores = (end.busy - first.busy) / max(ticksPerCore, 1)
+        let samples = recorded.withLockedValue { $0 }
+        // The worst second: the most ticks stolen over any 100 samples, out of 100 per core.
+        var worst = 0.0
+        for index in samples.indices.dropFirst(100) {
+            worst = max(worst, (samples[index].steal - samples[index - 100].steal) / (100 * cores))
+        }
+        return (value, MachineTimes(stealShare: (end.steal - first.steal) / (end.total - first.total),
+                                    worstSecondStealShare: worst, processCores: ownCores,
+                                    otherCores: max(0, busyCores - ownCores), samples: samples))
+    }
+
+    /// User and system CPU seconds of this process so far, all threads.
+    private static func processSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+extension MachineTimes: CustomStringConvertible {
+    var description: String {
+        String(format: "CPU time stolen by the hypervisor %.0f %% (worst second %.0f %%), this process %.2f cores, other processes %.2f cores",
+               stealShare * 100, worstSecondStealShare * 100, processCores, otherCores)
+    }
+}
