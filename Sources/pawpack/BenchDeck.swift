@@ -257,19 +257,10 @@ struct BenchDeck: AsyncParsableCommand {
         }
         try await EventLoopFuture.andAllComplete(answers, on: client.eventLoopGroup.next()).get()
         let seconds = Double((NIODeadline.now() - begin).nanoseconds) / 1e9
-        let measured = latencies.withLockedValue { $0 }
-        if let latencyLog {
-            // To lay the slowest requests out in time against what else the machine did then.
-            var lines = "# due_s due_monotonic_ns latency_ms (- for a failed request)\n"
-            for (number, latency) in measured.enumerated() {
-                let due = Int64(number) * intervalNanoseconds
-                lines += String(format: "%.4f %lld %@\n", Double(due) / 1e9, begin.uptimeNanoseconds + UInt64(due),
-                                latency.map { String(format: "%.2f", $0) } ?? "-")
-            }
-            try lines.write(toFile: latencyLog, atomically: true, encoding: .utf8)
-        }
-        return OpenLoopRun(latencies: measured, seconds: seconds, begin: begin.uptimeNanoseconds,
-                           interval: UInt64(intervalNanoseconds))
+        let run = OpenLoopRun(latencies: latencies.withLockedValue { $0 }, seconds: seconds,
+                              begin: begin.uptimeNanoseconds, interval: UInt64(intervalNanoseconds))
+        if let latencyLog { try run.writeLog(to: latencyLog) }
+        return run
     }
 
     private func deckURL(_ base: String, _ seeker: DeckBenchSeeker) -> String {
@@ -297,6 +288,16 @@ private struct OpenLoopRun: Sendable {
     let interval: UInt64
 
     func due(_ number: Int) -> UInt64 { begin + UInt64(number) * interval }
+
+    /// One line per request, to lay the slowest out in time against what else the machine did.
+    func writeLog(to path: String) throws {
+        var lines = "# due_s due_monotonic_ns latency_ms (- for a failed request)\n"
+        for (number, latency) in latencies.enumerated() {
+            lines += String(format: "%.4f %llu %@\n", Double(due(number) - begin) / 1e9, due(number),
+                            latency.map { String(format: "%.2f", $0) } ?? "-")
+        }
+        try lines.write(toFile: path, atomically: true, encoding: .utf8)
+    }
 }
 
 private func timed<T>(_ work: () async throws -> T) async throws -> (T, Double) {

@@ -31,8 +31,8 @@ struct MachineTimes: Sendable {
     /// Cores' worth of CPU this process used (server and load generator) and others used.
     let processCores: Double
     let otherCores: Double
-    /// The steal counter every 10 ms: (CLOCK_MONOTONIC ns, ticks stolen so far).
-    private let samples: [(at: UInt64, steal: Double)]
+    /// The counters every 10 ms: (CLOCK_MONOTONIC ns, ticks stolen and all ticks so far).
+    private let samples: [(at: UInt64, steal: Double, total: Double)]
 
     /// Whether the counter moved between `start` and `end` (CLOCK_MONOTONIC ns), give or take
     /// the counter's 10 ms: nil when the samples do not cover that span.
@@ -49,11 +49,11 @@ struct MachineTimes: Sendable {
                                     _ work: () async throws -> T) async throws -> (T, MachineTimes?) {
         guard let first = Ticks.now() else { return (try await work(), nil) }
         let processBefore = processSeconds(), wallBefore = ContinuousClock.now
-        let recorded = NIOLockedValueBox([(at: NIODeadline.now().uptimeNanoseconds, steal: first.steal)])
+        let recorded = NIOLockedValueBox([(at: NIODeadline.now().uptimeNanoseconds, steal: first.steal, total: first.total)])
         let sampler = loop.scheduleRepeatedTask(initialDelay: .milliseconds(10), delay: .milliseconds(10)) { _ in
             guard let tick = Ticks.now() else { return }
             let at = NIODeadline.now().uptimeNanoseconds
-            recorded.withLockedValue { $0.append((at: at, steal: tick.steal)) }
+            recorded.withLockedValue { $0.append((at: at, steal: tick.steal, total: tick.total)) }
         }
         let value: T
         do { value = try await work() } catch { sampler.cancel(); throw error }
@@ -67,10 +67,14 @@ struct MachineTimes: Sendable {
         let ownCores = (processSeconds() - processBefore) / max(wall, 0.001)
         let busyCores = (end.busy - first.busy) / max(ticksPerCore, 1)
         let samples = recorded.withLockedValue { $0 }
-        // The worst second: the most ticks stolen over any 100 samples, out of 100 per core.
-        var worst = 0.0
-        for index in samples.indices.dropFirst(100) {
-            worst = max(worst, (samples[index].steal - samples[index - 100].steal) / (100 * cores))
+        // The worst second: the largest share stolen from a sample to the first one a second
+        // or more later (a busy loop takes its samples late, so they are not counted off).
+        var worst = 0.0, later = 0
+        for start in samples.indices {
+            while later < samples.count, samples[later].at < samples[start].at + 1_000_000_000 { later += 1 }
+            guard later < samples.count else { break }
+            let ticks = samples[later].total - samples[start].total
+            if ticks > 0 { worst = max(worst, (samples[later].steal - samples[start].steal) / ticks) }
         }
         return (value, MachineTimes(stealShare: (end.steal - first.steal) / (end.total - first.total),
                                     worstSecondStealShare: worst, processCores: ownCores,

@@ -50,7 +50,4 @@ final class EventLoopBalancer: Middleware, Sendable {
             return chosen
         }
     }
-
-    /// Requests in flight on each loop, in the group's order (for tests).
-    var requestsInFlight: [Int] { inFlight.withLockedValue { $0 } }
 }
