@@ -289,16 +289,23 @@ extension Matchmaker {
                 let rows = try await read(ranges, wanted)
                 dogsRead += rows.count
                 steps += 1
-                var scored = rows
+                // Once the page is full, a dog farther than its bucket's group can still score is
+                // skipped; the distance measured for that is the one the ranker then uses.
+                var reach: (table: DeckBuckets, farthestKm: [Double])?
                 if let worst = ranker.worst, let table = buckets,
                    let farthest = table.farthestKm(before: worst, matchmaker: self) {
-                    scored = rows.filter { row in
-                        guard let group = table.group(ofBucket: row.bucket) else { return true }
-                        return Matchmaker.haversineKm(seeker.location, row.location) <= farthest[group]
-                    }
+                    reach = (table, farthest)
                 }
-                dogsScored += scored.count
-                ranker.consider(scored.compactMap(\.dog))
+                for row in rows {
+                    var knownKm: Double?
+                    if let reach, let group = reach.table.group(ofBucket: row.bucket) {
+                        let km = ranker.seekerDistances.km(to: row.location)
+                        guard km <= reach.farthestKm[group] else { continue }
+                        knownKm = km
+                    }
+                    dogsScored += 1
+                    if let dog = row.dog { ranker.consider(dog, knownKm: knownKm) }
+                }
             }
             readBlock = block
             readKm = radius

@@ -294,17 +294,36 @@ public struct Matchmaker: Sendable {
     /// The great-circle distance in km (Haversine, on a sphere of `earthRadiusKm`). Symmetric,
     /// finite for any input, 0 for the same point.
     public static func haversineKm(_ a: GeoPoint, _ b: GeoPoint) -> Double {
-        let lat1 = a.latitude * .pi / 180
-        let lat2 = b.latitude * .pi / 180
-        let halfDLat = (lat2 - lat1) / 2
-        let halfDLon = (b.longitude - a.longitude) * .pi / 360
-        let sinLat = sin(halfDLat)
-        let sinLon = sin(halfDLon)
-        let h = sinLat * sinLat + cos(lat1) * cos(lat2) * sinLon * sinLon
-        // Rounding can push h a hair past 1 for antipodal points, where asin would give NaN;
-        // non-finite coordinates (never in a validated GeoPoint) come out as the farthest apart.
-        let clamped = h.isNaN ? 1 : Swift.min(Swift.max(h, 0), 1)
-        return 2 * earthRadiusKm * asin(clamped.squareRoot())
+        DistancesFrom(a).km(to: b)
+    }
+
+    /// Great-circle distances from one point, with what depends on that point alone worked out
+    /// once: a deck measures thousands of dogs from the same seeker. The same operations in the
+    /// same order as ever, so every distance is bit for bit what it was, which the naive path's
+    /// equality with the index's rests on.
+    struct DistancesFrom {
+        let origin: GeoPoint
+        let latitude: Double
+        let cosLatitude: Double
+
+        init(_ origin: GeoPoint) {
+            self.origin = origin
+            latitude = origin.latitude * .pi / 180
+            cosLatitude = cos(latitude)
+        }
+
+        func km(to b: GeoPoint) -> Double {
+            let lat2 = b.latitude * .pi / 180
+            let halfDLat = (lat2 - latitude) / 2
+            let halfDLon = (b.longitude - origin.longitude) * .pi / 360
+            let sinLat = sin(halfDLat)
+            let sinLon = sin(halfDLon)
+            let h = sinLat * sinLat + cosLatitude * cos(lat2) * sinLon * sinLon
+            // Rounding can push h a hair past 1 for antipodal points, where asin would give NaN;
+            // non-finite coordinates (never in a validated GeoPoint) come out as the farthest apart.
+            let clamped = h.isNaN ? 1 : Swift.min(Swift.max(h, 0), 1)
+            return 2 * Matchmaker.earthRadiusKm * asin(clamped.squareRoot())
+        }
     }
 
     /// The distance as members see it: "< 1 km" below 1 km, otherwise whole kilometres rounded
@@ -390,6 +409,15 @@ public struct Matchmaker: Sendable {
     /// The candidate's distance when it passes every hard filter but `isLeftOut`, else nil.
     func distanceIfPassingPreferences(seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
                                       today: LocalDate) -> Double? {
+        distanceIfPassingPreferences(seeker: seeker, candidate: candidate, preferences: preferences, today: today,
+                                     measuredFrom: DistancesFrom(seeker.location), knownKm: nil)
+    }
+
+    /// The same, measuring from `seekerDistances` (made from the seeker's location), or taking
+    /// `knownKm` when the caller has measured it already.
+    func distanceIfPassingPreferences(seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
+                                      today: LocalDate, measuredFrom seekerDistances: DistancesFrom,
+                                      knownKm: Double?) -> Double? {
         guard candidate.id != seeker.id, candidate.ownerID != seeker.ownerID else { return nil }
         let age = candidate.ageInMonths(on: today)
         if let youngest = preferences.minAgeMonths, age < youngest { return nil }
@@ -411,7 +439,7 @@ public struct Matchmaker: Sendable {
                !candidate.playStyles.contains(where: { styles.contains($0) }) { return nil }
         }
         // Distance last: it is the costliest check.
-        let distance = Matchmaker.haversineKm(seeker.location, candidate.location)
+        let distance = knownKm ?? seekerDistances.km(to: candidate.location)
         guard distance <= preferences.maxDistanceKm else { return nil }
         return distance
     }
@@ -652,7 +680,7 @@ public struct Matchmaker: Sendable {
                      after: DeckPosition?, limit: Int) -> [DeckCard] {
         var ranker = DeckRanker(matchmaker: self, seeker: seeker, preferences: preferences, excludedPets: excludedPets,
                                 blockedOwners: blockedOwners, today: today, after: after, limit: limit)
-        ranker.consider(candidates)
+        for candidate in candidates { ranker.consider(candidate) }
         return ranker.cards()
     }
 
@@ -674,6 +702,7 @@ struct DeckRanker {
     let today: LocalDate
     let after: DeckPosition?
     let limit: Int
+    let seekerDistances: Matchmaker.DistancesFrom
     /// In deck order, at most `limit`.
     private(set) var top: [(position: DeckPosition, dog: DeckDog, distanceKm: Double)] = []
 
@@ -687,38 +716,39 @@ struct DeckRanker {
         self.today = today
         self.after = after
         self.limit = max(0, limit)
+        seekerDistances = Matchmaker.DistancesFrom(seeker.location)
     }
 
     /// The last card of a full page: nothing scoring less can join any more. Nil until full.
     var worst: DeckPosition? { top.count == limit ? top.last?.position : nil }
 
-    /// Filters and scores the dogs; a pet already on the page is skipped.
-    mutating func consider(_ candidates: [DeckDog]) {
+    /// Filters and scores a dog; a pet already on the page is skipped. `knownKm` is its distance
+    /// from the seeker when the caller has measured it already (`Matchmaker.DistancesFrom`).
+    mutating func consider(_ candidate: DeckDog, knownKm: Double? = nil) {
         guard limit > 0 else { return }
-        for candidate in candidates {
-            // The excluded pets and blocked owners are hard filters like the others, checked
-            // last: they hash the dog's identifiers, and few of the dogs read get that far.
-            guard let distance = matchmaker.distanceIfPassingPreferences(
-                seeker: seeker, candidate: candidate, preferences: preferences, today: today) else { continue }
-            let fit = matchmaker.compatibility(of: seeker, with: candidate, today: today, explain: false).value
-            let value = matchmaker.combined(compatibility: fit, distanceScore: matchmaker.distanceScore(km: distance))
-            let position = DeckPosition(score: Matchmaker.rank(value), petID: candidate.id)
-            if let after, !(after < position) { continue }
-            if let worst, !(position < worst) { continue }
-            if matchmaker.isLeftOut(candidate, excludedPets: excludedPets, blockedOwners: blockedOwners) { continue }
-            // Binary search for the place in deck order, then keep only `limit`.
-            var low = 0, high = top.count
-            while low < high {
-                let middle = (low + high) / 2
-                if top[middle].position < position { low = middle + 1 } else { high = middle }
-            }
-            // A pet given twice has the same position both times: the second lands on the first.
-            // (One that left the page, or never made it, is behind `worst` again.) Cheaper than
-            // remembering every pet seen, which hashed each of the thousands of dogs read.
-            if low < top.count, top[low].position == position { continue }
-            top.insert((position: position, dog: candidate, distanceKm: distance), at: low)
-            if top.count > limit { top.removeLast() }
+        // The excluded pets and blocked owners are hard filters like the others, checked
+        // last: they hash the dog's identifiers, and few of the dogs read get that far.
+        guard let distance = matchmaker.distanceIfPassingPreferences(
+            seeker: seeker, candidate: candidate, preferences: preferences, today: today,
+            measuredFrom: seekerDistances, knownKm: knownKm) else { return }
+        let fit = matchmaker.compatibility(of: seeker, with: candidate, today: today, explain: false).value
+        let value = matchmaker.combined(compatibility: fit, distanceScore: matchmaker.distanceScore(km: distance))
+        let position = DeckPosition(score: Matchmaker.rank(value), petID: candidate.id)
+        if let after, !(after < position) { return }
+        if let worst, !(position < worst) { return }
+        if matchmaker.isLeftOut(candidate, excludedPets: excludedPets, blockedOwners: blockedOwners) { return }
+        // Binary search for the place in deck order, then keep only `limit`.
+        var low = 0, high = top.count
+        while low < high {
+            let middle = (low + high) / 2
+            if top[middle].position < position { low = middle + 1 } else { high = middle }
         }
+        // A pet given twice has the same position both times: the second lands on the first.
+        // (One that left the page, or never made it, is behind `worst` again.) Cheaper than
+        // remembering every pet seen, which hashed each of the thousands of dogs read.
+        if low < top.count, top[low].position == position { return }
+        top.insert((position: position, dog: candidate, distanceKm: distance), at: low)
+        if top.count > limit { top.removeLast() }
     }
 
     /// The page, with reasons.

@@ -316,14 +316,21 @@ private struct WelfareEvaluation {
         gap = max(policy.minimumDaysBetweenDoses, 1)
         buffer = max(policy.bufferDays, 0)
         validityYears = max(policy.adultBoosterValidityYears, 0)
-        var seen = Set<Vaccine>()
-        let vaccines = policy.coreVaccines.filter { seen.insert($0).inserted }
+        // Written as plain loops over small arrays: every card of a deck page is assessed, and
+        // the sets and chained filters this was first written with allocated more than it computed.
+        var vaccines: [Vaccine] = []
+        for vaccine in policy.coreVaccines where !vaccines.contains(vaccine) { vaccines.append(vaccine) }
         coreDoses = vaccines.map { vaccine -> CoreDoses in
-            let days = doses
-                .filter { $0.vaccine.counts(toward: vaccine) }
-                .map { $0.givenOn.dayNumber }
-                .filter { $0 >= birth && $0 <= now }
-            return CoreDoses(vaccine: vaccine, days: Set(days).sorted())
+            var days: [Int] = []
+            for dose in doses where dose.vaccine.counts(toward: vaccine) {
+                let day = dose.givenOn.dayNumber
+                if day >= birth && day <= now { days.append(day) }
+            }
+            days.sort()
+            var distinct: [Int] = []
+            distinct.reserveCapacity(days.count)
+            for day in days where day != distinct.last { distinct.append(day) }
+            return CoreDoses(vaccine: vaccine, days: distinct)
         }
     }
 

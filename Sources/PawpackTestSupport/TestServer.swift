@@ -186,8 +186,9 @@ public struct TestServer: Sendable {
         guard let enumerator = FileManager.default.enumerator(atPath: mediaFolder) else { return [] }
         return enumerator.compactMap { $0 as? String }.filter {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: (mediaFolder as NSString).appendingPathComponent($0), isDirectory: &isDirectory)
-            return !isDirectory.boolValue
+            let exists = FileManager.default.fileExists(atPath: (mediaFolder as NSString).appendingPathComponent($0),
+                                                        isDirectory: &isDirectory)
+            return exists && !isDirectory.boolValue
         }
     }
 

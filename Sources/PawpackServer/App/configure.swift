@@ -3,7 +3,6 @@ import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
 import OpenAPIRuntime
-import OpenAPIVapor
 import PawpackAPI
 import Vapor
 
@@ -49,7 +48,7 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
     app.middleware.use(WebSessionMiddleware())
     app.middleware.use(problems)
 
-    let transport = VaporTransport(routesBuilder: app)
+    let transport = BufferedVaporTransport(routes: app)
     try APIHandler(services: services).registerHandlers(on: transport, serverURL: URL(string: "/")!,
                                                      configuration: .pawpack)
 
@@ -126,6 +125,7 @@ private func developmentSecret(_ config: Config) throws -> String {
         return saved
     }
     try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
-    FileManager.default.createFile(atPath: path, contents: Data(random.utf8), attributes: [.posixPermissions: 0o600])
+    // Unwritable, the secret lasts this run only: links emailed before a restart stop working.
+    _ = FileManager.default.createFile(atPath: path, contents: Data(random.utf8), attributes: [.posixPermissions: 0o600])
     return random
 }

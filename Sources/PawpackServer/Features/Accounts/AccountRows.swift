@@ -7,8 +7,8 @@ import SQLKit
 // every row (see `PetRows.swift`). Each initialiser reads every column its model declares and
 // marks the record as loaded, so saving it later updates the row.
 
-extension UserRecord {
-    convenience init(row: any SQLRow) throws {
+extension UserRecord: SQLRowReadable {
+    convenience init<Row: SQLRow>(reading row: Row) throws {
         self.init()
         id = try row.decode(column: "id", as: UUID.self)
         email = try row.decode(column: "email", as: String.self)
@@ -35,11 +35,11 @@ extension AuthTokenRecord {
     static let columns = ["id", "user_id", "kind", "token_hash", "family", "expires_at", "used_at", "created_at", "last_used_at"]
 
     /// The token's columns, each under `prefix` + its name (to read it beside its user's row).
-    convenience init(row: any SQLRow, prefix: String = "") throws {
+    convenience init<Row: SQLRow>(reading row: Row, prefix: String) throws {
         self.init()
         id = try row.decode(column: prefix + "id", as: UUID.self)
         $user.id = try row.decode(column: prefix + "user_id", as: UUID.self)
-        kind = try row.decode(column: prefix + "kind", as: Kind.self)
+        kind = try row.decode(column: prefix + "kind", asRawValueOf: Kind.self)
         tokenHash = try row.decode(column: prefix + "token_hash", as: String.self)
         family = try row.decode(column: prefix + "family", as: UUID.self)
         expiresAt = try row.decode(column: prefix + "expires_at", as: Date.self)
@@ -68,6 +68,20 @@ extension AuthTokenRecord {
             \(unsafeRaw: accessTokenSelect)CAST(\(bind: hash) AS TEXT)
             """, on: db)
             .first
-            .map { (try AuthTokenRecord(row: $0, prefix: "token_"), try UserRecord(row: $0)) }
+            .map { row in
+                let read = try AccessTokenRow(row: row)
+                return (read.token, read.user)
+            }
+    }
+
+    /// A row of `accessTokenSelect`: the member's columns, and the token's under `token_`.
+    private struct AccessTokenRow: SQLRowReadable {
+        let token: AuthTokenRecord
+        let user: UserRecord
+
+        init<Row: SQLRow>(reading row: Row) throws {
+            token = try AuthTokenRecord(reading: row, prefix: "token_")
+            user = try UserRecord(reading: row)
+        }
     }
 }

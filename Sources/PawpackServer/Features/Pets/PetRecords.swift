@@ -73,11 +73,15 @@ final class PetRecord: Model, @unchecked Sendable {
             id: petID, ownerID: User.ID($owner.id), name: name, species: species, breed: breed, sex: sex,
             neutered: neutered, birthDate: birthLocalDate,
             birthDateIsEstimate: birthDateIsEstimate, weightKg: weightKg, sizeClass: sizeClass,
-            playStyles: playStylesText.split(separator: ",").compactMap { PlayStyle(rawValue: String($0)) },
-            energy: energy,
-            environment: environmentJSON.flatMap { try? JSONDecoder().decode(PetEnvironment.self, from: Data($0.utf8)) },
+            playStyles: playStyles, energy: energy, environment: environment,
             personality: (try? JSONDecoder().decode([String].self, from: Data(personalityJSON.utf8))) ?? [],
             notes: notes)
+    }
+
+    var playStyles: [PlayStyle] { playStylesText.split(separator: ",").compactMap { PlayStyle(rawValue: String($0)) } }
+
+    var environment: PetEnvironment? {
+        environmentJSON.flatMap { try? JSONDecoder().decode(PetEnvironment.self, from: Data($0.utf8)) }
     }
 }
 

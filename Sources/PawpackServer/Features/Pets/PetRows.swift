@@ -9,22 +9,22 @@ import SQLKit
 // Each initialiser reads every column its model declares, under the same keys, and marks the
 // record as loaded, so saving it later updates the row.
 
-extension PetRecord {
-    convenience init(row: any SQLRow) throws {
+extension PetRecord: SQLRowReadable {
+    convenience init<Row: SQLRow>(reading row: Row) throws {
         self.init()
         id = try row.decode(column: "id", as: UUID.self)
         $owner.id = try row.decode(column: "owner_id", as: UUID.self)
         name = try row.decode(column: "name", as: String.self)
-        species = try row.decode(column: "species", as: Species.self)
+        species = try row.decode(column: "species", asRawValueOf: Species.self)
         breed = try row.decode(column: "breed", as: String?.self)
-        sex = try row.decode(column: "sex", as: PetSex.self)
+        sex = try row.decode(column: "sex", asRawValueOf: PetSex.self)
         neutered = try row.decode(column: "neutered", as: Bool?.self)
         birthDate = try row.decode(column: "birth_date", as: String.self)
         birthDateIsEstimate = try row.decode(column: "birth_date_estimate", as: Bool.self)
         weightKg = try row.decode(column: "weight_kg", as: Double?.self)
-        sizeClass = try row.decode(column: "size_class", as: SizeClass?.self)
+        sizeClass = try row.decode(column: "size_class", asRawValueOf: SizeClass?.self)
         playStylesText = try row.decode(column: "play_styles", as: String.self)
-        energy = try row.decode(column: "energy", as: EnergyLevel?.self)
+        energy = try row.decode(column: "energy", asRawValueOf: EnergyLevel?.self)
         environmentJSON = try row.decode(column: "environment", as: String?.self)
         personalityJSON = try row.decode(column: "personality", as: String.self)
         notes = try row.decode(column: "notes", as: String?.self)
@@ -38,14 +38,14 @@ extension PetRecord {
 extension VaccinationRecord {
     /// The dose a row of `vaccine`, `other_name` and `given_on` records, as `dose` reads it from
     /// a whole record; nil when its date is unreadable.
-    static func dose(row: any SQLRow) throws -> VaccinationDose? {
+    static func dose<Row: SQLRow>(row: Row) throws -> VaccinationDose? {
         dose(vaccine: try row.decode(column: "vaccine", as: String.self),
              otherName: try row.decode(column: "other_name", as: String?.self),
              givenOn: try row.decode(column: "given_on", as: String.self))
     }
 }
 
-extension PetCardValue {
+extension PetCardValue: SQLRowReadable {
     /// The columns of a pet its card reads: what it shows, and `social_since`, which the mode
     /// needs (`PetService.cards`). The owner's display name comes as `owner_display_name`.
     static let petColumns = ["id", "owner_id", "name", "species", "breed", "birth_date", "birth_date_estimate",
@@ -94,13 +94,13 @@ extension PetCardValue {
         + " FROM \"\(VaccinationRecord.schema)\" WHERE \"pet_id\" IN "
 
     /// The card as its row holds it; photos and mode come from other tables and are left empty.
-    init(row: any SQLRow) throws {
-        let sizeClass = try row.decode(column: "size_class", as: SizeClass?.self)
+    init<Row: SQLRow>(reading row: Row) throws {
+        let sizeClass = try row.decode(column: "size_class", asRawValueOf: SizeClass?.self)
         let weightKg = try row.decode(column: "weight_kg", as: Double?.self)
         self.init(id: Pet.ID(try row.decode(column: "id", as: UUID.self)),
                   ownerID: User.ID(try row.decode(column: "owner_id", as: UUID.self)),
                   name: try row.decode(column: "name", as: String.self),
-                  species: try row.decode(column: "species", as: Species.self),
+                  species: try row.decode(column: "species", asRawValueOf: Species.self),
                   breed: try row.decode(column: "breed", as: String?.self),
                   birthDate: PetRecord.birthLocalDate(stored: try row.decode(column: "birth_date", as: String.self)),
                   birthDateIsEstimate: try row.decode(column: "birth_date_estimate", as: Bool.self),
@@ -110,9 +110,30 @@ extension PetCardValue {
     }
 }
 
-extension PetPhotoRecordValue {
-    init(row: any SQLRow) throws {
-        self.init(id: try row.decode(column: "id", as: UUID.self), kind: try row.decode(column: "kind", as: PetPhotoRecord.Kind.self),
+/// One row of `PetCardValue.rows(ofPets:namingIndexes:)`, as its `source` column says.
+enum PetCardRow: SQLRowReadable {
+    /// The card as its row holds it, and since when its owner has had it in Social Mode.
+    case pet(PetCardValue, socialSince: Date?)
+    case photo(pet: UUID, PetPhotoRecordValue)
+    /// Nil when the dose's date is unreadable.
+    case dose(pet: UUID, VaccinationDose?)
+
+    init<Row: SQLRow>(reading row: Row) throws {
+        switch try row.decode(column: "source", as: String.self) {
+        case "pet":
+            self = .pet(try PetCardValue(reading: row), socialSince: try row.decode(column: "social_since", as: Date?.self))
+        case "photo":
+            self = .photo(pet: try row.decode(column: "pet_id", as: UUID.self), try PetPhotoRecordValue(reading: row))
+        default:
+            self = .dose(pet: try row.decode(column: "pet_id", as: UUID.self), try VaccinationRecord.dose(row: row))
+        }
+    }
+}
+
+extension PetPhotoRecordValue: SQLRowReadable {
+    init<Row: SQLRow>(reading row: Row) throws {
+        self.init(id: try row.decode(column: "id", as: UUID.self),
+                  kind: try row.decode(column: "kind", asRawValueOf: PetPhotoRecord.Kind.self),
                   storageKey: try row.decode(column: "storage_key", as: String.self),
                   contentType: try row.decode(column: "content_type", as: String.self),
                   createdAt: try row.decode(column: "created_at", as: Date.self))

@@ -136,32 +136,28 @@ final class PetService: Sendable {
     /// do not exist are left out.
     func cards(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetCardValue] {
         guard !ids.isEmpty else { return [:] }
-        var petRows: [any SQLRow] = []
+        var pets: [(card: PetCardValue, socialSince: Date?)] = []
         var photos: [UUID: [PetPhotoRecordValue]] = [:]
         // Only what the welfare rules read of each vaccination, straight into doses.
         var doses: [UUID: [VaccinationDose]] = [:]
         for row in try await reads.rows(PetCardValue.rows(ofPets: ids, namingIndexes: db is any SQLiteDatabase), on: db) {
-            switch try row.decode(column: "source", as: String.self) {
-            case "pet":
-                petRows.append(row)
-            case "photo":
-                photos[try row.decode(column: "pet_id", as: UUID.self), default: []].append(try PetPhotoRecordValue(row: row))
-            default:
-                if let dose = try VaccinationRecord.dose(row: row) {
-                    doses[try row.decode(column: "pet_id", as: UUID.self), default: []].append(dose)
-                }
+            switch try PetCardRow(row: row) {
+            case let .pet(card, socialSince): pets.append((card, socialSince))
+            case let .photo(pet, photo): photos[pet, default: []].append(photo)
+            case let .dose(pet, dose?): doses[pet, default: []].append(dose)
+            case .dose: break
             }
         }
         let today = self.today
         var cards: [UUID: PetCardValue] = [:]
-        for row in petRows {
-            var card = try PetCardValue(row: row)
+        for (read, socialSince) in pets {
+            var card = read
             let id = card.id.rawValue
             if card.species == .dog {
                 // Social only while switched on and the rules allow it: a dog never switched on
                 // is in Puppy Mode whatever its vaccinations say, and needs no assessment.
-                if let socialSince = try row.decode(column: "social_since", as: Date?.self) {
-                    card.mode = welfareStatus(birthDate: card.birthDate, socialSince: socialSince, doses: doses[id] ?? [], today: today).mode
+                if let socialSince {
+                    card.mode = welfareMode(birthDate: card.birthDate, socialSince: socialSince, doses: doses[id] ?? [], today: today)
                 } else {
                     card.mode = .puppy
                 }
@@ -406,9 +402,18 @@ final class PetService: Sendable {
     /// A dog's mode: Social only while the owner has switched it on and the rules still allow it.
     func welfareStatus(birthDate: LocalDate, socialSince: Date?, doses: [VaccinationDose], today: LocalDate) -> WelfareStatusValue {
         let assessment = welfare.assess(birthDate: birthDate, doses: doses, today: today)
-        let mode: WelfareMode = socialSince != nil && assessment.mode == .social ? .social : .puppy
+        let mode = Self.mode(switchedOnSince: socialSince, assessed: assessment)
         let locked = mode == .puppy ? WelfarePolicy.lockedFieldsInPuppyMode.sorted() : []
         return WelfareStatusValue(mode: mode, assessment: assessment, lockedFields: locked)
+    }
+
+    /// The mode alone, as `welfareStatus` decides it, for cards: they show no locked fields.
+    func welfareMode(birthDate: LocalDate, socialSince: Date?, doses: [VaccinationDose], today: LocalDate) -> WelfareMode {
+        Self.mode(switchedOnSince: socialSince, assessed: welfare.assess(birthDate: birthDate, doses: doses, today: today))
+    }
+
+    private static func mode(switchedOnSince socialSince: Date?, assessed assessment: WelfareAssessment) -> WelfareMode {
+        socialSince != nil && assessment.mode == .social ? .social : .puppy
     }
 
     func isBehaviourLocked(_ pet: PetRecord, on db: any Database) async throws -> Bool {

@@ -59,11 +59,12 @@ struct DeckIndex: Sendable {
     /// while the rules hold, and re-checking every candidate's vaccinations per request would
     /// cost a query per dog.
     static func deckDog(_ pet: PetRecord, location: GeoPoint) -> DeckDog {
-        let profile = pet.profile
-        return DeckDog(id: profile.id, ownerID: profile.ownerID, location: location, birthDate: profile.birthDate,
-                       sex: profile.sex, neutered: profile.neutered, sizeClass: profile.effectiveSizeClass,
-                       weightKg: profile.weightKg, playStyles: profile.playStyles, energy: profile.energy,
-                       environment: profile.environment, mode: pet.socialSince == nil ? .puppy : .social)
+        // Only the fields matching reads: the whole profile also decodes the personality's JSON,
+        // and every deck request starts here.
+        DeckDog(id: pet.petID, ownerID: User.ID(pet.$owner.id), location: location, birthDate: pet.birthLocalDate,
+                sex: pet.sex, neutered: pet.neutered, sizeClass: pet.sizeClass ?? pet.weightKg.map(SizeClass.init(weightKg:)),
+                weightKg: pet.weightKg, playStyles: pet.playStyles, energy: pet.energy,
+                environment: pet.environment, mode: pet.socialSince == nil ? .puppy : .social)
     }
 
     /// The index row of a pet, or nil when it has none: not a dog, or no location to put it at.
