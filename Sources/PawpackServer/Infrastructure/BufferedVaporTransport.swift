@@ -24,13 +24,16 @@ struct BufferedVaporTransport: ServerTransport {
         routes.on(HTTPMethod(rawValue: method.rawValue), components, body: .stream) { request in
             var parameters: [String: Substring] = [:]
             for name in parameterNames {
-                guard let value = request.parameters.get(name) else { throw Abort(.badRequest) }
+                // Never missing: the route was registered with these very parameters.
+                guard let value = request.parameters.get(name) else {
+                    throw Abort(.internalServerError, reason: "no path parameter \(name)")
+                }
                 parameters[name] = Substring(value)
             }
             let length = request.headers.first(name: .contentLength).flatMap(Int64.init)
             let body = HTTPBody(request.body.map(\.readableBytesView), length: length.map { .known($0) } ?? .unknown,
                                 iterationBehavior: .single)
-            let (response, responseBody) = try await handler(try Self.httpRequest(request), body,
+            let (response, responseBody) = try await handler(Self.httpRequest(request, method: method), body,
                                                             ServerRequestMetadata(pathParameters: parameters))
             var headers = HTTPHeaders()
             for field in response.headerFields where field.name != .contentLength {
@@ -48,14 +51,15 @@ struct BufferedVaporTransport: ServerTransport {
         }
     }
 
-    private static func httpRequest(_ request: Request) throws -> HTTPRequest {
+    /// The request as the OpenAPI runtime reads it; its method is the route's, which Vapor matched.
+    private static func httpRequest(_ request: Request, method: HTTPRequest.Method) -> HTTPRequest {
         var fields = HTTPFields()
         for (name, value) in request.headers {
             guard let fieldName = HTTPField.Name(name) else { continue }
             fields.append(HTTPField(name: fieldName, value: value))
         }
         let query = request.url.query.map { "?" + $0 } ?? ""
-        return HTTPRequest(method: HTTPRequest.Method(request.method.rawValue) ?? .get, scheme: request.url.scheme,
+        return HTTPRequest(method: method, scheme: request.url.scheme,
                            authority: request.url.host, path: request.url.path + query, headerFields: fields)
     }
 
