@@ -159,7 +159,7 @@ public struct DeckDog: Sendable, Equatable {
     }
 
     /// The size class given, or the one the weight implies.
-    public var effectiveSizeClass: SizeClass? { sizeClass ?? weightKg.map(SizeClass.init(weightKg:)) }
+    public var effectiveSizeClass: SizeClass? { SizeClass.effective(given: sizeClass, weightKg: weightKg) }
 
     /// Whole months from the birth date to `today`, counted as `PetAge` counts them (a month is
     /// complete on the same day of the month); 0 for a birth date in the future.

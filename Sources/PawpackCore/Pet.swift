@@ -28,6 +28,12 @@ public enum SizeClass: String, Sendable, Codable, CaseIterable, Comparable {
         }
     }
 
+    /// The class a pet is matched and shown with: the one given, or else the one its weight
+    /// implies; nil with neither.
+    public static func effective(given: SizeClass?, weightKg: Double?) -> SizeClass? {
+        given ?? weightKg.map(SizeClass.init(weightKg:))
+    }
+
     public static func < (lhs: SizeClass, rhs: SizeClass) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
@@ -105,7 +111,7 @@ public struct PetProfile: Sendable, Codable, Equatable {
     }
 
     /// The size class given, or the one the weight implies.
-    public var effectiveSizeClass: SizeClass? { sizeClass ?? weightKg.map(SizeClass.init(weightKg:)) }
+    public var effectiveSizeClass: SizeClass? { SizeClass.effective(given: sizeClass, weightKg: weightKg) }
 }
 
 /// A latitude and longitude in degrees (WGS 84).

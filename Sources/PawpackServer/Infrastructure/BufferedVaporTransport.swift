@@ -45,7 +45,7 @@ struct BufferedVaporTransport: ServerTransport {
     }
 
     /// `/v1/pets/{petId}` as Vapor's path components.
-    static func pathComponents(_ path: String) -> [PathComponent] {
+    private static func pathComponents(_ path: String) -> [PathComponent] {
         path.split(separator: "/").map { part in
             part.first == "{" && part.last == "}" ? .parameter(String(part.dropFirst().dropLast())) : .constant(String(part))
         }

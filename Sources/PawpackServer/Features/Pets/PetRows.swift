@@ -104,7 +104,7 @@ extension PetCardValue: SQLRowReadable {
                   breed: try row.decode(column: "breed", as: String?.self),
                   birthDate: PetRecord.birthLocalDate(stored: try row.decode(column: "birth_date", as: String.self)),
                   birthDateIsEstimate: try row.decode(column: "birth_date_estimate", as: Bool.self),
-                  sizeClass: sizeClass ?? weightKg.map(SizeClass.init(weightKg:)),
+                  sizeClass: SizeClass.effective(given: sizeClass, weightKg: weightKg),
                   photos: [], mode: nil,
                   ownerDisplayName: try row.decode(column: "owner_display_name", as: String.self))
     }

@@ -62,7 +62,7 @@ struct DeckIndex: Sendable {
         // Only the fields matching reads: the whole profile also decodes the personality's JSON,
         // and every deck request starts here.
         DeckDog(id: pet.petID, ownerID: User.ID(pet.$owner.id), location: location, birthDate: pet.birthLocalDate,
-                sex: pet.sex, neutered: pet.neutered, sizeClass: pet.sizeClass ?? pet.weightKg.map(SizeClass.init(weightKg:)),
+                sex: pet.sex, neutered: pet.neutered, sizeClass: SizeClass.effective(given: pet.sizeClass, weightKg: pet.weightKg),
                 weightKg: pet.weightKg, playStyles: pet.playStyles, energy: pet.energy,
                 environment: pet.environment, mode: pet.socialSince == nil ? .puppy : .social)
     }
