@@ -59,4 +59,40 @@ import Vapor
         #expect(String(buffer: try await words.body.collect(upTo: 1 << 16)) == "one two three")
         #expect(words.headers.first(name: "Content-Length") == nil, "an unknown length streams")
     }
+
+    /// A shortcut answers the requests it takes before the generated handler sees them, leaves
+    /// the rest to it, and one that matches no registered operation is reported, not ignored.
+    @Test func aShortcutAnswersWhatItTakesAndLeavesTheRestToTheHandler() async throws {
+        let app = try await Application.make(.testing)
+        app.logger.logLevel = .warning
+        let shortcut = BufferedVaporTransport.Shortcut(method: .get, path: "/v1/pets/{petId}/deck") { request in
+            guard request.url.query == "fast" else { return nil }
+            return Response(status: .ok, body: .init(string: "shortcut for \(request.parameters.get("petId") ?? "-")"))
+        }
+        let stray = BufferedVaporTransport.Shortcut(method: .post, path: "/v1/pets/{petId}/deck") { _ in nil }
+        let transport = BufferedVaporTransport(routes: app, shortcuts: [shortcut, stray])
+        try transport.register({ request, _, _ in
+            (HTTPResponse(status: .ok), HTTPBody("handler for \(request.path ?? "")"))
+        }, method: .get, path: "/v1/pets/{petId}/deck")
+        #expect(throws: BufferedVaporTransport.UnmatchedShortcuts.self) { try transport.checkEveryShortcutMatched() }
+        do {
+            try transport.checkEveryShortcutMatched()
+        } catch let unmatched as BufferedVaporTransport.UnmatchedShortcuts {
+            #expect(unmatched.keys == ["POST /v1/pets/{petId}/deck"])
+        }
+        try await app.server.start(address: .hostname("127.0.0.1", port: 0))
+        do {
+            let base = "http://127.0.0.1:\(try #require(app.http.server.shared.localAddress?.port))/v1/pets/d0g/deck"
+            let fast = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "?fast"), timeout: .seconds(30))
+            #expect(String(buffer: try await fast.body.collect(upTo: 1 << 16)) == "shortcut for d0g")
+            let other = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "?slow"), timeout: .seconds(30))
+            #expect(String(buffer: try await other.body.collect(upTo: 1 << 16)) == "handler for /v1/pets/d0g/deck?slow")
+        } catch {
+            await app.server.shutdown()
+            try await app.asyncShutdown()
+            throw error
+        }
+        await app.server.shutdown()
+        try await app.asyncShutdown()
+    }
 }

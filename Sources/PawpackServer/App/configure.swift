@@ -48,9 +48,10 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
     app.middleware.use(WebSessionMiddleware())
     app.middleware.use(problems)
 
-    let transport = BufferedVaporTransport(routes: app)
-    try APIHandler(services: services).registerHandlers(on: transport, serverURL: URL(string: "/")!,
-                                                     configuration: .pawpack)
+    let api = APIHandler(services: services)
+    let transport = BufferedVaporTransport(routes: app, shortcuts: [DeckShortcut(handler: api).shortcut])
+    try api.registerHandlers(on: transport, serverURL: URL(string: "/")!, configuration: .pawpack)
+    try transport.checkEveryShortcutMatched()
 
     let contract = try OpenAPIDocument.yaml()
     app.get("openapi.yaml") { _ in

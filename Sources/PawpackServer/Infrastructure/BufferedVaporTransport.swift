@@ -10,11 +10,48 @@ import Vapor
 /// the body and writes it chunk by chunk, waiting for each write on the event loop. For the
 /// deck, a few hundred answers a second, that machinery cost more CPU than building the answer's
 /// cards. A body of unknown length (a stream) is still streamed the same way.
+///
+/// An operation may have a `Shortcut`: hand-written code that answers the requests it
+/// recognises, ahead of the generated code, which answers all the others.
 struct BufferedVaporTransport: ServerTransport {
     let routes: any RoutesBuilder
+    private let shortcuts: [Shortcut]
+    /// The shortcuts' keys not yet matched by a registered operation.
+    private let unmatched: NIOLockedValueBox<Set<String>>
+
+    /// An operation's own answer, for the requests whose answer it writes faster than the
+    /// generated code (see `DeckShortcut`); for every other request it answers nil.
+    struct Shortcut: Sendable {
+        var method: HTTPRequest.Method
+        /// The operation's path as the contract writes it: `/v1/pets/{petId}/deck`.
+        var path: String
+        var answer: @Sendable (Request) async throws -> Response?
+
+        var key: String { "\(method.rawValue) \(path)" }
+    }
+
+    init(routes: any RoutesBuilder, shortcuts: [Shortcut] = []) {
+        self.routes = routes
+        self.shortcuts = shortcuts
+        unmatched = NIOLockedValueBox(Set(shortcuts.map(\.key)))
+    }
+
+    /// Once every operation is registered: throws if a shortcut matched none of them (a path
+    /// mistyped, or an operation gone from the contract), which would otherwise never be used.
+    func checkEveryShortcutMatched() throws {
+        let keys = unmatched.withLockedValue { $0.sorted() }
+        guard keys.isEmpty else { throw UnmatchedShortcuts(keys: keys) }
+    }
+
+    struct UnmatchedShortcuts: Error, CustomStringConvertible {
+        var keys: [String]
+        var description: String { "Shortcuts for no operation of the contract: \(keys.joined(separator: ", "))" }
+    }
 
     func register(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
                   method: HTTPRequest.Method, path: String) throws {
+        let shortcut = shortcuts.first { $0.method == method && $0.path == path }
+        if let shortcut { _ = unmatched.withLockedValue { $0.remove(shortcut.key) } }
         let components = Self.pathComponents(path)
         let parameterNames = components.compactMap { component -> String? in
             if case let .parameter(name) = component { return name }
@@ -22,6 +59,7 @@ struct BufferedVaporTransport: ServerTransport {
         }
         // Request bodies stay streams, as with `VaporTransport`: uploads are read as they arrive.
         routes.on(HTTPMethod(rawValue: method.rawValue), components, body: .stream) { request in
+            if let shortcut, let answer = try await shortcut.answer(request) { return answer }
             var parameters: [String: Substring] = [:]
             for name in parameterNames {
                 // Never missing: the route was registered with these very parameters.

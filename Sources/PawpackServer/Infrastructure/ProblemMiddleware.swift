@@ -34,7 +34,7 @@ struct ProblemMiddleware: AsyncMiddleware {
         headers.contentType = HTTPMediaType(type: "application", subType: "problem+json")
         if let retry = problem.retryAfter { headers.replaceOrAdd(name: .retryAfter, value: String(retry)) }
         let body = ProblemBody(problem, instance: instance)
-        let data = (try? JSONEncoder().encode(body)) ?? Data()
+        let data = (try? problemEncoder.encode(body)) ?? Data()
         return Response(status: .init(statusCode: problem.status), headers: headers, body: .init(data: data))
     }
 
@@ -69,6 +69,13 @@ struct ProblemMiddleware: AsyncMiddleware {
             return internalError
         }
     }
+
+    /// Keys in order, as the contract's answers have them: the same problem, the same bytes.
+    private static let problemEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
 
     static let internalError = Problem(
         status: 500, code: .internalError, title: "Something went wrong",

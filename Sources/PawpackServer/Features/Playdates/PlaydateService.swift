@@ -91,7 +91,7 @@ final class PlaydateService: Sendable {
 
     // MARK: Deck
 
-    struct Overrides: Sendable {
+    struct Overrides: Equatable, Sendable {
         var maxDistanceKm: Double?
         var minAgeMonths: Int?
         var maxAgeMonths: Int?

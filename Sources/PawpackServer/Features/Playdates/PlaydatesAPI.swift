@@ -20,18 +20,23 @@ extension APIHandler {
     }
 
     func getDeck(_ input: Operations.GetDeck.Input) async throws -> Operations.GetDeck.Output {
+        let query = DeckQuery(limit: input.query.limit, cursor: input.query.cursor,
+                              overrides: .init(maxDistanceKm: input.query.maxDistanceKm, minAgeMonths: input.query.minAgeMonths,
+                                               maxAgeMonths: input.query.maxAgeMonths))
+        return .ok(.init(body: .json(try await deckPage(petId: input.path.petId, query))))
+    }
+
+    /// A page of the deck as the contract shapes it, for `getDeck` and for `DeckShortcut`.
+    func deckPage(petId: String, _ query: DeckQuery) async throws -> Components.Schemas.DeckPage {
         let auth = try await authenticated()
-        let limit = input.query.limit ?? 20
+        let limit = query.limit ?? 20
         guard (1...50).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 50") }
-        let page = try await playdates.deck(
-            auth.user, pet: try uuid(input.path.petId),
-            overrides: .init(maxDistanceKm: input.query.maxDistanceKm, minAgeMonths: input.query.minAgeMonths,
-                             maxAgeMonths: input.query.maxAgeMonths),
-            limit: limit, cursor: input.query.cursor, on: auth.request.db)
-        return .ok(.init(body: .json(.init(
+        let page = try await playdates.deck(auth.user, pet: try uuid(petId), overrides: query.overrides,
+                                            limit: limit, cursor: query.cursor, on: auth.request.db)
+        return .init(
             items: page.cards.map { .init(pet: card($0.pet), score: $0.card.score, distance: $0.card.roundedDistance,
                                           reasons: $0.card.reasons) },
-            nextCursor: page.nextCursor))))
+            nextCursor: page.nextCursor)
     }
 
     func swipe(_ input: Operations.Swipe.Input) async throws -> Operations.Swipe.Output {
