@@ -87,11 +87,11 @@ struct DeckShortcut {
         guard Self.takesJSON(request.headers.first(name: .accept)), let query = DeckQuery(plain: request.url.query),
               let petId = request.parameters.get("petId") else { return nil }
         let page = try await handler.deckPage(petId: petId, query)
-        var json = JSONBytes(buffer: request.byteBufferAllocator.buffer(capacity: 1024 + 768 * page.items.count))
+        var json = JSONBytes(capacity: 1024 + 768 * page.items.count)
         try json.write(page)
         var headers = HTTPHeaders()
         headers.add(name: .contentType, value: Self.contentType)
-        return Response(status: .ok, headers: headers, body: .init(buffer: json.buffer))
+        return Response(status: .ok, headers: headers, body: .init(buffer: json.buffer(request.byteBufferAllocator)))
     }
 
     /// No `Accept`, or one that names JSON alone or anything; the generated code weighs the rest.
