@@ -29,9 +29,14 @@ import Vapor
             }
             return (HTTPResponse(status: .ok), HTTPBody(chunks, length: .unknown, iterationBehavior: .single))
         }, method: .get, path: "/v1/words")
+        try await serving(app) { base in try await exchange(base: base) }
+    }
+
+    /// Runs `body` with the app listening on a free port of 127.0.0.1, then shuts it down.
+    private func serving(_ app: Application, _ body: (String) async throws -> Void) async throws {
         try await app.server.start(address: .hostname("127.0.0.1", port: 0))
         do {
-            try await exchange(base: "http://127.0.0.1:\(try #require(app.http.server.shared.localAddress?.port))")
+            try await body("http://127.0.0.1:\(try #require(app.http.server.shared.localAddress?.port))")
         } catch {
             await app.server.shutdown()
             try await app.asyncShutdown()
@@ -74,25 +79,16 @@ import Vapor
         try transport.register({ request, _, _ in
             (HTTPResponse(status: .ok), HTTPBody("handler for \(request.path ?? "")"))
         }, method: .get, path: "/v1/pets/{petId}/deck")
-        #expect(throws: BufferedVaporTransport.UnmatchedShortcuts.self) { try transport.checkEveryShortcutMatched() }
-        do {
+        let unmatched = #expect(throws: BufferedVaporTransport.UnmatchedShortcuts.self) {
             try transport.checkEveryShortcutMatched()
-        } catch let unmatched as BufferedVaporTransport.UnmatchedShortcuts {
-            #expect(unmatched.keys == ["POST /v1/pets/{petId}/deck"])
         }
-        try await app.server.start(address: .hostname("127.0.0.1", port: 0))
-        do {
-            let base = "http://127.0.0.1:\(try #require(app.http.server.shared.localAddress?.port))/v1/pets/d0g/deck"
+        #expect(unmatched?.keys == ["POST /v1/pets/{petId}/deck"])
+        try await serving(app) { root in
+            let base = root + "/v1/pets/d0g/deck"
             let fast = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "?fast"), timeout: .seconds(30))
             #expect(String(buffer: try await fast.body.collect(upTo: 1 << 16)) == "shortcut for d0g")
             let other = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "?slow"), timeout: .seconds(30))
             #expect(String(buffer: try await other.body.collect(upTo: 1 << 16)) == "handler for /v1/pets/d0g/deck?slow")
-        } catch {
-            await app.server.shutdown()
-            try await app.asyncShutdown()
-            throw error
         }
-        await app.server.shutdown()
-        try await app.asyncShutdown()
     }
 }

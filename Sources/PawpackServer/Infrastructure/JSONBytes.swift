@@ -28,25 +28,26 @@ struct JSONBytes {
         return buffer
     }
 
-    mutating func beginObject() {
+    mutating func beginObject() { open(UInt8(ascii: "{")) }
+    mutating func endObject() { close(UInt8(ascii: "}")) }
+    mutating func beginArray() { open(UInt8(ascii: "[")) }
+    mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// An array of these values, each written by `write`.
+    mutating func array<Element>(_ values: [Element], _ write: (inout JSONBytes, Element) throws -> Void) rethrows {
+        beginArray()
+        for value in values { try write(&self, value) }
+        endArray()
+    }
+
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         afterValue = false
     }
 
-    mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        afterValue = true
-    }
-
-    mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        afterValue = false
-    }
-
-    mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
         afterValue = true
     }
 
@@ -71,9 +72,7 @@ struct JSONBytes {
     }
 
     mutating func strings(_ values: [String]) {
-        beginArray()
-        for value in values { string(value) }
-        endArray()
+        array(values) { $0.string($1) }
     }
 
     mutating func int(_ value: Int) {

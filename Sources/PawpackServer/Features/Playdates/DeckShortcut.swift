@@ -107,9 +107,7 @@ extension JSONBytes {
     mutating func write(_ page: Components.Schemas.DeckPage) throws {
         beginObject()
         key("items")
-        beginArray()
-        for card in page.items { try write(card) }
-        endArray()
+        try array(page.items) { try $0.write($1) }
         if let cursor = page.nextCursor {
             key("nextCursor")
             string(cursor)
@@ -153,9 +151,7 @@ extension JSONBytes {
         key("ownerDisplayName")
         string(pet.ownerDisplayName)
         key("photos")
-        beginArray()
-        for photo in pet.photos { try write(photo) }
-        endArray()
+        try array(pet.photos) { try $0.write($1) }
         if let size = pet.sizeClass {
             key("sizeClass")
             string(size.rawValue)
