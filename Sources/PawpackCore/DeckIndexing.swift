@@ -82,20 +82,25 @@ public struct DeckGrid: Sendable, Equatable {
     /// The cell numbers of `block` that are not in `inner`, as ranges: per row, the whole row,
     /// or what lies west and east of `inner`. In ascending order; empty when `inner` covers it.
     public func cellRanges(of block: Block, excluding inner: Block? = nil) -> [ClosedRange<Int64>] {
+        // Appended straight to one array: a deck asks for a few hundred rows of cells, and an
+        // array of parts for each row cost two allocations a row.
         var ranges: [ClosedRange<Int64>] = []
+        ranges.reserveCapacity(2 * block.rows.count)
         for row in block.rows {
-            var parts: [ClosedRange<Int>] = [block.columns]
-            if let inner, inner.rows.contains(row) {
-                parts = []
-                if block.columns.lowerBound < inner.columns.lowerBound {
-                    parts.append(block.columns.lowerBound...min(block.columns.upperBound, inner.columns.lowerBound - 1))
-                }
-                if block.columns.upperBound > inner.columns.upperBound {
-                    parts.append(max(block.columns.lowerBound, inner.columns.upperBound + 1)...block.columns.upperBound)
-                }
-            }
             let base = Int64(row) * Int64(columns)
-            ranges += parts.map { (base + Int64($0.lowerBound))...(base + Int64($0.upperBound)) }
+            func add(_ part: ClosedRange<Int>) {
+                ranges.append((base + Int64(part.lowerBound))...(base + Int64(part.upperBound)))
+            }
+            guard let inner, inner.rows.contains(row) else {
+                add(block.columns)
+                continue
+            }
+            if block.columns.lowerBound < inner.columns.lowerBound {
+                add(block.columns.lowerBound...min(block.columns.upperBound, inner.columns.lowerBound - 1))
+            }
+            if block.columns.upperBound > inner.columns.upperBound {
+                add(max(block.columns.lowerBound, inner.columns.upperBound + 1)...block.columns.upperBound)
+            }
         }
         return ranges
     }

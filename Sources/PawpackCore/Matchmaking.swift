@@ -613,16 +613,19 @@ public struct Matchmaker: Sendable {
     /// The sex and neuter pairing (see `ComponentWeights`).
     static func pairingScore(_ a: DeckDog, _ b: DeckDog) -> Double {
         guard a.sex != .unknown, b.sex != .unknown else { return neutral }
-        let aOptions: [Bool] = a.neutered.map { [$0] } ?? [true, false]
-        let bOptions: [Bool] = b.neutered.map { [$0] } ?? [true, false]
+        // An unknown neuter status is averaged over both: neutered first, then intact. Counted
+        // out rather than listed in arrays, which cost two allocations for every dog scored.
+        let aCount = a.neutered == nil ? 2 : 1, bCount = b.neutered == nil ? 2 : 1
         var total = 0.0
-        for aNeutered in aOptions {
-            for bNeutered in bOptions {
+        for aOption in 0..<aCount {
+            let aNeutered = a.neutered ?? (aOption == 0)
+            for bOption in 0..<bCount {
+                let bNeutered = b.neutered ?? (bOption == 0)
                 let intact = (aNeutered ? 0 : 1) + (bNeutered ? 0 : 1)
                 total += knownPairingScore(sameSex: a.sex == b.sex, males: a.sex == .male, intact: intact)
             }
         }
-        return total / Double(aOptions.count * bOptions.count)
+        return total / Double(aCount * bCount)
     }
 
     /// `intact` is how many of the two are intact; `males` matters only for the same sex.

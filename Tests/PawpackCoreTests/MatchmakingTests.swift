@@ -302,6 +302,16 @@ struct SeededGenerator: RandomNumberGenerator {
         let unknown = compatibility(dog(1, sex: .male, neutered: nil), seeker: intactMale)
         #expect(withIntactMale < unknown)
         #expect(unknown < withNeuteredMale)
+        // Exactly halfway: the average of both cases, whichever side is unknown.
+        #expect(abs(unknown - (withIntactMale + withNeuteredMale) / 2) < 1e-9)
+        let unknownSeeker = dog(0, sex: .male, neutered: nil)
+        let unknownWithIntact = compatibility(dog(1, sex: .male, neutered: false), seeker: unknownSeeker)
+        #expect(abs(unknownWithIntact - unknown) < 1e-9)
+        // Both unknown, a male and a female: three of the four cases pair best, two intact ones 0.7.
+        let bothUnknown = compatibility(dog(1, sex: .female, neutered: nil), seeker: unknownSeeker)
+        let bothNeutered = compatibility(dog(1, sex: .female, neutered: true), seeker: dog(0, sex: .male, neutered: true))
+        let bothIntact = compatibility(dog(1, sex: .female, neutered: false), seeker: intactMale)
+        #expect(abs(bothUnknown - (3 * bothNeutered + bothIntact) / 4) < 1e-9)
     }
 
     @Test func sharedGardensAndAreaScoreHigher() {
