@@ -25,8 +25,12 @@ struct DeckQuery: Equatable, Sendable {
             guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
             let name = Substring(pair[..<equals]), value = Substring(pair[pair.index(after: equals)...])
             switch name {
-            case "limit" where limit == nil: guard let number = Self.plainInt(value) else { return nil }; limit = number
-            case "cursor" where cursor == nil: guard Self.isCursorText(value) else { return nil }; cursor = String(value)
+            case "limit" where limit == nil:
+                guard let number = Self.plainInt(value) else { return nil }
+                limit = number
+            case "cursor" where cursor == nil:
+                guard Self.isCursorText(value) else { return nil }
+                cursor = String(value)
             case "maxDistanceKm" where overrides.maxDistanceKm == nil:
                 guard let number = Self.plainDecimal(value) else { return nil }
                 overrides.maxDistanceKm = number
