@@ -7,7 +7,7 @@ import NIOCore
 ///
 /// For the one answer hot enough to need it (`DeckShortcut`): `JSONEncoder` builds a tree of
 /// boxed values, a dictionary per object, before it writes a byte, and for a deck page that
-/// cost more CPU than choosing the page's dogs. `JSONBytesTests` holds the two writers equal.
+/// cost more CPU than choosing the page's dogs. `DeckShortcutTests` holds the two writers equal.
 ///
 /// The bytes collect in an array, handed to NIO whole at the end: writing a `ByteBuffer` piece
 /// by piece checks its capacity, its uniqueness and exclusive access to its storage on every
