@@ -83,6 +83,9 @@ struct Serve: AsyncParsableCommand {
             }
             // On SQLite the deck reads its index from memory: load it before the first deck.
             try await app.pawpack.warmDeck(on: app.db)
+            // And the database file's pages, in the background: the first requests after a
+            // start should not each wait for disk reads.
+            app.pawpack.keepDatabaseInMemory(on: app)
             app.logger.info("Pawpack is listening", metadata: [
                 "url": .string(config.publicBaseURL), "environment": .string(config.environment.rawValue),
                 "database": .string("\(config.database)".components(separatedBy: "@").last ?? ""),

@@ -80,6 +80,7 @@ import Testing
         ("PAWPACK_PORT", "eighty"), ("PAWPACK_PORT", "70000"), ("PAWPACK_ENV", "staging"),
         ("PAWPACK_BCRYPT_COST", "3"), ("DATABASE_URL", "mysql://x"), ("PAWPACK_SECRET", "short"),
         ("SMTP_URL", "ftp://mail"), ("PAWPACK_LOG_FORMAT", "xml"), ("PAWPACK_PUBLIC_URL", "pawpack.example"),
+        ("PAWPACK_SQLITE_RESIDENT_MB", "lots"), ("PAWPACK_SQLITE_RESIDENT_MB", "-1"),
     ])
     func aBadValueStopsStartUpNamingTheVariable(name: String, value: String) {
         #expect(throws: ConfigError.self) { try Config.load(from: [name: value]) }

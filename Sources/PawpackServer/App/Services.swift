@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import NIOConcurrencyHelpers
 import Logging
 import Vapor
 
@@ -46,6 +47,8 @@ public final class PawpackServices: Sendable {
     let hasher: PasswordHasher
     /// The reads nearly every request makes; on an SQLite file, through connections of their own.
     let hotReads = HotReads()
+    /// The SQLite file held in memory, once `keepDatabaseInMemory` started it.
+    let databaseKeeper = NIOLockedValueBox<DatabaseKeeper?>(nil)
 
     init(config: Config, dependencies: Dependencies, logger: Logger) {
         self.config = config
@@ -90,5 +93,27 @@ extension PawpackServices {
     public func warmDeck(on db: any Database) async throws -> Int {
         try await pets.deckIndex.warm(on: db)
         return pets.deckIndex.resident?.count ?? 0
+    }
+
+    /// Starts holding a served SQLite file's pages in memory (`ResidentFile`), so that no
+    /// request waits for a page read from disk: after a start every page is cold. Returns at
+    /// once; the pages are read in on the thread pool. Nothing on PostgreSQL or with a budget
+    /// of 0 (PAWPACK_SQLITE_RESIDENT_MB).
+    public func keepDatabaseInMemory(on app: Application) {
+        guard case let .sqliteFile(path) = config.database, config.sqliteResidentBytes > 0 else { return }
+        let keeper = DatabaseKeeper(file: ResidentFile(path: path, budget: config.sqliteResidentBytes),
+                                    threadPool: app.threadPool, eventLoop: app.eventLoopGroup.next(), logger: app.logger)
+        databaseKeeper.withLockedValue { previous in
+            previous?.stop()
+            previous = keeper
+        }
+    }
+
+    /// Waits for `keepDatabaseInMemory`'s first pass: the bytes of the file held, or nil when
+    /// nothing is (not started, PostgreSQL, over the budget, or it failed).
+    public func databaseHeldInMemory() async -> Int? {
+        guard let keeper = databaseKeeper.withLockedValue({ $0 }) else { return nil }
+        guard case let .held(_, fileBytes) = await keeper.firstPass.value else { return nil }
+        return fileBytes
     }
 }

@@ -112,6 +112,7 @@ private struct PawpackServicesLifecycle: LifecycleHandler {
     func shutdownAsync(_ application: Application) async {
         try? await services.hasher.shutdown()
         services.hotReads.close()
+        services.databaseKeeper.withLockedValue { $0?.stop() }
     }
 }
 

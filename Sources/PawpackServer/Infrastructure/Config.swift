@@ -50,6 +50,9 @@ public struct Config: Sendable {
     /// way, every dog in range loaded and scored (`naive`). The last two are kept for
     /// `pawpack bench deck` to measure against.
     public var deckStrategy: DeckStrategy = .index
+    /// The largest SQLite file `pawpack serve` holds in memory (`ResidentFile`), in bytes
+    /// (PAWPACK_SQLITE_RESIDENT_MB, default half the machine's memory; 0 holds none).
+    public var sqliteResidentBytes = Int(min(ProcessInfo.processInfo.physicalMemory / 2, UInt64(Int.max)))
 
     public enum DeckStrategy: String, Sendable, CaseIterable {
         case index, table, naive
@@ -155,6 +158,9 @@ public struct Config: Sendable {
                 throw ConfigError(variable: "PAWPACK_DECK_STRATEGY", message: "must be index, table or naive")
             }
             config.deckStrategy = value
+        }
+        if let megabytes = try reader.int("PAWPACK_SQLITE_RESIDENT_MB", in: 0...(1 << 30)) {
+            config.sqliteResidentBytes = megabytes * 1_048_576
         }
         if let format = reader.string("PAWPACK_LOG_FORMAT") {
             guard let parsed = LogFormat(rawValue: format.lowercased()) else {
