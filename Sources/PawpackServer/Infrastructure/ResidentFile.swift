@@ -132,7 +132,8 @@ final class DatabaseKeeper: Sendable {
                 switch outcome {
                 case let .held(_, fileBytes):
                     logger.info("Database file held in memory", metadata: [
-                        "file": .string(file.path), "megabytes": "\(fileBytes / 1_048_576)", "seconds": .string(seconds)])
+                        "file": .string(file.path), "megabytes": .string(String(format: "%.1f", Double(fileBytes) / 1_048_576)),
+                        "seconds": .string(seconds)])
                 case let .overBudget(fileBytes):
                     logger.warning("Database file larger than PAWPACK_SQLITE_RESIDENT_MB: its pages are read from disk as requests need them", metadata: [
                         "file": .string(file.path), "megabytes": "\(fileBytes / 1_048_576)", "budget-megabytes": "\(file.budget / 1_048_576)"])
