@@ -1,7 +1,7 @@
 import Fluent
 import Foundation
-import NIOConcurrencyHelpers
 import Logging
+import NIOConcurrencyHelpers
 import Vapor
 
 /// The side effects chosen at start-up. Production passes the live ones; tests pass a pinned

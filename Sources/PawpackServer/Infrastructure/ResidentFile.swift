@@ -86,8 +86,10 @@ final class ResidentFile: Sendable {
             guard let mapped, mapped != UnsafeMutableRawPointer(bitPattern: -1) else {
                 throw ResidentFileError(path: path, call: "mmap", code: errno)
             }
-            // Where MAP_POPULATE does not exist, the kernel is asked to read ahead instead.
-            _ = madvise(mapped, length, MADV_WILLNEED)
+            if readInAtOnce == 0 {
+                // Where MAP_POPULATE does not exist, the kernel is asked to read ahead instead.
+                _ = madvise(mapped, length, MADV_WILLNEED)
+            }
             let added = size - held.end
             held.mappings.append((start: mapped, length: length))
             held.end = size
