@@ -14,8 +14,17 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
         .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
         .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
+        .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
+        // The hot reads (`HotReads`) run SQLite's C API on connections of their own, through the
+        // copy SQLiteNIO vendors, and read rows as SQLiteKit's decoder does, behind SQLKit's row
+        // protocol: held to the minor version they were written and checked against.
+        .package(url: "https://github.com/vapor/sqlite-nio.git", .upToNextMinor(from: "1.13.2")),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", .upToNextMinor(from: "4.5.2")),
+        .package(url: "https://github.com/vapor/sql-kit.git", .upToNextMinor(from: "3.36.0")),
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/vapor/swift-openapi-vapor.git", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -36,15 +45,17 @@ let package = Package(
             resources: [.copy("openapi.yaml")],
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
-        // The public Swift SDK.
+        // The public Swift SDK: URLSession on Apple platforms, AsyncHTTPClient elsewhere.
         .target(
             name: "PawpackClient",
             dependencies: [
                 "PawpackCore", "PawpackAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession", condition: .when(platforms: applePlatforms)),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
+                         condition: .when(platforms: otherPlatforms)),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: otherPlatforms)),
             ]
         ),
         .target(
@@ -53,9 +64,14 @@ let package = Package(
                 "PawpackCore", "PawpackAPI",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
+                .product(name: "FluentKit", package: "fluent-kit"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIVapor", package: "swift-openapi-vapor"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -71,20 +87,26 @@ let package = Package(
             name: "pawpack",
             dependencies: [
                 "PawpackServer", "PawpackCore",
+                .product(name: "Vapor", package: "vapor"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // Starts the production server for tests (SQLite in memory, or PostgreSQL when
-        // PAWPACK_TEST_POSTGRES_URL is set) and speaks HTTP to it.
+        // What the test targets share: the production server started for a test (SQLite in
+        // memory, or PostgreSQL when PAWPACK_TEST_POSTGRES_URL is set), HTTP and browser helpers,
+        // and the owners, dogs and decks many tests start from.
         .target(
             name: "PawpackTestSupport",
             dependencies: [
-                "PawpackServer", "PawpackCore",
+                "PawpackServer", "PawpackCore", "PawpackAPI",
                 .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -92,14 +114,17 @@ let package = Package(
         .testTarget(
             name: "PawpackServerTests",
             dependencies: [
-                "PawpackServer", "PawpackCore", "PawpackTestSupport",
+                "PawpackServer", "PawpackCore", "PawpackAPI", "PawpackTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Fluent", package: "fluent"),
                 .product(name: "Vapor", package: "vapor"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(
@@ -109,3 +134,7 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// Where the SDK's default transport is URLSession, and where it is AsyncHTTPClient.
+var applePlatforms: [Platform] { [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst] }
+var otherPlatforms: [Platform] { [.linux, .windows, .android, .openbsd, .wasi] }

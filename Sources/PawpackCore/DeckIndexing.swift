@@ -28,17 +28,17 @@ import Foundation
 /// The world cut into cells of `cellDegrees` of latitude by `cellDegrees` of longitude. A cell's
 /// number is `row × columns + column`, so the cells of one row of a block are one range of
 /// numbers: a block is read with one `BETWEEN` per row.
-public struct DeckGrid: Sendable, Equatable {
+package struct DeckGrid: Sendable, Equatable {
     /// 0.0025°: 280 m north–south, about 180 m east–west at 50° N. Small enough that the first
     /// block (250 m around the owner) reads little beyond the circle in a dense city, large
     /// enough that a 25 km deck is a few hundred ranges of cell numbers.
-    public static let standard = DeckGrid(cellDegrees: 0.0025)
+    package static let standard = DeckGrid(cellDegrees: 0.0025)
 
-    public let cellDegrees: Double
-    public let rows: Int
-    public let columns: Int
+    package let cellDegrees: Double
+    package let rows: Int
+    package let columns: Int
 
-    public init(cellDegrees: Double) {
+    package init(cellDegrees: Double) {
         precondition(cellDegrees > 0 && cellDegrees <= 180, "a cell is more than nothing and at most half the globe")
         self.cellDegrees = cellDegrees
         rows = Int((180 / cellDegrees).rounded(.up))
@@ -46,34 +46,34 @@ public struct DeckGrid: Sendable, Equatable {
     }
 
     /// A rectangle of cells, both ranges inclusive.
-    public struct Block: Sendable, Equatable {
-        public var rows: ClosedRange<Int>
-        public var columns: ClosedRange<Int>
+    package struct Block: Sendable, Equatable {
+        package var rows: ClosedRange<Int>
+        package var columns: ClosedRange<Int>
 
-        public init(rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
+        package init(rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
             self.rows = rows
             self.columns = columns
         }
 
-        public var cellCount: Int { rows.count * columns.count }
+        package var cellCount: Int { rows.count * columns.count }
     }
 
-    public func row(ofLatitude latitude: Double) -> Int {
+    package func row(ofLatitude latitude: Double) -> Int {
         Self.index(of: latitude + 90, size: cellDegrees, count: rows)
     }
 
-    public func column(ofLongitude longitude: Double) -> Int {
+    package func column(ofLongitude longitude: Double) -> Int {
         Self.index(of: longitude + 180, size: cellDegrees, count: columns)
     }
 
     /// The cell number of a point; the poles and the antimeridian fall in the last row or column.
-    public func cell(of point: GeoPoint) -> Int64 {
+    package func cell(of point: GeoPoint) -> Int64 {
         Int64(row(ofLatitude: point.latitude)) * Int64(columns) + Int64(column(ofLongitude: point.longitude))
     }
 
     /// The cells covering every point within `radiusKm` of `center` (through
     /// `Matchmaker.boundingBox`, so also exactly the points the naive path's box lets through).
-    public func block(around center: GeoPoint, radiusKm: Double) -> Block {
+    package func block(around center: GeoPoint, radiusKm: Double) -> Block {
         let box = Matchmaker.boundingBox(around: center, radiusKm: radiusKm)
         return Block(rows: row(ofLatitude: box.latitude.lowerBound)...row(ofLatitude: box.latitude.upperBound),
                      columns: column(ofLongitude: box.longitude.lowerBound)...column(ofLongitude: box.longitude.upperBound))
@@ -81,7 +81,7 @@ public struct DeckGrid: Sendable, Equatable {
 
     /// The cell numbers of `block` that are not in `inner`, as ranges: per row, the whole row,
     /// or what lies west and east of `inner`. In ascending order; empty when `inner` covers it.
-    public func cellRanges(of block: Block, excluding inner: Block? = nil) -> [ClosedRange<Int64>] {
+    package func cellRanges(of block: Block, excluding inner: Block? = nil) -> [ClosedRange<Int64>] {
         // Appended straight to one array: a deck asks for a few hundred rows of cells, and an
         // array of parts for each row cost two allocations a row.
         var ranges: [ClosedRange<Int64>] = []
@@ -115,16 +115,16 @@ public struct DeckGrid: Sendable, Equatable {
 // MARK: - Search
 
 /// How far the deck reads, step by step.
-public struct DeckSearch: Sendable {
+package struct DeckSearch: Sendable {
     /// The first block: in a dense city a few hundred dogs, enough to fill a page.
-    public var firstRadiusKm = 0.25
+    package var firstRadiusKm = 0.25
     /// Each block's radius is this times the last one's.
-    public var growth = 2.0
+    package var growth = 2.0
 
-    public init() {}
+    package init() {}
 
     /// The radii read one after the other, the last exactly `maxDistanceKm`.
-    public func radii(upTo maxDistanceKm: Double) -> [Double] {
+    package func radii(upTo maxDistanceKm: Double) -> [Double] {
         precondition(firstRadiusKm > 0 && growth > 1, "the blocks must grow from a positive radius")
         var radii: [Double] = []
         var radius = firstRadiusKm
@@ -140,20 +140,20 @@ public struct DeckSearch: Sendable {
 /// Every bucket a dog can be in, grouped by its compatibility ceiling for one kind of seeker.
 /// The ceilings depend only on the seeker's own bucket, so a server may keep one of these per
 /// seeker bucket (`seekerBucket`) instead of building it for every request.
-public struct DeckBuckets: Sendable {
+package struct DeckBuckets: Sendable {
     /// Distinct ceilings, highest first, each with its buckets.
-    public let groups: [(ceiling: Double, buckets: [Int64])]
+    package let groups: [(ceiling: Double, buckets: [Int64])]
     /// The index in `groups` of each bucket, by `BucketTable.slot`; -1 where no bucket is.
     private let groupOfSlot: [Int16]
     /// Every bucket there is: 6 sizes × (1 for puppies + 5 energies × 64 play-style sets).
-    public var bucketCount: Int { groups.reduce(0) { $0 + $1.buckets.count } }
+    package var bucketCount: Int { groups.reduce(0) { $0 + $1.buckets.count } }
 
     /// The key under which these may be cached: everything of the seeker the ceilings read.
-    public static func seekerBucket(_ seeker: DeckDog) -> Int64 {
+    package static func seekerBucket(_ seeker: DeckDog) -> Int64 {
         DeckIndexRow(seeker).bucket
     }
 
-    public init(seeker: DeckDog, matchmaker: Matchmaker) {
+    package init(seeker: DeckDog, matchmaker: Matchmaker) {
         // Component scores per possible value first (64 + 5 + 6 of them), then every bucket from
         // those: a few thousand additions rather than a few thousand pairings.
         let styleCount = PlayStyle.allCases.count
@@ -195,7 +195,7 @@ public struct DeckBuckets: Sendable {
     }
 
     /// The group of `bucket` in `groups`; nil for a bucket outside them.
-    public func group(ofBucket bucket: Int64) -> Int? {
+    package func group(ofBucket bucket: Int64) -> Int? {
         guard let slot = BucketTable.slot(bucket), groupOfSlot[slot] >= 0 else { return nil }
         return Int(groupOfSlot[slot])
     }
@@ -209,7 +209,7 @@ public struct DeckBuckets: Sendable {
     /// two millionths of slack, and turned into kilometres through the score's half-life. The
     /// slack in the score is worth far more than any rounding of the logarithm, so a dog this
     /// leaves out could never have joined the page.
-    public func farthestKm(before worst: DeckPosition, matchmaker: Matchmaker) -> [Double]? {
+    package func farthestKm(before worst: DeckPosition, matchmaker: Matchmaker) -> [Double]? {
         let (compatibilityWeight, distanceWeight) = (matchmaker.compatibilityWeight, matchmaker.distanceWeight)
         let total = compatibilityWeight + distanceWeight
         guard compatibilityWeight > 0, distanceWeight > 0, total > 0 else { return nil }
@@ -230,7 +230,7 @@ public struct DeckBuckets: Sendable {
     /// out per bucket, the smallest ceiling that could still reach `worst` is solved for once and
     /// lowered by two millionths (the rank's rounding and then some), so that floating-point
     /// error can only keep a bucket too many, never drop one that could join the page.
-    public func alive(fartherThanKm km: Double, worst: DeckPosition, matchmaker: Matchmaker) -> [Int64] {
+    package func alive(fartherThanKm km: Double, worst: DeckPosition, matchmaker: Matchmaker) -> [Int64] {
         let total = matchmaker.compatibilityWeight + matchmaker.distanceWeight
         // The bound below holds for positive weights only (a negative distance weight would
         // favour farther dogs); anything else keeps every bucket.
@@ -249,14 +249,14 @@ public struct DeckBuckets: Sendable {
 }
 
 /// A deck page read through the index, with how much it read.
-public struct IndexedDeckPage: Sendable, Equatable {
-    public var cards: [DeckCard]
+package struct IndexedDeckPage: Sendable, Equatable {
+    package var cards: [DeckCard]
     /// Index rows read, over every step.
-    public var dogsRead: Int
+    package var dogsRead: Int
     /// Of those, the rows near enough to be turned into dogs and scored.
-    public var dogsScored = 0
+    package var dogsScored = 0
     /// Queries made (at most one per radius).
-    public var steps: Int
+    package var steps: Int
 }
 
 extension Matchmaker {
@@ -268,7 +268,7 @@ extension Matchmaker {
     /// Once the page is full, a row is turned into a dog and scored only if it is near enough
     /// for its bucket's ceiling to beat the page's last card (`DeckBuckets.farthestKm`): most
     /// rows read far out are not, and a distance costs a fraction of a score.
-    public func indexedDeck(seeker: DeckDog, preferences: DeckPreferences, excludedPets: Set<Pet.ID>,
+    package func indexedDeck(seeker: DeckDog, preferences: DeckPreferences, excludedPets: Set<Pet.ID>,
                             blockedOwners: Set<User.ID>, today: LocalDate, after: DeckPosition?, limit: Int,
                             grid: DeckGrid = .standard, search: DeckSearch = DeckSearch(), buckets: DeckBuckets? = nil,
                             read: ([ClosedRange<Int64>], [Int64]?) async throws -> [DeckIndexRow]) async rethrows -> IndexedDeckPage {
@@ -324,16 +324,16 @@ extension Matchmaker {
 /// A dog as one small row of the index: the location, the birth date as a day number, the
 /// weight, and every other field the deck reads packed into one integer (`traits`). Stored as
 /// the cell, the `bucket` and the `payload` (all of it in 72 bytes).
-public struct DeckIndexRow: Sendable, Equatable {
-    public var petID: Pet.ID
-    public var ownerID: User.ID
-    public var latitude: Double
-    public var longitude: Double
-    public var traits: Int64
-    public var birthDay: Int
-    public var weightKg: Double?
+package struct DeckIndexRow: Sendable, Equatable {
+    package var petID: Pet.ID
+    package var ownerID: User.ID
+    package var latitude: Double
+    package var longitude: Double
+    package var traits: Int64
+    package var birthDay: Int
+    package var weightKg: Double?
 
-    public init(petID: Pet.ID, ownerID: User.ID, latitude: Double, longitude: Double, traits: Int64,
+    package init(petID: Pet.ID, ownerID: User.ID, latitude: Double, longitude: Double, traits: Int64,
                 birthDay: Int, weightKg: Double?) {
         self.petID = petID
         self.ownerID = ownerID
@@ -357,7 +357,7 @@ public struct DeckIndexRow: Sendable, Equatable {
     static let modeShift: Int64 = 20             // 1 bit: 0 puppy, 1 social
     static let childrenShift: Int64 = 21         // 1 bit
 
-    public init(_ dog: DeckDog) {
+    package init(_ dog: DeckDog) {
         var traits: Int64 = 0
         traits |= Self.playMask(dog.playStyles) << Self.playStylesShift
         traits |= Self.code(dog.energy, in: EnergyLevel.allCases) << Self.energyShift
@@ -380,7 +380,7 @@ public struct DeckIndexRow: Sendable, Equatable {
     /// The bits of `traits` that fix the compatibility ceiling: for a dog in Social Mode its
     /// play styles, energy and size class; for a puppy only its size class (a puppy pair is
     /// matched on age and size), so all puppies of one size share a bucket.
-    public var bucket: Int64 {
+    package var bucket: Int64 {
         let social = field(Self.modeShift, bits: 1) == 1
         return Self.bucketBits(playMask: social ? field(Self.playStylesShift, bits: Self.playStyleBits) : 0,
                                energyCode: social ? field(Self.energyShift, bits: 3) : 0,
@@ -418,10 +418,10 @@ public struct DeckIndexRow: Sendable, Equatable {
 
     /// Bytes of a payload: pet id 16, owner id 16, latitude 8, longitude 8, traits 8, birth day
     /// 8, weight 8 (NaN when not given); numbers little-endian.
-    public static let payloadSize = 72
+    package static let payloadSize = 72
 
     /// Everything in one value, so that the database hands back one column per dog.
-    public var payload: [UInt8] {
+    package var payload: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.payloadSize)
         withUnsafeBytes(of: petID.rawValue.uuid) { bytes += $0 }
@@ -434,13 +434,13 @@ public struct DeckIndexRow: Sendable, Equatable {
     }
 
     /// The row a payload holds; nil when it is not a payload (wrong size).
-    public init?(payload bytes: [UInt8]) {
+    package init?(payload bytes: [UInt8]) {
         guard let row = bytes.withUnsafeBytes({ DeckIndexRow(payload: $0) }) else { return nil }
         self = row
     }
 
     /// The row a payload holds, read in place (no copy: the deck reads thousands per request).
-    public init?(payload bytes: UnsafeRawBufferPointer) {
+    package init?(payload bytes: UnsafeRawBufferPointer) {
         guard bytes.count == Self.payloadSize else { return nil }
         func word(at offset: Int) -> UInt64 {
             UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
@@ -457,7 +457,7 @@ public struct DeckIndexRow: Sendable, Equatable {
 
     /// The dog this row stands for; nil when the row holds a code this version does not know
     /// (a row written by a newer server), so a bad row is left out rather than misread.
-    public var dog: DeckDog? {
+    package var dog: DeckDog? {
         guard let birthDate = LocalDate(dayNumber: birthDay),
               let sex = Self.value(field(Self.sexShift, bits: 2) + 1, in: PetSex.allCases) else { return nil }
         let styles = Self.playStyles(mask: field(Self.playStylesShift, bits: Self.playStyleBits))

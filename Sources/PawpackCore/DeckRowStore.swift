@@ -14,8 +14,8 @@ import Foundation
 /// Rows put later (a pet edited, an owner moving) go to a small store of per-cell arrays beside
 /// it, and the loaded row they replace is marked gone, so an update costs no more than before.
 /// Not thread-safe: a value type, guarded by whoever shares it.
-public struct DeckRowStore: Sendable {
-    public let grid: DeckGrid
+package struct DeckRowStore: Sendable {
+    package let grid: DeckGrid
 
     // The rows loaded at once.
     /// Occupied cell numbers, ascending; the rows of `loadedCells[i]` are
@@ -36,12 +36,12 @@ public struct DeckRowStore: Sendable {
     private static let goneSlot = UInt16.max
     private static let otherSlot = UInt16.max - 1
 
-    public init(grid: DeckGrid = .standard) {
+    package init(grid: DeckGrid = .standard) {
         self.grid = grid
     }
 
     /// A store holding these rows (one per pet: a later row replaces an earlier one), sorted once.
-    public init(grid: DeckGrid = .standard, rows: [DeckIndexRow]) {
+    package init(grid: DeckGrid = .standard, rows: [DeckIndexRow]) {
         self.grid = grid
         var latest: [Pet.ID: (cell: Int64, row: DeckIndexRow)] = [:]
         latest.reserveCapacity(rows.count)
@@ -63,10 +63,10 @@ public struct DeckRowStore: Sendable {
     }
 
     /// Rows held, one per pet.
-    public var count: Int { loadedIndexOfPet.count + cellOfLaterPet.count }
+    package var count: Int { loadedIndexOfPet.count + cellOfLaterPet.count }
 
     /// Puts the row in, replacing the pet's earlier row wherever it was.
-    public mutating func put(_ row: DeckIndexRow) {
+    package mutating func put(_ row: DeckIndexRow) {
         remove(row.petID)
         let cell = grid.cell(of: row.location)
         let position = Self.firstPosition(of: laterCells, notBelow: cell)
@@ -80,7 +80,7 @@ public struct DeckRowStore: Sendable {
     }
 
     /// Takes the pet's row out; nothing when it has none.
-    public mutating func remove(_ pet: Pet.ID) {
+    package mutating func remove(_ pet: Pet.ID) {
         if let index = loadedIndexOfPet.removeValue(forKey: pet) {
             loadedSlots[Int(index)] = Self.goneSlot
             return
@@ -96,7 +96,7 @@ public struct DeckRowStore: Sendable {
     }
 
     /// The pet's row, if it has one.
-    public func row(of pet: Pet.ID) -> DeckIndexRow? {
+    package func row(of pet: Pet.ID) -> DeckIndexRow? {
         if let index = loadedIndexOfPet[pet] { return loadedRows[Int(index)] }
         guard let cell = cellOfLaterPet[pet] else { return nil }
         let position = Self.firstPosition(of: laterCells, notBelow: cell)
@@ -106,7 +106,7 @@ public struct DeckRowStore: Sendable {
 
     /// The rows whose cell lies in one of `ranges` and, unless `buckets` is nil, whose bucket is
     /// one of them: what the table answers to the same ranges and buckets.
-    public func rows(in ranges: [ClosedRange<Int64>], buckets: [Int64]?) -> [DeckIndexRow] {
+    package func rows(in ranges: [ClosedRange<Int64>], buckets: [Int64]?) -> [DeckIndexRow] {
         // Far out, the search asks for a few buckets over many cells: every row of those cells
         // is checked, so the check is a flag looked up by the row's slot, not a hash.
         let wanted = buckets.map(BucketTable.init)
@@ -140,7 +140,7 @@ public struct DeckRowStore: Sendable {
     }
 
     /// Every row.
-    public var allRows: [DeckIndexRow] {
+    package var allRows: [DeckIndexRow] {
         loadedRows.indices.filter { loadedSlots[$0] != Self.goneSlot }.map { loadedRows[$0] } + laterRows.flatMap { $0 }
     }
 
@@ -190,5 +190,5 @@ struct BucketTable {
 
 extension DeckIndexRow {
     /// Where the row's dog is.
-    public var location: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
+    package var location: GeoPoint { GeoPoint(latitude: latitude, longitude: longitude) }
 }

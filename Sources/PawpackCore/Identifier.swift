@@ -95,4 +95,29 @@ extension UUID {
 /// Namespace for account identifiers and values.
 public enum User {
     public typealias ID = Identifier<User>
+
+    /// One member hiding another, both ways, everywhere.
+    public enum Block {
+        public typealias ID = Identifier<Block>
+    }
+}
+
+/// Namespace for the identifiers of the Playdates area. Its value types carry other names
+/// (`DeckCard`, …) so that an app's own `Match` or `MatchRequest`, and the SDK's, never clash
+/// with these.
+public enum Playdates {
+    /// One dog's like or pass of another.
+    public enum Swipe {
+        public typealias ID = Identifier<Swipe>
+    }
+
+    /// A like waiting for the other owner's answer.
+    public enum MatchRequest {
+        public typealias ID = Identifier<MatchRequest>
+    }
+
+    /// Two dogs whose owners both said yes.
+    public enum Match {
+        public typealias ID = Identifier<Match>
+    }
 }

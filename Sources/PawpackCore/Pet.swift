@@ -3,6 +3,21 @@ import Foundation
 /// Namespace for pet identifiers and values.
 public enum Pet {
     public typealias ID = Identifier<Pet>
+
+    /// A photo of a pet: its profile photo or one of its gallery.
+    public enum Photo {
+        public typealias ID = Identifier<Photo>
+    }
+
+    /// One vaccination recorded for a pet.
+    public enum Vaccination {
+        public typealias ID = Identifier<Vaccination>
+    }
+
+    /// A member invited to guard (co-own) a pet, and once they accept, their guardianship.
+    public enum Guardianship {
+        public typealias ID = Identifier<Guardianship>
+    }
 }
 
 public enum Species: String, Sendable, Codable, CaseIterable {

@@ -5,32 +5,32 @@ import Vapor
 
 /// A minimal browser for web-page tests: keeps cookies, posts forms with the page's CSRF
 /// token, and does not follow redirects (tests look at them).
-public final class TestBrowser {
-    public let server: TestServer
-    public private(set) var cookies: [String: String] = [:]
+package final class TestBrowser {
+    package let server: TestServer
+    package private(set) var cookies: [String: String] = [:]
     /// The raw `Set-Cookie` headers of the last reply.
-    public private(set) var lastSetCookies: [String] = []
+    package private(set) var lastSetCookies: [String] = []
 
-    public init(_ server: TestServer) { self.server = server }
+    package init(_ server: TestServer) { self.server = server }
 
     /// Redirects are the answers under test, so they are not followed. Lives as long as the
     /// test process.
     static let client = HTTPClient(eventLoopGroupProvider: .singleton,
                                    configuration: .init(redirectConfiguration: .disallow))
 
-    public struct Page {
-        public var status: Int
-        public var location: String?
-        public var html: String
-        public var headers: HTTPHeaders
+    package struct Page {
+        package var status: Int
+        package var location: String?
+        package var html: String
+        package var headers: HTTPHeaders
     }
 
-    public func get(_ path: String) async throws -> Page {
+    package func get(_ path: String) async throws -> Page {
         try await send(.GET, path, form: nil)
     }
 
     /// Posts a form; `_csrf` is filled from the cookie unless `csrf` says otherwise.
-    public func post(_ path: String, _ form: [String: String], csrf: String? = nil) async throws -> Page {
+    package func post(_ path: String, _ form: [String: String], csrf: String? = nil) async throws -> Page {
         var fields = form
         fields["_csrf"] = csrf ?? cookies["pawpack_csrf"] ?? ""
         return try await send(.POST, path, form: fields)

@@ -9,24 +9,24 @@ import Vapor
 /// A real Pawpack server for one test: the production `configure`, a pinned clock, the
 /// development outbox, and an HTTP port on 127.0.0.1. The database is SQLite in memory, or a
 /// fresh schema of the PostgreSQL server named by `PAWPACK_TEST_POSTGRES_URL`.
-public struct TestServer: Sendable {
-    public let app: Application
-    public let baseURL: String
-    public let clock: PinnedClock
-    public let outbox: DevelopmentOutbox
-    public let config: Config
+package struct TestServer: Sendable {
+    package let app: Application
+    package let baseURL: String
+    package let clock: PinnedClock
+    package let outbox: DevelopmentOutbox
+    package let config: Config
     /// Where this server's photos are stored (removed when the test ends).
-    public let mediaFolder: String
+    package let mediaFolder: String
 
     /// 2026-03-01 12:00 UTC: a fixed "now" so ages and expiries are the same on every run.
-    public static let startDate = Date(timeIntervalSince1970: 1_772_366_400)
+    package static let startDate = Date(timeIntervalSince1970: 1_772_366_400)
 
-    public static var postgresURL: String? {
+    package static var postgresURL: String? {
         ProcessInfo.processInfo.environment["PAWPACK_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Runs `body` against a fresh server and always shuts it down, also when the test throws.
-    public static func run<T: Sendable>(
+    package static func run<T: Sendable>(
         adjust: (inout Config) -> Void = { _ in },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
@@ -93,22 +93,22 @@ public struct TestServer: Sendable {
 
     // MARK: HTTP
 
-    public struct Reply: Sendable {
-        public var status: Int
-        public var headers: HTTPHeaders
-        public var body: Data
+    package struct Reply: Sendable {
+        package var status: Int
+        package var headers: HTTPHeaders
+        package var body: Data
 
         /// The body as a JSON object (empty when it is not one).
-        public var json: [String: any Sendable] {
+        package var json: [String: any Sendable] {
             ((try? JSONSerialization.jsonObject(with: body)) as? [String: any Sendable]) ?? [:]
         }
 
-        public var text: String { String(decoding: body, as: UTF8.self) }
+        package var text: String { String(decoding: body, as: UTF8.self) }
 
         /// The problem `code` of an error reply.
-        public var code: String? { json["code"] as? String }
+        package var code: String? { json["code"] as? String }
 
-        public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        package func decode<T: Decodable>(_ type: T.Type) throws -> T {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
             return try decoder.decode(type, from: body)
@@ -116,7 +116,7 @@ public struct TestServer: Sendable {
     }
 
     /// Sends one request. `json` is encoded as a JSON object; `raw` is sent as it is.
-    public func request(_ method: HTTPMethod, _ path: String, json: [String: String]? = nil, raw: String? = nil,
+    package func request(_ method: HTTPMethod, _ path: String, json: [String: String]? = nil, raw: String? = nil,
                         contentType: String? = nil, token: String? = nil,
                         headers: [(String, String)] = []) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL + path)
@@ -136,13 +136,13 @@ public struct TestServer: Sendable {
     }
 
     /// One part of a multipart/form-data body.
-    public struct FormPart: Sendable {
-        public var name: String
-        public var filename: String?
-        public var contentType: String?
-        public var data: Data
+    package struct FormPart: Sendable {
+        package var name: String
+        package var filename: String?
+        package var contentType: String?
+        package var data: Data
 
-        public init(name: String, filename: String? = nil, contentType: String? = nil, data: Data) {
+        package init(name: String, filename: String? = nil, contentType: String? = nil, data: Data) {
             self.name = name
             self.filename = filename
             self.contentType = contentType
@@ -151,7 +151,7 @@ public struct TestServer: Sendable {
     }
 
     /// Sends a multipart/form-data POST, as a phone uploading a photo would.
-    public func upload(_ path: String, parts: [FormPart], token: String?) async throws -> Reply {
+    package func upload(_ path: String, parts: [FormPart], token: String?) async throws -> Reply {
         let boundary = "pawpack-test-\(UUID().uuidString)"
         var body = Data()
         for part in parts {
@@ -176,13 +176,13 @@ public struct TestServer: Sendable {
     }
 
     /// Sends JSON that is not a flat string map (numbers, arrays, nested objects).
-    public func send(_ method: HTTPMethod, _ path: String, object: [String: any Sendable], token: String?) async throws -> Reply {
+    package func send(_ method: HTTPMethod, _ path: String, object: [String: any Sendable], token: String?) async throws -> Reply {
         let data = try JSONSerialization.data(withJSONObject: object)
         return try await request(method, path, raw: String(decoding: data, as: UTF8.self), token: token)
     }
 
     /// Every file under the media folder, relative to it.
-    public func storedMediaFiles() -> [String] {
+    package func storedMediaFiles() -> [String] {
         guard let enumerator = FileManager.default.enumerator(atPath: mediaFolder) else { return [] }
         return enumerator.compactMap { $0 as? String }.filter {
             var isDirectory: ObjCBool = false
@@ -194,11 +194,11 @@ public struct TestServer: Sendable {
 
     // MARK: Accounts
 
-    public static let password = "a walk in the park"
+    package static let password = "a walk in the park"
 
     /// Signs up through the API and returns the reply.
     @discardableResult
-    public func signUp(email: String, username: String, password: String = TestServer.password,
+    package func signUp(email: String, username: String, password: String = TestServer.password,
                        displayName: String = "Alex", dateOfBirth: String = "1990-05-17",
                        city: String? = nil) async throws -> Reply {
         var body = ["email": email, "username": username, "password": password,
@@ -208,7 +208,7 @@ public struct TestServer: Sendable {
     }
 
     /// The token of the newest emailed link to `email` whose URL contains `path`.
-    public func linkToken(to email: String, path: String = "/verify") -> String? {
+    package func linkToken(to email: String, path: String = "/verify") -> String? {
         for message in outbox.messages(to: email).reversed() {
             for word in message.text.split(whereSeparator: { $0.isWhitespace })
             where word.contains(path + "?token=") {
@@ -219,7 +219,7 @@ public struct TestServer: Sendable {
     }
 
     /// Signs up, verifies by the emailed link and logs in; returns the session JSON.
-    public func member(_ name: String, password: String = TestServer.password) async throws -> Member {
+    package func member(_ name: String, password: String = TestServer.password) async throws -> Member {
         let email = "\(name)@example.com"
         let signUp = try await signUp(email: email, username: name, password: password, displayName: name.capitalized)
         guard signUp.status == 201 else { throw Abort(.internalServerError, reason: "sign-up failed: \(signUp.text)") }
@@ -234,17 +234,17 @@ public struct TestServer: Sendable {
                       id: (login.json["account"] as? [String: any Sendable])?["id"] as? String ?? "")
     }
 
-    public struct Member: Sendable {
-        public var email: String
-        public var username: String
-        public var password: String
-        public var accessToken: String
-        public var refreshToken: String
-        public var id: String
+    package struct Member: Sendable {
+        package var email: String
+        package var username: String
+        package var password: String
+        package var accessToken: String
+        package var refreshToken: String
+        package var id: String
     }
 
     /// Rows per table, for proving what a deletion removed.
-    public func rowCounts() async throws -> [String: Int] {
+    package func rowCounts() async throws -> [String: Int] {
         guard let sql = app.db as? any SQLDatabase else { return [:] }
         let tables: [String]
         if case .postgres = config.database {

@@ -45,15 +45,12 @@ struct BenchDeck: AsyncParsableCommand {
     func run() async throws {
         let folder = dataDir ?? "./data/bench-deck-\(dogs)-\(seed)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var overrides = [
+        let config = try loadConfig(overrides: [
             "PAWPACK_ENV": "development", "PAWPACK_DATA_DIR": folder, "DATABASE_URL": databaseURL ?? "",
-            "SMTP_URL": "", "LOG_LEVEL": logLevel, "PAWPACK_DECK_STRATEGY": "index",
-        ]
-        let indexConfig = try loadConfig(overrides: overrides)
-        overrides["PAWPACK_DECK_STRATEGY"] = "naive"
-        let naiveConfig = try loadConfig(overrides: overrides)
+            "SMTP_URL": "", "LOG_LEVEL": logLevel,
+        ])
 
-        let indexed = try await start(indexConfig, migrate: true)
+        let indexed = try await start(config, deckSource: .index, migrate: true)
         var apps = [indexed.app]
         do {
             try await seedIfEmpty(indexed.app)
@@ -68,7 +65,7 @@ struct BenchDeck: AsyncParsableCommand {
             if let bytes = await indexed.app.pawpack.databaseHeldInMemory() {
                 print(String(format: "database file held in memory: %d MB in %.1f s", bytes / 1_048_576, (ContinuousClock.now - holding).seconds))
             }
-            let naive = naiveRequests > 0 ? try await start(naiveConfig, migrate: false) : nil
+            let naive = naiveRequests > 0 ? try await start(config, deckSource: .naive, migrate: false) : nil
             if let naive { apps.append(naive.app) }
             let picked = try await indexed.app.pawpack.deckBenchSeekers(count: seekers, on: indexed.app.db)
             guard picked.count >= 1 else { throw ArgumentParser.ValidationError("no dog with a location to ask for") }
@@ -85,13 +82,13 @@ struct BenchDeck: AsyncParsableCommand {
 
     // MARK: Servers
 
-    private func start(_ config: Config, migrate: Bool) async throws -> (app: Application, url: String) {
+    private func start(_ config: Config, deckSource: DeckSource, migrate: Bool) async throws -> (app: Application, url: String) {
         let app = try await makeApplication(config)
         app.logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
         do {
             try await configure(app, config: config, dependencies: Dependencies(
                 clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger),
-                media: LocalMediaStore(root: config.localMediaDirectory)))
+                media: LocalMediaStore(root: config.localMediaDirectory)), deckSource: deckSource)
             if migrate { try await app.autoMigrate() }
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
             guard let port = app.http.server.shared.localAddress?.port else { throw ArgumentParser.ValidationError("server did not start") }
@@ -270,7 +267,7 @@ struct BenchDeck: AsyncParsableCommand {
     }
 
     private func deckURL(_ base: String, _ seeker: DeckBenchSeeker) -> String {
-        "\(base)/v1/pets/\(seeker.petID.uuidString.lowercased())/deck?limit=\(limit)"
+        "\(base)/v1/pets/\(seeker.petID)/deck?limit=\(limit)"
     }
 
     private func deck(_ client: HTTPClient, _ base: String, _ seeker: DeckBenchSeeker) async throws -> ByteBuffer {

@@ -12,7 +12,7 @@ import Testing
         let petByOwner = Dictionary(uniqueKeysWithValues: pets.map { ($0.$owner.id, $0) })
         return users.map { user in
             let pet = petByOwner[user.id!]
-            return "\(user.username) \(user.latitude ?? 0) \(user.longitude ?? 0) \(pet?.name ?? "-") \(pet?.birthDate ?? "-") \(pet?.id?.uuidString ?? "-")"
+            return "\(user.username) \(user.latitude ?? 0) \(user.longitude ?? 0) \(pet?.name ?? "-") \(pet?.birthDate ?? "-") \(pet?.id?.rawValue.uuidString ?? "-")"
         }.sorted()
     }
 

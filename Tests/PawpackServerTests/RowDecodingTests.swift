@@ -22,7 +22,7 @@ import Testing
             let now = Date(timeIntervalSince1970: 1_790_000_000)
             for (number, pet) in pets.prefix(3).enumerated() {
                 for (offset, kind) in [PetPhotoRecord.Kind.gallery, .profile].enumerated() {
-                    try await PetPhotoRecord(id: UUID(), petID: pet.id!, kind: kind, storageKey: "pets/\(number)/\(offset).jpg",
+                    try await PetPhotoRecord(id: Pet.Photo.ID(), petID: pet.requireID(), kind: kind, storageKey: "pets/\(number)/\(offset).jpg",
                                              contentType: "image/jpeg", byteCount: 1_000 + offset,
                                              now: now.addingTimeInterval(Double(offset))).create(on: db)
                 }
@@ -32,12 +32,12 @@ import Testing
             for pet in pets {
                 let row = try #require(try await sql.select().column("*").from(PetRecord.schema).where("id", .equal, pet.id!).first())
                 let read = try PetRecord(row: row)
-                #expect(read.profile == pet.profile)
+                #expect(try read.profile == pet.profile)
                 #expect(read.socialSince == pet.socialSince)
                 #expect(read.createdAt == pet.createdAt && read.updatedAt == pet.updatedAt)
             }
             let ids = pets.compactMap(\.id)
-            let fast = try await services.pets.cards(ofPets: ids + [UUID()], on: db)
+            let fast = try await services.pets.cards(ofPets: ids + [Pet.ID()], on: db)
             #expect(fast.count == pets.count, "a pet that does not exist is left out")
             for pet in pets {
                 // One pet at a time through Fluent: the whole record, the owner's record, photos,
@@ -61,7 +61,7 @@ import Testing
             for user in try await UserRecord.query(on: db).all() {
                 let row = try #require(try await sql.select().column("*").from(UserRecord.schema).where("id", .equal, user.id!).first())
                 let read = try UserRecord(row: row)
-                #expect(read.account == user.account)
+                #expect(try read.account == user.account)
                 #expect(read.passwordHash == user.passwordHash && read.failedLogins == user.failedLogins)
                 #expect(read.emailVerifiedAt == user.emailVerifiedAt && read.lockedUntil == user.lockedUntil)
                 #expect(read.createdAt == user.createdAt && read.updatedAt == user.updatedAt)
@@ -89,7 +89,7 @@ import Testing
             // decides from statistics of its own, so there is no plan to hold it to.
             guard db is any SQLiteDatabase else { return }
             let sql = db as! any SQLDatabase
-            let ids = (0..<20).map { _ in UUID() }
+            let ids = (0..<20).map { _ in Pet.ID() }
             let plan = try await sql.raw("EXPLAIN QUERY PLAN \(PetCardValue.rows(ofPets: ids, namingIndexes: true))").all()
                 .map { try $0.decode(column: "detail", as: String.self) }
             let searches = plan.filter { $0.hasPrefix("SEARCH") }

@@ -27,6 +27,12 @@ struct APIHandler: APIProtocol {
         return Authenticated(request: request, user: user, token: accessToken)
     }
 
+    /// A path's identifier; one that is not a UUID names nothing: 404, like a deleted pet.
+    func pathID<Owner>(_ text: String) throws -> Identifier<Owner> {
+        guard let id = Identifier<Owner>(string: text) else { throw Problem.notFound }
+        return id
+    }
+
     struct Authenticated {
         var request: Request
         var user: UserRecord

@@ -2,23 +2,24 @@ import Fluent
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 import Vapor
 
 /// The side effects chosen at start-up. Production passes the live ones; tests pass a pinned
 /// clock and an outbox.
-public struct Dependencies: Sendable {
-    public var clock: any AppClock
-    public var mailer: any Mailer
-    public var media: any MediaStore
+package struct Dependencies: Sendable {
+    package var clock: any AppClock
+    package var mailer: any Mailer
+    package var media: any MediaStore
 
-    public init(clock: any AppClock, mailer: any Mailer, media: any MediaStore) {
+    package init(clock: any AppClock, mailer: any Mailer, media: any MediaStore) {
         self.clock = clock
         self.mailer = mailer
         self.media = media
     }
 
     /// The system clock and the mail transport the configuration names.
-    public static func live(for config: Config, logger: Logger) -> Dependencies {
+    package static func live(for config: Config, logger: Logger) -> Dependencies {
         let mailer: any Mailer
         switch config.mail {
         case .developmentOutbox:
@@ -38,9 +39,9 @@ public struct Dependencies: Sendable {
 }
 
 /// Every feature service, built once in `configure` and reached through `app.pawpack`.
-public final class PawpackServices: Sendable {
-    public let config: Config
-    public let dependencies: Dependencies
+package final class PawpackServices: Sendable {
+    package let config: Config
+    package let dependencies: Dependencies
     let accounts: AccountService
     let pets: PetService
     let playdates: PlaydateService
@@ -50,20 +51,24 @@ public final class PawpackServices: Sendable {
     /// The SQLite file held in memory, once `keepDatabaseInMemory` started it.
     let databaseKeeper = NIOLockedValueBox<DatabaseKeeper?>(nil)
 
-    init(config: Config, dependencies: Dependencies, logger: Logger) {
+    init(config: Config, dependencies: Dependencies, deckSource: DeckSource, threadPool: NIOThreadPool, logger: Logger) {
         self.config = config
         self.dependencies = dependencies
         self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
                                      queueLimit: config.hashingQueueLimit)
+        // The index's rows are kept in memory where this process owns the database, SQLite;
+        // PostgreSQL instances are many and stateless.
+        var rowsInMemory = deckSource == .index
+        if case .postgres = config.database { rowsInMemory = false }
         self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media, reads: hotReads,
-                               logger: logger)
-        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, strategy: config.deckStrategy, logger: logger)
+                               deckIndex: DeckIndex(rowsInMemory: rowsInMemory), imageWork: threadPool, logger: logger)
+        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, source: deckSource, logger: logger)
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
                                        hasher: hasher, pets: pets, reads: hotReads, logger: logger)
     }
 
     /// The development outbox, when mail goes there.
-    public var outbox: DevelopmentOutbox? { dependencies.mailer as? DevelopmentOutbox }
+    package var outbox: DevelopmentOutbox? { dependencies.mailer as? DevelopmentOutbox }
 }
 
 extension Application {
@@ -71,7 +76,7 @@ extension Application {
         typealias Value = PawpackServices
     }
 
-    public var pawpack: PawpackServices {
+    package var pawpack: PawpackServices {
         get {
             guard let services = storage[PawpackServicesKey.self] else {
                 fatalError("configure(_:config:dependencies:) has not run")
@@ -90,7 +95,7 @@ extension PawpackServices {
     /// Loads the deck index's rows into memory now, when this server keeps them there (SQLite),
     /// so that the first deck after a start does not wait for it. Returns the rows held.
     @discardableResult
-    public func warmDeck(on db: any Database) async throws -> Int {
+    package func warmDeck(on db: any Database) async throws -> Int {
         try await pets.deckIndex.warm(on: db)
         return pets.deckIndex.resident?.count ?? 0
     }
@@ -99,7 +104,7 @@ extension PawpackServices {
     /// request waits for a page read from disk: after a start every page is cold. Returns at
     /// once; the pages are read in on the thread pool. Nothing on PostgreSQL or with a budget
     /// of 0 (PAWPACK_SQLITE_RESIDENT_MB).
-    public func keepDatabaseInMemory(on app: Application) {
+    package func keepDatabaseInMemory(on app: Application) {
         guard case let .sqliteFile(path) = config.database, config.sqliteResidentBytes > 0 else { return }
         let keeper = DatabaseKeeper(file: ResidentFile(path: path, budget: config.sqliteResidentBytes),
                                     threadPool: app.threadPool, eventLoop: app.eventLoopGroup.next(), logger: app.logger)
@@ -111,7 +116,7 @@ extension PawpackServices {
 
     /// Waits for `keepDatabaseInMemory`'s first pass: the bytes of the file held, or nil when
     /// nothing is (not started, PostgreSQL, over the budget, or it failed).
-    public func databaseHeldInMemory() async -> Int? {
+    package func databaseHeldInMemory() async -> Int? {
         guard let keeper = databaseKeeper.withLockedValue({ $0 }) else { return nil }
         guard case let .held(_, fileBytes) = await keeper.firstPass.value else { return nil }
         return fileBytes

@@ -3,12 +3,20 @@ import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
 import OpenAPIRuntime
+import OpenAPIVapor
 import PawpackAPI
 import Vapor
 
 /// Builds the whole server on `app`: database, migrations, services, middleware, the OpenAPI
 /// handlers and the web pages. `serve`, `bench` and every test call this same function.
-public func configure(_ app: Application, config: Config, dependencies: Dependencies) async throws {
+package func configure(_ app: Application, config: Config, dependencies: Dependencies) async throws {
+    try await configure(app, config: config, dependencies: dependencies, deckSource: .index)
+}
+
+/// `configure` with the deck reading its candidates from `deckSource`: `pawpack bench deck`
+/// and the tests measure and check the index against the other two.
+package func configure(_ app: Application, config: Config, dependencies: Dependencies,
+                       deckSource: DeckSource) async throws {
     var config = config
     if config.secret.isEmpty {
         config.secret = try developmentSecret(config)
@@ -29,7 +37,8 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
         app.migrations.add(migration)
     }
 
-    let services = PawpackServices(config: config, dependencies: dependencies, logger: app.logger)
+    let services = PawpackServices(config: config, dependencies: dependencies, deckSource: deckSource,
+                                   threadPool: app.threadPool, logger: app.logger)
     app.pawpack = services
     app.lifecycle.use(PawpackServicesLifecycle(services: services))
     if let file = try await sqliteFilePath(app) {
@@ -48,10 +57,7 @@ public func configure(_ app: Application, config: Config, dependencies: Dependen
     app.middleware.use(WebSessionMiddleware())
     app.middleware.use(problems)
 
-    let api = APIHandler(services: services)
-    let transport = BufferedVaporTransport(routes: app, shortcuts: [DeckShortcut(handler: api).shortcut])
-    try api.registerHandlers(on: transport, serverURL: URL(string: "/")!, configuration: .pawpack)
-    try transport.checkEveryShortcutMatched()
+    try APIHandler(services: services).registerHandlers(on: VaporTransport(routesBuilder: app), configuration: .pawpack)
 
     let contract = try OpenAPIDocument.yaml()
     app.get("openapi.yaml") { _ in

@@ -3,90 +3,72 @@ import PawpackCore
 
 /// Everything the server reads from its environment, read once at start-up. A bad value
 /// stops start-up with a message naming the variable, instead of surfacing later.
-public struct Config: Sendable {
-    public enum Environment: String, Sendable { case development, production, testing }
+package struct Config: Sendable {
+    package enum Environment: String, Sendable { case development, production, testing }
 
-    public enum Database: Sendable, Equatable {
+    package enum Database: Sendable, Equatable {
         case sqliteFile(String)
         case sqliteMemory
         /// PostgreSQL; `searchPath` lets tests give every app its own schema.
         case postgres(url: String, searchPath: String? = nil)
     }
 
-    public enum Mail: Sendable, Equatable {
+    package enum Mail: Sendable, Equatable {
         case developmentOutbox
         case smtp(SMTPSettings)
     }
 
-    public enum LogFormat: String, Sendable { case text, json }
+    package enum LogFormat: String, Sendable { case text, json }
 
-    public var environment: Environment = .development
-    public var hostname = "127.0.0.1"
-    public var port = 8080
-    public var dataDirectory = "./data"
-    public var database: Database = .sqliteFile("./data/pawpack.sqlite")
-    public var publicBaseURL = "http://127.0.0.1:8080"
+    package var environment: Environment = .development
+    package var hostname = "127.0.0.1"
+    package var port = 8080
+    package var dataDirectory = "./data"
+    package var database: Database = .sqliteFile("./data/pawpack.sqlite")
+    package var publicBaseURL = "http://127.0.0.1:8080"
     /// Signs email links; at least 32 bytes.
-    public var secret: String = ""
-    public var mail: Mail = .developmentOutbox
-    public var mailFrom = "noreply@pawpack.local"
-    public var bcryptCost = 12
-    public var hashingThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    public var hashingQueueLimit = 64
-    public var sessions = SessionPolicy()
-    public var lockout = LockoutPolicy()
-    public var failedLoginsPerAddress = 20
-    public var failedLoginsPerAddressWindow: TimeInterval = 5 * 60
-    public var logFormat: LogFormat = .text
-    public var logLevel = "info"
-    public var accountRules = AccountRules()
+    package var secret: String = ""
+    package var mail: Mail = .developmentOutbox
+    package var mailFrom = "noreply@pawpack.local"
+    package var bcryptCost = 12
+    package var hashingThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    package var hashingQueueLimit = 64
+    package var sessions = SessionPolicy()
+    package var lockout = LockoutPolicy()
+    package var failedLoginsPerAddress = 20
+    package var failedLoginsPerAddressWindow: TimeInterval = 5 * 60
+    package var logFormat: LogFormat = .text
+    package var logLevel = "info"
+    package var accountRules = AccountRules()
     /// The largest photo accepted (PAWPACK_MAX_UPLOAD_MB, default 10).
-    public var maximumUploadBytes = 10 * 1_048_576
+    package var maximumUploadBytes = 10 * 1_048_576
     /// Where media goes: files under the data folder, or S3-compatible storage.
-    public var media: Media = .localFiles(nil)
-    /// How the deck finds candidates (PAWPACK_DECK_STRATEGY): through the candidate index —
-    /// its rows held in memory on SQLite, where one process owns the database, and read from
-    /// the table on PostgreSQL (`index`); through the table on either (`table`); or the naive
-    /// way, every dog in range loaded and scored (`naive`). The last two are kept for
-    /// `pawpack bench deck` to measure against.
-    public var deckStrategy: DeckStrategy = .index
+    package var media: Media = .localFiles(nil)
     /// The largest SQLite file `pawpack serve` holds in memory (`ResidentFile`), in bytes
     /// (PAWPACK_SQLITE_RESIDENT_MB, default half the machine's memory; 0 holds none).
-    public var sqliteResidentBytes = Int(min(ProcessInfo.processInfo.physicalMemory / 2, UInt64(Int.max)))
+    package var sqliteResidentBytes = Int(min(ProcessInfo.processInfo.physicalMemory / 2, UInt64(Int.max)))
 
-    public enum DeckStrategy: String, Sendable, CaseIterable {
-        case index, table, naive
-    }
-
-    /// Whether the deck keeps the index's rows in memory: on SQLite only, where this process
-    /// is the only one writing the database; PostgreSQL instances are many and stateless.
-    var deckRowsInMemory: Bool {
-        guard deckStrategy == .index else { return false }
-        if case .postgres = database { return false }
-        return true
-    }
-
-    public enum Media: Sendable, Equatable {
+    package enum Media: Sendable, Equatable {
         /// Files under this folder; nil means `DATA_DIR/media`.
         case localFiles(String?)
         case s3(S3Settings)
     }
 
     /// The folder local media lives in.
-    public var localMediaDirectory: String {
+    package var localMediaDirectory: String {
         if case let .localFiles(folder?) = media { return folder }
         return (dataDirectory as NSString).appendingPathComponent("media")
     }
 
-    public init() {}
+    package init() {}
 
-    public var isDevelopment: Bool { environment == .development }
-    public var isProduction: Bool { environment == .production }
+    package var isDevelopment: Bool { environment == .development }
+    package var isProduction: Bool { environment == .production }
     /// Cookies carry `Secure` whenever the public address is HTTPS.
-    public var secureCookies: Bool { publicBaseURL.lowercased().hasPrefix("https://") }
+    package var secureCookies: Bool { publicBaseURL.lowercased().hasPrefix("https://") }
 
     /// Reads the configuration. `variables` is the process environment merged over `.env`.
-    public static func load(from variables: [String: String]) throws -> Config {
+    package static func load(from variables: [String: String]) throws -> Config {
         var config = Config()
         var reader = Reader(variables: variables)
 
@@ -153,12 +135,6 @@ public struct Config: Sendable {
         } else if let folder = reader.string("PAWPACK_MEDIA_DIR") {
             config.media = .localFiles(folder)
         }
-        if let strategy = reader.string("PAWPACK_DECK_STRATEGY") {
-            guard let value = DeckStrategy(rawValue: strategy) else {
-                throw ConfigError(variable: "PAWPACK_DECK_STRATEGY", message: "must be index, table or naive")
-            }
-            config.deckStrategy = value
-        }
         if let megabytes = try reader.int("PAWPACK_SQLITE_RESIDENT_MB", in: 0...(1 << 30)) {
             config.sqliteResidentBytes = megabytes * 1_048_576
         }
@@ -206,7 +182,7 @@ public struct Config: Sendable {
 
     /// The process environment over a `.env` file in the working directory (development only):
     /// real environment variables always win.
-    public static func environmentVariables(dotEnvPath: String = ".env") -> [String: String] {
+    package static func environmentVariables(dotEnvPath: String = ".env") -> [String: String] {
         var variables = ProcessInfo.processInfo.environment
         let isProduction = variables["PAWPACK_ENV"]?.lowercased() == "production"
         guard !isProduction, let text = try? String(contentsOfFile: dotEnvPath, encoding: .utf8) else {
@@ -219,7 +195,7 @@ public struct Config: Sendable {
     }
 
     /// `KEY=value` lines; `#` comments; optional single or double quotes around the value.
-    public static func parseDotEnv(_ text: String) -> [String: String] {
+    package static func parseDotEnv(_ text: String) -> [String: String] {
         var result: [String: String] = [:]
         for rawLine in text.split(whereSeparator: \.isNewline) {
             var line = rawLine.trimmingCharacters(in: .whitespaces)
@@ -254,9 +230,9 @@ public struct Config: Sendable {
     }
 }
 
-public struct ConfigError: Error, CustomStringConvertible, Equatable {
-    public var variable: String
-    public var message: String
+package struct ConfigError: Error, CustomStringConvertible, Equatable {
+    package var variable: String
+    package var message: String
 
-    public var description: String { "Configuration error: \(variable) \(message)" }
+    package var description: String { "Configuration error: \(variable) \(message)" }
 }

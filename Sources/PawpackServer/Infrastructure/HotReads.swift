@@ -4,6 +4,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import PawpackCore
+import SQLiteKit
+import SQLiteNIO
 import SQLKit
 // The copy of SQLite that SQLiteNIO vendors: the same library, and so the same file locks, as
 // the connections Fluent writes through.
@@ -55,11 +57,9 @@ final class HotReads: Sendable {
             var serializer = SQLSerializer(database: db.sql)
             query.serialize(to: &serializer)
             let encoder = SQLiteDataEncoder()
-            let binds = try serializer.binds.map { bind in
-                // Identifiers are stored as `uuidString`; written here without Foundation's formatting.
-                if let uuid = bind as? UUID { return SQLiteData.text(uuid.text(uppercase: true)) }
-                return try encoder.encode(bind)
-            }
+            // Typed identifiers convert themselves (`IdentifierColumns.swift`), without
+            // Foundation's formatting of a UUID's text.
+            let binds = try serializer.binds.map { try encoder.encode($0) }
             if let rows = try own.rows(serializer.sql, binds) { return rows }
         }
         return try await db.rows(query)

@@ -3,19 +3,19 @@ import Logging
 
 /// One JSON object per line, for log collectors in production. Vapor puts `request-id` in the
 /// request logger's metadata, so every line written for a request carries it.
-public struct JSONLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
+package struct JSONLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level = .info
     private let label: String
 
-    public init(label: String) { self.label = label }
+    package init(label: String) { self.label = label }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
+    package func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
                     source: String, file: String, function: String, line: UInt) {
         var fields: [String: String] = [:]
         for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }) {

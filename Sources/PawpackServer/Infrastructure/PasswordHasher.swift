@@ -6,28 +6,28 @@ import Vapor
 /// bcrypt off the event loops, on a pool sized to the cores, with a bounded queue: when more
 /// than `queueLimit` hashes wait, new ones fail at once with 503 instead of piling up memory
 /// and latency for everyone (a login flood cannot take the server down).
-public final class PasswordHasher: Sendable {
-    public let cost: Int
+package final class PasswordHasher: Sendable {
+    package let cost: Int
     private let pool: NIOThreadPool
     private let gate: BoundedGate
 
-    public init(cost: Int, threads: Int, queueLimit: Int) {
+    package init(cost: Int, threads: Int, queueLimit: Int) {
         self.cost = cost
         self.pool = NIOThreadPool(numberOfThreads: threads)
         self.gate = BoundedGate(permits: threads, queueLimit: queueLimit)
         pool.start()
     }
 
-    public func hash(_ password: String) async throws -> String {
+    package func hash(_ password: String) async throws -> String {
         let cost = self.cost
         return try await run { try Bcrypt.hash(password, cost: cost) }
     }
 
-    public func verify(_ password: String, against hash: String) async throws -> Bool {
+    package func verify(_ password: String, against hash: String) async throws -> Bool {
         try await run { try Bcrypt.verify(password, created: hash) }
     }
 
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try await pool.shutdownGracefully()
     }
 

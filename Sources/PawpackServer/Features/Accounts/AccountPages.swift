@@ -15,7 +15,7 @@ struct AccountPages {
         routes.get("verify", use: verify)
         routes.post("verify", "resend", use: resendVerification)
         routes.get("login") { req in
-            if req.webUser != nil { return WebPages.redirect("/home") }
+            if req.webUser != nil { return WebPages.redirect(WebPath.home) }
             return loginPage(req)
         }
         routes.post("login", use: logIn)
@@ -62,7 +62,7 @@ struct AccountPages {
                     status: HTTPResponseStatus = .ok) -> Response {
         WebPages.page(req, title: "Join Pawpack", status: status, errors: errors, main: .group(
             .p(.class("muted"), .text("Find playmates for your dog, share care with your family and your best pet photos.")),
-            .form(.id("signup-form"), .action("/signup"), .method(.post),
+            .form(.id("signup-form"), .action(WebPath.signUp), .method(.post),
                 WebPages.csrfField(req),
                 WebPages.field("Email", name: "email", type: .email, value: form.email, autocomplete: "email"),
                 WebPages.field("Username", name: "username", value: form.username, autocomplete: "username",
@@ -76,7 +76,7 @@ struct AccountPages {
                                hint: "At least 10 characters; not a common password."),
                 WebPages.submit("Create account", id: "signup-submit")
             ),
-            .p(.text("Already a member? "), .a(.id("login-link"), .href("/login"), .text("Log in")))
+            .p(.text("Already a member? "), .a(.id("login-link"), .href(WebPath.logIn), .text("Log in")))
         ))
     }
 
@@ -98,13 +98,13 @@ struct AccountPages {
             .p(.text("We sent a link to "), .strong(.text(email)), .text(". Open it to verify your address, then log in.")),
             .if(accounts.config.isDevelopment,
                 .p(.class("muted"), .text("Development server: read the message in the "),
-                   .a(.href("/dev/mail"), .text("development outbox")), .text("."))),
+                   .a(.href(WebPath.devMail), .text("development outbox")), .text("."))),
             resendForm(req, email: email)
         ))
     }
 
     private func resendForm(_ req: Request, email: String?) -> Node<HTML.BodyContext> {
-        .form(.id("resend-form"), .action("/verify/resend"), .method(.post),
+        .form(.id("resend-form"), .action(WebPath.resendVerification), .method(.post),
             WebPages.csrfField(req),
             WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", idPrefix: "resend"),
             .button(.id("resend-submit"), .type(.submit), .class("button secondary"), .text("Send the link again"))
@@ -117,7 +117,7 @@ struct AccountPages {
             _ = try await accounts.verifyEmail(token: token, on: req.db)
             return WebPages.page(req, title: "Email verified", main: .group(
                 .p(.text("Thank you! Your email address is verified.")),
-                .p(.a(.id("login-link"), .class("button"), .href(req.webUser == nil ? "/login" : "/home"),
+                .p(.a(.id("login-link"), .class("button"), .href(req.webUser == nil ? WebPath.logIn : WebPath.home),
                       .text(req.webUser == nil ? "Log in" : "Continue")))
             ))
         } catch let problem as Problem {
@@ -143,15 +143,15 @@ struct AccountPages {
     func loginPage(_ req: Request, email: String? = nil, errors: [String] = [], status: HTTPResponseStatus = .ok,
                    unverified: Bool = false) -> Response {
         WebPages.page(req, title: "Log in", status: status, errors: errors, main: .group(
-            .form(.id("login-form"), .action("/login"), .method(.post),
+            .form(.id("login-form"), .action(WebPath.logIn), .method(.post),
                 WebPages.csrfField(req),
                 WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email"),
                 WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password"),
                 WebPages.submit("Log in", id: "login-submit")
             ),
             .if(unverified, resendForm(req, email: email)),
-            .p(.a(.id("forgot-link"), .href("/forgot-password"), .text("Forgot your password?"))),
-            .p(.text("New here? "), .a(.id("signup-link"), .href("/signup"), .text("Create an account")))
+            .p(.a(.id("forgot-link"), .href(WebPath.forgotPassword), .text("Forgot your password?"))),
+            .p(.text("New here? "), .a(.id("signup-link"), .href(WebPath.signUp), .text("Create an account")))
         ))
     }
 
@@ -161,7 +161,7 @@ struct AccountPages {
             let user = try await accounts.logIn(email: form.email ?? "", password: form.password ?? "",
                                                 address: req.clientAddress, on: req.db)
             let token = try await accounts.startWebSession(for: user, on: req.db)
-            let response = WebPages.redirect("/home")
+            let response = WebPages.redirect(WebPath.home)
             response.cookies[WebCookie.session] = WebCookies.session(token, secure: accounts.config.secureCookies)
             return response
         } catch let problem as Problem {
@@ -179,7 +179,7 @@ struct AccountPages {
             try await accounts.endWebSession(token: token, on: req.db)
         }
         req.webUser = nil
-        let response = WebPages.redirect("/?flash=logged-out")
+        let response = WebPages.redirect(WebPath.landing, flash: .loggedOut)
         response.cookies[WebCookie.session] = WebCookies.expired
         return response
     }
@@ -190,7 +190,7 @@ struct AccountPages {
                     status: HTTPResponseStatus = .ok) -> Response {
         WebPages.page(req, title: "Reset your password", status: status, errors: errors, main: .group(
             .p(.text("Enter your email and we will send you a link to choose a new password.")),
-            .form(.id("forgot-form"), .action("/forgot-password"), .method(.post),
+            .form(.id("forgot-form"), .action(WebPath.forgotPassword), .method(.post),
                 WebPages.csrfField(req),
                 WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email"),
                 WebPages.submit("Send reset link", id: "forgot-submit")
@@ -212,7 +212,7 @@ struct AccountPages {
 
     func resetPage(_ req: Request, token: String, errors: [String] = [], status: HTTPResponseStatus = .ok) -> Response {
         WebPages.page(req, title: "Choose a new password", status: status, errors: errors, main:
-            .form(.id("reset-form"), .action("/reset-password"), .method(.post),
+            .form(.id("reset-form"), .action(WebPath.resetPassword), .method(.post),
                 WebPages.csrfField(req),
                 .input(.type(.hidden), .name("token"), .value(token)),
                 WebPages.field("New password", name: "newPassword", type: .password, autocomplete: "new-password",
@@ -225,7 +225,7 @@ struct AccountPages {
         let form = try fields(req)
         do {
             try await accounts.confirmPasswordReset(token: form.token ?? "", newPassword: form.newPassword ?? "", on: req.db)
-            return WebPages.redirect("/login?flash=password-reset")
+            return WebPages.redirect(WebPath.logIn, flash: .passwordReset)
         } catch let problem as Problem {
             return resetPage(req, token: form.token ?? "", errors: WebPages.messages(for: problem),
                              status: .init(statusCode: problem.status))
@@ -245,7 +245,7 @@ struct AccountPages {
                 .h2(.text("Profile")),
                 .p(.text("Signed in as "), .strong(.id("current-username"), .text(user.username)),
                    .text(" · "), .span(.id("current-email"), .text(user.email))),
-                .form(.id("profile-form"), .action("/account/profile"), .method(.post),
+                .form(.id("profile-form"), .action(WebPath.accountProfile), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("Display name", name: "displayName", value: user.displayName, autocomplete: "name"),
                     WebPages.field("City", name: "city", value: user.city, autocomplete: "address-level2", required: false),
@@ -254,7 +254,7 @@ struct AccountPages {
             ),
             .section(.class("card"),
                 .h2(.text("Username")),
-                .form(.id("username-form"), .action("/account/username"), .method(.post),
+                .form(.id("username-form"), .action(WebPath.accountUsername), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("New username", name: "username", value: user.username, autocomplete: "username",
                                    hint: "3–30 letters, digits or _, starting with a letter."),
@@ -263,7 +263,7 @@ struct AccountPages {
             ),
             .section(.class("card"),
                 .h2(.text("Email")),
-                .form(.id("email-form"), .action("/account/email"), .method(.post),
+                .form(.id("email-form"), .action(WebPath.accountEmail), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("New email", name: "newEmail", type: .email, autocomplete: "email"),
                     WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password",
@@ -273,7 +273,7 @@ struct AccountPages {
             ),
             .section(.class("card"),
                 .h2(.text("Password")),
-                .form(.id("password-form"), .action("/account/password"), .method(.post),
+                .form(.id("password-form"), .action(WebPath.accountPassword), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("Current password", name: "currentPassword", type: .password,
                                    autocomplete: "current-password"),
@@ -285,7 +285,7 @@ struct AccountPages {
             .section(.class("card"),
                 .h2(.text("Where you are")),
                 .p(.class("muted"), .text("Used to find playmates near you. Nobody sees it: other members only see a rounded distance.")),
-                .form(.id("location-form"), .action("/account/location"), .method(.post),
+                .form(.id("location-form"), .action(WebPath.accountLocation), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("Latitude", name: "latitude", type: .number, value: user.latitude.map { String($0) },
                                    autocomplete: "off"),
@@ -302,12 +302,12 @@ struct AccountPages {
             ),
             .section(.class("card"),
                 .h2(.text("Your data")),
-                .p(.a(.id("export-link"), .href("/account/export"), .text("Download everything as JSON")))
+                .p(.a(.id("export-link"), .href(WebPath.accountExport), .text("Download everything as JSON")))
             ),
             .section(.class("card"),
                 .h2(.text("Delete account")),
                 .p(.text("This deletes your account and everything it owns, for good.")),
-                .form(.id("delete-form"), .action("/account/delete"), .method(.post),
+                .form(.id("delete-form"), .action(WebPath.accountDelete), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password",
                                    idPrefix: "delete"),
@@ -319,13 +319,13 @@ struct AccountPages {
 
     /// Runs an account change from a settings form: redirect with a flash on success, the
     /// settings page with the problems otherwise.
-    private func settingsAction(_ req: Request, flash: String,
+    private func settingsAction(_ req: Request, flash: Flash,
                                 _ change: (WebUser, FormFields) async throws -> Void) async throws -> Response {
         let webUser = try req.requireWebUser()
         let form = try fields(req)
         do {
             try await change(webUser, form)
-            return WebPages.redirect("/account?flash=\(flash)")
+            return WebPages.redirect(WebPath.account, flash: flash)
         } catch let problem as Problem {
             return settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
                                 status: .init(statusCode: problem.status))
@@ -333,28 +333,28 @@ struct AccountPages {
     }
 
     @Sendable func updateProfile(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: "profile") { webUser, form in
+        try await settingsAction(req, flash: .profile) { webUser, form in
             _ = try await accounts.updateProfile(webUser.user, change: ProfileChange(
                 displayName: form.displayName ?? "", city: form.city ?? ""), on: req.db)
         }
     }
 
     @Sendable func changeUsername(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: "username") { webUser, form in
+        try await settingsAction(req, flash: .username) { webUser, form in
             _ = try await accounts.updateProfile(webUser.user, change: ProfileChange(username: form.username ?? ""),
                                                  on: req.db)
         }
     }
 
     @Sendable func changeEmail(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: "email") { webUser, form in
+        try await settingsAction(req, flash: .email) { webUser, form in
             try await accounts.changeEmail(webUser.user, newEmail: form.newEmail ?? "", password: form.password ?? "",
                                            on: req.db)
         }
     }
 
     @Sendable func changePassword(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: "password") { webUser, form in
+        try await settingsAction(req, flash: .password) { webUser, form in
             try await accounts.changePassword(webUser.user, current: form.currentPassword ?? "",
                                               new: form.newPassword ?? "", keepingWebSession: webUser.session.id,
                                               on: req.db)
@@ -362,7 +362,7 @@ struct AccountPages {
     }
 
     @Sendable func setLocation(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: "location") { webUser, form in
+        try await settingsAction(req, flash: .location) { webUser, form in
             var point: GeoPoint?
             if form.clear != "1" {
                 guard let latitude = Double(form.latitude ?? ""), let longitude = Double(form.longitude ?? ""),
@@ -385,7 +385,7 @@ struct AccountPages {
                                 status: .init(statusCode: problem.status))
         }
         req.webUser = nil
-        let response = WebPages.redirect("/?flash=deleted")
+        let response = WebPages.redirect(WebPath.landing, flash: .deleted)
         response.cookies[WebCookie.session] = WebCookies.expired
         return response
     }

@@ -8,7 +8,7 @@ import PawpackCore
 final class UserRecord: Model, @unchecked Sendable {
     static let schema = "users"
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: User.ID?
     @Field(key: "email") var email: String
     @Field(key: "username") var username: String
     @Field(key: "display_name") var displayName: String
@@ -28,7 +28,7 @@ final class UserRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(id: UUID = UUID(), signUp: ValidSignUp, passwordHash: String, now: Date) {
+    init(id: User.ID = User.ID(), signUp: ValidSignUp, passwordHash: String, now: Date) {
         self.id = id
         email = signUp.email
         username = signUp.username
@@ -40,8 +40,6 @@ final class UserRecord: Model, @unchecked Sendable {
         createdAt = now
         updatedAt = now
     }
-
-    var userID: User.ID { User.ID(id!) }
 
     var throttle: LoginThrottleState {
         get { LoginThrottleState(failures: failedLogins, windowStart: failureWindowStart, lockedUntil: lockedUntil) }
@@ -61,24 +59,32 @@ final class UserRecord: Model, @unchecked Sendable {
     }
 
     var account: Account {
-        Account(id: userID, email: email, username: username, displayName: displayName,
-                dateOfBirth: LocalDate(dateOfBirth) ?? LocalDate(year: 1970, month: 1, day: 1)!,
-                city: city, location: location, emailVerified: emailVerifiedAt != nil, createdAt: createdAt)
+        get throws {
+            try Account(id: requireID(), email: email, username: username, displayName: displayName,
+                        dateOfBirth: LocalDate(dateOfBirth) ?? LocalDate(year: 1970, month: 1, day: 1)!,
+                        city: city, location: location, emailVerified: emailVerifiedAt != nil, createdAt: createdAt)
+        }
     }
 }
 
-/// An app token. Access and refresh tokens issued together share a `family`: refreshing
-/// replaces the family's access token, and signing out deletes the family.
+/// An app signed in: the access and refresh tokens issued at log-in, and every pair rotated
+/// from them. Signing out ends it.
+enum AppSession {
+    typealias ID = Identifier<AppSession>
+}
+
+/// An app token. Access and refresh tokens issued together share a `family`, their
+/// `AppSession`: refreshing replaces the family's access token, and signing out deletes it.
 final class AuthTokenRecord: Model, @unchecked Sendable {
     static let schema = "auth_tokens"
 
     enum Kind: String, Codable { case access, refresh }
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Identifier<AuthTokenRecord>?
     @Parent(key: "user_id") var user: UserRecord
     @Field(key: "kind") var kind: Kind
     @Field(key: "token_hash") var tokenHash: String
-    @Field(key: "family") var family: UUID
+    @Field(key: "family") var family: AppSession.ID
     @Field(key: "expires_at") var expiresAt: Date
     /// Set when a refresh token has been rotated; presenting it again means it was stolen.
     @OptionalField(key: "used_at") var usedAt: Date?
@@ -87,8 +93,7 @@ final class AuthTokenRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(userID: UUID, kind: Kind, tokenHash: String, family: UUID, expiresAt: Date, now: Date) {
-        self.id = UUID()
+    init(userID: User.ID, kind: Kind, tokenHash: String, family: AppSession.ID, expiresAt: Date, now: Date) {
         self.$user.id = userID
         self.kind = kind
         self.tokenHash = tokenHash
@@ -103,7 +108,7 @@ final class AuthTokenRecord: Model, @unchecked Sendable {
 final class WebSessionRecord: Model, @unchecked Sendable {
     static let schema = "web_sessions"
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Identifier<WebSessionRecord>?
     @Parent(key: "user_id") var user: UserRecord
     @Field(key: "token_hash") var tokenHash: String
     @Field(key: "created_at") var createdAt: Date
@@ -111,8 +116,7 @@ final class WebSessionRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(userID: UUID, tokenHash: String, now: Date) {
-        self.id = UUID()
+    init(userID: User.ID, tokenHash: String, now: Date) {
         self.$user.id = userID
         self.tokenHash = tokenHash
         self.createdAt = now
@@ -130,7 +134,7 @@ final class EmailTokenRecord: Model, @unchecked Sendable {
         case resetPassword = "reset_password"
     }
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Identifier<EmailTokenRecord>?
     @Parent(key: "user_id") var user: UserRecord
     @Field(key: "purpose") var purpose: Purpose
     @OptionalField(key: "new_email") var newEmail: String?
@@ -140,8 +144,9 @@ final class EmailTokenRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(userID: UUID, purpose: Purpose, newEmail: String? = nil, expiresAt: Date, now: Date) {
-        self.id = UUID()
+    init(userID: User.ID, purpose: Purpose, newEmail: String? = nil, expiresAt: Date, now: Date) {
+        // Set now, not on create: the emailed link names the row.
+        self.id = Identifier()
         self.$user.id = userID
         self.purpose = purpose
         self.newEmail = newEmail

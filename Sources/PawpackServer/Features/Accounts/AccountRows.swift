@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import PawpackCore
 import SQLKit
 
 // Account records read from plain SQL rows, column by column: every API request reads its
@@ -10,7 +11,7 @@ import SQLKit
 extension UserRecord: SQLRowReadable {
     convenience init<Row: SQLRow>(reading row: Row) throws {
         self.init()
-        id = try row.decode(column: "id", as: UUID.self)
+        id = User.ID(try row.decode(column: "id", as: UUID.self))
         email = try row.decode(column: "email", as: String.self)
         username = try row.decode(column: "username", as: String.self)
         displayName = try row.decode(column: "display_name", as: String.self)
@@ -32,16 +33,14 @@ extension UserRecord: SQLRowReadable {
 }
 
 extension AuthTokenRecord {
-    static let columns = ["id", "user_id", "kind", "token_hash", "family", "expires_at", "used_at", "created_at", "last_used_at"]
-
     /// The token's columns, each under `prefix` + its name (to read it beside its user's row).
     convenience init<Row: SQLRow>(reading row: Row, prefix: String) throws {
         self.init()
-        id = try row.decode(column: prefix + "id", as: UUID.self)
-        $user.id = try row.decode(column: prefix + "user_id", as: UUID.self)
+        id = Identifier(try row.decode(column: prefix + "id", as: UUID.self))
+        $user.id = User.ID(try row.decode(column: prefix + "user_id", as: UUID.self))
         kind = try row.decode(column: prefix + "kind", asRawValueOf: Kind.self)
         tokenHash = try row.decode(column: prefix + "token_hash", as: String.self)
-        family = try row.decode(column: prefix + "family", as: UUID.self)
+        family = AppSession.ID(try row.decode(column: prefix + "family", as: UUID.self))
         expiresAt = try row.decode(column: prefix + "expires_at", as: Date.self)
         usedAt = try row.decode(column: prefix + "used_at", as: Date?.self)
         createdAt = try row.decode(column: prefix + "created_at", as: Date.self)
@@ -49,23 +48,23 @@ extension AuthTokenRecord {
         $id.exists = true
     }
 
-    /// The query of `accessToken(hash:reads:on:)` up to its bound value, written once: every
-    /// API request runs it, and SQLKit's builder spent more on its text than SQLite on running
-    /// it. Bound values compared bare in a join make SQLite prepare the statement anew each time
-    /// a new value is bound (it tries them against the join's terms), so the kind, a constant,
-    /// is part of the text, and the hash is compared through a CAST, which changes nothing for
-    /// text (`HotReadsTests` counts repreparations).
-    private static let accessTokenSelect: String = {
-        let users = UserRecord.schema
-        return "SELECT \"\(users)\".*, " + columns.map { "\"\(schema)\".\"\($0)\" AS \"token_\($0)\"" }.joined(separator: ", ")
-            + " FROM \"\(schema)\" JOIN \"\(users)\" ON \"\(users)\".\"id\" = \"\(schema)\".\"user_id\""
-            + " WHERE \"\(schema)\".\"kind\" = '\(Kind.access.rawValue)' AND \"\(schema)\".\"token_hash\" = "
-    }()
-
     /// The access token with this hash and its member, in one query; nil when there is none.
+    /// Every API request runs it.
+    ///
+    /// The kind is part of the text and the hash is compared through a CAST (which changes
+    /// nothing for text): a value bound bare in a join makes SQLite prepare the statement anew
+    /// each time a new value is bound, as it tries the value against the join's terms
+    /// (`HotReadsTests` counts repreparations).
     static func accessToken(hash: String, reads: HotReads, on db: any Database) async throws -> (AuthTokenRecord, UserRecord)? {
         try await reads.rows("""
-            \(unsafeRaw: accessTokenSelect)CAST(\(bind: hash) AS TEXT)
+            SELECT "users".*,
+                "auth_tokens"."id" AS "token_id", "auth_tokens"."user_id" AS "token_user_id",
+                "auth_tokens"."kind" AS "token_kind", "auth_tokens"."token_hash" AS "token_token_hash",
+                "auth_tokens"."family" AS "token_family", "auth_tokens"."expires_at" AS "token_expires_at",
+                "auth_tokens"."used_at" AS "token_used_at", "auth_tokens"."created_at" AS "token_created_at",
+                "auth_tokens"."last_used_at" AS "token_last_used_at"
+            FROM "auth_tokens" JOIN "users" ON "users"."id" = "auth_tokens"."user_id"
+            WHERE "auth_tokens"."kind" = 'access' AND "auth_tokens"."token_hash" = CAST(\(bind: hash) AS TEXT)
             """, on: db)
             .first
             .map { row in
@@ -74,7 +73,7 @@ extension AuthTokenRecord {
             }
     }
 
-    /// A row of `accessTokenSelect`: the member's columns, and the token's under `token_`.
+    /// A row of `accessToken(hash:reads:on:)`: the member's columns, and the token's under `token_`.
     private struct AccessTokenRow: SQLRowReadable {
         let token: AuthTokenRecord
         let user: UserRecord

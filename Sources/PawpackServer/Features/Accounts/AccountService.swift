@@ -11,7 +11,7 @@ struct IssuedSession: Sendable {
     var accessTokenExpiresAt: Date
     var refreshToken: String
     var refreshTokenExpiresAt: Date
-    var family: UUID
+    var family: AppSession.ID
     var account: Account
 }
 
@@ -73,7 +73,7 @@ final class AccountService: Sendable {
         let hash = try await hasher.hash(valid.password)
         let user = UserRecord(signUp: valid, passwordHash: hash, now: now)
         user.verificationSentAt = now
-        let token = EmailTokenRecord(userID: user.id!, purpose: .verifyEmail,
+        let token = EmailTokenRecord(userID: try user.requireID(), purpose: .verifyEmail,
                                      expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
         do {
             try await db.transaction { tx in
@@ -87,11 +87,11 @@ final class AccountService: Sendable {
             }
             throw error
         }
-        await sendVerification(to: user, token: token)
+        try await sendVerification(to: user, token: token)
         return user
     }
 
-    private func ensureAvailable(email: String, username: String, excluding: UUID? = nil, on db: any Database) async throws {
+    private func ensureAvailable(email: String, username: String, excluding: User.ID? = nil, on db: any Database) async throws {
         var emailQuery = UserRecord.query(on: db).filter(\.$email == email)
         var usernameQuery = UserRecord.query(on: db).filter(\.$username == username)
         if let excluding {
@@ -114,8 +114,8 @@ final class AccountService: Sendable {
                 errors: [.init(field: "username", message: "is already taken")])
     }
 
-    private func sendVerification(to user: UserRecord, token: EmailTokenRecord) async {
-        let link = self.link(path: "/verify", token: token)
+    private func sendVerification(to user: UserRecord, token: EmailTokenRecord) async throws {
+        let link = try self.link(path: WebPath.verifyEmail, token: token)
         await send(MailMessage(
             to: user.email, subject: "Verify your email for Pawpack",
             text: """
@@ -130,8 +130,9 @@ final class AccountService: Sendable {
             """, sentAt: clock.now()))
     }
 
-    private func link(path: String, token: EmailTokenRecord) -> String {
-        let signed = signer.sign(.init(purpose: token.purpose.rawValue, id: token.id!, expiresAt: token.expiresAt))
+    private func link(path: String, token: EmailTokenRecord) throws -> String {
+        let signed = signer.sign(.init(purpose: token.purpose.rawValue, id: try token.requireID().rawValue,
+                                       expiresAt: token.expiresAt))
         return "\(config.publicBaseURL)\(path)?token=\(signed)"
     }
 
@@ -150,7 +151,7 @@ final class AccountService: Sendable {
         let now = clock.now()
         let (record, user) = try await openLink(token, purposes: [.verifyEmail, .changeEmail], on: db)
         if record.purpose == .changeEmail, let newEmail = record.newEmail {
-            if try await UserRecord.query(on: db).filter(\.$email == newEmail).filter(\.$id != user.id!).first() != nil {
+            if try await UserRecord.query(on: db).filter(\.$email == newEmail).filter(\.$id != user.requireID()).first() != nil {
                 throw Problem(status: 409, code: .emailTaken, title: "Email already registered",
                               detail: "Another account took this address meanwhile.",
                               errors: [.init(field: "email", message: "is already registered")])
@@ -173,7 +174,7 @@ final class AccountService: Sendable {
         let now = clock.now()
         guard let payload = signer.open(token.trimmingCharacters(in: .whitespacesAndNewlines)),
               payload.expiresAt > now,
-              let record = try await EmailTokenRecord.find(payload.id, on: db),
+              let record = try await EmailTokenRecord.find(Identifier(payload.id), on: db),
               purposes.contains(record.purpose), record.purpose.rawValue == payload.purpose,
               record.usedAt == nil, record.expiresAt > now,
               let user = try await UserRecord.find(record.$user.id, on: db) else {
@@ -185,13 +186,13 @@ final class AccountService: Sendable {
     /// Marks a link used in one conditional UPDATE: of two requests racing with the same
     /// link, exactly one gets through.
     private func useUp(_ record: EmailTokenRecord, on db: any Database) async throws {
-        guard let id = record.id, try await markUsedOnce(EmailTokenRecord.schema, id: id, on: db) else {
+        guard try await markUsedOnce(EmailTokenRecord.schema, id: record.requireID(), on: db) else {
             throw Problem.invalidToken
         }
     }
 
     /// Sets `used_at` on a row that has none yet; false when another request got there first.
-    private func markUsedOnce(_ table: String, id: UUID, on db: any Database) async throws -> Bool {
+    private func markUsedOnce<Row>(_ table: String, id: Identifier<Row>, on db: any Database) async throws -> Bool {
         guard let sql = db as? any SQLDatabase else { return false }
         let claimed = try await sql.update(table)
             .set("used_at", to: clock.now())
@@ -209,14 +210,14 @@ final class AccountService: Sendable {
         guard let user = try await UserRecord.query(on: db).filter(\.$email == address).first(),
               user.emailVerifiedAt == nil,
               sessions.mayResendVerification(lastSent: user.verificationSentAt, now: now) else { return }
-        let token = EmailTokenRecord(userID: user.id!, purpose: .verifyEmail,
+        let token = EmailTokenRecord(userID: try user.requireID(), purpose: .verifyEmail,
                                      expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
         user.verificationSentAt = now
         try await db.transaction { tx in
             try await token.create(on: tx)
             try await user.save(on: tx)
         }
-        await sendVerification(to: user, token: token)
+        try await sendVerification(to: user, token: token)
     }
 
     // MARK: Sign-in
@@ -259,18 +260,20 @@ final class AccountService: Sendable {
         return user
     }
 
-    func issueAppSession(for user: UserRecord, family: UUID = UUID(), on db: any Database) async throws -> IssuedSession {
+    func issueAppSession(for user: UserRecord, family: AppSession.ID = AppSession.ID(),
+                         on db: any Database) async throws -> IssuedSession {
         let now = clock.now()
         let access = OpaqueToken.generate(prefix: "ppa_")
         let refresh = OpaqueToken.generate(prefix: "ppr_")
         let accessExpiry = now.addingTimeInterval(sessions.accessTokenLifetime)
         let refreshExpiry = now.addingTimeInterval(sessions.refreshIdleTimeout)
-        try await AuthTokenRecord(userID: user.id!, kind: .access, tokenHash: OpaqueToken.hash(access),
+        let userID = try user.requireID()
+        try await AuthTokenRecord(userID: userID, kind: .access, tokenHash: OpaqueToken.hash(access),
                                   family: family, expiresAt: accessExpiry, now: now).create(on: db)
-        try await AuthTokenRecord(userID: user.id!, kind: .refresh, tokenHash: OpaqueToken.hash(refresh),
+        try await AuthTokenRecord(userID: userID, kind: .refresh, tokenHash: OpaqueToken.hash(refresh),
                                   family: family, expiresAt: refreshExpiry, now: now).create(on: db)
         return IssuedSession(accessToken: access, accessTokenExpiresAt: accessExpiry, refreshToken: refresh,
-                             refreshTokenExpiresAt: refreshExpiry, family: family, account: user.account)
+                             refreshTokenExpiresAt: refreshExpiry, family: family, account: try user.account)
     }
 
     /// Rotates a refresh token. A second use of the same token revokes the whole family:
@@ -290,7 +293,7 @@ final class AccountService: Sendable {
         }
         return try await db.transaction { tx in
             // Two refreshes racing with one token: only the first rotates.
-            guard try await self.markUsedOnce(AuthTokenRecord.schema, id: record.id!, on: tx) else {
+            guard try await self.markUsedOnce(AuthTokenRecord.schema, id: record.requireID(), on: tx) else {
                 throw Problem.tokenExpired
             }
             try await AuthTokenRecord.query(on: tx)
@@ -311,7 +314,7 @@ final class AccountService: Sendable {
         return (user, token)
     }
 
-    func revokeFamily(_ family: UUID, on db: any Database) async throws {
+    func revokeFamily(_ family: AppSession.ID, on db: any Database) async throws {
         try await AuthTokenRecord.query(on: db).filter(\.$family == family).delete()
     }
 
@@ -319,7 +322,7 @@ final class AccountService: Sendable {
 
     func startWebSession(for user: UserRecord, on db: any Database) async throws -> String {
         let token = OpaqueToken.generate(prefix: "pws_")
-        try await WebSessionRecord(userID: user.id!, tokenHash: OpaqueToken.hash(token), now: clock.now()).create(on: db)
+        try await WebSessionRecord(userID: user.requireID(), tokenHash: OpaqueToken.hash(token), now: clock.now()).create(on: db)
         return token
     }
 
@@ -349,7 +352,8 @@ final class AccountService: Sendable {
     func updateProfile(_ user: UserRecord, change: ProfileChange, on db: any Database) async throws -> UserRecord {
         let valid = try rules.validate(change)
         if let username = valid.username, username != user.username {
-            if try await UserRecord.query(on: db).filter(\.$username == username).filter(\.$id != user.id!).first() != nil {
+            if try await UserRecord.query(on: db).filter(\.$username == username).filter(\.$id != user.requireID())
+                .first() != nil {
                 throw usernameTaken
             }
             user.username = username
@@ -368,7 +372,8 @@ final class AccountService: Sendable {
 
     /// Changes the password and signs out every other session (keeping the caller's own).
     func changePassword(_ user: UserRecord, current: String, new: String,
-                        keepingFamily: UUID? = nil, keepingWebSession: UUID? = nil, on db: any Database) async throws {
+                        keepingFamily: AppSession.ID? = nil, keepingWebSession: WebSessionRecord.IDValue? = nil,
+                        on db: any Database) async throws {
         guard try await hasher.verify(current, against: user.passwordHash) else {
             throw Problem(status: 403, code: .invalidCredentials, title: "Wrong password",
                           detail: "The current password is not right.",
@@ -378,19 +383,20 @@ final class AccountService: Sendable {
             throw Problem.invalidField("newPassword", message)
         }
         let hash = try await hasher.hash(new)
+        let userID = try user.requireID()
         try await db.transaction { tx in
             user.passwordHash = hash
             user.updatedAt = self.clock.now()
             try await user.save(on: tx)
-            var tokens = AuthTokenRecord.query(on: tx).filter(\.$user.$id == user.id!)
+            var tokens = AuthTokenRecord.query(on: tx).filter(\.$user.$id == userID)
             if let keepingFamily { tokens = tokens.filter(\.$family != keepingFamily) }
             try await tokens.delete()
-            var webs = WebSessionRecord.query(on: tx).filter(\.$user.$id == user.id!)
+            var webs = WebSessionRecord.query(on: tx).filter(\.$user.$id == userID)
             if let keepingWebSession { webs = webs.filter(\.$id != keepingWebSession) }
             try await webs.delete()
         }
         await send(MailMessage(to: user.email, subject: "Your Pawpack password was changed",
-                               text: "Hello \(user.displayName),\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)/forgot-password\n",
+                               text: "Hello \(user.displayName),\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)\(WebPath.forgotPassword)\n",
                                sentAt: clock.now()))
     }
 
@@ -409,11 +415,11 @@ final class AccountService: Sendable {
                           detail: "Another account uses this address.",
                           errors: [.init(field: "newEmail", message: "is already registered")])
         }
-        let token = EmailTokenRecord(userID: user.id!, purpose: .changeEmail, newEmail: address,
+        let token = EmailTokenRecord(userID: try user.requireID(), purpose: .changeEmail, newEmail: address,
                                      expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
         try await token.create(on: db)
         await send(MailMessage(to: address, subject: "Verify your new email for Pawpack",
-                               text: "Hello \(user.displayName),\n\nOpen this link to make this your Pawpack email address:\n\n\(link(path: "/verify", token: token))\n\nIf you did not ask for this, ignore this message.\n",
+                               text: "Hello \(user.displayName),\n\nOpen this link to make this your Pawpack email address:\n\n\(try link(path: WebPath.verifyEmail, token: token))\n\nIf you did not ask for this, ignore this message.\n",
                                sentAt: now))
         await send(MailMessage(to: user.email, subject: "Your Pawpack email is being changed",
                                text: "Hello \(user.displayName),\n\nSomeone signed in to your account asked to change its email to \(address). It changes once that address is verified. If this was not you, change your password now.\n",
@@ -429,17 +435,18 @@ final class AccountService: Sendable {
         let address = rules.normalizedEmail(email)
         if let message = rules.emailProblem(address) { throw Problem.invalidField("email", message) }
         guard let user = try await UserRecord.query(on: db).filter(\.$email == address).first() else { return }
-        let token = EmailTokenRecord(userID: user.id!, purpose: .resetPassword,
+        let userID = try user.requireID()
+        let token = EmailTokenRecord(userID: userID, purpose: .resetPassword,
                                      expiresAt: now.addingTimeInterval(sessions.passwordResetLifetime), now: now)
         try await db.transaction { tx in
             // Only the newest reset link works.
-            try await EmailTokenRecord.query(on: tx).filter(\.$user.$id == user.id!)
+            try await EmailTokenRecord.query(on: tx).filter(\.$user.$id == userID)
                 .filter(\.$purpose == .resetPassword).filter(\.$usedAt == nil)
                 .set(\.$usedAt, to: now).update()
             try await token.create(on: tx)
         }
         await send(MailMessage(to: user.email, subject: "Reset your Pawpack password",
-                               text: "Hello \(user.displayName),\n\nOpen this link to choose a new password:\n\n\(link(path: "/reset-password", token: token))\n\nThe link works once and expires in \(Int(sessions.passwordResetLifetime / 60)) minutes. If you did not ask for it, ignore this message.\n",
+                               text: "Hello \(user.displayName),\n\nOpen this link to choose a new password:\n\n\(try link(path: WebPath.resetPassword, token: token))\n\nThe link works once and expires in \(Int(sessions.passwordResetLifetime / 60)) minutes. If you did not ask for it, ignore this message.\n",
                                sentAt: now))
     }
 
@@ -451,6 +458,7 @@ final class AccountService: Sendable {
             throw Problem.invalidField("newPassword", message)
         }
         let hash = try await hasher.hash(newPassword)
+        let userID = try user.requireID()
         try await db.transaction { tx in
             user.passwordHash = hash
             // The link reached the inbox, which proves the address too.
@@ -459,20 +467,21 @@ final class AccountService: Sendable {
             user.updatedAt = now
             try await self.useUp(record, on: tx)
             try await user.save(on: tx)
-            try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == user.id!).delete()
-            try await WebSessionRecord.query(on: tx).filter(\.$user.$id == user.id!).delete()
+            try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == userID).delete()
+            try await WebSessionRecord.query(on: tx).filter(\.$user.$id == userID).delete()
         }
     }
 
     // MARK: Export and deletion
 
     func export(_ user: UserRecord, on db: any Database) async throws -> AccountExportDocument {
-        let refresh = try await AuthTokenRecord.query(on: db).filter(\.$user.$id == user.id!)
+        let userID = try user.requireID()
+        let refresh = try await AuthTokenRecord.query(on: db).filter(\.$user.$id == userID)
             .filter(\.$kind == .refresh).filter(\.$usedAt == nil).all()
-        let web = try await WebSessionRecord.query(on: db).filter(\.$user.$id == user.id!).all()
+        let web = try await WebSessionRecord.query(on: db).filter(\.$user.$id == userID).all()
         let sessions = refresh.map { AccountExportDocument.SessionSummary(kind: "app", createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
             + web.map { AccountExportDocument.SessionSummary(kind: "web", createdAt: $0.createdAt, lastUsedAt: $0.lastSeenAt) }
-        return AccountExportDocument(exportedAt: clock.now(), account: user.account,
+        return AccountExportDocument(exportedAt: clock.now(), account: try user.account,
                                      sessions: sessions.sorted { $0.createdAt < $1.createdAt })
     }
 
@@ -484,8 +493,8 @@ final class AccountService: Sendable {
                           detail: "The password is not right; nothing was deleted.",
                           errors: [.init(field: "password", message: "is not right")])
         }
-        let id = user.id!
-        let ownedPets = try await PetRecord.query(on: db).filter(\.$owner.$id == id).all().compactMap(\.id)
+        let id = try user.requireID()
+        let ownedPets = try await PetRecord.query(on: db).filter(\.$owner.$id == id).all().map { try $0.requireID() }
         let mediaKeys = try await db.transaction { tx in
             let keys = try await self.pets.deleteRows(of: ownedPets, on: tx)
             try await GuardianRecord.query(on: tx).filter(\.$user.$id == id).delete()

@@ -11,13 +11,13 @@ extension APIHandler {
         let form = SignUpForm(email: body.email, password: body.password, username: body.username,
                               displayName: body.displayName, dateOfBirth: body.dateOfBirth, city: body.city)
         let user = try await accounts.signUp(form, on: request.db)
-        return .created(.init(body: .json(.init(user.account))))
+        return .created(.init(body: .json(.init(try user.account))))
     }
 
     func verifyEmail(_ input: Operations.VerifyEmail.Input) async throws -> Operations.VerifyEmail.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let user = try await accounts.verifyEmail(token: body.token, on: try currentRequest().db)
-        return .ok(.init(body: .json(.init(user.account))))
+        return .ok(.init(body: .json(.init(try user.account))))
     }
 
     func resendVerification(_ input: Operations.ResendVerification.Input) async throws -> Operations.ResendVerification.Output {
@@ -62,7 +62,7 @@ extension APIHandler {
 
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
         let auth = try await authenticated()
-        return .ok(.init(body: .json(.init(auth.user.account))))
+        return .ok(.init(body: .json(.init(try auth.user.account))))
     }
 
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
@@ -70,7 +70,7 @@ extension APIHandler {
         let auth = try await authenticated()
         let change = ProfileChange(displayName: body.displayName, city: body.city, username: body.username)
         let user = try await accounts.updateProfile(auth.user, change: change, on: auth.request.db)
-        return .ok(.init(body: .json(.init(user.account))))
+        return .ok(.init(body: .json(.init(try user.account))))
     }
 
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output {
@@ -90,8 +90,8 @@ extension APIHandler {
         let document = try await accounts.export(user, on: db)
         var pets: [Components.Schemas.PetExport] = []
         for pet in try await services.pets.listMine(user, on: db) where pet.role == .owner {
-            let records = try await services.pets.vaccinations(user, pet: pet.profile.id.rawValue, on: db)
-            pets.append(.init(pet: view(pet), vaccinations: records.map(Components.Schemas.Vaccination.init)))
+            let records = try await services.pets.vaccinations(user, pet: pet.profile.id, on: db)
+            pets.append(.init(pet: view(pet), vaccinations: try records.map(Components.Schemas.Vaccination.init)))
         }
         return .init(document, pets: pets)
     }

@@ -16,9 +16,9 @@ struct MediaRoutes {
 
     func photo(_ req: Request) async throws -> Response {
         guard try await signedInUser(req) != nil else { throw Problem.unauthenticated }
-        let petID = req.parameters.get("petId") ?? "", file = req.parameters.get("file") ?? ""
-        guard UUID(uuidString: petID) != nil, !file.contains("/") else { throw Problem.notFound }
-        let stored = try await services.pets.photo(key: "pets/\(petID.lowercased())/\(file.lowercased())", on: req.db)
+        let petID = try req.idParameter("petId") as Pet.ID
+        guard let file = req.parameters.get("file"), !file.contains("/") else { throw Problem.notFound }
+        let stored = try await services.pets.photo(key: "pets/\(petID)/\(file.lowercased())", on: req.db)
         let response = Response(status: .ok, body: .init(data: stored.data))
         response.headers.replaceOrAdd(name: .contentType, value: stored.contentType)
         response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=31536000, immutable")

@@ -21,8 +21,10 @@ enum PetMigrations {
         // and its photos. Each spares a visit to the table per card (per photo for photos),
         // and a table's pages are the largest: a pet row also holds its notes and personality.
         AddIndexes(name: "PetCardCoveringIndexes", indexes: [
-            IndexSpec(name: PetCardValue.petsIndex, table: "pets", columns: PetCardValue.petColumns),
-            IndexSpec(name: PetCardValue.ownersIndex, table: "users", columns: ["id", "display_name"]),
+            IndexSpec(name: "pets_cards", table: "pets",
+                      columns: ["id", "owner_id", "name", "species", "breed", "birth_date", "birth_date_estimate",
+                                "size_class", "weight_kg", "social_since"]),
+            IndexSpec(name: "users_display_names", table: "users", columns: ["id", "display_name"]),
             IndexSpec(name: "pet_photos_cards_by_pet", table: "pet_photos",
                       columns: ["pet_id", "kind", "created_at", "id", "storage_key", "content_type"]),
         ]),

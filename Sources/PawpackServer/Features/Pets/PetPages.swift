@@ -59,21 +59,21 @@ struct PetPages {
     @Sendable func list(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let mine = try await pets.listMine(user, on: req.db)
-        let invitations = try await pets.invitations(for: user, on: req.db)
+        let invitations = try await pets.invitations(for: user, on: req.db).map { row, pet in (try row.requireID(), pet) }
         return WebPages.page(req, title: "Your pets", main: .group(
-            .p(.a(.id("add-pet-link"), .class("button"), .href("/pets/new"), .text("Add a pet"))),
+            .p(.a(.id("add-pet-link"), .class("button"), .href(WebPath.newPet), .text("Add a pet"))),
             .if(mine.isEmpty, .p(.class("muted"), .text("No pets yet. Add your first one!"))),
             .ul(.class("pet-list"), .forEach(mine) { pet in .li(petSummary(pet)) }),
             .if(!invitations.isEmpty, .section(.class("card"), .id("invitations"),
                 .h2(.text("Invitations to guard a pet")),
-                .forEach(invitations) { row, pet in
+                .forEach(invitations) { invitation, pet in
                     .div(.class("invitation"),
                         .p(.strong(.text(pet.ownerDisplayName)), .text(" invites you to guard "),
                            .strong(.text(pet.profile.name)), .text(".")),
                         .div(.class("actions"),
-                            .form(.action("/guardian-invitations/\(row.id!.uuidString.lowercased())/accept"), .method(.post),
-                                  WebPages.csrfField(req), WebPages.submit("Accept", id: "accept-\(row.id!.uuidString.lowercased())")),
-                            .form(.action("/guardian-invitations/\(row.id!.uuidString.lowercased())/reject"), .method(.post),
+                            .form(.action(WebPath.acceptGuardianInvitation(invitation)), .method(.post),
+                                  WebPages.csrfField(req), WebPages.submit("Accept", id: "accept-\(invitation)")),
+                            .form(.action(WebPath.rejectGuardianInvitation(invitation)), .method(.post),
                                   WebPages.csrfField(req),
                                   .button(.type(.submit), .class("button secondary"), .text("Decline")))
                         )
@@ -83,8 +83,7 @@ struct PetPages {
     }
 
     private func petSummary(_ pet: PetSnapshot) -> Node<HTML.BodyContext> {
-        let id = pet.profile.id.description
-        return .a(.class("pet-summary"), .href("/pets/\(id)"),
+        .a(.class("pet-summary"), .href(WebPath.pet(pet.profile.id)),
             photoThumb(pet),
             .span(.class("pet-name"), .text(pet.profile.name)),
             .span(.class("muted"), .text(" · \(pet.profile.species.rawValue)")),
@@ -95,7 +94,7 @@ struct PetPages {
 
     private func photoThumb<Context: HTML.BodyContext>(_ pet: PetSnapshot) -> Node<Context> {
         .unwrap(pet.photos.first, { photo in
-            .img(.src("/media/\(photo.storageKey)"), .alt("Photo of \(pet.profile.name)"), .class("thumb"))
+            .img(.src(WebPath.media(photo.storageKey)), .alt("Photo of \(pet.profile.name)"), .class("thumb"))
         }, else: .span(.class("thumb placeholder"), .attribute(named: "aria-hidden", value: "true"), .text(String(pet.profile.name.prefix(1)))))
     }
 
@@ -111,7 +110,7 @@ struct PetPages {
         let profile = pet?.profile
         let value = { (field: String?, fallback: String?) in field ?? fallback }
         let locked = pet.map { !$0.lockedFields.isEmpty } ?? true
-        let action = pet.map { "/pets/\($0.profile.id)/edit" } ?? "/pets"
+        let action = pet.map { WebPath.editPet($0.profile.id) } ?? WebPath.pets
         let speciesValue = value(form?.species, profile?.species.rawValue) ?? "dog"
         return WebPages.page(req, title: pet == nil ? "Add a pet" : "Edit \(profile!.name)", status: status, errors: errors, main:
             .form(.id("pet-form"), .action(action), .method(.post), .enctype(.multipartData),
@@ -236,15 +235,15 @@ struct PetPages {
             let pet = try await pets.create(webUser.user, draft: draft(form, creating: true, behaviour: false), on: req.db)
             if let photo = form.photo, photo.data.readableBytes > 0 {
                 do {
-                    _ = try await pets.uploadPhoto(webUser.user, pet: pet.profile.id.rawValue, data: Data(buffer: photo.data),
+                    _ = try await pets.uploadPhoto(webUser.user, pet: pet.profile.id, data: Data(buffer: photo.data),
                                                    kind: .profile, on: req.db)
                 } catch let problem as Problem {
                     // The pet exists; say why the photo did not make it, on its page.
                     req.logger.info("photo refused at creation", metadata: ["code": .string(problem.code.rawValue)])
-                    return WebPages.redirect("/pets/\(pet.profile.id)?flash=photo-refused")
+                    return WebPages.redirect(WebPath.pet(pet.profile.id), flash: .photoRefused)
                 }
             }
-            return WebPages.redirect("/pets/\(pet.profile.id)?flash=pet-added")
+            return WebPages.redirect(WebPath.pet(pet.profile.id), flash: .petAdded)
         } catch let problem as Problem {
             return try editPage(req, webUser: webUser, pet: nil, form: form, errors: WebPages.messages(for: problem),
                                 status: .init(statusCode: problem.status))
@@ -253,21 +252,21 @@ struct PetPages {
 
     @Sendable func edit(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let (pet, role) = try await pets.authorized(webUser.user, pet: try req.uuidParameter("petId"), need: \.canEdit, on: req.db)
+        let (pet, role) = try await pets.authorized(webUser.user, pet: try req.idParameter("petId"), need: \.canEdit, on: req.db)
         return try editPage(req, webUser: webUser, pet: try await pets.snapshot(of: pet, role: role, on: req.db))
     }
 
     @Sendable func update(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try req.uuidParameter("petId")
+        let id: Pet.ID = try req.idParameter("petId")
         let form = try req.content.decode(PetForm.self)
         let (record, role) = try await pets.authorized(webUser.user, pet: id, need: \.canEdit, on: req.db)
         let current = try await pets.snapshot(of: record, role: role, on: req.db)
         do {
             _ = try await pets.update(webUser.user, pet: id, draft: draft(form, creating: false, behaviour: current.lockedFields.isEmpty),
                                       on: req.db)
-            return WebPages.redirect("/pets/\(id.uuidString.lowercased())?flash=pet-saved")
+            return WebPages.redirect(WebPath.pet(id), flash: .petSaved)
         } catch let problem as Problem {
             return try editPage(req, webUser: webUser, pet: current, form: form, errors: WebPages.messages(for: problem),
                                 status: .init(statusCode: problem.status))
@@ -277,23 +276,23 @@ struct PetPages {
     @Sendable func delete(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        try await pets.delete(webUser.user, pet: try req.uuidParameter("petId"), on: req.db)
-        return WebPages.redirect("/pets?flash=pet-deleted")
+        try await pets.delete(webUser.user, pet: try req.idParameter("petId"), on: req.db)
+        return WebPages.redirect(WebPath.pets, flash: .petDeleted)
     }
 
     // MARK: Pet page
 
     @Sendable func show(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let pet = try await pets.view(webUser.user, pet: try req.uuidParameter("petId"), on: req.db)
+        let pet = try await pets.view(webUser.user, pet: try req.idParameter("petId"), on: req.db)
         let profile = pet.profile
-        let id = profile.id.description
+        let id = profile.id
         let canEdit = PetPermissions(role: pet.role).canEdit
         let age = PetAge.text(birthDate: profile.birthDate, estimated: profile.birthDateIsEstimate, today: pets.today)
         return WebPages.page(req, title: profile.name, main: .group(
             .section(.class("card pet-card"), .id("pet-card"),
                 .div(.class("gallery"), .forEach(pet.photos) { photo in
-                    .img(.src("/media/\(photo.storageKey)"), .alt(photo.kind == .profile ? "\(profile.name)" : "\(profile.name), gallery photo"),
+                    .img(.src(WebPath.media(photo.storageKey)), .alt(photo.kind == .profile ? "\(profile.name)" : "\(profile.name), gallery photo"),
                          .class(photo.kind == .profile ? "photo profile" : "photo"))
                 }),
                 .p(.strong(.text(profile.breed ?? profile.species.rawValue.capitalized)), .text(" · \(age)"),
@@ -315,14 +314,14 @@ struct PetPages {
                         .if(!profile.personality.isEmpty, .li(.text("Personality: \(profile.personality.joined(separator: ", "))")))
                     ),
                     .div(.class("actions"),
-                        .a(.id("edit-pet-link"), .class("button secondary"), .href("/pets/\(id)/edit"), .text("Edit")),
-                        .if(profile.species == .dog, .a(.id("vaccinations-link"), .class("button secondary"), .href("/pets/\(id)/vaccinations"), .text("Vaccinations & mode"))),
-                        .a(.id("guardians-link"), .class("button secondary"), .href("/pets/\(id)/guardians"), .text("Guardians"))
+                        .a(.id("edit-pet-link"), .class("button secondary"), .href(WebPath.editPet(id)), .text("Edit")),
+                        .if(profile.species == .dog, .a(.id("vaccinations-link"), .class("button secondary"), .href(WebPath.vaccinations(id)), .text("Vaccinations & mode"))),
+                        .a(.id("guardians-link"), .class("button secondary"), .href(WebPath.guardians(id)), .text("Guardians"))
                     )
                 ),
                 .section(.class("card"),
                     .h2(.text("Add a photo")),
-                    .form(.id("photo-form"), .action("/pets/\(id)/photos"), .method(.post), .enctype(.multipartData),
+                    .form(.id("photo-form"), .action(WebPath.petPhotos(id)), .method(.post), .enctype(.multipartData),
                         WebPages.csrfField(req),
                         .div(.class("field"),
                             .label(.for("photo"), .text("Photo (JPEG, PNG, WebP or HEIC)")),
@@ -337,7 +336,7 @@ struct PetPages {
                 ),
                 .if(pet.role == .owner, .section(.class("card"),
                     .h2(.text("Delete \(profile.name)")),
-                    .form(.id("delete-pet-form"), .action("/pets/\(id)/delete"), .method(.post),
+                    .form(.id("delete-pet-form"), .action(WebPath.deletePet(id)), .method(.post),
                           WebPages.csrfField(req), WebPages.submit("Delete this pet", id: "delete-pet-submit", danger: true))
                 ))
             ))
@@ -347,22 +346,22 @@ struct PetPages {
     @Sendable func uploadPhoto(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try req.uuidParameter("petId")
+        let id: Pet.ID = try req.idParameter("petId")
         let form = try req.content.decode(PetForm.self)
         guard let file = form.photo, file.data.readableBytes > 0 else {
             throw Problem.invalidField("photo", "choose a photo to upload")
         }
         _ = try await pets.uploadPhoto(webUser.user, pet: id, data: Data(buffer: file.data),
                                        kind: form.kind == "profile" ? .profile : .gallery, on: req.db)
-        return WebPages.redirect("/pets/\(id.uuidString.lowercased())?flash=photo-added")
+        return WebPages.redirect(WebPath.pet(id), flash: .photoAdded)
     }
 
     @Sendable func deletePhoto(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try req.uuidParameter("petId")
-        try await pets.deletePhoto(webUser.user, pet: id, photo: try req.uuidParameter("photoId"), on: req.db)
-        return WebPages.redirect("/pets/\(id.uuidString.lowercased())")
+        let id: Pet.ID = try req.idParameter("petId")
+        try await pets.deletePhoto(webUser.user, pet: id, photo: try req.idParameter("photoId"), on: req.db)
+        return WebPages.redirect(WebPath.pet(id))
     }
 
     // MARK: Vaccinations and mode
@@ -381,11 +380,11 @@ struct PetPages {
 
     func vaccinationsPage(_ req: Request, webUser: WebUser, errors: [String] = [], form: VaccinationForm? = nil,
                           status: HTTPResponseStatus = .ok) async throws -> Response {
-        let id = try req.uuidParameter("petId")
+        let id: Pet.ID = try req.idParameter("petId")
         let (pet, _) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let records = try await pets.vaccinations(webUser.user, pet: id, on: req.db)
+            .map { record in (id: try record.requireID(), record: record) }
         let welfare = try await pets.welfareStatus(of: pet, on: req.db)
-        let path = "/pets/\(id.uuidString.lowercased())"
         return WebPages.page(req, title: "\(pet.name): vaccinations", status: status, errors: errors, main: .group(
             .unwrap(welfare) { welfare in
                 .section(.class("card"), .id("welfare"),
@@ -402,7 +401,7 @@ struct PetPages {
                                 .p(.id("earliest-social"), .text("Earliest date for Social Mode: \($0)"))
                             },
                             .if(welfare.assessment.mode == .social,
-                                .form(.id("social-form"), .action("\(path)/mode/social"), .method(.post),
+                                .form(.id("social-form"), .action(WebPath.switchToSocialMode(id)), .method(.post),
                                       WebPages.csrfField(req), WebPages.submit("Switch to Social Mode", id: "social-submit")))
                         ))
                 )
@@ -410,17 +409,17 @@ struct PetPages {
             .section(.class("card"),
                 .h2(.text("Records")),
                 .if(records.isEmpty, .p(.class("muted"), .text("No vaccinations recorded yet."))),
-                .ul(.id("vaccination-list"), .forEach(records) { record in
+                .ul(.id("vaccination-list"), .forEach(records) { recordID, record in
                     .li(.text("\(record.givenOn): \(VaccineKind(rawValue: record.vaccine).map { $0 == .other ? record.otherName ?? "Other" : $0.label } ?? record.vaccine)"),
                         .unwrap(record.nextDueOn) { .text(" · next due \($0)") },
                         .unwrap(record.clinic) { .text(" · \($0)") },
-                        .form(.class("inline"), .action("\(path)/vaccinations/\(record.id!.uuidString.lowercased())/delete"), .method(.post),
+                        .form(.class("inline"), .action(WebPath.deleteVaccination(id, recordID)), .method(.post),
                               WebPages.csrfField(req), .button(.type(.submit), .class("link"), .text("Remove"))))
                 })
             ),
             .section(.class("card"),
                 .h2(.text("Record a vaccination")),
-                .form(.id("vaccination-form"), .action("\(path)/vaccinations"), .method(.post),
+                .form(.id("vaccination-form"), .action(WebPath.vaccinations(id)), .method(.post),
                     WebPages.csrfField(req),
                     select("Vaccine", name: "vaccine", options: VaccineKind.allCases.map { ($0.rawValue, $0.label) },
                            selected: form?.vaccine ?? "dhpp"),
@@ -431,7 +430,7 @@ struct PetPages {
                     WebPages.submit("Save vaccination", id: "vaccination-submit")
                 )
             ),
-            .p(.a(.href(path), .text("Back to \(pet.name)")))
+            .p(.a(.href(WebPath.pet(id)), .text("Back to \(pet.name)")))
         ))
     }
 
@@ -439,11 +438,12 @@ struct PetPages {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
         let form = try req.content.decode(VaccinationForm.self)
+        let id: Pet.ID = try req.idParameter("petId")
         do {
-            _ = try await pets.addVaccination(webUser.user, pet: try req.uuidParameter("petId"), input: VaccinationInput(
+            _ = try await pets.addVaccination(webUser.user, pet: id, input: VaccinationInput(
                 vaccine: VaccineKind(rawValue: form.vaccine ?? "") ?? .other, otherName: form.otherName,
                 givenOn: form.givenOn ?? "", nextDueOn: form.nextDueOn, clinic: form.clinic), on: req.db)
-            return WebPages.redirect("/pets/\(try req.uuidParameter("petId").uuidString.lowercased())/vaccinations?flash=vaccination-added")
+            return WebPages.redirect(WebPath.vaccinations(id), flash: .vaccinationAdded)
         } catch let problem as Problem {
             return try await vaccinationsPage(req, webUser: webUser, errors: WebPages.messages(for: problem), form: form,
                                               status: .init(statusCode: problem.status))
@@ -453,18 +453,18 @@ struct PetPages {
     @Sendable func deleteVaccination(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try req.uuidParameter("petId")
-        try await pets.deleteVaccination(webUser.user, pet: id, vaccination: try req.uuidParameter("vaccinationId"), on: req.db)
-        return WebPages.redirect("/pets/\(id.uuidString.lowercased())/vaccinations")
+        let id: Pet.ID = try req.idParameter("petId")
+        try await pets.deleteVaccination(webUser.user, pet: id, vaccination: try req.idParameter("vaccinationId"), on: req.db)
+        return WebPages.redirect(WebPath.vaccinations(id))
     }
 
     @Sendable func switchToSocial(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try req.uuidParameter("petId")
+        let id: Pet.ID = try req.idParameter("petId")
         do {
             _ = try await pets.switchToSocial(webUser.user, pet: id, on: req.db)
-            return WebPages.redirect("/pets/\(id.uuidString.lowercased())/vaccinations?flash=social")
+            return WebPages.redirect(WebPath.vaccinations(id), flash: .social)
         } catch let problem as Problem {
             return try await vaccinationsPage(req, webUser: webUser, errors: [problem.title],
                                               status: .init(statusCode: problem.status))
@@ -478,29 +478,30 @@ struct PetPages {
     }
 
     func guardiansPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
-        let id = try req.uuidParameter("petId")
+        let id: Pet.ID = try req.idParameter("petId")
         let (pet, role) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let rows = try await pets.guardians(webUser.user, pet: id, on: req.db)
-        let path = "/pets/\(id.uuidString.lowercased())"
+            .map { row, user in (row: row, user: user, userID: try user.requireID()) }
+        let me = try webUser.user.requireID()
         return WebPages.page(req, title: "\(pet.name): guardians", status: status, errors: errors, main: .group(
             .p(.class("muted"), .text("Guardians help care for \(pet.name): they can edit the profile and records, but not delete the pet.")),
             .if(rows.isEmpty, .p(.text("No guardians yet."))),
-            .ul(.id("guardian-list"), .forEach(rows) { row, user in
+            .ul(.id("guardian-list"), .forEach(rows) { row, user, userID in
                 .li(.text("\(user.displayName) (@\(user.username))"),
                     .if(row.status == .invited, .span(.class("badge"), .text("invited"))),
-                    .if(role == .owner || user.id == webUser.user.id,
-                        .form(.class("inline"), .action("\(path)/guardians/\(user.id!.uuidString.lowercased())/remove"), .method(.post),
+                    .if(role == .owner || userID == me,
+                        .form(.class("inline"), .action(WebPath.removeGuardian(id, userID)), .method(.post),
                               WebPages.csrfField(req),
-                              .button(.type(.submit), .class("link"), .text(user.id == webUser.user.id ? "Step down" : "Remove")))))
+                              .button(.type(.submit), .class("link"), .text(userID == me ? "Step down" : "Remove")))))
             }),
             .if(role == .owner, .section(.class("card"),
                 .h2(.text("Invite a guardian")),
-                .form(.id("guardian-form"), .action("\(path)/guardians"), .method(.post),
+                .form(.id("guardian-form"), .action(WebPath.guardians(id)), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("Their username", name: "username", autocomplete: "off"),
                     WebPages.submit("Invite", id: "guardian-submit")
                 ))),
-            .p(.a(.href(path), .text("Back to \(pet.name)")))
+            .p(.a(.href(WebPath.pet(id)), .text("Back to \(pet.name)")))
         ))
     }
 
@@ -510,9 +511,10 @@ struct PetPages {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
         let form = try req.content.decode(InviteForm.self)
+        let id: Pet.ID = try req.idParameter("petId")
         do {
-            _ = try await pets.invite(webUser.user, pet: try req.uuidParameter("petId"), username: form.username ?? "", on: req.db)
-            return WebPages.redirect("/pets/\(try req.uuidParameter("petId").uuidString.lowercased())/guardians?flash=invited")
+            _ = try await pets.invite(webUser.user, pet: id, username: form.username ?? "", on: req.db)
+            return WebPages.redirect(WebPath.guardians(id), flash: .invited)
         } catch let problem as Problem {
             return try await guardiansPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
                                            status: .init(statusCode: problem.status))
@@ -522,16 +524,16 @@ struct PetPages {
     @Sendable func removeGuardian(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id = try req.uuidParameter("petId")
-        let guardian = try req.uuidParameter("userId")
+        let id: Pet.ID = try req.idParameter("petId")
+        let guardian: User.ID = try req.idParameter("userId")
         try await pets.removeGuardian(webUser.user, pet: id, guardian: guardian, on: req.db)
-        return WebPages.redirect(guardian == webUser.user.id ? "/pets" : "/pets/\(id.uuidString.lowercased())/guardians")
+        return WebPages.redirect(try guardian == webUser.user.requireID() ? WebPath.pets : WebPath.guardians(id))
     }
 
     func answer(_ req: Request, accept: Bool) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        try await pets.answerInvitation(webUser.user, invitation: try req.uuidParameter("invitationId"), accept: accept, on: req.db)
-        return WebPages.redirect("/pets?flash=\(accept ? "guardian-accepted" : "guardian-declined")")
+        try await pets.answerInvitation(webUser.user, invitation: try req.idParameter("invitationId"), accept: accept, on: req.db)
+        return WebPages.redirect(WebPath.pets, flash: accept ? .guardianAccepted : .guardianDeclined)
     }
 }

@@ -7,7 +7,7 @@ import PawpackCore
 final class PetRecord: Model, @unchecked Sendable {
     static let schema = "pets"
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Pet.ID?
     @Parent(key: "owner_id") var owner: UserRecord
     @Field(key: "name") var name: String
     @Field(key: "species") var species: Species
@@ -34,8 +34,8 @@ final class PetRecord: Model, @unchecked Sendable {
     init() {}
 
     init(_ profile: PetProfile, now: Date) {
-        id = profile.id.rawValue
-        $owner.id = profile.ownerID.rawValue
+        id = profile.id
+        $owner.id = profile.ownerID
         createdAt = now
         update(from: profile, now: now)
     }
@@ -58,8 +58,6 @@ final class PetRecord: Model, @unchecked Sendable {
         updatedAt = now
     }
 
-    var petID: Pet.ID { Pet.ID(id!) }
-
     /// The stored birth date (always valid: only `update(from:)` writes it).
     var birthLocalDate: LocalDate { Self.birthLocalDate(stored: birthDate) }
 
@@ -69,13 +67,15 @@ final class PetRecord: Model, @unchecked Sendable {
     }
 
     var profile: PetProfile {
-        PetProfile(
-            id: petID, ownerID: User.ID($owner.id), name: name, species: species, breed: breed, sex: sex,
-            neutered: neutered, birthDate: birthLocalDate,
-            birthDateIsEstimate: birthDateIsEstimate, weightKg: weightKg, sizeClass: sizeClass,
-            playStyles: playStyles, energy: energy, environment: environment,
-            personality: (try? JSONDecoder().decode([String].self, from: Data(personalityJSON.utf8))) ?? [],
-            notes: notes)
+        get throws {
+            try PetProfile(
+                id: requireID(), ownerID: $owner.id, name: name, species: species, breed: breed, sex: sex,
+                neutered: neutered, birthDate: birthLocalDate,
+                birthDateIsEstimate: birthDateIsEstimate, weightKg: weightKg, sizeClass: sizeClass,
+                playStyles: playStyles, energy: energy, environment: environment,
+                personality: (try? JSONDecoder().decode([String].self, from: Data(personalityJSON.utf8))) ?? [],
+                notes: notes)
+        }
     }
 
     var playStyles: [PlayStyle] { playStylesText.split(separator: ",").compactMap { PlayStyle(rawValue: String($0)) } }
@@ -90,7 +90,7 @@ final class PetPhotoRecord: Model, @unchecked Sendable {
 
     enum Kind: String, Codable { case profile, gallery }
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Pet.Photo.ID?
     @Parent(key: "pet_id") var pet: PetRecord
     @Field(key: "kind") var kind: Kind
     /// Where the bytes live in the `MediaStore`.
@@ -101,7 +101,7 @@ final class PetPhotoRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(id: UUID, petID: UUID, kind: Kind, storageKey: String, contentType: String, byteCount: Int, now: Date) {
+    init(id: Pet.Photo.ID, petID: Pet.ID, kind: Kind, storageKey: String, contentType: String, byteCount: Int, now: Date) {
         self.id = id
         self.$pet.id = petID
         self.kind = kind
@@ -115,7 +115,7 @@ final class PetPhotoRecord: Model, @unchecked Sendable {
 final class VaccinationRecord: Model, @unchecked Sendable {
     static let schema = "vaccinations"
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Pet.Vaccination.ID?
     @Parent(key: "pet_id") var pet: PetRecord
     /// The API's vaccine name: distemper, adenovirus, parvovirus, rabies, dhpp or other.
     @Field(key: "vaccine") var vaccine: String
@@ -134,7 +134,7 @@ final class GuardianRecord: Model, @unchecked Sendable {
 
     enum Status: String, Codable { case invited, active }
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Pet.Guardianship.ID?
     @Parent(key: "pet_id") var pet: PetRecord
     @Parent(key: "user_id") var user: UserRecord
     @Field(key: "status") var status: Status
@@ -142,8 +142,7 @@ final class GuardianRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(petID: UUID, userID: UUID, now: Date) {
-        id = UUID()
+    init(petID: Pet.ID, userID: User.ID, now: Date) {
         $pet.id = petID
         $user.id = userID
         status = .invited

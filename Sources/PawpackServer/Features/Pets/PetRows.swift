@@ -12,8 +12,8 @@ import SQLKit
 extension PetRecord: SQLRowReadable {
     convenience init<Row: SQLRow>(reading row: Row) throws {
         self.init()
-        id = try row.decode(column: "id", as: UUID.self)
-        $owner.id = try row.decode(column: "owner_id", as: UUID.self)
+        id = Pet.ID(try row.decode(column: "id", as: UUID.self))
+        $owner.id = User.ID(try row.decode(column: "owner_id", as: UUID.self))
         name = try row.decode(column: "name", as: String.self)
         species = try row.decode(column: "species", asRawValueOf: Species.self)
         breed = try row.decode(column: "breed", as: String?.self)
@@ -46,52 +46,48 @@ extension VaccinationRecord {
 }
 
 extension PetCardValue: SQLRowReadable {
-    /// The columns of a pet its card reads: what it shows, and `social_since`, which the mode
-    /// needs (`PetService.cards`). The owner's display name comes as `owner_display_name`.
-    static let petColumns = ["id", "owner_id", "name", "species", "breed", "birth_date", "birth_date_estimate",
-                             "size_class", "weight_kg", "social_since"]
-
     /// Everything the cards of these pets show, in one query (one hop to the database where
     /// it took three): a UNION ALL of the pets with their owners' names (`source` "pet": what
-    /// `PetCardValue(row:)` reads), their photos ("photo": what `PetPhotoRecordValue(row:)`
-    /// reads) and what the welfare rules read of their vaccinations ("dose": what
-    /// `VaccinationRecord.dose(row:)` reads). Every row has `pet_id`; `id` is the pet's on
-    /// a pet row and the photo's on a photo row; the columns of the other kinds are null.
+    /// `PetCardValue(row:)` reads, and `social_since`, which the mode needs), their photos
+    /// ("photo": what `PetPhotoRecordValue(row:)` reads) and what the welfare rules read of their
+    /// vaccinations ("dose": what `VaccinationRecord.dose(row:)` reads). Every row has `pet_id`;
+    /// `id` is the pet's on a pet row and the photo's on a photo row; the columns of the other
+    /// kinds are null.
     ///
     /// Every branch reads an index alone (`PetMigrations`, "PetCardIndexes" and
     /// "PetCardCoveringIndexes"). On SQLite, `namingIndexes` says which ones for the pets and
     /// their owners: without statistics its planner takes the unique index on the id, one row
     /// either way, and then visits the table for the other columns. PostgreSQL has no such
     /// clause and keeps statistics of its own.
-    static func rows(ofPets ids: [UUID], namingIndexes: Bool) -> SQLQueryString {
-        let pets = namingIndexes ? petBranchNamingIndexes : petBranch
-        return "\(unsafeRaw: pets)(\(binds: ids)) \(unsafeRaw: photoBranch)(\(binds: ids)) \(unsafeRaw: doseBranch)(\(binds: ids))"
+    static func rows(ofPets ids: [Pet.ID], namingIndexes: Bool) -> SQLQueryString {
+        let (pets, owners) = namingIndexes ? (#"INDEXED BY "pets_cards""#, #"INDEXED BY "users_display_names""#) : ("", "")
+        return """
+            SELECT 'pet' AS "source", "pets"."id" AS "pet_id",
+                "pets"."id", "pets"."owner_id", "pets"."name", "pets"."species", "pets"."breed",
+                "pets"."birth_date", "pets"."birth_date_estimate", "pets"."size_class", "pets"."weight_kg",
+                "pets"."social_since", "users"."display_name" AS "owner_display_name",
+                NULL AS "kind", NULL AS "storage_key", NULL AS "content_type", NULL AS "created_at",
+                NULL AS "vaccine", NULL AS "other_name", NULL AS "given_on"
+            FROM "pets" \(unsafeRaw: pets) JOIN "users" \(unsafeRaw: owners) ON "users"."id" = "pets"."owner_id"
+            WHERE "pets"."id" IN (\(binds: ids))
+            UNION ALL
+            SELECT 'photo', "pet_id",
+                "id", NULL, NULL, NULL, NULL,
+                NULL, NULL, NULL, NULL,
+                NULL, NULL,
+                "kind", "storage_key", "content_type", "created_at",
+                NULL, NULL, NULL
+            FROM "pet_photos" WHERE "pet_id" IN (\(binds: ids))
+            UNION ALL
+            SELECT 'dose', "pet_id",
+                NULL, NULL, NULL, NULL, NULL,
+                NULL, NULL, NULL, NULL,
+                NULL, NULL,
+                NULL, NULL, NULL, NULL,
+                "vaccine", "other_name", "given_on"
+            FROM "vaccinations" WHERE "pet_id" IN (\(binds: ids))
+            """
     }
-
-    /// The covering indexes of the pets' card columns and of the owners' names.
-    static let (petsIndex, ownersIndex) = ("pets_cards", "users_display_names")
-
-    // The three branches up to their lists of pet ids, written once.
-    private static let (pets, users) = (PetRecord.schema, UserRecord.schema)
-    private static func petBranch(petsIndex: String?, ownersIndex: String?) -> String {
-        let indexedBy = { (index: String?) in index.map { " INDEXED BY \"\($0)\"" } ?? "" }
-        return "SELECT 'pet' AS \"source\", \"\(pets)\".\"id\" AS \"pet_id\", "
-            + petColumns.map { "\"\(pets)\".\"\($0)\"" }.joined(separator: ", ")
-            + ", \"\(users)\".\"display_name\" AS \"owner_display_name\", NULL AS \"kind\", NULL AS \"storage_key\", "
-            + "NULL AS \"content_type\", NULL AS \"created_at\", NULL AS \"vaccine\", NULL AS \"other_name\", NULL AS \"given_on\""
-            + " FROM \"\(pets)\"\(indexedBy(petsIndex)) JOIN \"\(users)\"\(indexedBy(ownersIndex))"
-            + " ON \"\(users)\".\"id\" = \"\(pets)\".\"owner_id\" WHERE \"\(pets)\".\"id\" IN "
-    }
-    private static let petBranch = petBranch(petsIndex: nil, ownersIndex: nil)
-    private static let petBranchNamingIndexes = petBranch(petsIndex: petsIndex, ownersIndex: ownersIndex)
-    /// After `pet_id` and `id`: nulls for the pet's other columns and the owner's name.
-    private static let petNulls = Array(repeating: "NULL", count: petColumns.count).joined(separator: ", ")
-    private static let photoBranch = "UNION ALL SELECT 'photo', \"pet_id\", \"id\", \(petNulls), "
-        + "\"kind\", \"storage_key\", \"content_type\", \"created_at\", NULL, NULL, NULL"
-        + " FROM \"\(PetPhotoRecord.schema)\" WHERE \"pet_id\" IN "
-    private static let doseBranch = "UNION ALL SELECT 'dose', \"pet_id\", NULL, \(petNulls), "
-        + "NULL, NULL, NULL, NULL, \"vaccine\", \"other_name\", \"given_on\""
-        + " FROM \"\(VaccinationRecord.schema)\" WHERE \"pet_id\" IN "
 
     /// The card as its row holds it; photos and mode come from other tables and are left empty.
     init<Row: SQLRow>(reading row: Row) throws {
@@ -114,25 +110,25 @@ extension PetCardValue: SQLRowReadable {
 enum PetCardRow: SQLRowReadable {
     /// The card as its row holds it, and since when its owner has had it in Social Mode.
     case pet(PetCardValue, socialSince: Date?)
-    case photo(pet: UUID, PetPhotoRecordValue)
+    case photo(pet: Pet.ID, PetPhotoRecordValue)
     /// Nil when the dose's date is unreadable.
-    case dose(pet: UUID, VaccinationDose?)
+    case dose(pet: Pet.ID, VaccinationDose?)
 
     init<Row: SQLRow>(reading row: Row) throws {
         switch try row.decode(column: "source", as: String.self) {
         case "pet":
             self = .pet(try PetCardValue(reading: row), socialSince: try row.decode(column: "social_since", as: Date?.self))
         case "photo":
-            self = .photo(pet: try row.decode(column: "pet_id", as: UUID.self), try PetPhotoRecordValue(reading: row))
+            self = .photo(pet: Pet.ID(try row.decode(column: "pet_id", as: UUID.self)), try PetPhotoRecordValue(reading: row))
         default:
-            self = .dose(pet: try row.decode(column: "pet_id", as: UUID.self), try VaccinationRecord.dose(row: row))
+            self = .dose(pet: Pet.ID(try row.decode(column: "pet_id", as: UUID.self)), try VaccinationRecord.dose(row: row))
         }
     }
 }
 
 extension PetPhotoRecordValue: SQLRowReadable {
     init<Row: SQLRow>(reading row: Row) throws {
-        self.init(id: try row.decode(column: "id", as: UUID.self),
+        self.init(id: Pet.Photo.ID(try row.decode(column: "id", as: UUID.self)),
                   kind: try row.decode(column: "kind", asRawValueOf: PetPhotoRecord.Kind.self),
                   storageKey: try row.decode(column: "storage_key", as: String.self),
                   contentType: try row.decode(column: "content_type", as: String.self),

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import Logging
+import NIOPosix
 import PawpackCore
 import SQLiteNIO
 import SQLKit
@@ -45,7 +46,7 @@ extension PetSnapshot {
 
 /// A photo row as a value, safe to pass around.
 struct PetPhotoRecordValue: Sendable, Equatable {
-    var id: UUID
+    var id: Pet.Photo.ID
     var kind: PetPhotoRecord.Kind
     var storageKey: String
     var contentType: String
@@ -73,10 +74,15 @@ final class PetService: Sendable {
     let deckIndex: DeckIndex
     /// The pet and card reads every deck and pet request makes.
     let reads: HotReads
+    /// Where photos are checked and cleaned: work that takes milliseconds of CPU per photo,
+    /// which must not hold an event loop (and every request on it) up.
+    private let imageWork: NIOThreadPool
 
-    init(config: Config, clock: any AppClock, media: any MediaStore, reads: HotReads, logger: Logger) {
+    init(config: Config, clock: any AppClock, media: any MediaStore, reads: HotReads, deckIndex: DeckIndex,
+         imageWork: NIOThreadPool, logger: Logger) {
         self.reads = reads
-        self.deckIndex = DeckIndex(rowsInMemory: config.deckRowsInMemory)
+        self.imageWork = imageWork
+        self.deckIndex = deckIndex
         self.config = config
         self.clock = clock
         self.media = media
@@ -88,23 +94,24 @@ final class PetService: Sendable {
     // MARK: Loading and permissions
 
     /// The pet, or 404 — the same answer whether it never existed or was deleted.
-    func pet(_ id: UUID, on db: any Database) async throws -> PetRecord {
+    func pet(_ id: Pet.ID, on db: any Database) async throws -> PetRecord {
         // Read without model decoding: nearly every pet and deck request starts here.
-        guard let pet = try await reads.rows("SELECT * FROM \"\(unsafeRaw: PetRecord.schema)\" WHERE \"id\" = \(bind: id)", on: db)
+        guard let pet = try await reads.rows(#"SELECT * FROM "pets" WHERE "id" = \#(bind: id)"#, on: db)
             .first.map(PetRecord.init(row:)) else { throw Problem.notFound }
         return pet
     }
 
     func role(of user: UserRecord, for pet: PetRecord, on db: any Database) async throws -> PetRole? {
-        if pet.$owner.id == user.id { return .owner }
+        let userID = try user.requireID()
+        if pet.$owner.id == userID { return .owner }
         let guardian = try await GuardianRecord.query(on: db)
-            .filter(\.$pet.$id == pet.id!).filter(\.$user.$id == user.id!).filter(\.$status == .active).first()
+            .filter(\.$pet.$id == pet.requireID()).filter(\.$user.$id == userID).filter(\.$status == .active).first()
         return guardian == nil ? nil : .guardian
     }
 
     /// Loads the pet and checks the viewer may do `need`; strangers get 403 on changes, never a hint
     /// of private fields.
-    func authorized(_ user: UserRecord, pet id: UUID, need: (PetPermissions) -> Bool,
+    func authorized(_ user: UserRecord, pet id: Pet.ID, need: (PetPermissions) -> Bool,
                     on db: any Database) async throws -> (PetRecord, PetRole?) {
         let pet = try await pet(id, on: db)
         return (pet, try await authorize(user, for: pet, need: need, on: db))
@@ -124,9 +131,9 @@ final class PetService: Sendable {
 
     func snapshot(of pet: PetRecord, role: PetRole?, on db: any Database) async throws -> PetSnapshot {
         let owner = try await UserRecord.find(pet.$owner.id, on: db)
-        let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == pet.id!).all()
+        let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).all()
         let doses = try await records(of: pet, on: db).compactMap(\.dose)
-        return makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
+        return try makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
                             doses: doses, today: today)
     }
 
@@ -134,12 +141,12 @@ final class PetService: Sendable {
     /// the whole page (`PetCardValue.rows(ofPets:namingIndexes:)`) rather than a few per pet, only the
     /// columns a card shows, read without Fluent's model decoding (`PetRows.swift`). Pets that
     /// do not exist are left out.
-    func cards(ofPets ids: [UUID], on db: any Database) async throws -> [UUID: PetCardValue] {
+    func cards(ofPets ids: [Pet.ID], on db: any Database) async throws -> [Pet.ID: PetCardValue] {
         guard !ids.isEmpty else { return [:] }
         var pets: [(card: PetCardValue, socialSince: Date?)] = []
-        var photos: [UUID: [PetPhotoRecordValue]] = [:]
+        var photos: [Pet.ID: [PetPhotoRecordValue]] = [:]
         // Only what the welfare rules read of each vaccination, straight into doses.
-        var doses: [UUID: [VaccinationDose]] = [:]
+        var doses: [Pet.ID: [VaccinationDose]] = [:]
         for row in try await reads.rows(PetCardValue.rows(ofPets: ids, namingIndexes: db is any SQLiteDatabase), on: db) {
             switch try PetCardRow(row: row) {
             case let .pet(card, socialSince): pets.append((card, socialSince))
@@ -149,10 +156,10 @@ final class PetService: Sendable {
             }
         }
         let today = self.today
-        var cards: [UUID: PetCardValue] = [:]
+        var cards: [Pet.ID: PetCardValue] = [:]
         for (read, socialSince) in pets {
             var card = read
-            let id = card.id.rawValue
+            let id = card.id
             if card.species == .dog {
                 // Social only while switched on and the rules allow it: a dog never switched on
                 // is in Puppy Mode whatever its vaccinations say, and needs no assessment.
@@ -174,12 +181,14 @@ final class PetService: Sendable {
     }
 
     private func makeSnapshot(of pet: PetRecord, role: PetRole?, ownerDisplayName: String,
-                              photos: [PetPhotoRecord], doses: [VaccinationDose], today: LocalDate) -> PetSnapshot {
+                              photos: [PetPhotoRecord], doses: [VaccinationDose], today: LocalDate) throws -> PetSnapshot {
         let status = welfareStatus(of: pet, doses: doses, today: today)
         return PetSnapshot(
-            profile: pet.profile, role: role, ownerDisplayName: ownerDisplayName,
-            photos: Self.cardOrder(photos.map { PetPhotoRecordValue(id: $0.id!, kind: $0.kind, storageKey: $0.storageKey,
-                                                                    contentType: $0.contentType, createdAt: $0.createdAt) }),
+            profile: try pet.profile, role: role, ownerDisplayName: ownerDisplayName,
+            photos: Self.cardOrder(try photos.map {
+                PetPhotoRecordValue(id: try $0.requireID(), kind: $0.kind, storageKey: $0.storageKey,
+                                    contentType: $0.contentType, createdAt: $0.createdAt)
+            }),
             mode: status?.mode, lockedFields: status?.lockedFields ?? [])
     }
 
@@ -199,8 +208,9 @@ final class PetService: Sendable {
     // MARK: Profiles
 
     func listMine(_ user: UserRecord, on db: any Database) async throws -> [PetSnapshot] {
-        let owned = try await PetRecord.query(on: db).filter(\.$owner.$id == user.id!).sort(\.$createdAt).all()
-        let guarded = try await GuardianRecord.query(on: db).filter(\.$user.$id == user.id!)
+        let userID = try user.requireID()
+        let owned = try await PetRecord.query(on: db).filter(\.$owner.$id == userID).sort(\.$createdAt).all()
+        let guarded = try await GuardianRecord.query(on: db).filter(\.$user.$id == userID)
             .filter(\.$status == .active).with(\.$pet).all().map(\.pet)
         var result: [PetSnapshot] = []
         for pet in owned { result.append(try await snapshot(of: pet, role: .owner, on: db)) }
@@ -211,7 +221,7 @@ final class PetService: Sendable {
     }
 
     func create(_ user: UserRecord, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
-        let profile = try rules.create(draft, owner: user.userID, today: today)
+        let profile = try rules.create(draft, owner: user.requireID(), today: today)
         let record = PetRecord(profile, now: clock.now())
         let indexed = try await db.transaction { tx in
             try await record.create(on: tx)
@@ -221,15 +231,15 @@ final class PetService: Sendable {
         return try await snapshot(of: record, role: .owner, on: db)
     }
 
-    func view(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> PetSnapshot {
+    func view(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> PetSnapshot {
         let pet = try await pet(id, on: db)
         return try await snapshot(of: pet, role: try await role(of: user, for: pet, on: db), on: db)
     }
 
-    func update(_ user: UserRecord, pet id: UUID, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
+    func update(_ user: UserRecord, pet id: Pet.ID, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
         let (pet, role) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         let locked = try await isBehaviourLocked(pet, on: db)
-        let updated = try rules.apply(draft, to: pet.profile, behaviourLocked: locked, today: today)
+        let updated = try rules.apply(draft, to: try pet.profile, behaviourLocked: locked, today: today)
         pet.update(from: updated, now: clock.now())
         let indexed = try await db.transaction { tx in
             try await pet.save(on: tx)
@@ -240,9 +250,9 @@ final class PetService: Sendable {
     }
 
     /// Deletes the pet, its rows and then its stored photos.
-    func delete(_ user: UserRecord, pet id: UUID, on db: any Database) async throws {
+    func delete(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws {
         let (pet, _) = try await authorized(user, pet: id, need: \.canDelete, on: db)
-        let keys = try await deleteRows(of: [pet.id!], on: db)
+        let keys = try await deleteRows(of: [pet.requireID()], on: db)
         await removeMedia(keys)
     }
 
@@ -250,7 +260,7 @@ final class PetService: Sendable {
     /// once it has committed (media first would leave rows pointing at nothing on a rollback).
     /// Inside a caller's transaction, that caller hands the pets to `deckIndex.committed` once
     /// its own transaction has committed.
-    func deleteRows(of pets: [UUID], on db: any Database) async throws -> [String] {
+    func deleteRows(of pets: [Pet.ID], on db: any Database) async throws -> [String] {
         guard !pets.isEmpty else { return [] }
         let keys = try await db.transaction { tx in
             let keys = try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).all().map(\.storageKey)
@@ -282,27 +292,29 @@ final class PetService: Sendable {
 
     // MARK: Photos
 
-    func uploadPhoto(_ user: UserRecord, pet id: UUID, data: Data, kind: PetPhotoRecord.Kind,
+    func uploadPhoto(_ user: UserRecord, pet id: Pet.ID, data: Data, kind: PetPhotoRecord.Kind,
                      on db: any Database) async throws -> PetPhotoRecordValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
+        let petID = try pet.requireID()
+        let sanitizer = ImageSanitizer(maximumBytes: config.maximumUploadBytes)
         let sanitized: (format: ImageFormat, data: Data)
         do {
-            sanitized = try ImageSanitizer(maximumBytes: config.maximumUploadBytes).sanitize(data)
-        } catch {
+            sanitized = try await imageWork.runIfActive { try sanitizer.sanitize(data) }
+        } catch let error as ImageSanitizerError {
             throw Self.problem(for: error, limit: config.maximumUploadBytes)
         }
-        let photoID = UUID()
-        let key = "pets/\(pet.id!.uuidString.lowercased())/\(photoID.uuidString.lowercased()).\(sanitized.format.fileExtension)"
+        let photoID = Pet.Photo.ID()
+        let key = "pets/\(petID)/\(photoID).\(sanitized.format.fileExtension)"
         let now = clock.now()
         try await media.put(sanitized.data, key: key, contentType: sanitized.format.mimeType)
         do {
             try await db.transaction { tx in
                 if kind == .profile {
                     // One profile photo: the previous one joins the gallery.
-                    try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id == pet.id!).filter(\.$kind == .profile)
+                    try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id == petID).filter(\.$kind == .profile)
                         .set(\.$kind, to: .gallery).update()
                 }
-                try await PetPhotoRecord(id: photoID, petID: pet.id!, kind: kind, storageKey: key,
+                try await PetPhotoRecord(id: photoID, petID: petID, kind: kind, storageKey: key,
                                          contentType: sanitized.format.mimeType, byteCount: sanitized.data.count,
                                          now: now).create(on: tx)
             }
@@ -332,10 +344,10 @@ final class PetService: Sendable {
         }
     }
 
-    func deletePhoto(_ user: UserRecord, pet id: UUID, photo photoID: UUID, on db: any Database) async throws {
+    func deletePhoto(_ user: UserRecord, pet id: Pet.ID, photo photoID: Pet.Photo.ID, on db: any Database) async throws {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         guard let photo = try await PetPhotoRecord.query(on: db).filter(\.$id == photoID)
-            .filter(\.$pet.$id == pet.id!).first() else { throw Problem.notFound }
+            .filter(\.$pet.$id == pet.requireID()).first() else { throw Problem.notFound }
         let key = photo.storageKey
         try await photo.delete(on: db)
         await removeMedia([key])
@@ -350,25 +362,24 @@ final class PetService: Sendable {
 
     // MARK: Vaccinations and welfare
 
-    func vaccinations(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> [VaccinationRecord] {
+    func vaccinations(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [VaccinationRecord] {
         let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
         return try await records(of: pet, on: db)
     }
 
     private func records(of pet: PetRecord, on db: any Database) async throws -> [VaccinationRecord] {
-        Self.newestFirst(try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.id!).all())
+        Self.newestFirst(try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).all())
     }
 
     static func newestFirst(_ records: [VaccinationRecord]) -> [VaccinationRecord] {
         records.sorted { ($0.givenOn, $0.createdAt) > ($1.givenOn, $1.createdAt) }
     }
 
-    func addVaccination(_ user: UserRecord, pet id: UUID, input: VaccinationInput, on db: any Database) async throws -> VaccinationRecord {
+    func addVaccination(_ user: UserRecord, pet id: Pet.ID, input: VaccinationInput, on db: any Database) async throws -> VaccinationRecord {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         let valid = try VaccinationRules().validate(input, birthDate: pet.birthLocalDate, today: today)
         let record = VaccinationRecord()
-        record.id = UUID()
-        record.$pet.id = pet.id!
+        record.$pet.id = try pet.requireID()
         record.vaccine = valid.vaccine.rawValue
         record.otherName = valid.otherName
         record.givenOn = valid.givenOn.description
@@ -379,10 +390,11 @@ final class PetService: Sendable {
         return record
     }
 
-    func deleteVaccination(_ user: UserRecord, pet id: UUID, vaccination: UUID, on db: any Database) async throws {
+    func deleteVaccination(_ user: UserRecord, pet id: Pet.ID, vaccination: Pet.Vaccination.ID,
+                           on db: any Database) async throws {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         guard let record = try await VaccinationRecord.query(on: db).filter(\.$id == vaccination)
-            .filter(\.$pet.$id == pet.id!).first() else { throw Problem.notFound }
+            .filter(\.$pet.$id == pet.requireID()).first() else { throw Problem.notFound }
         try await record.delete(on: db)
     }
 
@@ -420,13 +432,13 @@ final class PetService: Sendable {
         try await welfareStatus(of: pet, on: db)?.mode == .puppy
     }
 
-    func mode(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> WelfareStatusValue {
+    func mode(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> WelfareStatusValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
         guard let status = try await welfareStatus(of: pet, on: db) else { throw Self.notADog }
         return status
     }
 
-    func switchToSocial(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> WelfareStatusValue {
+    func switchToSocial(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> WelfareStatusValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         guard let status = try await welfareStatus(of: pet, on: db) else { throw Self.notADog }
         guard status.assessment.mode == .social else {
@@ -443,7 +455,8 @@ final class PetService: Sendable {
             }
             await deckIndex.committed(indexed, on: db)
         }
-        return try await welfareStatus(of: pet, on: db)!
+        guard let switched = try await welfareStatus(of: pet, on: db) else { throw Self.notADog }
+        return switched
     }
 
     static let notADog = Problem(status: 404, code: .notFound, title: "No welfare mode",
@@ -451,14 +464,14 @@ final class PetService: Sendable {
 
     // MARK: Guardians
 
-    func guardians(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> [(GuardianRecord, UserRecord)] {
+    func guardians(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [(GuardianRecord, UserRecord)] {
         let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
-        let rows = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.id!).with(\.$user)
+        let rows = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).with(\.$user)
             .sort(\.$createdAt).all()
         return rows.map { ($0, $0.user) }
     }
 
-    func invite(_ user: UserRecord, pet id: UUID, username: String, on db: any Database) async throws -> (GuardianRecord, UserRecord) {
+    func invite(_ user: UserRecord, pet id: Pet.ID, username: String, on db: any Database) async throws -> (GuardianRecord, UserRecord) {
         let (pet, _) = try await authorized(user, pet: id, need: \.canManageGuardians, on: db)
         let name = AccountRules().normalizedUsername(username)
         guard let invitee = try await UserRecord.query(on: db).filter(\.$username == name).first(),
@@ -467,42 +480,44 @@ final class PetService: Sendable {
                           detail: "No member has the username \(name).",
                           errors: [.init(field: "username", message: "is not a member")])
         }
-        guard invitee.id != user.id else { throw Problem.invalidField("username", "is you; you own this pet") }
-        if try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$user.$id == invitee.id!).first() != nil {
+        let (petID, inviteeID) = (try pet.requireID(), try invitee.requireID())
+        guard try inviteeID != user.requireID() else { throw Problem.invalidField("username", "is you; you own this pet") }
+        if try await GuardianRecord.query(on: db).filter(\.$pet.$id == petID).filter(\.$user.$id == inviteeID).first() != nil {
             throw Problem(status: 409, code: .alreadyInvited, title: "Already invited",
                           detail: "\(invitee.displayName) already guards this pet or has an invitation waiting.",
                           errors: [.init(field: "username", message: "is already invited")])
         }
-        let guardian = GuardianRecord(petID: pet.id!, userID: invitee.id!, now: clock.now())
+        let guardian = GuardianRecord(petID: petID, userID: inviteeID, now: clock.now())
         try await guardian.create(on: db)
         return (guardian, invitee)
     }
 
     /// The owner removes a guardian or withdraws an invitation; a guardian may step down.
-    func removeGuardian(_ user: UserRecord, pet id: UUID, guardian userID: UUID, on db: any Database) async throws {
+    func removeGuardian(_ user: UserRecord, pet id: Pet.ID, guardian userID: User.ID, on db: any Database) async throws {
         let pet = try await pet(id, on: db)
         let role = try await role(of: user, for: pet, on: db)
         guard role == .owner || (role == .guardian && userID == user.id) else {
             throw Problem(status: 403, code: .forbidden, title: "Not allowed",
                           detail: "Only the owner removes guardians; a guardian may only step down.")
         }
-        guard let row = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.id!)
+        guard let row = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.requireID())
             .filter(\.$user.$id == userID).first() else { throw Problem.notFound }
         try await row.delete(on: db)
     }
 
     func invitations(for user: UserRecord, on db: any Database) async throws -> [(GuardianRecord, PetSnapshot)] {
-        let rows = try await GuardianRecord.query(on: db).filter(\.$user.$id == user.id!)
+        let rows = try await GuardianRecord.query(on: db).filter(\.$user.$id == user.requireID())
             .filter(\.$status == .invited).with(\.$pet).sort(\.$createdAt).all()
         var result: [(GuardianRecord, PetSnapshot)] = []
         for row in rows { result.append((row, try await snapshot(of: row.pet, role: nil, on: db))) }
         return result
     }
 
-    func answerInvitation(_ user: UserRecord, invitation id: UUID, accept: Bool, on db: any Database) async throws {
+    func answerInvitation(_ user: UserRecord, invitation id: Pet.Guardianship.ID, accept: Bool,
+                          on db: any Database) async throws {
         // Someone else's invitation is "not found": invitations are private to the invitee.
         guard let row = try await GuardianRecord.query(on: db).filter(\.$id == id)
-            .filter(\.$user.$id == user.id!).filter(\.$status == .invited).first() else { throw Problem.notFound }
+            .filter(\.$user.$id == user.requireID()).filter(\.$status == .invited).first() else { throw Problem.notFound }
         if accept {
             row.status = .active
             try await row.save(on: db)

@@ -14,7 +14,7 @@ extension APIHandler {
             throw Problem.invalidField(abs(body.latitude) > 90 ? "latitude" : "longitude", "is outside the globe")
         }
         try await pets.setLocation(of: auth.user, to: point, on: auth.request.db)
-        return .ok(.init(body: .json(.init(auth.user.account))))
+        return .ok(.init(body: .json(.init(try auth.user.account))))
     }
 
     func clearMyLocation(_ input: Operations.ClearMyLocation.Input) async throws -> Operations.ClearMyLocation.Output {
@@ -38,26 +38,26 @@ extension APIHandler {
 
     func getPet(_ input: Operations.GetPet.Input) async throws -> Operations.GetPet.Output {
         let auth = try await authenticated()
-        let pet = try await pets.view(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        let pet = try await pets.view(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .ok(.init(body: .json(view(pet))))
     }
 
     func updatePet(_ input: Operations.UpdatePet.Input) async throws -> Operations.UpdatePet.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let pet = try await pets.update(auth.user, pet: try uuid(input.path.petId), draft: PetDraft(body), on: auth.request.db)
+        let pet = try await pets.update(auth.user, pet: try pathID(input.path.petId), draft: PetDraft(body), on: auth.request.db)
         return .ok(.init(body: .json(view(pet))))
     }
 
     func deletePet(_ input: Operations.DeletePet.Input) async throws -> Operations.DeletePet.Output {
         let auth = try await authenticated()
-        try await pets.delete(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        try await pets.delete(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .noContent(.init())
     }
 
     func uploadPetPhoto(_ input: Operations.UploadPetPhoto.Input) async throws -> Operations.UploadPetPhoto.Output {
         let auth = try await authenticated()
-        let petID = try uuid(input.path.petId)
+        let petID: Pet.ID = try pathID(input.path.petId)
         guard case let .multipartForm(parts) = input.body else { throw Problem.unsupportedBody }
         let limit = services.config.maximumUploadBytes
         var photo: Data?
@@ -98,65 +98,65 @@ extension APIHandler {
 
     func deletePetPhoto(_ input: Operations.DeletePetPhoto.Input) async throws -> Operations.DeletePetPhoto.Output {
         let auth = try await authenticated()
-        try await pets.deletePhoto(auth.user, pet: try uuid(input.path.petId), photo: try uuid(input.path.photoId),
+        try await pets.deletePhoto(auth.user, pet: try pathID(input.path.petId), photo: try pathID(input.path.photoId),
                                    on: auth.request.db)
         return .noContent(.init())
     }
 
     func listVaccinations(_ input: Operations.ListVaccinations.Input) async throws -> Operations.ListVaccinations.Output {
         let auth = try await authenticated()
-        let records = try await pets.vaccinations(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: records.map(Components.Schemas.Vaccination.init)))))
+        let records = try await pets.vaccinations(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: try records.map(Components.Schemas.Vaccination.init)))))
     }
 
     func addVaccination(_ input: Operations.AddVaccination.Input) async throws -> Operations.AddVaccination.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let record = try await pets.addVaccination(
-            auth.user, pet: try uuid(input.path.petId),
+            auth.user, pet: try pathID(input.path.petId),
             input: VaccinationInput(vaccine: VaccineKind(rawValue: body.vaccine.rawValue) ?? .other,
                                     otherName: body.otherName, givenOn: body.givenOn,
                                     nextDueOn: body.nextDueOn, clinic: body.clinic),
             on: auth.request.db)
-        return .created(.init(body: .json(.init(record))))
+        return .created(.init(body: .json(try .init(record))))
     }
 
     func deleteVaccination(_ input: Operations.DeleteVaccination.Input) async throws -> Operations.DeleteVaccination.Output {
         let auth = try await authenticated()
-        try await pets.deleteVaccination(auth.user, pet: try uuid(input.path.petId),
-                                         vaccination: try uuid(input.path.vaccinationId), on: auth.request.db)
+        try await pets.deleteVaccination(auth.user, pet: try pathID(input.path.petId),
+                                         vaccination: try pathID(input.path.vaccinationId), on: auth.request.db)
         return .noContent(.init())
     }
 
     func getPetMode(_ input: Operations.GetPetMode.Input) async throws -> Operations.GetPetMode.Output {
         let auth = try await authenticated()
-        let status = try await pets.mode(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        let status = try await pets.mode(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .ok(.init(body: .json(.init(status))))
     }
 
     func switchToSocialMode(_ input: Operations.SwitchToSocialMode.Input) async throws -> Operations.SwitchToSocialMode.Output {
         let auth = try await authenticated()
-        let status = try await pets.switchToSocial(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        let status = try await pets.switchToSocial(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .ok(.init(body: .json(.init(status))))
     }
 
     func listGuardians(_ input: Operations.ListGuardians.Input) async throws -> Operations.ListGuardians.Output {
         let auth = try await authenticated()
-        let rows = try await pets.guardians(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: rows.map { Components.Schemas.Guardian($0.0, $0.1) }))))
+        let rows = try await pets.guardians(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: try rows.map { try Components.Schemas.Guardian($0.0, $0.1) }))))
     }
 
     func inviteGuardian(_ input: Operations.InviteGuardian.Input) async throws -> Operations.InviteGuardian.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let (row, user) = try await pets.invite(auth.user, pet: try uuid(input.path.petId), username: body.username,
+        let (row, user) = try await pets.invite(auth.user, pet: try pathID(input.path.petId), username: body.username,
                                                 on: auth.request.db)
-        return .created(.init(body: .json(.init(row, user))))
+        return .created(.init(body: .json(try .init(row, user))))
     }
 
     func removeGuardian(_ input: Operations.RemoveGuardian.Input) async throws -> Operations.RemoveGuardian.Output {
         let auth = try await authenticated()
-        try await pets.removeGuardian(auth.user, pet: try uuid(input.path.petId), guardian: try uuid(input.path.userId),
+        try await pets.removeGuardian(auth.user, pet: try pathID(input.path.petId), guardian: try pathID(input.path.userId),
                                       on: auth.request.db)
         return .noContent(.init())
     }
@@ -164,36 +164,30 @@ extension APIHandler {
     func listGuardianInvitations(_ input: Operations.ListGuardianInvitations.Input) async throws -> Operations.ListGuardianInvitations.Output {
         let auth = try await authenticated()
         let rows = try await pets.invitations(for: auth.user, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: rows.map { row, pet in
-            .init(id: row.id!.uuidString.lowercased(), pet: card(pet), ownerDisplayName: pet.ownerDisplayName,
+        return .ok(.init(body: .json(.init(items: try rows.map { row, pet in
+            .init(id: try row.requireID().description, pet: card(pet), ownerDisplayName: pet.ownerDisplayName,
                   createdAt: row.createdAt)
         }))))
     }
 
     func acceptGuardianInvitation(_ input: Operations.AcceptGuardianInvitation.Input) async throws -> Operations.AcceptGuardianInvitation.Output {
         let auth = try await authenticated()
-        try await pets.answerInvitation(auth.user, invitation: try uuid(input.path.invitationId), accept: true,
+        try await pets.answerInvitation(auth.user, invitation: try pathID(input.path.invitationId), accept: true,
                                         on: auth.request.db)
         return .noContent(.init())
     }
 
     func rejectGuardianInvitation(_ input: Operations.RejectGuardianInvitation.Input) async throws -> Operations.RejectGuardianInvitation.Output {
         let auth = try await authenticated()
-        try await pets.answerInvitation(auth.user, invitation: try uuid(input.path.invitationId), accept: false,
+        try await pets.answerInvitation(auth.user, invitation: try pathID(input.path.invitationId), accept: false,
                                         on: auth.request.db)
         return .noContent(.init())
     }
 
     // MARK: Mapping
 
-    /// A path id that is not a UUID names nothing: 404, like a deleted pet.
-    func uuid(_ text: String) throws -> UUID {
-        guard let id = UUID(uuidString: text) else { throw Problem.notFound }
-        return id
-    }
-
     func photoDTO(_ photo: PetPhotoRecordValue) -> Components.Schemas.Photo {
-        .init(id: photo.id.uuidString.lowercased(), url: "\(services.config.publicBaseURL)/media/\(photo.storageKey)",
+        .init(id: photo.id.description, url: services.config.publicBaseURL + WebPath.media(photo.storageKey),
               kind: photo.kind == .profile ? .profile : .gallery, contentType: photo.contentType,
               createdAt: photo.createdAt)
     }
@@ -253,8 +247,8 @@ extension PetDraft {
 }
 
 extension Components.Schemas.Vaccination {
-    init(_ record: VaccinationRecord) {
-        self.init(id: record.id!.uuidString.lowercased(), vaccine: .init(rawValue: record.vaccine) ?? .other,
+    init(_ record: VaccinationRecord) throws {
+        self.init(id: try record.requireID().description, vaccine: .init(rawValue: record.vaccine) ?? .other,
                   otherName: record.otherName, givenOn: record.givenOn, nextDueOn: record.nextDueOn,
                   clinic: record.clinic, createdAt: record.createdAt)
     }
@@ -271,8 +265,8 @@ extension Components.Schemas.WelfareStatus {
 }
 
 extension Components.Schemas.Guardian {
-    init(_ row: GuardianRecord, _ user: UserRecord) {
-        self.init(userId: user.id!.uuidString.lowercased(), username: user.username, displayName: user.displayName,
+    init(_ row: GuardianRecord, _ user: UserRecord) throws {
+        self.init(userId: try user.requireID().description, username: user.username, displayName: user.displayName,
                   status: row.status == .active ? .active : .invited)
     }
 }

@@ -58,19 +58,19 @@ struct DeckIndex: Sendable {
     /// A dog as the deck sees it. The mode is the owner's switch: switching is only possible
     /// while the rules hold, and re-checking every candidate's vaccinations per request would
     /// cost a query per dog.
-    static func deckDog(_ pet: PetRecord, location: GeoPoint) -> DeckDog {
+    static func deckDog(_ pet: PetRecord, location: GeoPoint) throws -> DeckDog {
         // Only the fields matching reads: the whole profile also decodes the personality's JSON,
         // and every deck request starts here.
-        DeckDog(id: pet.petID, ownerID: User.ID(pet.$owner.id), location: location, birthDate: pet.birthLocalDate,
+        DeckDog(id: try pet.requireID(), ownerID: pet.$owner.id, location: location, birthDate: pet.birthLocalDate,
                 sex: pet.sex, neutered: pet.neutered, sizeClass: SizeClass.effective(given: pet.sizeClass, weightKg: pet.weightKg),
                 weightKg: pet.weightKg, playStyles: pet.playStyles, energy: pet.energy,
                 environment: pet.environment, mode: pet.socialSince == nil ? .puppy : .social)
     }
 
     /// The index row of a pet, or nil when it has none: not a dog, or no location to put it at.
-    static func row(for pet: PetRecord, location: GeoPoint?) -> DeckIndexRow? {
+    static func row(for pet: PetRecord, location: GeoPoint?) throws -> DeckIndexRow? {
         guard pet.species == .dog, let location else { return nil }
-        return DeckIndexRow(deckDog(pet, location: location))
+        return DeckIndexRow(try deckDog(pet, location: location))
     }
 
     // MARK: Keeping in step
@@ -78,36 +78,39 @@ struct DeckIndex: Sendable {
     /// Rewrites the rows of these pets, as saved, at their owners' locations; returns the pets
     /// to hand to `committed` after the transaction.
     @discardableResult
-    func refresh(_ pets: [PetRecord], on db: any Database) async throws -> [UUID] {
+    func refresh(_ pets: [PetRecord], on db: any Database) async throws -> [Pet.ID] {
         guard !pets.isEmpty else { return [] }
         let owners = Array(Set(pets.map { $0.$owner.id }))
-        let locations = try await UserRecord.query(on: db).filter(\.$id ~~ owners).all()
-            .reduce(into: [UUID: GeoPoint]()) { result, user in result[user.id!] = user.location }
+        var locations: [User.ID: GeoPoint] = [:]
+        for owner in try await UserRecord.query(on: db).filter(\.$id ~~ owners).all() {
+            locations[try owner.requireID()] = owner.location
+        }
         return try await rewrite(pets, locations: locations, on: db)
     }
 
     /// Rewrites the rows of every dog of this owner, as saved (after the location changed).
     @discardableResult
-    func refresh(dogsOf owner: UserRecord, on db: any Database) async throws -> [UUID] {
-        let pets = try await PetRecord.query(on: db).filter(\.$owner.$id == owner.id!).all()
-        return try await rewrite(pets, locations: owner.location.map { [owner.id!: $0] } ?? [:], on: db)
+    func refresh(dogsOf owner: UserRecord, on db: any Database) async throws -> [Pet.ID] {
+        let ownerID = try owner.requireID()
+        let pets = try await PetRecord.query(on: db).filter(\.$owner.$id == ownerID).all()
+        return try await rewrite(pets, locations: owner.location.map { [ownerID: $0] } ?? [:], on: db)
     }
 
-    func remove(pets ids: [UUID], on db: any Database) async throws {
+    func remove(pets ids: [Pet.ID], on db: any Database) async throws {
         guard !ids.isEmpty else { return }
         try await db.sql.delete(from: Self.table).where("pet_id", .in, ids).run()
     }
 
-    private func rewrite(_ pets: [PetRecord], locations: [UUID: GeoPoint], on db: any Database) async throws -> [UUID] {
-        let ids = pets.compactMap(\.id)
+    private func rewrite(_ pets: [PetRecord], locations: [User.ID: GeoPoint], on db: any Database) async throws -> [Pet.ID] {
+        let ids = try pets.map { try $0.requireID() }
         try await remove(pets: ids, on: db)
-        try await insert(pets.compactMap { Self.row(for: $0, location: locations[$0.$owner.id]) }, on: db)
+        try await insert(pets.compactMap { try Self.row(for: $0, location: locations[$0.$owner.id]) }, on: db)
         return ids
     }
 
     /// Brings the rows in memory in step with the table for these pets, once the transaction
     /// that rewrote their rows has committed. `db` is not that transaction.
-    func committed(_ pets: [UUID], on db: any Database) async {
+    func committed(_ pets: [Pet.ID], on db: any Database) async {
         await resident?.sync(pets) { ids in try await self.rows(of: ids, on: db) }
     }
 
@@ -123,7 +126,7 @@ struct DeckIndex: Sendable {
             let batch = rows[start..<min(start + Self.insertBatch, rows.count)]
             let insert = db.sql.insert(into: Self.table).columns(Self.columns)
             for row in batch {
-                insert.values([row.petID.rawValue, row.ownerID.rawValue,
+                insert.values([row.petID, row.ownerID,
                                grid.cell(of: row.location),
                                row.bucket, Data(row.payload)] as [any Encodable & Sendable])
             }
@@ -136,7 +139,7 @@ struct DeckIndex: Sendable {
     /// owners at a time.
     func rebuild(on db: any Database) async throws {
         try await db.sql.delete(from: Self.table).run()
-        var lastOwner: UUID?
+        var lastOwner: User.ID?
         while true {
             var query = UserRecord.query(on: db).filter(\.$latitude != nil).sort(\.$id).limit(1_000)
             if let lastOwner { query = query.filter(\.$id > lastOwner) }
@@ -145,10 +148,11 @@ struct DeckIndex: Sendable {
                 resident?.forget()
                 return
             }
-            let locations = owners.reduce(into: [UUID: GeoPoint]()) { $0[$1.id!] = $1.location }
+            var locations: [User.ID: GeoPoint] = [:]
+            for owner in owners { locations[try owner.requireID()] = owner.location }
             let pets = try await PetRecord.query(on: db).filter(\.$owner.$id ~~ Array(locations.keys))
                 .filter(\.$species == .dog).all()
-            try await insert(pets.compactMap { Self.row(for: $0, location: locations[$0.$owner.id]) }, on: db)
+            try await insert(pets.compactMap { try Self.row(for: $0, location: locations[$0.$owner.id]) }, on: db)
             lastOwner = last.id
         }
     }
@@ -187,7 +191,7 @@ struct DeckIndex: Sendable {
     }
 
     /// The rows of these pets, those that have one.
-    func rows(of pets: [UUID], on db: any Database) async throws -> [DeckIndexRow] {
+    func rows(of pets: [Pet.ID], on db: any Database) async throws -> [DeckIndexRow] {
         var rows: [DeckIndexRow] = []
         for start in stride(from: 0, to: pets.count, by: Self.insertBatch) {
             let slice = pets[start..<min(start + Self.insertBatch, pets.count)]

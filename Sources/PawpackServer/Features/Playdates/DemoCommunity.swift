@@ -5,10 +5,10 @@ import PawpackCore
 /// A deterministic demo community: owners with one dog each, clustered around a few cities,
 /// with realistic ages, sizes and modes — so a newcomer sees a full deck at once, and so the
 /// deck can be measured on a community of any size. The same seed gives the same community.
-public struct DemoCommunity: Sendable {
+package struct DemoCommunity: Sendable {
     /// The ready-made member a newcomer logs in as: their dog's deck is full.
-    public static let demoEmail = "demo@pawpack.local"
-    public static let demoPassword = "walkies-in-the-park"
+    package static let demoEmail = "demo@pawpack.local"
+    package static let demoPassword = "walkies-in-the-park"
 
     struct City {
         var name: String
@@ -29,10 +29,10 @@ public struct DemoCommunity: Sendable {
     static let breeds = ["Beagle", "Labrador mix", "Border Collie", "Golden Retriever", "Jack Russell", "Mixed breed",
                          "French Bulldog", "Whippet", "Staffie cross", "Poodle", "Dachshund", "German Shepherd"]
 
-    public var dogs: Int
-    public var seed: UInt64
+    package var dogs: Int
+    package var seed: UInt64
 
-    public init(dogs: Int, seed: UInt64) {
+    package init(dogs: Int, seed: UInt64) {
         self.dogs = dogs
         self.seed = seed
     }
@@ -42,7 +42,7 @@ public struct DemoCommunity: Sendable {
     /// member: hashing each would take minutes for nothing.
     func insert(on db: any Database, deckIndex: DeckIndex, passwordHash: String, now: Date,
                 progress: @Sendable (Int) -> Void = { _ in }) async throws {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         let today = LocalDate(utc: now)
         let batchSize = 500
         var index = 0
@@ -56,9 +56,9 @@ public struct DemoCommunity: Sendable {
                 let (user, pet) = member(number: number, random: &random, passwordHash: passwordHash, today: today, now: now)
                 users.append(user)
                 pets.append(pet)
-                if pet.socialSince != nil { doses += Self.vaccinations(for: pet, today: today, now: now) }
+                if pet.socialSince != nil { doses += try Self.vaccinations(for: pet, today: today, now: now) }
             }
-            let rows = zip(users, pets).compactMap { user, pet in DeckIndex.row(for: pet, location: user.location) }
+            let rows = try zip(users, pets).compactMap { user, pet in try DeckIndex.row(for: pet, location: user.location) }
             let (newUsers, newPets, newDoses) = (users, pets, doses)
             try await db.transaction { tx in
                 try await newUsers.create(on: tx)
@@ -66,19 +66,19 @@ public struct DemoCommunity: Sendable {
                 try await newDoses.create(on: tx)
                 try await deckIndex.insert(rows, on: tx)
             }
-            await deckIndex.committed(rows.map(\.petID.rawValue), on: db)
+            await deckIndex.committed(rows.map(\.petID), on: db)
             index += count
             progress(index)
         }
         if try await UserRecord.query(on: db).filter(\.$email == Self.demoEmail).first() == nil {
-            var demoRandom = SplitMix64(seed: seed ^ 0xD3_40)
+            var demoRandom = SeededRandom(seed: seed ^ 0xD3_40)
             let (user, pet) = member(number: -1, random: &demoRandom, passwordHash: passwordHash, today: today, now: now)
             user.email = Self.demoEmail
             user.username = "demo"
             user.displayName = "Demo Walker"
             user.location = Self.cities[0].center
             pet.name = "Pixel"
-            let rows = DeckIndex.row(for: pet, location: user.location).map { [$0] } ?? []
+            let rows = try DeckIndex.row(for: pet, location: user.location).map { [$0] } ?? []
             try await db.transaction { tx in
                 try await user.create(on: tx)
                 try await pet.create(on: tx)
@@ -87,20 +87,20 @@ public struct DemoCommunity: Sendable {
                 }
                 try await deckIndex.insert(rows, on: tx)
             }
-            await deckIndex.committed(rows.map(\.petID.rawValue), on: db)
+            await deckIndex.committed(rows.map(\.petID), on: db)
         }
     }
 
     /// The records that put a dog in Social Mode by the rules: the puppy series (10 and 17
     /// weeks), and for an adult a booster 100 days ago.
-    static func vaccinations(for pet: PetRecord, today: LocalDate, now: Date) -> [VaccinationRecord] {
-        let birth = pet.profile.birthDate
+    static func vaccinations(for pet: PetRecord, today: LocalDate, now: Date) throws -> [VaccinationRecord] {
+        let birth = pet.birthLocalDate
+        let petID = try pet.requireID()
         var dates = [birth.adding(days: 70), birth.adding(days: 119)]
         if birth.days(until: today) >= 52 * 7 { dates.append(today.adding(days: -100)) }
         return dates.filter { $0 <= today }.map { date in
             let record = VaccinationRecord()
-            record.id = UUID()
-            record.$pet.id = pet.id!
+            record.$pet.id = petID
             record.vaccine = VaccineKind.dhpp.rawValue
             record.givenOn = date.description
             record.createdAt = now
@@ -109,7 +109,7 @@ public struct DemoCommunity: Sendable {
     }
 
     /// One owner with one dog; `number` makes the username unique.
-    private func member(number: Int, random: inout SplitMix64, passwordHash: String, today: LocalDate,
+    private func member(number: Int, random: inout SeededRandom, passwordHash: String, today: LocalDate,
                         now: Date) -> (UserRecord, PetRecord) {
         let city = Self.cities[number >= 0 ? number % Self.cities.count : 0]
         // A rough normal spread: the mean of three uniform draws.
@@ -122,7 +122,8 @@ public struct DemoCommunity: Sendable {
                                  username: "m\(tag)", displayName: "Member \(number >= 0 ? number + 1 : 0)",
                                  dateOfBirth: LocalDate(year: 1970 + Int(random.next() % 35), month: 1 + Int(random.next() % 12), day: 1 + Int(random.next() % 28))!,
                                  city: city.name)
-        let user = UserRecord(id: UUID(uuid: random.uuid()), signUp: signUp, passwordHash: passwordHash, now: now)
+        let userID = User.ID(random.uuid())
+        let user = UserRecord(id: userID, signUp: signUp, passwordHash: passwordHash, now: now)
         user.emailVerifiedAt = now
         user.location = GeoPoint(latitude: latitude, longitude: longitude)
 
@@ -132,7 +133,7 @@ public struct DemoCommunity: Sendable {
         // Social dogs are old enough for the full puppy series plus the buffer (about 5 months).
         let social = ageMonths >= 6 && random.unit() < 0.8
         let profile = PetProfile(
-            id: Pet.ID(UUID(uuid: random.uuid())), ownerID: user.userID, name: Self.names[Int(random.next() % UInt64(Self.names.count))],
+            id: Pet.ID(random.uuid()), ownerID: userID, name: Self.names[Int(random.next() % UInt64(Self.names.count))],
             species: .dog, breed: Self.breeds[Int(random.next() % UInt64(Self.breeds.count))],
             sex: random.next() % 2 == 0 ? .female : .male, neutered: social ? random.unit() < 0.6 : nil,
             birthDate: today.monthsEarlier(ageMonths), birthDateIsEstimate: false, weightKg: (weight * 10).rounded() / 10,
@@ -145,37 +146,9 @@ public struct DemoCommunity: Sendable {
     }
 }
 
-/// A small, fast, seedable generator (SplitMix64): the same seed always gives the same community.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A Double in 0..<1.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    /// 16 random bytes shaped as a version-4 UUID.
-    mutating func uuid() -> uuid_t {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<16 { bytes[i] = UInt8(truncatingIfNeeded: next()) }
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])
-    }
-}
-
 extension PawpackServices {
     /// Seeds the demo community. `onlyIfEmpty` leaves a database with members untouched.
-    public func seedDemo(dogs: Int, seed: UInt64, on db: any Database, onlyIfEmpty: Bool,
+    package func seedDemo(dogs: Int, seed: UInt64, on db: any Database, onlyIfEmpty: Bool,
                          progress: @Sendable (Int) -> Void = { _ in }) async throws -> Bool {
         if onlyIfEmpty, try await UserRecord.query(on: db).count() > 0 { return false }
         let hash = try await hasher.hash(DemoCommunity.demoPassword)

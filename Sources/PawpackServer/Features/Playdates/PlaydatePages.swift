@@ -27,33 +27,32 @@ struct PlaydatePages {
         let dogs = try await pets.listMine(user, on: req.db).filter { $0.profile.species == .dog }
         return WebPages.page(req, title: "Playdates", main: .group(
             .p(.text("Find safe, compatible playmates near you. Choose the dog that is looking:")),
-            .if(dogs.isEmpty, .p(.text("Add a dog first: "), .a(.href("/pets/new"), .text("add a pet")), .text("."))),
+            .if(dogs.isEmpty, .p(.text("Add a dog first: "), .a(.href(WebPath.newPet), .text("add a pet")), .text("."))),
             .ul(.class("pet-list"), .forEach(dogs) { dog in
-                .li(.a(.class("pet-summary"), .href("/pets/\(dog.profile.id)/deck"),
+                .li(.a(.class("pet-summary"), .href(WebPath.deck(dog.profile.id)),
                        .span(.class("pet-name"), .text("\(dog.profile.name)'s deck"))))
             }),
-            .p(.a(.id("requests-link"), .href("/playdates/requests"), .text("Match requests")), .text(" · "),
-               .a(.id("matches-link"), .href("/playdates/matches"), .text("Matches")))
+            .p(.a(.id("requests-link"), .href(WebPath.matchRequests), .text("Match requests")), .text(" · "),
+               .a(.id("matches-link"), .href(WebPath.matches), .text("Matches")))
         ))
     }
 
     @Sendable func deck(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let petID = try req.uuidParameter("petId")
+        let petID: Pet.ID = try req.idParameter("petId")
         let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
-        let path = "/pets/\(petID.uuidString.lowercased())"
         let page: DeckPageValue
         do {
             page = try await playdates.deck(webUser.user, pet: petID, overrides: .init(), limit: 1, cursor: nil, on: req.db)
         } catch let problem as Problem where problem.code == .locationNeeded {
             return WebPages.page(req, title: "\(pet.name)'s deck", status: .conflict, errors: [problem.detail],
-                                 main: .p(.a(.class("button"), .href("/account"), .text("Set your location"))))
+                                 main: .p(.a(.class("button"), .href(WebPath.account), .text("Set your location"))))
         }
         return WebPages.page(req, title: "\(pet.name)'s deck", main: .group(
             .unwrap(page.cards.first, { entry in
                 .section(.class("card deck-card"), .id("deck-card"), .data(named: "pet", value: entry.pet.id.description),
                     .unwrap(entry.pet.photos.first) { photo in
-                        .img(.src("/media/\(photo.storageKey)"), .alt(entry.pet.name), .class("photo profile"))
+                        .img(.src(WebPath.media(photo.storageKey)), .alt(entry.pet.name), .class("photo profile"))
                     },
                     .h2(.id("deck-name"), .text(entry.pet.name)),
                     .p(.text("\(PetAge.text(birthDate: entry.pet.birthDate, estimated: entry.pet.birthDateIsEstimate, today: pets.today))"),
@@ -62,25 +61,26 @@ struct PlaydatePages {
                     .p(.class("muted"), .text("Score \(entry.card.score) of 100")),
                     .ul(.id("deck-reasons"), .forEach(entry.card.reasons) { .li(.text($0)) }),
                     .div(.class("actions swipe-actions"),
-                        swipeForm(req, path: path, target: entry.pet.id.description, decision: "pass", title: "Pass", id: "pass-button"),
-                        swipeForm(req, path: path, target: entry.pet.id.description, decision: "like", title: "Like", id: "like-button")
+                        swipeForm(req, pet: petID, target: entry.pet.id, decision: "pass", title: "Pass", id: "pass-button"),
+                        swipeForm(req, pet: petID, target: entry.pet.id, decision: "like", title: "Like", id: "like-button")
                     )
                 )
             }, else: .p(.id("deck-empty"), .text("No more dogs nearby for now. Widen your preferences or come back later."))),
             .div(.class("actions"),
-                .a(.id("preferences-link"), .href("\(path)/preferences"), .text("Preferences")),
-                .form(.class("inline"), .action("\(path)/swipes/undo"), .method(.post), WebPages.csrfField(req),
+                .a(.id("preferences-link"), .href(WebPath.deckPreferences(petID)), .text("Preferences")),
+                .form(.class("inline"), .action(WebPath.undoSwipe(petID)), .method(.post), WebPages.csrfField(req),
                       .button(.type(.submit), .class("link"), .id("undo-button"), .text("Undo last swipe"))),
-                .a(.href("/playdates/requests"), .text("Requests")),
-                .a(.href("/playdates/matches"), .text("Matches"))
+                .a(.href(WebPath.matchRequests), .text("Requests")),
+                .a(.href(WebPath.matches), .text("Matches"))
             )
         ))
     }
 
-    private func swipeForm(_ req: Request, path: String, target: String, decision: String, title: String, id: String) -> Node<HTML.BodyContext> {
-        .form(.action("\(path)/swipes"), .method(.post), .class("swipe-form"), .data(named: "decision", value: decision),
+    private func swipeForm(_ req: Request, pet: Pet.ID, target: Pet.ID, decision: String, title: String,
+                           id: String) -> Node<HTML.BodyContext> {
+        .form(.action(WebPath.swipes(pet)), .method(.post), .class("swipe-form"), .data(named: "decision", value: decision),
             WebPages.csrfField(req),
-            .input(.type(.hidden), .name("targetPetId"), .value(target)),
+            .input(.type(.hidden), .name("targetPetId"), .value(target.description)),
             .input(.type(.hidden), .name("decision"), .value(decision)),
             .button(.type(.submit), .id(id), .class(decision == "like" ? "button" : "button secondary"), .text(title))
         )
@@ -94,21 +94,21 @@ struct PlaydatePages {
     @Sendable func swipe(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let petID = try req.uuidParameter("petId")
+        let petID: Pet.ID = try req.idParameter("petId")
         let form = try req.content.decode(SwipeForm.self)
-        guard let target = form.targetPetId.flatMap(UUID.init(uuidString:)) else { throw Problem.notFound }
+        guard let target = form.targetPetId.flatMap(Pet.ID.init(string:)) else { throw Problem.notFound }
         let outcome = try await playdates.swipe(webUser.user, pet: petID, target: target,
                                                 decision: form.decision == "like" ? .like : .pass, on: req.db)
-        let flash = outcome.match != nil ? "matched" : outcome.decision == .like ? "liked" : "passed"
-        return WebPages.redirect("/pets/\(petID.uuidString.lowercased())/deck?flash=\(flash)")
+        let flash: Flash = outcome.match != nil ? .matched : outcome.decision == .like ? .liked : .passed
+        return WebPages.redirect(WebPath.deck(petID), flash: flash)
     }
 
     @Sendable func undo(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let petID = try req.uuidParameter("petId")
+        let petID: Pet.ID = try req.idParameter("petId")
         try await playdates.undoLastSwipe(webUser.user, pet: petID, on: req.db)
-        return WebPages.redirect("/pets/\(petID.uuidString.lowercased())/deck?flash=undone")
+        return WebPages.redirect(WebPath.deck(petID), flash: .undone)
     }
 
     // MARK: Preferences
@@ -125,12 +125,11 @@ struct PlaydatePages {
     }
 
     func preferencesPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
-        let petID = try req.uuidParameter("petId")
+        let petID: Pet.ID = try req.idParameter("petId")
         let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
         let saved = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
-        let path = "/pets/\(petID.uuidString.lowercased())"
         return WebPages.page(req, title: "\(pet.name)'s preferences", status: status, errors: errors, main:
-            .form(.id("preferences-form"), .action("\(path)/preferences"), .method(.post),
+            .form(.id("preferences-form"), .action(WebPath.deckPreferences(petID)), .method(.post),
                 WebPages.csrfField(req),
                 WebPages.field("Maximum distance (km)", name: "maxDistanceKm", type: .number,
                                value: String(Int(saved.maxDistanceKm)), autocomplete: "off"),
@@ -147,7 +146,7 @@ struct PlaydatePages {
     @Sendable func savePreferences(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let petID = try req.uuidParameter("petId")
+        let petID: Pet.ID = try req.idParameter("petId")
         let form = try req.content.decode(PreferencesForm.self)
         var preferences = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
         func number(_ text: String?) -> Int? { text.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
@@ -157,7 +156,7 @@ struct PlaydatePages {
         preferences.neuteredOnly = form.neuteredOnly == "on"
         do {
             _ = try await playdates.savePreferences(webUser.user, pet: petID, preferences, on: req.db)
-            return WebPages.redirect("/pets/\(petID.uuidString.lowercased())/deck?flash=preferences")
+            return WebPages.redirect(WebPath.deck(petID), flash: .preferences)
         } catch let problem as Problem {
             return try await preferencesPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
                                              status: .init(statusCode: problem.status))
@@ -170,34 +169,37 @@ struct PlaydatePages {
         let user = try req.requireWebUser().user
         let incoming = try await playdates.requests(user, incoming: true, on: req.db)
         let outgoing = try await playdates.requests(user, incoming: false, on: req.db)
-        func row(_ request: MatchRequestValue, actions: [(String, String)]) -> Node<HTML.ListContext> {
+        typealias Action = (name: String, title: String, path: (Playdates.MatchRequest.ID) -> String)
+        func row(_ request: MatchRequestValue, actions: [Action]) -> Node<HTML.ListContext> {
             .li(.class("request"),
                 .text("\(request.fromPet.name) → \(request.toPet.name)"),
-                .div(.class("actions"), .forEach(actions) { action, title in
-                    .form(.class("inline"), .action("/playdates/requests/\(request.id.uuidString.lowercased())/\(action)"), .method(.post),
+                .div(.class("actions"), .forEach(actions) { action in
+                    .form(.class("inline"), .action(action.path(request.id)), .method(.post),
                           WebPages.csrfField(req),
-                          .button(.type(.submit), .class(action == "accept" ? "button" : "button secondary"),
-                                  .id("\(action)-\(request.id.uuidString.lowercased())"), .text(title)))
+                          .button(.type(.submit), .class(action.name == "accept" ? "button" : "button secondary"),
+                                  .id("\(action.name)-\(request.id)"), .text(action.title)))
                 }))
         }
         return WebPages.page(req, title: "Match requests", main: .group(
             .h2(.text("Waiting for you")),
             .if(incoming.isEmpty, .p(.class("muted"), .text("No requests right now."))),
-            .ul(.id("incoming-requests"), .forEach(incoming) { row($0, actions: [("accept", "Accept"), ("reject", "Decline")]) }),
+            .ul(.id("incoming-requests"), .forEach(incoming) {
+                row($0, actions: [("accept", "Accept", WebPath.acceptMatchRequest), ("reject", "Decline", WebPath.rejectMatchRequest)])
+            }),
             .h2(.text("Sent")),
             .if(outgoing.isEmpty, .p(.class("muted"), .text("Nothing sent and unanswered."))),
-            .ul(.id("outgoing-requests"), .forEach(outgoing) { row($0, actions: [("cancel", "Withdraw")]) })
+            .ul(.id("outgoing-requests"), .forEach(outgoing) { row($0, actions: [("cancel", "Withdraw", WebPath.cancelMatchRequest)]) })
         ))
     }
 
     @Sendable func answer(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
-        let requestID = try req.uuidParameter("requestId")
+        let requestID: Playdates.MatchRequest.ID = try req.idParameter("requestId")
         switch req.parameters.get("action") {
         case "accept":
             _ = try await playdates.accept(user, request: requestID, on: req.db)
-            return WebPages.redirect("/playdates/matches?flash=matched")
+            return WebPages.redirect(WebPath.matches, flash: .matched)
         case "reject":
             try await playdates.reject(user, request: requestID, on: req.db)
         case "cancel":
@@ -205,7 +207,7 @@ struct PlaydatePages {
         default:
             throw Problem.notFound
         }
-        return WebPages.redirect("/playdates/requests")
+        return WebPages.redirect(WebPath.matchRequests)
     }
 
     @Sendable func matches(_ req: Request) async throws -> Response {
@@ -217,7 +219,7 @@ struct PlaydatePages {
                 .li(.class("match"),
                     .strong(.text(match.myPet.name)), .text(" & "), .strong(.text(match.otherPet.name)),
                     .span(.class("muted"), .text(" · \(match.otherPet.ownerDisplayName)")),
-                    .form(.class("inline"), .action("/playdates/matches/\(match.id.uuidString.lowercased())/unmatch"), .method(.post),
+                    .form(.class("inline"), .action(WebPath.unmatch(match.id)), .method(.post),
                           WebPages.csrfField(req), .button(.type(.submit), .class("link"), .text("Unmatch"))))
             })
         ))
@@ -226,7 +228,7 @@ struct PlaydatePages {
     @Sendable func unmatch(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
-        try await playdates.unmatch(user, match: try req.uuidParameter("matchId"), on: req.db)
-        return WebPages.redirect("/playdates/matches")
+        try await playdates.unmatch(user, match: try req.idParameter("matchId"), on: req.db)
+        return WebPages.redirect(WebPath.matches)
     }
 }

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import PawpackCore
 
 // Fluent models are `@unchecked Sendable`: each instance stays in the task that loaded it.
 
@@ -7,7 +8,7 @@ import Foundation
 final class DeckPreferencesRecord: Model, @unchecked Sendable {
     static let schema = "deck_preferences"
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Identifier<DeckPreferencesRecord>?
     @Parent(key: "pet_id") var pet: PetRecord
     @Field(key: "preferences") var json: String
     @Field(key: "updated_at") var updatedAt: Date
@@ -21,7 +22,7 @@ final class SwipeRecord: Model, @unchecked Sendable {
 
     enum Decision: String, Codable { case like, pass }
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Playdates.Swipe.ID?
     @Parent(key: "pet_id") var pet: PetRecord
     @Parent(key: "target_pet_id") var target: PetRecord
     @Field(key: "decision") var decision: Decision
@@ -29,8 +30,7 @@ final class SwipeRecord: Model, @unchecked Sendable {
 
     init() {}
 
-    init(petID: UUID, targetID: UUID, decision: Decision, now: Date) {
-        id = UUID()
+    init(petID: Pet.ID, targetID: Pet.ID, decision: Decision, now: Date) {
         $pet.id = petID
         $target.id = targetID
         self.decision = decision
@@ -44,7 +44,7 @@ final class MatchRequestRecord: Model, @unchecked Sendable {
 
     enum Status: String, Codable { case pending, accepted, rejected, cancelled }
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Playdates.MatchRequest.ID?
     @Parent(key: "from_pet_id") var fromPet: PetRecord
     @Parent(key: "to_pet_id") var toPet: PetRecord
     @Parent(key: "from_user_id") var fromUser: UserRecord
@@ -61,7 +61,7 @@ final class MatchRequestRecord: Model, @unchecked Sendable {
 final class MatchRecord: Model, @unchecked Sendable {
     static let schema = "matches"
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: Playdates.Match.ID?
     @Parent(key: "pet_a_id") var petA: PetRecord
     @Parent(key: "pet_b_id") var petB: PetRecord
     @Parent(key: "user_a_id") var userA: UserRecord
@@ -75,7 +75,7 @@ final class MatchRecord: Model, @unchecked Sendable {
 final class BlockRecord: Model, @unchecked Sendable {
     static let schema = "blocks"
 
-    @ID(key: .id) var id: UUID?
+    @ID(custom: .id) var id: User.Block.ID?
     @Parent(key: "blocker_id") var blocker: UserRecord
     @Parent(key: "blocked_id") var blocked: UserRecord
     @Field(key: "created_at") var createdAt: Date

@@ -17,7 +17,7 @@ struct SwipeOutcome: Sendable {
 }
 
 struct MatchRequestValue: Sendable {
-    var id: UUID
+    var id: Playdates.MatchRequest.ID
     var fromPet: PetCardValue
     var toPet: PetCardValue
     var status: MatchRequestRecord.Status
@@ -25,10 +25,23 @@ struct MatchRequestValue: Sendable {
 }
 
 struct MatchValue: Sendable {
-    var id: UUID
+    var id: Playdates.Match.ID
     var myPet: PetCardValue
     var otherPet: PetCardValue
     var createdAt: Date
+}
+
+/// Where the deck finds its candidates. Members are always served through the index; the other
+/// two are kept to check and measure it against (`DeckIndexTests`, `pawpack bench deck`) and
+/// are no setting of an operator's.
+package enum DeckSource: Sendable {
+    /// The candidate index: its rows in memory on an SQLite file this process serves
+    /// (`DeckIndex.resident`), its table otherwise.
+    case index
+    /// The index's table, on SQLite too.
+    case indexTable
+    /// The seed design: every dog inside the distance's bounding box loaded and scored.
+    case naive
 }
 
 /// Playdates: preferences, the deck, swipes, match requests, matches and blocks. Scoring and
@@ -37,20 +50,20 @@ final class PlaydateService: Sendable {
     let pets: PetService
     let clock: any AppClock
     let matchmaker = Matchmaker()
-    let strategy: Config.DeckStrategy
+    let source: DeckSource
     private let logger: Logger
 
-    init(pets: PetService, clock: any AppClock, strategy: Config.DeckStrategy = .index, logger: Logger) {
+    init(pets: PetService, clock: any AppClock, source: DeckSource = .index, logger: Logger) {
         self.pets = pets
         self.clock = clock
-        self.strategy = strategy
+        self.source = source
         self.logger = logger
     }
 
     // MARK: The dog acting
 
     /// The dog the caller swipes for: a dog they own or guard.
-    func actingDog(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> PetRecord {
+    func actingDog(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> PetRecord {
         let (pet, _) = try await pets.authorized(user, pet: id, need: \.canEdit, on: db)
         return try Self.mustBeDog(pet)
     }
@@ -65,24 +78,25 @@ final class PlaydateService: Sendable {
 
     // MARK: Preferences
 
-    func preferences(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> DeckPreferences {
+    func preferences(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> DeckPreferences {
         let pet = try await actingDog(user, pet: id, on: db)
-        return try await savedPreferences(of: pet.id!, on: db)
+        return try await savedPreferences(of: pet.requireID(), on: db)
     }
 
-    private func savedPreferences(of petID: UUID, on db: any Database) async throws -> DeckPreferences {
-        let json = try await db.sql.select().column("preferences").from(DeckPreferencesRecord.schema)
-            .where("pet_id", .equal, petID).first()?.decode(column: "preferences", as: String.self)
+    /// A dog's saved preferences, or the defaults.
+    func savedPreferences(of petID: Pet.ID, on db: any Database) async throws -> DeckPreferences {
+        let json = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first()?.json
         return DeckSeekerState.preferences(stored: json)
     }
 
-    func savePreferences(_ user: UserRecord, pet id: UUID, _ preferences: DeckPreferences,
+    func savePreferences(_ user: UserRecord, pet id: Pet.ID, _ preferences: DeckPreferences,
                          on db: any Database) async throws -> DeckPreferences {
         let pet = try await actingDog(user, pet: id, on: db)
+        let petID = try pet.requireID()
         let valid = try preferences.validated()
         let json = String(decoding: try JSONEncoder().encode(valid), as: UTF8.self)
-        let record = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == pet.id!).first()
-            ?? { let fresh = DeckPreferencesRecord(); fresh.id = UUID(); fresh.$pet.id = pet.id!; return fresh }()
+        let record = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first()
+            ?? { let fresh = DeckPreferencesRecord(); fresh.$pet.id = petID; return fresh }()
         record.json = json
         record.updatedAt = clock.now()
         try await record.save(on: db)
@@ -97,15 +111,16 @@ final class PlaydateService: Sendable {
         var maxAgeMonths: Int?
     }
 
-    func deck(_ user: UserRecord, pet id: UUID, overrides: Overrides, limit: Int, cursor: String?,
+    func deck(_ user: UserRecord, pet id: Pet.ID, overrides: Overrides, limit: Int, cursor: String?,
               on db: any Database) async throws -> DeckPageValue {
         // The acting dog and its deck state in one query; the same checks as `actingDog` after.
-        guard let (record, state) = try await DeckSeekerState.read(pet: id, actor: user.id!, reads: pets.reads, on: db) else {
+        guard let (record, state) = try await DeckSeekerState.read(pet: id, actor: user.requireID(), reads: pets.reads,
+                                                                    on: db) else {
             throw Problem.notFound
         }
         _ = try await pets.authorize(user, for: record, need: \.canEdit, on: db)
         let pet = try Self.mustBeDog(record)
-        let owner: UserRecord? = pet.$owner.id == user.id ? user : try await UserRecord.find(pet.$owner.id, on: db)
+        let owner: UserRecord? = try pet.$owner.id == user.requireID() ? user : try await UserRecord.find(pet.$owner.id, on: db)
         guard let owner, let home = owner.location else {
             throw Problem(status: 409, code: .locationNeeded, title: "Where are you?",
                           detail: "Set your location on your account to see dogs near you.")
@@ -116,22 +131,23 @@ final class PlaydateService: Sendable {
         if let months = overrides.maxAgeMonths { preferences.maxAgeMonths = months }
         preferences = try preferences.validated()
         let after = try cursor.map(Self.decodeCursor)
-        let seeker = DeckIndex.deckDog(pet, location: home)
+        let seeker = try DeckIndex.deckDog(pet, location: home)
         // The seeker itself needs no entry: no dog is ever its own candidate (`Matchmaker`).
         let excluded = state.swipedPets
         let blocked = state.blockedUsers
 
         let cards: [DeckCard]
-        switch strategy {
-        case .index, .table:
+        switch source {
+        case .index, .indexTable:
             let started = ContinuousClock.now
+            let fromTable = source == .indexTable
             let page = try await matchmaker.indexedDeck(
                 seeker: seeker, preferences: preferences, excludedPets: excluded, blockedOwners: blocked,
                 today: pets.today, after: after, limit: limit, grid: pets.deckIndex.grid,
-                search: pets.deckIndex.search(fromTable: strategy == .table),
+                search: pets.deckIndex.search(fromTable: fromTable),
                 buckets: pets.deckIndex.buckets(for: seeker, matchmaker: matchmaker)
             ) { ranges, buckets in
-                try await self.pets.deckIndex.rows(in: ranges, buckets: buckets, fromTable: self.strategy == .table, on: db)
+                try await self.pets.deckIndex.rows(in: ranges, buckets: buckets, fromTable: fromTable, on: db)
             }
             cards = page.cards
             logger.debug("deck read through the index", metadata: [
@@ -140,21 +156,21 @@ final class PlaydateService: Sendable {
             ])
         case .naive:
             let candidates = try await naiveCandidates(around: home, radiusKm: preferences.maxDistanceKm,
-                                                       excludingOwner: owner.id!, on: db)
+                                                       excludingOwner: owner.requireID(), on: db)
             cards = matchmaker.deck(seeker: seeker, candidates: candidates, preferences: preferences,
                                     excludedPets: excluded, blockedOwners: blocked, today: pets.today,
                                     after: after, limit: limit)
         }
         // What the cards show, for the whole page at once.
-        let shown = try await pets.cards(ofPets: cards.map(\.petID.rawValue), on: db)
-        let page = cards.compactMap { card in shown[card.petID.rawValue].map { (card: card, pet: $0) } }
+        let shown = try await pets.cards(ofPets: cards.map(\.petID), on: db)
+        let page = cards.compactMap { card in shown[card.petID].map { (card: card, pet: $0) } }
         let next = cards.count == limit ? cards.last.map { Self.encodeCursor(matchmaker.position(of: $0)) } : nil
         return DeckPageValue(cards: page, nextCursor: next)
     }
 
     /// The seed design's way to find candidates, kept to measure the index against: every
     /// owner inside the distance's bounding box, then all their dogs, as full records.
-    private func naiveCandidates(around home: GeoPoint, radiusKm: Double, excludingOwner ownerID: UUID,
+    private func naiveCandidates(around home: GeoPoint, radiusKm: Double, excludingOwner ownerID: User.ID,
                                  on db: any Database) async throws -> [DeckDog] {
         let box = Matchmaker.boundingBox(around: home, radiusKm: radiusKm)
         let owners = try await UserRecord.query(on: db)
@@ -162,7 +178,9 @@ final class PlaydateService: Sendable {
             .filter(\.$longitude >= box.longitude.lowerBound).filter(\.$longitude <= box.longitude.upperBound)
             .filter(\.$id != ownerID)
             .all()
-        let locations = Dictionary(uniqueKeysWithValues: owners.compactMap { user in user.location.map { (user.id!, $0) } })
+        let locations = Dictionary(uniqueKeysWithValues: try owners.compactMap { user in
+            try user.location.map { (try user.requireID(), $0) }
+        })
         // In slices: PostgreSQL takes at most 65,535 parameters per statement, and a city holds more owners.
         let ownerIDs = Array(locations.keys)
         var candidates: [PetRecord] = []
@@ -170,7 +188,9 @@ final class PlaydateService: Sendable {
             candidates += try await PetRecord.query(on: db).filter(\.$species == .dog)
                 .filter(\.$owner.$id ~~ Array(ownerIDs[start..<min(start + 30_000, ownerIDs.count)])).all()
         }
-        return candidates.compactMap { candidate in locations[candidate.$owner.id].map { DeckIndex.deckDog(candidate, location: $0) } }
+        return try candidates.compactMap { candidate in
+            try locations[candidate.$owner.id].map { try DeckIndex.deckDog(candidate, location: $0) }
+        }
     }
 
     /// The position's JSON, keys sorted so the same position always gives the same cursor,
@@ -195,33 +215,31 @@ final class PlaydateService: Sendable {
     /// The members a dog's swipes and pass pile leave out: those blocked by or blocking its
     /// owner, and the member acting for it (a guardian) when that is someone else. The deck
     /// reads the same set with the dog itself (`DeckSeekerState.read`).
-    func blockedUsers(around pet: PetRecord, actor: UserRecord, on db: any Database) async throws -> Set<UUID> {
+    func blockedUsers(around pet: PetRecord, actor: UserRecord, on db: any Database) async throws -> Set<User.ID> {
         var blocked = try await blockedUsers(of: pet.$owner.id, on: db)
-        if actor.id != pet.$owner.id { blocked.formUnion(try await blockedUsers(of: actor.id!, on: db)) }
+        let actorID = try actor.requireID()
+        if actorID != pet.$owner.id { blocked.formUnion(try await blockedUsers(of: actorID, on: db)) }
         return blocked
     }
 
     /// Users blocked by, or blocking, this user.
-    func blockedUsers(of userID: UUID, on db: any Database) async throws -> Set<UUID> {
-        let rows = try await db.sql.select().columns("blocker_id", "blocked_id").from(BlockRecord.schema)
-            .where("blocker_id", .equal, userID).orWhere("blocked_id", .equal, userID).all()
-        return Set(try rows.map { row in
-            let blocker = try row.decode(column: "blocker_id", as: UUID.self)
-            return blocker == userID ? try row.decode(column: "blocked_id", as: UUID.self) : blocker
-        })
+    func blockedUsers(of userID: User.ID, on db: any Database) async throws -> Set<User.ID> {
+        let blocks = try await BlockRecord.query(on: db)
+            .group(.or) { $0.filter(\.$blocker.$id == userID).filter(\.$blocked.$id == userID) }.all()
+        return Set(blocks.map { $0.$blocker.id == userID ? $0.$blocked.id : $0.$blocker.id })
     }
 
     func block(_ user: UserRecord, username: String, on db: any Database) async throws {
         let name = AccountRules().normalizedUsername(username)
-        guard let other = try await UserRecord.query(on: db).filter(\.$username == name).first(), other.id != user.id else {
+        let me = try user.requireID()
+        guard let other = try await UserRecord.query(on: db).filter(\.$username == name).first(),
+              let them = other.id, them != me else {
             throw Problem(status: 404, code: .notFound, title: "No such member", detail: "No other member has the username \(name).",
                           errors: [.init(field: "username", message: "is not another member")])
         }
-        let (me, them) = (user.id!, other.id!)
         try await db.transaction { tx in
             if try await BlockRecord.query(on: tx).filter(\.$blocker.$id == me).filter(\.$blocked.$id == them).first() == nil {
                 let block = BlockRecord()
-                block.id = UUID()
                 block.$blocker.id = me
                 block.$blocked.id = them
                 block.createdAt = self.clock.now()
@@ -241,11 +259,12 @@ final class PlaydateService: Sendable {
 
     // MARK: Swipes
 
-    func swipe(_ user: UserRecord, pet id: UUID, target targetID: UUID, decision: SwipeRecord.Decision,
+    func swipe(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID, decision: SwipeRecord.Decision,
                on db: any Database) async throws -> SwipeOutcome {
         let pet = try await actingDog(user, pet: id, on: db)
         let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
-        if let existing = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!)
+        let petID = try pet.requireID()
+        if let existing = try await SwipeRecord.query(on: db).filter(\.$pet.$id == petID)
             .filter(\.$target.$id == targetID).first() {
             throw existing.decision == .like
                 ? Problem(status: 409, code: .alreadyRequested, title: "Already asked",
@@ -253,7 +272,7 @@ final class PlaydateService: Sendable {
                 : Problem(status: 409, code: .alreadySwiped, title: "Already passed",
                           detail: "You passed on \(target.name). Find them in your pass pile to like them after all.")
         }
-        let swipe = SwipeRecord(petID: pet.id!, targetID: targetID, decision: decision, now: clock.now())
+        let swipe = SwipeRecord(petID: petID, targetID: targetID, decision: decision, now: clock.now())
         return try await db.transaction { tx in
             try await swipe.create(on: tx)
             guard decision == .like else { return SwipeOutcome(decision: .pass) }
@@ -264,18 +283,18 @@ final class PlaydateService: Sendable {
     /// A like: a match when the other dog already liked this one, a request otherwise.
     private func like(from pet: PetRecord, to target: PetRecord, on db: any Database) async throws -> SwipeOutcome {
         let now = clock.now()
-        let liked = try await SwipeRecord.query(on: db).filter(\.$pet.$id == target.id!)
-            .filter(\.$target.$id == pet.id!).filter(\.$decision == .like).first() != nil
+        let (petID, targetID) = (try pet.requireID(), try target.requireID())
+        let liked = try await SwipeRecord.query(on: db).filter(\.$pet.$id == targetID)
+            .filter(\.$target.$id == petID).filter(\.$decision == .like).first() != nil
         if liked {
-            try await MatchRequestRecord.query(on: db).filter(\.$fromPet.$id == target.id!).filter(\.$toPet.$id == pet.id!)
+            try await MatchRequestRecord.query(on: db).filter(\.$fromPet.$id == targetID).filter(\.$toPet.$id == petID)
                 .filter(\.$status == .pending).set(\.$status, to: .accepted).set(\.$answeredAt, to: now).update()
             let match = try await createMatch(pet, target, on: db)
             return SwipeOutcome(decision: .like, match: try await matchValue(match, viewer: pet.$owner.id, on: db))
         }
         let request = MatchRequestRecord()
-        request.id = UUID()
-        request.$fromPet.id = pet.id!
-        request.$toPet.id = target.id!
+        request.$fromPet.id = petID
+        request.$toPet.id = targetID
         request.$fromUser.id = pet.$owner.id
         request.$toUser.id = target.$owner.id
         request.status = .pending
@@ -285,14 +304,15 @@ final class PlaydateService: Sendable {
     }
 
     private func createMatch(_ one: PetRecord, _ other: PetRecord, on db: any Database) async throws -> MatchRecord {
-        let (a, b) = one.id!.uuidString < other.id!.uuidString ? (one, other) : (other, one)
-        if let existing = try await MatchRecord.query(on: db).filter(\.$petA.$id == a.id!).filter(\.$petB.$id == b.id!).first() {
+        let oneID = try one.requireID()
+        let (petA, petB) = Self.pair(oneID, try other.requireID())
+        let (a, b) = petA == oneID ? (one, other) : (other, one)
+        if let existing = try await MatchRecord.query(on: db).filter(\.$petA.$id == petA).filter(\.$petB.$id == petB).first() {
             return existing
         }
         let match = MatchRecord()
-        match.id = UUID()
-        match.$petA.id = a.id!
-        match.$petB.id = b.id!
+        match.$petA.id = petA
+        match.$petB.id = petB
         match.$userA.id = a.$owner.id
         match.$userB.id = b.$owner.id
         match.createdAt = clock.now()
@@ -300,8 +320,14 @@ final class PlaydateService: Sendable {
         return match
     }
 
+    /// Two dogs in the order a match row keeps them: `pet_a_id` first by its text in capitals,
+    /// so a pair has one row whichever side matched first.
+    static func pair(_ one: Pet.ID, _ other: Pet.ID) -> (Pet.ID, Pet.ID) {
+        one.rawValue.text(uppercase: true) < other.rawValue.text(uppercase: true) ? (one, other) : (other, one)
+    }
+
     /// Another member's dog that this dog may interact with; 404 for own, blocked or missing.
-    private func visibleDog(_ id: UUID, for user: UserRecord, actingAs pet: PetRecord, on db: any Database) async throws -> PetRecord {
+    private func visibleDog(_ id: Pet.ID, for user: UserRecord, actingAs pet: PetRecord, on db: any Database) async throws -> PetRecord {
         guard let target = try await PetRecord.find(id, on: db), target.species == .dog,
               target.$owner.id != pet.$owner.id,
               !(try await blockedUsers(around: pet, actor: user, on: db)).contains(target.$owner.id) else {
@@ -311,39 +337,41 @@ final class PlaydateService: Sendable {
         return target
     }
 
-    func undoLastSwipe(_ user: UserRecord, pet id: UUID, on db: any Database) async throws {
+    func undoLastSwipe(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws {
         let pet = try await actingDog(user, pet: id, on: db)
-        guard let last = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!)
+        let petID = try pet.requireID()
+        guard let last = try await SwipeRecord.query(on: db).filter(\.$pet.$id == petID)
             .sort(\.$createdAt, .descending).first() else {
             throw Problem(status: 409, code: .invalidRequest, title: "Nothing to undo", detail: "This dog has not swiped yet.")
         }
         let targetID = last.$target.id
-        let (a, b) = pet.id!.uuidString < targetID.uuidString ? (pet.id!, targetID) : (targetID, pet.id!)
+        let (a, b) = Self.pair(petID, targetID)
         if last.decision == .like,
            try await MatchRecord.query(on: db).filter(\.$petA.$id == a).filter(\.$petB.$id == b).first() != nil {
             throw Problem(status: 409, code: .invalidRequest, title: "Already a match",
                           detail: "That like made a match; unmatch instead.")
         }
         try await db.transaction { tx in
-            try await MatchRequestRecord.query(on: tx).filter(\.$fromPet.$id == pet.id!).filter(\.$toPet.$id == targetID)
+            try await MatchRequestRecord.query(on: tx).filter(\.$fromPet.$id == petID).filter(\.$toPet.$id == targetID)
                 .filter(\.$status == .pending).delete()
             try await last.delete(on: tx)
         }
     }
 
-    func passes(_ user: UserRecord, pet id: UUID, on db: any Database) async throws -> [PetCardValue] {
+    func passes(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [PetCardValue] {
         let pet = try await actingDog(user, pet: id, on: db)
         let blocked = try await blockedUsers(around: pet, actor: user, on: db)
-        let targets = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$decision == .pass)
+        let targets = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$decision == .pass)
             .sort(\.$createdAt, .descending).all().map(\.$target.id)
         let cards = try await pets.cards(ofPets: targets, on: db)
-        return targets.compactMap { cards[$0] }.filter { !blocked.contains($0.ownerID.rawValue) }
+        return targets.compactMap { cards[$0] }.filter { !blocked.contains($0.ownerID) }
     }
 
-    func likeFromPasses(_ user: UserRecord, pet id: UUID, target targetID: UUID, on db: any Database) async throws -> SwipeOutcome {
+    func likeFromPasses(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID,
+                        on db: any Database) async throws -> SwipeOutcome {
         let pet = try await actingDog(user, pet: id, on: db)
         let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
-        guard let pass = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.id!).filter(\.$target.$id == targetID)
+        guard let pass = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$target.$id == targetID)
             .filter(\.$decision == .pass).first() else {
             throw Problem(status: 404, code: .notFound, title: "Not in the pass pile", detail: "\(target.name) is not in your pass pile.")
         }
@@ -359,7 +387,7 @@ final class PlaydateService: Sendable {
 
     func requests(_ user: UserRecord, incoming: Bool, on db: any Database) async throws -> [MatchRequestValue] {
         let rows = try await MatchRequestRecord.query(on: db).filter(\.$status == .pending)
-            .filter(incoming ? \.$toUser.$id : \.$fromUser.$id, .equal, user.id!)
+            .filter(incoming ? \.$toUser.$id : \.$fromUser.$id, .equal, user.requireID())
             .sort(\.$createdAt, .descending).all()
         return try await requestValues(rows, on: db)
     }
@@ -367,9 +395,9 @@ final class PlaydateService: Sendable {
     /// The requests with both dogs; every dog loaded at once, rather than a few queries per request.
     private func requestValues(_ rows: [MatchRequestRecord], on db: any Database) async throws -> [MatchRequestValue] {
         let dogs = try await pets.cards(ofPets: Array(Set(rows.flatMap { [$0.$fromPet.id, $0.$toPet.id] })), on: db)
-        return rows.compactMap { row in
+        return try rows.compactMap { row in
             guard let from = dogs[row.$fromPet.id], let to = dogs[row.$toPet.id] else { return nil }
-            return MatchRequestValue(id: row.id!, fromPet: from, toPet: to, status: row.status, createdAt: row.createdAt)
+            return MatchRequestValue(id: try row.requireID(), fromPet: from, toPet: to, status: row.status, createdAt: row.createdAt)
         }
     }
 
@@ -379,15 +407,16 @@ final class PlaydateService: Sendable {
     }
 
     /// A pending request addressed to (`asRecipient`) or sent by this user; 404 otherwise.
-    private func pendingRequest(_ id: UUID, of user: UserRecord, asRecipient: Bool, on db: any Database) async throws -> MatchRequestRecord {
+    private func pendingRequest(_ id: Playdates.MatchRequest.ID, of user: UserRecord, asRecipient: Bool,
+                                on db: any Database) async throws -> MatchRequestRecord {
         guard let row = try await MatchRequestRecord.query(on: db).filter(\.$id == id).filter(\.$status == .pending)
-            .filter(asRecipient ? \.$toUser.$id : \.$fromUser.$id, .equal, user.id!).first() else {
+            .filter(asRecipient ? \.$toUser.$id : \.$fromUser.$id, .equal, user.requireID()).first() else {
             throw Problem.notFound
         }
         return row
     }
 
-    func accept(_ user: UserRecord, request id: UUID, on db: any Database) async throws -> MatchValue {
+    func accept(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws -> MatchValue {
         let row = try await pendingRequest(id, of: user, asRecipient: true, on: db)
         let from = try await pets.pet(row.$fromPet.id, on: db), to = try await pets.pet(row.$toPet.id, on: db)
         let match = try await db.transaction { tx in
@@ -396,27 +425,28 @@ final class PlaydateService: Sendable {
             try await row.save(on: tx)
             // Accepting is this dog's like: the other dog leaves its deck, and its pass pile if
             // this dog had passed on it before.
-            if let earlier = try await SwipeRecord.query(on: tx).filter(\.$pet.$id == to.id!).filter(\.$target.$id == from.id!).first() {
+            let (toID, fromID) = (try to.requireID(), try from.requireID())
+            if let earlier = try await SwipeRecord.query(on: tx).filter(\.$pet.$id == toID).filter(\.$target.$id == fromID).first() {
                 if earlier.decision == .pass {
                     earlier.decision = .like
                     try await earlier.save(on: tx)
                 }
             } else {
-                try await SwipeRecord(petID: to.id!, targetID: from.id!, decision: .like, now: self.clock.now()).create(on: tx)
+                try await SwipeRecord(petID: toID, targetID: fromID, decision: .like, now: self.clock.now()).create(on: tx)
             }
             return try await self.createMatch(from, to, on: tx)
         }
-        return try await matchValue(match, viewer: user.id!, on: db)
+        return try await matchValue(match, viewer: user.requireID(), on: db)
     }
 
-    func reject(_ user: UserRecord, request id: UUID, on db: any Database) async throws {
+    func reject(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws {
         let row = try await pendingRequest(id, of: user, asRecipient: true, on: db)
         row.status = .rejected
         row.answeredAt = clock.now()
         try await row.save(on: db)
     }
 
-    func cancel(_ user: UserRecord, request id: UUID, on db: any Database) async throws {
+    func cancel(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws {
         let row = try await pendingRequest(id, of: user, asRecipient: false, on: db)
         try await db.transaction { tx in
             row.status = .cancelled
@@ -429,33 +459,35 @@ final class PlaydateService: Sendable {
     }
 
     func matches(_ user: UserRecord, on db: any Database) async throws -> [MatchValue] {
-        let blocked = try await blockedUsers(of: user.id!, on: db)
+        let me = try user.requireID()
+        let blocked = try await blockedUsers(of: me, on: db)
         let rows = try await MatchRecord.query(on: db)
-            .group(.or) { $0.filter(\.$userA.$id == user.id!).filter(\.$userB.$id == user.id!) }
+            .group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
             .sort(\.$createdAt, .descending).all()
         return try await matchValues(rows.filter { !blocked.contains($0.$userA.id) && !blocked.contains($0.$userB.id) },
-                                     viewer: user.id!, on: db)
+                                     viewer: me, on: db)
     }
 
-    private func matchValue(_ row: MatchRecord, viewer: UUID, on db: any Database) async throws -> MatchValue {
+    private func matchValue(_ row: MatchRecord, viewer: User.ID, on db: any Database) async throws -> MatchValue {
         guard let value = try await matchValues([row], viewer: viewer, on: db).first else { throw Problem.notFound }
         return value
     }
 
     /// The matches as `viewer` sees them, their dog first; every dog loaded at once.
-    private func matchValues(_ rows: [MatchRecord], viewer: UUID, on db: any Database) async throws -> [MatchValue] {
+    private func matchValues(_ rows: [MatchRecord], viewer: User.ID, on db: any Database) async throws -> [MatchValue] {
         let dogs = try await pets.cards(ofPets: Array(Set(rows.flatMap { [$0.$petA.id, $0.$petB.id] })), on: db)
-        return rows.compactMap { row in
+        return try rows.compactMap { row in
             let viewerIsA = row.$userA.id == viewer
             guard let mine = dogs[viewerIsA ? row.$petA.id : row.$petB.id],
                   let other = dogs[viewerIsA ? row.$petB.id : row.$petA.id] else { return nil }
-            return MatchValue(id: row.id!, myPet: mine, otherPet: other, createdAt: row.createdAt)
+            return MatchValue(id: try row.requireID(), myPet: mine, otherPet: other, createdAt: row.createdAt)
         }
     }
 
-    func unmatch(_ user: UserRecord, match id: UUID, on db: any Database) async throws {
+    func unmatch(_ user: UserRecord, match id: Playdates.Match.ID, on db: any Database) async throws {
+        let me = try user.requireID()
         guard let row = try await MatchRecord.query(on: db).filter(\.$id == id)
-            .group(.or, { $0.filter(\.$userA.$id == user.id!).filter(\.$userB.$id == user.id!) }).first() else {
+            .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first() else {
             throw Problem.notFound
         }
         try await row.delete(on: db)

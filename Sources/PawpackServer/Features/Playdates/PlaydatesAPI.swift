@@ -7,65 +7,60 @@ extension APIHandler {
 
     func getDeckPreferences(_ input: Operations.GetDeckPreferences.Input) async throws -> Operations.GetDeckPreferences.Output {
         let auth = try await authenticated()
-        let preferences = try await playdates.preferences(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        let preferences = try await playdates.preferences(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .ok(.init(body: .json(.init(preferences))))
     }
 
     func saveDeckPreferences(_ input: Operations.SaveDeckPreferences.Input) async throws -> Operations.SaveDeckPreferences.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let saved = try await playdates.savePreferences(auth.user, pet: try uuid(input.path.petId), DeckPreferences(body),
+        let saved = try await playdates.savePreferences(auth.user, pet: try pathID(input.path.petId), DeckPreferences(body),
                                                         on: auth.request.db)
         return .ok(.init(body: .json(.init(saved))))
     }
 
     func getDeck(_ input: Operations.GetDeck.Input) async throws -> Operations.GetDeck.Output {
-        let query = DeckQuery(limit: input.query.limit, cursor: input.query.cursor,
-                              overrides: .init(maxDistanceKm: input.query.maxDistanceKm, minAgeMonths: input.query.minAgeMonths,
-                                               maxAgeMonths: input.query.maxAgeMonths))
-        return .ok(.init(body: .json(try await deckPage(petId: input.path.petId, query))))
-    }
-
-    /// A page of the deck as the contract shapes it, for `getDeck` and for `DeckShortcut`.
-    func deckPage(petId: String, _ query: DeckQuery) async throws -> Components.Schemas.DeckPage {
         let auth = try await authenticated()
+        let query = input.query
         let limit = query.limit ?? 20
         guard (1...50).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 50") }
-        let page = try await playdates.deck(auth.user, pet: try uuid(petId), overrides: query.overrides,
+        let overrides = PlaydateService.Overrides(maxDistanceKm: query.maxDistanceKm, minAgeMonths: query.minAgeMonths,
+                                                  maxAgeMonths: query.maxAgeMonths)
+        let page = try await playdates.deck(auth.user, pet: try pathID(input.path.petId), overrides: overrides,
                                             limit: limit, cursor: query.cursor, on: auth.request.db)
-        return .init(
+        return .ok(.init(body: .json(.init(
             items: page.cards.map { .init(pet: card($0.pet), score: $0.card.score, distance: $0.card.roundedDistance,
                                           reasons: $0.card.reasons) },
-            nextCursor: page.nextCursor)
+            nextCursor: page.nextCursor))))
     }
 
     func swipe(_ input: Operations.Swipe.Input) async throws -> Operations.Swipe.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        guard let target = UUID(uuidString: body.targetPetId) else {
+        guard let target = Pet.ID(string: body.targetPetId) else {
             throw Problem.invalidField("targetPetId", "must be a pet id")
         }
-        let outcome = try await playdates.swipe(auth.user, pet: try uuid(input.path.petId), target: target,
+        let outcome = try await playdates.swipe(auth.user, pet: try pathID(input.path.petId), target: target,
                                                 decision: body.decision == .like ? .like : .pass, on: auth.request.db)
         return .created(.init(body: .json(swipeResult(outcome))))
     }
 
     func undoLastSwipe(_ input: Operations.UndoLastSwipe.Input) async throws -> Operations.UndoLastSwipe.Output {
         let auth = try await authenticated()
-        try await playdates.undoLastSwipe(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        try await playdates.undoLastSwipe(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .noContent(.init())
     }
 
     func listPasses(_ input: Operations.ListPasses.Input) async throws -> Operations.ListPasses.Output {
         let auth = try await authenticated()
-        let passed = try await playdates.passes(auth.user, pet: try uuid(input.path.petId), on: auth.request.db)
+        let passed = try await playdates.passes(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .ok(.init(body: .json(.init(items: passed.map(card)))))
     }
 
     func likeFromPasses(_ input: Operations.LikeFromPasses.Input) async throws -> Operations.LikeFromPasses.Output {
         let auth = try await authenticated()
-        let outcome = try await playdates.likeFromPasses(auth.user, pet: try uuid(input.path.petId),
-                                                         target: try uuid(input.path.targetPetId), on: auth.request.db)
+        let outcome = try await playdates.likeFromPasses(auth.user, pet: try pathID(input.path.petId),
+                                                         target: try pathID(input.path.targetPetId), on: auth.request.db)
         return .created(.init(body: .json(swipeResult(outcome))))
     }
 
@@ -77,19 +72,19 @@ extension APIHandler {
 
     func acceptMatchRequest(_ input: Operations.AcceptMatchRequest.Input) async throws -> Operations.AcceptMatchRequest.Output {
         let auth = try await authenticated()
-        let match = try await playdates.accept(auth.user, request: try uuid(input.path.requestId), on: auth.request.db)
+        let match = try await playdates.accept(auth.user, request: try pathID(input.path.requestId), on: auth.request.db)
         return .ok(.init(body: .json(matchDTO(match))))
     }
 
     func rejectMatchRequest(_ input: Operations.RejectMatchRequest.Input) async throws -> Operations.RejectMatchRequest.Output {
         let auth = try await authenticated()
-        try await playdates.reject(auth.user, request: try uuid(input.path.requestId), on: auth.request.db)
+        try await playdates.reject(auth.user, request: try pathID(input.path.requestId), on: auth.request.db)
         return .noContent(.init())
     }
 
     func cancelMatchRequest(_ input: Operations.CancelMatchRequest.Input) async throws -> Operations.CancelMatchRequest.Output {
         let auth = try await authenticated()
-        try await playdates.cancel(auth.user, request: try uuid(input.path.requestId), on: auth.request.db)
+        try await playdates.cancel(auth.user, request: try pathID(input.path.requestId), on: auth.request.db)
         return .noContent(.init())
     }
 
@@ -101,7 +96,7 @@ extension APIHandler {
 
     func unmatch(_ input: Operations.Unmatch.Input) async throws -> Operations.Unmatch.Output {
         let auth = try await authenticated()
-        try await playdates.unmatch(auth.user, match: try uuid(input.path.matchId), on: auth.request.db)
+        try await playdates.unmatch(auth.user, match: try pathID(input.path.matchId), on: auth.request.db)
         return .noContent(.init())
     }
 
@@ -120,12 +115,12 @@ extension APIHandler {
     }
 
     func requestDTO(_ request: MatchRequestValue) -> Components.Schemas.MatchRequest {
-        .init(id: request.id.uuidString.lowercased(), fromPet: card(request.fromPet), toPet: card(request.toPet),
+        .init(id: request.id.description, fromPet: card(request.fromPet), toPet: card(request.toPet),
               status: .init(rawValue: request.status.rawValue)!, createdAt: request.createdAt)
     }
 
     func matchDTO(_ match: MatchValue) -> Components.Schemas.Match {
-        .init(id: match.id.uuidString.lowercased(), myPet: card(match.myPet), otherPet: card(match.otherPet),
+        .init(id: match.id.description, myPet: card(match.myPet), otherPet: card(match.otherPet),
               otherOwnerDisplayName: match.otherPet.ownerDisplayName, createdAt: match.createdAt)
     }
 }

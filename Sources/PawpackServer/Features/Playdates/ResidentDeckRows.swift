@@ -49,7 +49,7 @@ final class ResidentDeckRows: Sendable {
     }
 
     /// Brings these pets' rows in step with the table, after a commit that changed them.
-    func sync(_ pets: [UUID], reading rowsOf: @escaping @Sendable ([UUID]) async throws -> [DeckIndexRow]) async {
+    func sync(_ pets: [Pet.ID], reading rowsOf: @escaping @Sendable ([Pet.ID]) async throws -> [DeckIndexRow]) async {
         guard !pets.isEmpty else { return }
         try? await updates.run {
             // Not loaded: the load will read the table as it is by then.
@@ -57,7 +57,7 @@ final class ResidentDeckRows: Sendable {
             do {
                 let rows = try await rowsOf(pets)
                 self.store.withLockedValue { store in
-                    for pet in pets { store?.remove(Pet.ID(pet)) }
+                    for pet in pets { store?.remove(pet) }
                     for row in rows { store?.put(row) }
                 }
             } catch {

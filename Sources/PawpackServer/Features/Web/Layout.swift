@@ -6,49 +6,21 @@ import Vapor
 /// The page frame every web page shares, and helpers for forms. Pages are plain HTML forms
 /// that work without JavaScript; one stylesheet, mobile first.
 enum WebPages {
-    /// Known flash messages, keyed so a redirect can name one without echoing user input.
-    static let flashMessages: [String: String] = [
-        "logged-out": "You are logged out.",
-        "deleted": "Your account was deleted.",
-        "username": "Username changed.",
-        "profile": "Profile saved.",
-        "password": "Password changed. Your other sessions were signed out.",
-        "email": "Check your new inbox: the change takes effect once you open the link we sent.",
-        "password-reset": "Your password was reset. Log in with the new one.",
-        "session-ended": "Your session ended. Log in again.",
-        "location": "Location saved. Only you can see it.",
-        "pet-added": "Pet added.",
-        "pet-saved": "Saved.",
-        "pet-deleted": "Pet deleted.",
-        "photo-added": "Photo added.",
-        "photo-refused": "The pet was added, but the photo was refused: upload a JPEG, PNG, WebP or HEIC of at most 10 MB.",
-        "vaccination-added": "Vaccination recorded.",
-        "social": "Social Mode is on: meet-ups are open.",
-        "invited": "Invitation sent.",
-        "guardian-accepted": "You now guard this pet.",
-        "guardian-declined": "Invitation declined.",
-        "liked": "Liked! Their owner will be asked.",
-        "passed": "Passed.",
-        "matched": "It's a match!",
-        "undone": "Last swipe undone.",
-        "preferences": "Preferences saved.",
-    ]
-
     static func page(_ request: Request, title: String, status: HTTPResponseStatus = .ok,
                      errors: [String] = [], main: Node<HTML.BodyContext>) -> Response {
-        let flash = request.query[String.self, at: "flash"].flatMap { flashMessages[$0] }
+        let flash = request.query[String.self, at: "flash"].flatMap(Flash.init(rawValue:))?.message
         let html = HTML(
             .lang(.english),
             .head(
                 .meta(.charset(.utf8)),
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1")),
                 .title("\(title) · Pawpack"),
-                .link(.rel(.stylesheet), .href("/styles.css")),
-                .script(.src("/app.js"), .attribute(named: "defer"))
+                .link(.rel(.stylesheet), .href(WebPath.stylesheet)),
+                .script(.src(WebPath.script), .attribute(named: "defer"))
             ),
             .body(
                 .header(.class("top"),
-                    .a(.class("brand"), .href(request.webUser == nil ? "/" : "/home"), .text("Pawpack")),
+                    .a(.class("brand"), .href(request.webUser == nil ? WebPath.landing : WebPath.home), .text("Pawpack")),
                     .unwrap(request.webUser) { navigation(request, $0) }
                 ),
                 .main(
@@ -75,14 +47,14 @@ enum WebPages {
         let areas = ["Chats", "Care", "Moments"]
         return .nav(.id("app-nav"), .attribute(named: "aria-label", value: "Main"),
             .ul(
-                .li(.a(.href("/home"), .text("Home"))),
-                .li(.a(.id("nav-pets"), .href("/pets"), .text("Pets"))),
-                .li(.a(.id("nav-playdates"), .href("/playdates"), .text("Playdates"))),
+                .li(.a(.href(WebPath.home), .text("Home"))),
+                .li(.a(.id("nav-pets"), .href(WebPath.pets), .text("Pets"))),
+                .li(.a(.id("nav-playdates"), .href(WebPath.playdates), .text("Playdates"))),
                 .forEach(areas) { .li(.span(.class("soon"), .attribute(named: "aria-disabled", value: "true"),
                                             .text($0), .span(.class("badge"), .text("soon")))) },
-                .li(.a(.id("nav-account"), .href("/account"), .text("Account")))
+                .li(.a(.id("nav-account"), .href(WebPath.account), .text("Account")))
             ),
-            .form(.id("logout-form"), .action("/logout"), .method(.post),
+            .form(.id("logout-form"), .action(WebPath.logOut), .method(.post),
                 csrfField(request),
                 .button(.id("logout-button"), .type(.submit), .class("link"), .text("Log out"))
             )
@@ -134,10 +106,12 @@ enum WebPages {
     @Sendable static func errorPage(_ problem: Problem, _ request: Request) -> Response {
         page(request, title: problem.title, status: .init(statusCode: problem.status),
              errors: [problem.detail],
-             main: .p(.a(.href(request.webUser == nil ? "/" : "/home"), .text("Back to Pawpack"))))
+             main: .p(.a(.href(request.webUser == nil ? WebPath.landing : WebPath.home), .text("Back to Pawpack"))))
     }
 
-    static func redirect(_ location: String) -> Response {
-        Response(status: .seeOther, headers: ["Location": location])
+    /// "See other" to a page of `WebPath`, which shows `flash` once it loads.
+    static func redirect(_ path: String, flash: Flash? = nil) -> Response {
+        let location = flash.map { path + "?flash=" + $0.rawValue } ?? path
+        return Response(status: .seeOther, headers: ["Location": location])
     }
 }

@@ -34,10 +34,10 @@ struct WebRoutes {
             .p(.text("Safe playmates for your dog nearby, shared feeding and health care for your family, and the best pet photos of the week — in one place.")),
             .if(req.webUser == nil,
                 .div(.class("actions"),
-                    .a(.id("signup-link"), .class("button"), .href("/signup"), .text("Create an account")),
-                    .a(.id("login-link"), .class("button secondary"), .href("/login"), .text("Log in"))
+                    .a(.id("signup-link"), .class("button"), .href(WebPath.signUp), .text("Create an account")),
+                    .a(.id("login-link"), .class("button secondary"), .href(WebPath.logIn), .text("Log in"))
                 ),
-                else: .p(.a(.class("button"), .href("/home"), .text("Go to your home")))
+                else: .p(.a(.class("button"), .href(WebPath.home), .text("Go to your home")))
             )
         ))
     }
@@ -49,7 +49,7 @@ struct WebRoutes {
             .section(.class("card"),
                 .h2(.text("Your pets")),
                 .p(.text("Add your pets with their photos and vaccinations; a dog reaches Social Mode when its vaccinations allow.")),
-                .p(.a(.class("button"), .href("/pets"), .text("Go to your pets")))
+                .p(.a(.class("button"), .href(WebPath.pets), .text("Go to your pets")))
             ),
             .section(.class("card"),
                 .h2(.text("What is coming")),

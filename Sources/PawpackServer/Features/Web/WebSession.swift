@@ -30,14 +30,14 @@ extension Request {
     }
 
     /// A path parameter that must be an id; anything else names nothing, so 404.
-    func uuidParameter(_ name: String) throws -> UUID {
-        guard let id = parameters.get(name).flatMap(UUID.init(uuidString:)) else { throw Problem.notFound }
+    func idParameter<Owner>(_ name: String) throws -> Identifier<Owner> {
+        guard let id = parameters.get(name).flatMap(Identifier<Owner>.init(string:)) else { throw Problem.notFound }
         return id
     }
 
     /// The signed-in user, or a redirect to the login page.
     func requireWebUser() throws -> WebUser {
-        guard let webUser else { throw Abort.redirect(to: "/login") }
+        guard let webUser else { throw Abort.redirect(to: WebPath.logIn) }
         return webUser
     }
 
@@ -57,7 +57,7 @@ extension Request {
 struct WebSessionMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let path = request.url.path
-        if path.hasPrefix("/v1/") || path == "/healthz" || path == "/openapi.yaml" || path == "/styles.css" {
+        if path.hasPrefix("/v1/") || path == "/healthz" || path == "/openapi.yaml" || path == WebPath.stylesheet {
             return try await next.respond(to: request)
         }
         if let token = request.cookies[WebCookie.session]?.string,

@@ -4,13 +4,13 @@ import NIOConcurrencyHelpers
 
 /// One plain-text email. Pawpack only sends short transactional mail (verification, reset,
 /// notices), so plain text keeps every client and spam filter happy.
-public struct MailMessage: Sendable, Equatable, Codable {
-    public var to: String
-    public var subject: String
-    public var text: String
-    public var sentAt: Date
+package struct MailMessage: Sendable, Equatable, Codable {
+    package var to: String
+    package var subject: String
+    package var text: String
+    package var sentAt: Date
 
-    public init(to: String, subject: String, text: String, sentAt: Date) {
+    package init(to: String, subject: String, text: String, sentAt: Date) {
         self.to = to
         self.subject = subject
         self.text = text
@@ -19,21 +19,21 @@ public struct MailMessage: Sendable, Equatable, Codable {
 }
 
 /// Sends mail. The live implementation speaks SMTP; development keeps an outbox.
-public protocol Mailer: Sendable {
+package protocol Mailer: Sendable {
     func send(_ message: MailMessage) async throws
 }
 
 /// Development and test mailer: logs each message and keeps it so `/dev/mail` (development
 /// only) and the tests can read links out of it instead of needing a mail server.
-public final class DevelopmentOutbox: Mailer {
+package final class DevelopmentOutbox: Mailer {
     private let messages = NIOLockedValueBox<[MailMessage]>([])
     private let logger: Logger
 
-    public init(logger: Logger = Logger(label: "pawpack.mail")) {
+    package init(logger: Logger = Logger(label: "pawpack.mail")) {
         self.logger = logger
     }
 
-    public func send(_ message: MailMessage) async throws {
+    package func send(_ message: MailMessage) async throws {
         messages.withLockedValue { $0.append(message) }
         logger.info("mail queued in development outbox", metadata: [
             "to": .string(message.to), "subject": .string(message.subject),
@@ -41,10 +41,10 @@ public final class DevelopmentOutbox: Mailer {
     }
 
     /// Every message sent so far, oldest first.
-    public var all: [MailMessage] { messages.withLockedValue { $0 } }
+    package var all: [MailMessage] { messages.withLockedValue { $0 } }
 
     /// Messages sent to one address, oldest first.
-    public func messages(to address: String) -> [MailMessage] {
+    package func messages(to address: String) -> [MailMessage] {
         all.filter { $0.to.lowercased() == address.lowercased() }
     }
 }

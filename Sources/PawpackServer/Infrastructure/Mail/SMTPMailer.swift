@@ -10,7 +10,7 @@ import NIOSSL
 ///
 /// One connection per message keeps the client simple and stateless; Pawpack sends a handful
 /// of transactional mails, so connection reuse would buy nothing worth its failure modes.
-public final class SMTPMailer: Mailer {
+package final class SMTPMailer: Mailer {
     private let settings: SMTPSettings
     private let eventLoopGroup: any EventLoopGroup
     private let logger: Logger
@@ -18,7 +18,7 @@ public final class SMTPMailer: Mailer {
 
     /// - Parameters:
     ///   - timeout: Limit for connecting and for each server reply.
-    public init(
+    package init(
         settings: SMTPSettings,
         eventLoopGroup: any EventLoopGroup,
         logger: Logger,
@@ -30,7 +30,7 @@ public final class SMTPMailer: Mailer {
         self.timeout = timeout
     }
 
-    public func send(_ message: MailMessage) async throws {
+    package func send(_ message: MailMessage) async throws {
         if let problem = SMTPAddressRules.problem(with: settings.from) {
             throw SMTPError.invalidAddress(field: "from", value: settings.from, reason: problem)
         }
@@ -164,7 +164,7 @@ public final class SMTPMailer: Mailer {
 // MARK: - Errors
 
 /// A failed SMTP delivery.
-public enum SMTPError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+package enum SMTPError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The server answered `command` with a reply code the client did not expect.
     case unexpectedReply(command: String, code: Int, message: String)
     /// Connecting, or waiting for a server reply, took longer than the mailer's timeout.
@@ -186,7 +186,7 @@ public enum SMTPError: Error, Sendable, Equatable, CustomStringConvertible, Loca
     /// The event loop group is not one `ClientBootstrap` can use (e.g. a NIOTransportServices group).
     case unsupportedEventLoopGroup
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unexpectedReply(let command, let code, let message):
             return "SMTP server answered \(command) with \(code): \(message)"
@@ -213,7 +213,7 @@ public enum SMTPError: Error, Sendable, Equatable, CustomStringConvertible, Loca
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }
 
 // MARK: - Replies

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Where and how `SMTPMailer` delivers mail, usually parsed from the `SMTP_URL` setting.
-public struct SMTPSettings: Sendable, Equatable {
+package struct SMTPSettings: Sendable, Equatable {
     /// How the connection is protected.
-    public enum Security: String, Sendable, Equatable {
+    package enum Security: String, Sendable, Equatable {
         /// Plain connection upgraded with STARTTLS, which must be offered (`smtp://`, port 587).
         case startTLS
         /// TLS from the first byte (`smtps://`, port 465).
@@ -13,19 +13,19 @@ public struct SMTPSettings: Sendable, Equatable {
         case none
     }
 
-    public var host: String
-    public var port: Int
-    public var username: String?
-    public var password: String?
-    public var security: Security
+    package var host: String
+    package var port: Int
+    package var username: String?
+    package var password: String?
+    package var security: Security
     /// Envelope sender and `From:` header address, e.g. `noreply@pawpack.app`.
-    public var from: String
+    package var from: String
     /// Extra trust root (PEM file) besides the system ones, e.g. for a self-signed test server.
-    public var caFile: String?
+    package var caFile: String?
     /// The name this client announces in EHLO.
-    public var heloName: String
+    package var heloName: String
 
-    public init(
+    package init(
         host: String,
         port: Int,
         username: String? = nil,
@@ -53,7 +53,7 @@ public struct SMTPSettings: Sendable, Equatable {
     /// Credentials are optional and percent-decoded (write `%40` for `@`, `%25` for `%`, ...).
     /// IPv6 hosts go in brackets: `smtp://[2001:db8::1]:587`.
     /// - Throws: `SMTPSettingsError` naming what is wrong; the message never contains the password.
-    public init(url: String, from: String, caFile: String? = nil, heloName: String = "pawpack.local") throws {
+    package init(url: String, from: String, caFile: String? = nil, heloName: String = "pawpack.local") throws {
         let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let schemeEnd = trimmed.range(of: "://") else {
             throw SMTPSettingsError.malformedURL(
@@ -196,7 +196,7 @@ public struct SMTPSettings: Sendable, Equatable {
 
 extension SMTPSettings: CustomStringConvertible {
     /// Safe to log: the password is never included.
-    public var description: String {
+    package var description: String {
         let scheme: String
         switch security {
         case .startTLS: scheme = "smtp"
@@ -210,7 +210,7 @@ extension SMTPSettings: CustomStringConvertible {
 }
 
 /// A problem with `SMTP_URL` or the sender address.
-public enum SMTPSettingsError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+package enum SMTPSettingsError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     case malformedURL(String)
     case unsupportedScheme(String)
     case missingHost
@@ -219,7 +219,7 @@ public enum SMTPSettingsError: Error, Sendable, Equatable, CustomStringConvertib
     case invalidSender(String, reason: String)
     case invalidHeloName(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedURL(let reason):
             return "SMTP_URL is malformed: \(reason)"
@@ -239,7 +239,7 @@ public enum SMTPSettingsError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }
 
 /// Rules shared by the settings (sender) and the mailer (recipient) for addresses that end up in

@@ -26,11 +26,11 @@ import Musl
 /// File I/O runs on NIO's blocking-I/O thread pool, off Swift's cooperative pool.
 /// Folders emptied by `delete` are left in place: removing them would race with a `put` into
 /// the same folder, and an empty folder costs nothing.
-public struct LocalMediaStore: MediaStore {
+package struct LocalMediaStore: MediaStore {
     /// The folder everything lives under; created on the first `put`.
-    public let root: String
+    package let root: String
 
-    public init(root: String) {
+    package init(root: String) {
         var root = root
         while root.count > 1, root.hasSuffix("/") {
             root.removeLast()
@@ -38,7 +38,7 @@ public struct LocalMediaStore: MediaStore {
         self.root = root.isEmpty ? "." : root
     }
 
-    public func put(_ data: Data, key: String, contentType: String) async throws {
+    package func put(_ data: Data, key: String, contentType: String) async throws {
         try MediaRules.validate(key: key)
         try MediaRules.validate(contentType: contentType)
         let location = self.location(of: key)
@@ -48,7 +48,7 @@ public struct LocalMediaStore: MediaStore {
         }
     }
 
-    public func get(key: String) async throws -> StoredMedia? {
+    package func get(key: String) async throws -> StoredMedia? {
         try MediaRules.validate(key: key)
         let path = location(of: key).path
         let contents = try await NIOThreadPool.singleton.runIfActive {
@@ -61,7 +61,7 @@ public struct LocalMediaStore: MediaStore {
         return media
     }
 
-    public func delete(key: String) async throws {
+    package func delete(key: String) async throws {
         try MediaRules.validate(key: key)
         let path = location(of: key).path
         try await NIOThreadPool.singleton.runIfActive {

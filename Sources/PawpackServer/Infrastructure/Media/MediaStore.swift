@@ -1,11 +1,11 @@
 import Foundation
 
 /// Bytes of one stored media object and how to serve them.
-public struct StoredMedia: Sendable, Equatable {
-    public var data: Data
-    public var contentType: String
+package struct StoredMedia: Sendable, Equatable {
+    package var data: Data
+    package var contentType: String
 
-    public init(data: Data, contentType: String) {
+    package init(data: Data, contentType: String) {
         self.data = data
         self.contentType = contentType
     }
@@ -14,7 +14,7 @@ public struct StoredMedia: Sendable, Equatable {
 /// Where uploaded media lives: files under the data folder by default, S3-compatible object
 /// storage when one machine is not enough. Keys are opaque, slash-separated, made by the
 /// server (e.g. `pets/<pet-id>/<photo-id>.jpg`), never by users.
-public protocol MediaStore: Sendable {
+package protocol MediaStore: Sendable {
     /// Stores `data` under `key`, replacing what was there. Either the whole object is stored
     /// or nothing is.
     func put(_ data: Data, key: String, contentType: String) async throws

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a `MediaStore` refused or failed an operation.
-public enum MediaStoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+package enum MediaStoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The key is empty, absolute, has an empty, `.` or `..` segment, contains a backslash or a
     /// control character (NUL included), or is longer than 1,024 UTF-8 bytes.
     case invalidKey(String)
@@ -18,7 +18,7 @@ public enum MediaStoreError: Error, Sendable, Equatable, CustomStringConvertible
     /// body (`<Error><Code>…</Code><Message>…</Message></Error>`) when there is one.
     case s3(status: Int, code: String?, message: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidKey(let key):
             return "invalid media key \(key.debugDescription): keys are relative, slash-separated paths of at most "
@@ -37,7 +37,7 @@ public enum MediaStoreError: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }
 
 /// The rules every store checks before touching storage, so that all stores accept and refuse

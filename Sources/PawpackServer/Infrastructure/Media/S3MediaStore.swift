@@ -3,20 +3,20 @@ import Foundation
 import NIOCore
 
 /// Where and as whom to reach S3-compatible object storage (AWS S3, MinIO, moto, …).
-public struct S3Settings: Sendable, Equatable {
+package struct S3Settings: Sendable, Equatable {
     /// Scheme, host and optional port (and path prefix), e.g. `http://127.0.0.1:9000` or
     /// `https://s3.eu-west-1.amazonaws.com`.
-    public var endpoint: String
+    package var endpoint: String
     /// The signing region, e.g. `us-east-1`.
-    public var region: String
-    public var bucket: String
-    public var accessKeyID: String
-    public var secretAccessKey: String
+    package var region: String
+    package var bucket: String
+    package var accessKeyID: String
+    package var secretAccessKey: String
     /// true: `endpoint/bucket/key` (MinIO, moto, most self-hosted servers);
     /// false: `bucket.endpoint-host/key` (virtual-hosted style, AWS's default).
-    public var pathStyle: Bool
+    package var pathStyle: Bool
 
-    public init(
+    package init(
         endpoint: String,
         region: String,
         bucket: String,
@@ -35,7 +35,7 @@ public struct S3Settings: Sendable, Equatable {
 
 extension S3Settings: CustomStringConvertible {
     /// Safe to log: the secret access key is never included.
-    public var description: String {
+    package var description: String {
         "S3 bucket \(bucket) at \(endpoint) (region \(region), \(pathStyle ? "path-style" : "virtual-hosted-style"), "
             + "access key \(accessKeyID), secret <redacted>)"
     }
@@ -47,7 +47,7 @@ extension S3Settings: CustomStringConvertible {
 /// Each `put` is a single PutObject, which S3 applies atomically: readers see the old object or
 /// the new one, never a mix. Objects are read whole into memory, as the `MediaStore` contract
 /// asks; Pawpack's media is bounded by the upload limit.
-public struct S3MediaStore: MediaStore {
+package struct S3MediaStore: MediaStore {
     /// The largest object `get` reads into memory.
     static let maximumObjectBytes = 512 * 1_048_576
     /// Time for one request, from connecting to the last byte of the answer.
@@ -62,7 +62,7 @@ public struct S3MediaStore: MediaStore {
 
     /// - Parameters:
     ///   - clock: The signing time; requests signed more than 15 minutes off are refused by AWS.
-    public init(
+    package init(
         settings: S3Settings,
         httpClient: HTTPClient = .shared,
         clock: @escaping @Sendable () -> Date = { Date() }
@@ -78,7 +78,7 @@ public struct S3MediaStore: MediaStore {
         self.endpoint = S3Endpoint.make(settings)
     }
 
-    public func put(_ data: Data, key: String, contentType: String) async throws {
+    package func put(_ data: Data, key: String, contentType: String) async throws {
         try MediaRules.validate(key: key)
         try MediaRules.validate(contentType: contentType)
         let path = try endpoint.get().objectPath(for: key)
@@ -88,7 +88,7 @@ public struct S3MediaStore: MediaStore {
         }
     }
 
-    public func get(key: String) async throws -> StoredMedia? {
+    package func get(key: String) async throws -> StoredMedia? {
         try MediaRules.validate(key: key)
         let path = try endpoint.get().objectPath(for: key)
         let answer = try await send(.get, path: path)
@@ -103,7 +103,7 @@ public struct S3MediaStore: MediaStore {
         throw failure.error
     }
 
-    public func delete(key: String) async throws {
+    package func delete(key: String) async throws {
         try MediaRules.validate(key: key)
         let path = try endpoint.get().objectPath(for: key)
         let answer = try await send(.delete, path: path)
@@ -116,7 +116,7 @@ public struct S3MediaStore: MediaStore {
 
     /// Creates the bucket unless it exists and belongs to these credentials already. For tests
     /// and a first start against empty storage; production buckets are usually made beforehand.
-    public func createBucketIfNeeded() async throws {
+    package func createBucketIfNeeded() async throws {
         let path = try endpoint.get().bucketPath
         // Outside us-east-1 S3 wants the region restated in the body, or it refuses the request.
         var body = Data()
