@@ -129,7 +129,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PawpackClientTests",
-            dependencies: ["PawpackClient", "PawpackServer", "PawpackCore", "PawpackTestSupport"]
+            dependencies: [
+                "PawpackClient", "PawpackServer", "PawpackCore", "PawpackAPI", "PawpackTestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -13,6 +13,17 @@ package final class TestBrowser {
 
     package init(_ server: TestServer) { self.server = server }
 
+    /// A browser signed in through the log-in page as a member who exists.
+    package static func signedIn(_ server: TestServer, as member: TestServer.Member) async throws -> TestBrowser {
+        let browser = TestBrowser(server)
+        _ = try await browser.get("/login")
+        let login = try await browser.post("/login", ["email": member.email, "password": member.password])
+        guard login.status == 303, login.location == "/home" else {
+            throw TestFailure("web log-in of \(member.username): \(login.status) \(login.html)")
+        }
+        return browser
+    }
+
     /// Redirects are the answers under test, so they are not followed. Lives as long as the
     /// test process.
     static let client = HTTPClient(eventLoopGroupProvider: .singleton,
@@ -29,10 +40,23 @@ package final class TestBrowser {
         try await send(.GET, path, form: nil)
     }
 
+    /// The CSRF token a form sends.
+    package enum CSRF {
+        /// The one in the browser's cookie, as the page's form would.
+        case fromCookie
+        /// No `_csrf` field at all.
+        case missing
+        case value(String)
+    }
+
     /// Posts a form; `_csrf` is filled from the cookie unless `csrf` says otherwise.
-    package func post(_ path: String, _ form: [String: String], csrf: String? = nil) async throws -> Page {
+    package func post(_ path: String, _ form: [String: String], csrf: CSRF = .fromCookie) async throws -> Page {
         var fields = form
-        fields["_csrf"] = csrf ?? cookies["pawpack_csrf"] ?? ""
+        switch csrf {
+        case .fromCookie: fields["_csrf"] = cookies["pawpack_csrf"] ?? ""
+        case .missing: fields["_csrf"] = nil
+        case let .value(token): fields["_csrf"] = token
+        }
         return try await send(.POST, path, form: fields)
     }
 

@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Fluent
 import Foundation
 import NIOCore
+import PawpackAPI
+import PawpackCore
 import PawpackServer
 import SQLKit
 import Vapor
@@ -108,9 +110,13 @@ package struct TestServer: Sendable {
         /// The problem `code` of an error reply.
         package var code: String? { json["code"] as? String }
 
+        /// The body read as `T`, a type of the contract (`Components.Schemas`) most often, its
+        /// dates as the contract writes them.
         package func decode<T: Decodable>(_ type: T.Type) throws -> T {
             let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
+            decoder.dateDecodingStrategy = .custom { decoder in
+                try RFC3339DateTranscoder().decode(try decoder.singleValueContainer().decode(String.self))
+            }
             return try decoder.decode(type, from: body)
         }
     }
@@ -228,10 +234,9 @@ package struct TestServer: Sendable {
         guard verify.status == 200 else { throw Abort(.internalServerError, reason: "verify failed: \(verify.text)") }
         let login = try await request(.POST, "/v1/auth/login", json: ["email": email, "password": password])
         guard login.status == 200 else { throw Abort(.internalServerError, reason: "login failed: \(login.text)") }
-        return Member(email: email, username: name, password: password,
-                      accessToken: login.json["accessToken"] as? String ?? "",
-                      refreshToken: login.json["refreshToken"] as? String ?? "",
-                      id: (login.json["account"] as? [String: any Sendable])?["id"] as? String ?? "")
+        let session = try login.decode(Components.Schemas.Session.self)
+        return Member(email: email, username: name, password: password, accessToken: session.accessToken,
+                      refreshToken: session.refreshToken, id: session.account.id)
     }
 
     package struct Member: Sendable {
@@ -241,6 +246,8 @@ package struct TestServer: Sendable {
         package var accessToken: String
         package var refreshToken: String
         package var id: String
+
+        package var userID: User.ID { User.ID(string: id)! }
     }
 
     /// Rows per table, for proving what a deletion removed.

@@ -69,12 +69,7 @@ import Testing
                 #expect(error.problemCode == .validationFailed)
                 #expect(error.field == "password")
             }
-            do {
-                _ = try await pawpack.me()
-                Issue.record("me() worked without a session")
-            } catch let error as PawpackError {
-                #expect(error.problemCode == .unauthenticated)
-            }
+            await #expect(throws: PawpackError.notSignedIn, "me() without a session") { try await pawpack.me() }
             _ = try await pawpack.signUp(email: "bob@example.com", password: TestServer.password, username: "bob",
                                          displayName: "Bob", dateOfBirth: birthday)
             do {
@@ -100,7 +95,7 @@ import Testing
             #expect(try await resumed.me().username == "ada")
             try await resumed.logOut()
             #expect(await resumed.session == nil)
-            await #expect(throws: PawpackError.self) { try await first.me() }
+            await #expect(throws: PawpackError.notSignedIn) { try await first.me() }
         }
     }
 }

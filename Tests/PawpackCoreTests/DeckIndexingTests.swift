@@ -5,11 +5,7 @@ import Testing
 /// The candidate index: rows keep what the deck reads, the grid covers every dog in range, the
 /// bucket ceilings never undercut a real score, and the indexed deck gives the very page the
 /// deck over every dog in range gives, while reading fewer dogs where they are dense.
-@Suite struct DeckIndexingTests {
-    let fixtures = MatchmakingTests()
-    let matchmaker = Matchmaker()
-    var today: LocalDate { fixtures.today }
-
+@Suite struct DeckIndexingTests: DogFixtures {
     /// What the deck reads of a dog: its size class as the deck uses it (given, or implied by
     /// the weight). The index stores that.
     func asTheDeckReadsIt(_ dog: DeckDog) -> DeckDog {
@@ -19,35 +15,35 @@ import Testing
     }
 
     @Test func aRowKeepsEveryFieldTheDeckReadsInItsPayload() {
-        var random = SeededGenerator(seed: 0x1D3C)
+        var random = SeededRandom(seed: 0x1D3C)
         for _ in 0..<500 {
-            let dog = fixtures.randomDog(&random, near: fixtures.home, withinKm: 30, owners: [])
+            let dog = randomDog(&random, near: home, withinKm: 30, owners: [])
             let row = DeckIndexRow(dog)
             #expect(row.payload.count == DeckIndexRow.payloadSize)
             #expect(DeckIndexRow(payload: row.payload) == row)
             #expect(row.dog == asTheDeckReadsIt(dog))
         }
         // The household flags the generated dogs never set.
-        var household = fixtures.dog(2)
+        var household = dog(2)
         household.environment = PetEnvironment(area: .rural, hasGarden: false, livesWithOtherPets: true, livesWithChildren: true)
         #expect(DeckIndexRow(payload: DeckIndexRow(household).payload)?.dog == household)
         // Not a payload, and a row written with a code this version does not know.
         #expect(DeckIndexRow(payload: [UInt8](repeating: 0, count: 71)) == nil)
-        var unknown = DeckIndexRow(fixtures.dog(1))
+        var unknown = DeckIndexRow(dog(1))
         unknown.traits |= 7 << 6    // energy code 7: no such level
         #expect(unknown.dog == nil)
     }
 
     @Test func theBlockAroundAPointHoldsEveryPointWithinTheRadius() {
-        var random = SeededGenerator(seed: 0x6A1D)
+        var random = SeededRandom(seed: 0x6A1D)
         let grid = DeckGrid.standard
-        let centres = [fixtures.home, GeoPoint(latitude: 69.6492, longitude: 18.9553),
+        let centres = [home, GeoPoint(latitude: 69.6492, longitude: 18.9553),
                        GeoPoint(latitude: -41.2865, longitude: 179.99), GeoPoint(latitude: 89.99, longitude: 10)]
         for centre in centres {
             for radius in [0.25, 1, 7.5, 25] {
                 let ranges = grid.cellRanges(of: grid.block(around: centre, radiusKm: radius))
                 for _ in 0..<200 {
-                    let point = fixtures.destination(centre, km: Double.random(in: 0...radius, using: &random),
+                    let point = destination(centre, km: Double.random(in: 0...radius, using: &random),
                                                      bearingDegrees: Double.random(in: 0..<360, using: &random))
                     let cell = grid.cell(of: point)
                     #expect(ranges.contains { $0.contains(cell) }, "\(point) within \(radius) km of \(centre)")
@@ -58,8 +54,8 @@ import Testing
 
     @Test func aRingIsTheBiggerBlockWithoutTheSmallerOne() {
         let grid = DeckGrid(cellDegrees: 0.5)
-        let inner = grid.block(around: fixtures.home, radiusKm: 40)
-        let outer = grid.block(around: fixtures.home, radiusKm: 120)
+        let inner = grid.block(around: home, radiusKm: 40)
+        let outer = grid.block(around: home, radiusKm: 120)
         func cells(_ ranges: [ClosedRange<Int64>]) -> [Int64] { ranges.flatMap { Array($0) } }
         let ring = cells(grid.cellRanges(of: outer, excluding: inner))
         let whole = cells(grid.cellRanges(of: outer))
@@ -78,16 +74,16 @@ import Testing
     }
 
     @Test func aBucketsCeilingIsNeverBelowTheCompatibilityOfADogInIt() throws {
-        var random = SeededGenerator(seed: 0xCE11)
+        var random = SeededRandom(seed: 0xCE11)
         var exact = 0, socialPairs = 0, socialGap = 0.0
         for _ in 0..<300 {
-            let seeker = fixtures.randomDog(&random, near: fixtures.home, withinKm: 1, owners: [])
+            let seeker = randomDog(&random, near: home, withinKm: 1, owners: [])
             let buckets = DeckBuckets(seeker: seeker, matchmaker: matchmaker)
             let ceilingOf = Dictionary(buckets.groups.flatMap { group in group.buckets.map { ($0, group.ceiling) } },
                                        uniquingKeysWith: { first, _ in first })
             #expect(ceilingOf.count == buckets.bucketCount)
             for _ in 0..<40 {
-                let candidate = fixtures.randomDog(&random, near: fixtures.home, withinKm: 10, owners: [])
+                let candidate = randomDog(&random, near: home, withinKm: 10, owners: [])
                 let actual = matchmaker.card(seeker: seeker, candidate: candidate, today: today).compatibility
                 let ceiling = try #require(ceilingOf[DeckIndexRow(candidate).bucket])
                 #expect(ceiling >= actual, "\(candidate) for \(seeker)")
@@ -113,10 +109,10 @@ import Testing
     /// bound: finite for some groups, and within a few metres of the distance where that
     /// ceiling would draw level.
     @Test func aDogBeyondItsBucketsReachNeverBeatsThePagesLastCard() throws {
-        var random = SeededGenerator(seed: 0xFA2)
+        var random = SeededRandom(seed: 0xFA2)
         var beyond = 0, finite = 0
         for _ in 0..<200 {
-            let seeker = fixtures.randomDog(&random, near: fixtures.home, withinKm: 1, owners: [])
+            let seeker = randomDog(&random, near: home, withinKm: 1, owners: [])
             let buckets = DeckBuckets(seeker: seeker, matchmaker: matchmaker)
             let worst = DeckPosition(score: Double.random(in: 0.3...0.95, using: &random), petID: Pet.ID())
             let reach = try #require(buckets.farthestKm(before: worst, matchmaker: matchmaker))
@@ -134,7 +130,7 @@ import Testing
                 #expect(score(km + 0.01) < worst.score)
             }
             for _ in 0..<50 {
-                let candidate = fixtures.randomDog(&random, near: fixtures.home, withinKm: 40, owners: [])
+                let candidate = randomDog(&random, near: home, withinKm: 40, owners: [])
                 let row = DeckIndexRow(candidate)
                 let group = try #require(buckets.group(ofBucket: row.bucket))
                 let km = Matchmaker.haversineKm(seeker.location, candidate.location)
@@ -151,9 +147,9 @@ import Testing
     // MARK: The indexed deck is the deck
 
     /// A dense town: `count` dogs within 3 km of `centre` and the rest up to 40 km out.
-    func town(_ random: inout SeededGenerator, around centre: GeoPoint, count: Int) -> [DeckDog] {
+    func town(_ random: inout SeededRandom, around centre: GeoPoint, count: Int) -> [DeckDog] {
         (0..<count).map { index in
-            fixtures.randomDog(&random, near: centre, withinKm: index % 3 == 0 ? 40 : 3, owners: [])
+            randomDog(&random, near: centre, withinKm: index % 3 == 0 ? 40 : 3, owners: [])
         }
     }
 
@@ -169,15 +165,15 @@ import Testing
     }
 
     @Test func theIndexedDeckGivesTheSamePagesAsTheDeckOverEveryDog() async {
-        var random = SeededGenerator(seed: 0x1DE7)
+        var random = SeededRandom(seed: 0x1DE7)
         let grid = DeckGrid.standard
-        let centres = [fixtures.home, GeoPoint(latitude: -41.2865, longitude: 179.99)]
+        let centres = [home, GeoPoint(latitude: -41.2865, longitude: 179.99)]
         var pages = 0, indexedReads = 0, naiveReads = 0, rowsScored = 0, rowsRead = 0
         for round in 0..<24 {
             let centre = centres[round % centres.count]
             let dogs = town(&random, around: centre, count: 1_500)
             let seeker = dogs[round]
-            let preferences = round % 3 == 0 ? DeckPreferences() : fixtures.randomPreferences(&random)
+            let preferences = round % 3 == 0 ? DeckPreferences() : randomPreferences(&random)
             let excluded: Set<Pet.ID> = Set(dogs.prefix(60).suffix(20).map(\.id)).union([seeker.id])
             let blocked: Set<User.ID> = [dogs[70].ownerID]
             let read = reader(dogs, grid: grid)
@@ -217,9 +213,7 @@ import Testing
 
 /// The rows a server holds in memory answer ranges and buckets exactly as the table does,
 /// through rows put in, moved, replaced and removed.
-@Suite struct DeckRowStoreTests {
-    let fixtures = MatchmakingTests()
-    let grid = DeckGrid.standard
+@Suite struct DeckRowStoreTests: DogFixtures {    let grid = DeckGrid.standard
 
     /// What the table answers: every row whose cell is in a range and whose bucket is wanted.
     func expected(_ rows: [Pet.ID: DeckIndexRow], in ranges: [ClosedRange<Int64>], buckets: Set<Int64>?) -> Set<Pet.ID> {
@@ -230,8 +224,8 @@ import Testing
     }
 
     @Test func theStoreAnswersRangesAndBucketsAsTheTableWould() {
-        var random = SeededGenerator(seed: 0x5702)
-        let dogs = (0..<3_000).map { _ in fixtures.randomDog(&random, near: fixtures.home, withinKm: 3, owners: []) }
+        var random = SeededRandom(seed: 0x5702)
+        let dogs = (0..<3_000).map { _ in randomDog(&random, near: home, withinKm: 3, owners: []) }
         var truth = Dictionary(uniqueKeysWithValues: dogs.map { ($0.id, DeckIndexRow($0)) })
         // Built at once (with a duplicate: the later row wins), then changed row by row.
         var stale = DeckIndexRow(dogs[0])
@@ -243,7 +237,7 @@ import Testing
             let dog = dogs[Int.random(in: 0..<dogs.count, using: &random)]
             switch step % 3 {
             case 0:    // moved, maybe into a cell nobody was in
-                var moved = fixtures.randomDog(&random, near: fixtures.home, withinKm: 6, owners: [])
+                var moved = randomDog(&random, near: home, withinKm: 6, owners: [])
                 moved.id = dog.id
                 let row = DeckIndexRow(moved)
                 store.put(row)
@@ -262,8 +256,8 @@ import Testing
         #expect(store.count == truth.count)
 
         for radius in [0.2, 0.5, 1.5, 4, 8] {
-            let inner = grid.block(around: fixtures.home, radiusKm: radius / 2)
-            let ranges = grid.cellRanges(of: grid.block(around: fixtures.home, radiusKm: radius), excluding: inner)
+            let inner = grid.block(around: home, radiusKm: radius / 2)
+            let ranges = grid.cellRanges(of: grid.block(around: home, radiusKm: radius), excluding: inner)
             let everyBucket = Set(truth.values.map(\.bucket))
             // A third of the buckets there are, and a value outside the bucket layout.
             let someBuckets = Set(everyBucket.shuffled(using: &random).prefix(everyBucket.count / 3)).union([1 << 40])
@@ -277,7 +271,7 @@ import Testing
         // A range as wide as the world walks only the cells that hold dogs.
         #expect(Set(store.rows(in: [0...Int64.max], buckets: nil).map(\.petID)) == Set(truth.keys))
         // Ranges in any order, overlapping or not, answer as in ascending order.
-        let ranges = grid.cellRanges(of: grid.block(around: fixtures.home, radiusKm: 2))
+        let ranges = grid.cellRanges(of: grid.block(around: home, radiusKm: 2))
         let ascending = Set(store.rows(in: ranges, buckets: nil).map(\.petID))
         #expect(!ascending.isEmpty)
         #expect(Set(store.rows(in: ranges.reversed(), buckets: nil).map(\.petID)) == ascending)

@@ -201,19 +201,6 @@ private func webpFile(_ chunks: [[UInt8]]) -> [UInt8] {
     return bytes
 }
 
-/// Deterministic pseudo-random numbers (SplitMix64), so a failing mutation can be replayed.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
-
 // MARK: - Synthetic HEIC
 
 /// How a synthetic HEIC file describes where its items are, plus defects for refusal tests.
@@ -792,7 +779,7 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
     @Test(arguments: ["gps.jpg", "gps.png", "gps.webp", "gps.heic"])
     func corruptedBytesAreRefusedOrCleanedNeverACrash(name: String) throws {
         let original = [UInt8](try imageFixture(name))
-        var random = SplitMix64(state: 0x5EED_1234)
+        var random = SeededRandom(seed: 0x5EED_1234)
         for _ in 0..<400 {
             var bytes = original
             for _ in 0..<Int.random(in: 1...4, using: &random) {

@@ -44,21 +44,22 @@ import Testing
             var pages = 0, cards = 0
             for (number, pet) in seekers.enumerated() {
                 let owner = try #require(try await UserRecord.find(pet.$owner.id, on: db))
+                let petID = try pet.requireID()
                 if number % 3 == 1 {
-                    _ = try await services.playdates.savePreferences(owner, pet: pet.id!, DeckPreferences(
+                    _ = try await services.playdates.savePreferences(owner, pet: petID, DeckPreferences(
                         maxDistanceKm: 10, minAgeMonths: 12, sexes: [.female], sizes: [.small, .medium]), on: db)
                 }
                 let overrides = PlaydateService.Overrides(maxDistanceKm: number % 3 == 2 ? 40 : nil)
                 var cursor: String?
                 for _ in 0..<2 {
-                    let indexed = try await services.playdates.deck(owner, pet: pet.id!, overrides: overrides, limit: 20,
+                    let indexed = try await services.playdates.deck(owner, pet: petID, overrides: overrides, limit: 20,
                                                                     cursor: cursor, on: db)
-                    let expected = try await naive.deck(owner, pet: pet.id!, overrides: overrides, limit: 20,
+                    let expected = try await naive.deck(owner, pet: petID, overrides: overrides, limit: 20,
                                                         cursor: cursor, on: db)
-                    #expect(indexed.cards.map(\.card) == expected.cards.map(\.card), "pet \(pet.id!) after \(cursor ?? "-")")
+                    #expect(indexed.cards.map(\.card) == expected.cards.map(\.card), "pet \(petID) after \(cursor ?? "-")")
                     #expect(indexed.cards.map(\.pet) == expected.cards.map(\.pet))
                     #expect(indexed.nextCursor == expected.nextCursor)
-                    let fromTable = try await table.deck(owner, pet: pet.id!, overrides: overrides, limit: 20,
+                    let fromTable = try await table.deck(owner, pet: petID, overrides: overrides, limit: 20,
                                                          cursor: cursor, on: db)
                     #expect(fromTable.cards.map(\.card) == expected.cards.map(\.card))
                     #expect(fromTable.nextCursor == expected.nextCursor)
@@ -75,9 +76,8 @@ import Testing
 
     @Test func theIndexFollowsDogsOwnersAndLocations() async throws {
         try await TestServer.run { server in
-            let tests = PlaydatesAPITests()
-            let ada = try await tests.owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            let bob = try await tests.owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let rebuiltMatches: () async throws -> Void = {
                 let incremental = try await indexRows(server)
                 try await DeckIndex().rebuild(on: server.app.db)
@@ -91,13 +91,13 @@ import Testing
                     #expect(inMemory.count == inTable.count)
                 }
             }
-            #expect(tests.names(try await tests.deck(server, ada)) == ["Bob's dog"])
+            #expect(try await server.deck(ada).names == ["Bob's dog"])
             try await rebuiltMatches()
 
             // An edit shows at once. Both dogs are in Puppy Mode (no vaccinations), so they are
             // matched on age, size and distance: same weight class first, then far apart.
             func bobsReasons() async throws -> [String] {
-                try await tests.deck(server, ada).first?["reasons"] as? [String] ?? []
+                try #require(try await server.deck(ada).items.first, "Bob's dog in Ada's deck").reasons
             }
             #expect(try await bobsReasons().contains("similar size"))
             let edit = try await server.send(.PATCH, "/v1/pets/\(bob.dogID)", object: ["weightKg": 48.0], token: bob.member.accessToken)
@@ -109,7 +109,7 @@ import Testing
             // 1 March 2026: the puppy series at 10 and 17 weeks and a recent booster).
             func modeInIndex(_ dogID: String) async throws -> WelfareMode? {
                 let row = try await (server.app.db as! any SQLDatabase).select().column("payload").from(DeckIndex.table)
-                    .where("pet_id", .equal, UUID(uuidString: dogID)!).first()
+                    .where("pet_id", .equal, try #require(Pet.ID(string: dogID))).first()
                 return try row.flatMap { DeckIndexRow(payload: [UInt8](try $0.decode(column: "payload", as: Data.self)))?.dog?.mode }
             }
             #expect(try await modeInIndex(bob.dogID) == .puppy)
@@ -125,12 +125,12 @@ import Testing
 
             // Moving away, clearing the location and coming back.
             _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 48.8566, "longitude": 2.3522], token: bob.member.accessToken)
-            #expect(try await tests.deck(server, ada).isEmpty)
+            #expect(try await server.deck(ada).items.isEmpty)
             _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.7700, "longitude": 4.8357], token: bob.member.accessToken)
-            #expect(tests.names(try await tests.deck(server, ada)) == ["Bob's dog"])
-            #expect(try await tests.deck(server, ada).first?["distance"] as? String == "< 1 km")
+            #expect(try await server.deck(ada).names == ["Bob's dog"])
+            #expect(try await server.deck(ada).items.first?.distance == "< 1 km")
             _ = try await server.request(.DELETE, "/v1/me/location", token: bob.member.accessToken)
-            #expect(try await tests.deck(server, ada).isEmpty)
+            #expect(try await server.deck(ada).items.isEmpty)
             try await rebuiltMatches()
             _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.7700, "longitude": 4.8357], token: bob.member.accessToken)
 
@@ -138,13 +138,13 @@ import Testing
             let second = try await server.send(.POST, "/v1/pets", object: ["name": "Bob's second", "species": "dog", "estimatedAgeMonths": 20],
                                                token: bob.member.accessToken)
             #expect(second.status == 201)
-            #expect(Set(tests.names(try await tests.deck(server, ada))) == ["Bob's dog", "Bob's second"])
+            #expect(Set(try await server.deck(ada).names) == ["Bob's dog", "Bob's second"])
             _ = try await server.request(.DELETE, "/v1/pets/\(bob.dogID)", token: bob.member.accessToken)
-            #expect(tests.names(try await tests.deck(server, ada)) == ["Bob's second"])
+            #expect(try await server.deck(ada).names == ["Bob's second"])
             try await rebuiltMatches()
             let gone = try await server.send(.DELETE, "/v1/me", object: ["password": "bob's own secret"], token: bob.member.accessToken)
             #expect(gone.status == 204, "\(gone.text)")
-            #expect(try await tests.deck(server, ada).isEmpty)
+            #expect(try await server.deck(ada).items.isEmpty)
             #expect(try await indexRows(server).count == 1)   // Ada's dog
             try await rebuiltMatches()
         }

@@ -10,8 +10,8 @@ import Testing
         let users = try await UserRecord.query(on: server.app.db).all()
         let pets = try await PetRecord.query(on: server.app.db).all()
         let petByOwner = Dictionary(uniqueKeysWithValues: pets.map { ($0.$owner.id, $0) })
-        return users.map { user in
-            let pet = petByOwner[user.id!]
+        return try users.map { user in
+            let pet = petByOwner[try user.requireID()]
             return "\(user.username) \(user.latitude ?? 0) \(user.longitude ?? 0) \(pet?.name ?? "-") \(pet?.birthDate ?? "-") \(pet?.id?.rawValue.uuidString ?? "-")"
         }.sorted()
     }

@@ -20,7 +20,7 @@ import Testing
             _ = try await server.app.pawpack.seedDemo(dogs: 3, seed: 3, on: db, onlyIfEmpty: false)
             let pet = try #require(try await PetRecord.query(on: db).sort(\.$id).first())
             @Sendable func name(on db: any Database) async throws -> String? {
-                try await reads.rows("SELECT \"name\" FROM \"pets\" WHERE \"id\" = \(bind: pet.id!)", on: db)
+                try await reads.rows("SELECT \"name\" FROM \"pets\" WHERE \"id\" = \(bind: try pet.requireID())", on: db)
                     .first?.decode(column: "name", as: String.self)
             }
 
@@ -59,7 +59,7 @@ import Testing
             let ownDogs = dogs.filter { $0.$owner.id == owner.id }
             #expect(!ownDogs.isEmpty)
             for dog in ownDogs + ownDogs {
-                let deck = try await server.request(.GET, "/v1/pets/\(dog.id!)/deck?limit=5", token: session.accessToken)
+                let deck = try await server.request(.GET, "/v1/pets/\(try dog.requireID())/deck?limit=5", token: session.accessToken)
                 #expect(deck.status == 200)
             }
             #expect(reads.counts.reprepared == 0)

@@ -1,13 +1,7 @@
 import Foundation
+import PawpackAPI
 import PawpackTestSupport
 import Testing
-
-/// Reads a test image shipped with the Core tests.
-func fixture(_ name: String) throws -> Data {
-    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("PawpackCoreTests/Fixtures")
-    return try Data(contentsOf: folder.appendingPathComponent(name))
-}
 
 extension Data {
     func contains(_ text: String) -> Bool { range(of: Data(text.utf8)) != nil }
@@ -213,11 +207,11 @@ extension Data {
             for date in ["2025-12-21", "2026-01-18"] {  // 10 and 14 weeks old
                 _ = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": date], token: ada.accessToken)
             }
-            let puppy = try await server.request(.GET, "/v1/pets/\(id)/mode", token: ada.accessToken)
-            #expect(puppy.json["mode"] as? String == "puppy")
-            #expect(puppy.json["eligibleForSocial"] as? Bool == false)
-            #expect(!((puppy.json["reasons"] as? [Any])?.isEmpty ?? true))
-            #expect(puppy.json["earliestSocialDate"] as? String == "2026-03-08")
+            let puppy = try await server.get("/v1/pets/\(id)/mode", token: ada.accessToken, as: Components.Schemas.WelfareStatus.self)
+            #expect(puppy.mode == .puppy)
+            #expect(!puppy.eligibleForSocial)
+            #expect(!puppy.reasons.isEmpty)
+            #expect(puppy.earliestSocialDate == "2026-03-08")
 
             let refused = try await server.request(.POST, "/v1/pets/\(id)/mode/social", token: ada.accessToken)
             #expect(refused.status == 409)

@@ -1,56 +1,35 @@
 import Foundation
+import PawpackAPI
+import PawpackCore
 import PawpackTestSupport
 import Testing
 
 /// Playdates through HTTP: dogs near Lyon (and one in Paris) find each other.
 @Suite struct PlaydatesAPITests {
-    struct Owner {
-        var member: TestServer.Member
-        var dogID: String
-    }
-
-    /// A verified member at a place with one dog (30 months old).
-    func owner(_ server: TestServer, _ name: String, latitude: Double, longitude: Double,
-               dog: [String: any Sendable] = [:]) async throws -> Owner {
-        let member = try await server.member(name, password: "\(name)'s own secret")
-        _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": latitude, "longitude": longitude], token: member.accessToken)
-        var body: [String: any Sendable] = ["name": "\(name.capitalized)'s dog", "species": "dog", "estimatedAgeMonths": 30, "weightKg": 14.0]
-        body.merge(dog) { _, new in new }
-        let reply = try await server.send(.POST, "/v1/pets", object: body, token: member.accessToken)
-        let id = try #require((reply.json["card"] as? [String: Any])?["id"] as? String, "\(reply.text)")
-        return Owner(member: member, dogID: id)
-    }
-
-    func deck(_ server: TestServer, _ owner: Owner, query: String = "") async throws -> [[String: Any]] {
-        let reply = try await server.request(.GET, "/v1/pets/\(owner.dogID)/deck\(query)", token: owner.member.accessToken)
-        #expect(reply.status == 200, "\(reply.text)")
-        return reply.json["items"] as? [[String: Any]] ?? []
-    }
-
-    func names(_ cards: [[String: Any]]) -> [String] {
-        cards.compactMap { ($0["pet"] as? [String: Any])?["name"] as? String }
-    }
-
-    func like(_ server: TestServer, _ owner: Owner, _ target: Owner, decision: String = "like") async throws -> TestServer.Reply {
-        try await server.send(.POST, "/v1/pets/\(owner.dogID)/swipes", object: ["targetPetId": target.dogID, "decision": decision],
-                              token: owner.member.accessToken)
-    }
+    typealias Place = TestServer.Place
+    typealias MatchRequests = Operations.ListMatchRequests.Output.Ok.Body.JsonPayload
+    typealias Matches = Operations.ListMatches.Output.Ok.Body.JsonPayload
+    typealias Passes = Operations.ListPasses.Output.Ok.Body.JsonPayload
 
     @Test func theDeckShowsNearbyDogsWithReasonsButNeverOwnFarOrTheirPosition() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            _ = try await server.send(.POST, "/v1/pets", object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 20], token: ada.member.accessToken)
-            _ = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)      // 2 km north
-            _ = try await owner(server, "cyd", latitude: 48.8566, longitude: 2.3522)      // Paris
-            _ = try await server.send(.POST, "/v1/pets", object: ["name": "Whiskers", "species": "cat", "estimatedAgeMonths": 20], token: ada.member.accessToken)
+            // given Ada with two dogs and a cat, Bob 2 km north and Cyd in Paris
+            let ada = try await server.owner("ada", at: Place.lyon)
+            _ = try await server.send(.POST, "/v1/pets", object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 20], token: ada.token)
+            _ = try await server.owner("bob", at: Place.lyonNorth)
+            _ = try await server.owner("cyd", at: Place.paris)
+            _ = try await server.send(.POST, "/v1/pets", object: ["name": "Whiskers", "species": "cat", "estimatedAgeMonths": 20], token: ada.token)
 
-            let reply = try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: ada.member.accessToken)
-            let cards = reply.json["items"] as? [[String: Any]] ?? []
-            #expect(names(cards) == ["Bob's dog"])
-            let card = try #require(cards.first)
-            #expect(card["distance"] as? String == "2 km")
-            #expect(((card["score"] as? Int) ?? -1) >= 0 && ((card["score"] as? Int) ?? 101) <= 100)
-            #expect((card["reasons"] as? [String])?.last?.contains("2 km") == true)
+            // when Ada opens her first dog's deck
+            let reply = try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: ada.token)
+            let page = try reply.decode(Components.Schemas.DeckPage.self)
+
+            // then only Bob's dog is there, with a rounded distance and reasons, never a position
+            #expect(page.names == ["Bob's dog"])
+            let card = try #require(page.items.first)
+            #expect(card.distance == "2 km")
+            #expect((0...100).contains(card.score))
+            #expect(card.reasons.last?.contains("2 km") == true)
             #expect(!reply.text.contains("45.782"))
             #expect(!reply.text.contains("bob@example.com"))
         }
@@ -58,219 +37,212 @@ import Testing
 
     @Test func theDeckNeedsTheOwnersLocationAndIsTheOwnersAlone() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            let bob = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: bob.member.accessToken).status == 403)
-            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)/preferences", token: bob.member.accessToken).status == 403)
+            let ada = try await server.owner("ada", at: Place.lyon)
+            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: bob.token).status == 403)
+            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)/preferences", token: bob.token).status == 403)
             #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck").status == 401)
-            _ = try await server.request(.DELETE, "/v1/me/location", token: ada.member.accessToken)
-            let noLocation = try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: ada.member.accessToken)
+            _ = try await server.request(.DELETE, "/v1/me/location", token: ada.token)
+            let noLocation = try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: ada.token)
             #expect(noLocation.status == 409)
             #expect(noLocation.code == "location_needed")
-            let badLimit = try await server.request(.GET, "/v1/pets/\(bob.dogID)/deck?limit=500", token: bob.member.accessToken)
+            let badLimit = try await server.request(.GET, "/v1/pets/\(bob.dogID)/deck?limit=500", token: bob.token)
             #expect(badLimit.status == 422)
-            #expect(badLimit.json["field"] as? String == "limit")
-            let badCursor = try await server.request(.GET, "/v1/pets/\(bob.dogID)/deck?cursor=nonsense", token: bob.member.accessToken)
-            #expect(badCursor.json["field"] as? String == "cursor")
+            #expect(try badLimit.decode(Components.Schemas.Problem.self).field == "limit")
+            let badCursor = try await server.request(.GET, "/v1/pets/\(bob.dogID)/deck?cursor=nonsense", token: bob.token)
+            #expect(try badCursor.decode(Components.Schemas.Problem.self).field == "cursor")
         }
     }
 
     @Test func acceptingARequestFromADogPassedOnTakesItOutOfThePassPile() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            let bob = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            _ = try await like(server, bob, ada, decision: "pass")
-            #expect(try await like(server, ada, bob).status == 201)
-            let incoming = try await server.request(.GET, "/v1/match-requests?direction=incoming", token: bob.member.accessToken)
-            let requestID = try #require((incoming.json["items"] as? [[String: Any]])?.first?["id"] as? String)
-            let accepted = try await server.request(.POST, "/v1/match-requests/\(requestID)/accept", token: bob.member.accessToken)
+            // given Bob passed on Ada's dog, and then Ada's dog liked Bob's
+            let ada = try await server.owner("ada", at: Place.lyon)
+            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            _ = try await server.swipe(bob, on: ada, decision: "pass")
+            _ = try await server.like(ada, bob)
+
+            // when Bob accepts the request
+            let incoming = try await server.get("/v1/match-requests?direction=incoming", token: bob.token, as: MatchRequests.self)
+            let request = try #require(incoming.items.first)
+            let accepted = try await server.request(.POST, "/v1/match-requests/\(request.id)/accept", token: bob.token)
             #expect(accepted.status == 200, "\(accepted.text)")
-            let pile = try await server.request(.GET, "/v1/pets/\(bob.dogID)/passes", token: bob.member.accessToken)
-            #expect((pile.json["items"] as? [Any])?.isEmpty == true, "\(pile.text)")
-            let again = try await server.request(.POST, "/v1/pets/\(bob.dogID)/passes/\(ada.dogID)/like", token: bob.member.accessToken)
+
+            // then Ada's dog has left his pass pile, and cannot be liked from it again
+            #expect(try await server.get("/v1/pets/\(bob.dogID)/passes", token: bob.token, as: Passes.self).items.isEmpty)
+            let again = try await server.request(.POST, "/v1/pets/\(bob.dogID)/passes/\(ada.dogID)/like", token: bob.token)
             #expect(again.status == 404)
         }
     }
 
     @Test func aLikeAsksTheOtherOwnerAndASecondLikeIsAFriendly409() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            let bob = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            let liked = try await like(server, ada, bob)
-            #expect(liked.status == 201)
-            #expect((liked.json["request"] as? [String: Any])?["status"] as? String == "pending")
-            #expect(liked.json["match"] == nil)
+            let ada = try await server.owner("ada", at: Place.lyon)
+            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let liked = try await server.like(ada, bob)
+            #expect(liked.request?.status == .pending)
+            #expect(liked.match == nil)
 
-            let again = try await like(server, ada, bob)
+            let again = try await server.swipe(ada, on: bob)
             #expect(again.status == 409)
             #expect(again.code == "already_requested")
-            #expect((again.json["detail"] as? String)?.contains("Wait for their answer") == true)
+            #expect(try again.decode(Components.Schemas.Problem.self).detail.contains("Wait for their answer"))
 
-            #expect(try await deck(server, ada).isEmpty)
-            let outgoing = try await server.request(.GET, "/v1/match-requests?direction=outgoing", token: ada.member.accessToken)
-            #expect((outgoing.json["items"] as? [Any])?.count == 1)
-            let incoming = try await server.request(.GET, "/v1/match-requests?direction=incoming", token: bob.member.accessToken)
-            let requestID = try #require((incoming.json["items"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(try await server.deck(ada).items.isEmpty)
+            #expect(try await server.get("/v1/match-requests?direction=outgoing", token: ada.token, as: MatchRequests.self).items.count == 1)
+            let incoming = try await server.get("/v1/match-requests?direction=incoming", token: bob.token, as: MatchRequests.self)
+            let requestID = try #require(incoming.items.first?.id)
 
             // only the recipient answers
-            #expect(try await server.request(.POST, "/v1/match-requests/\(requestID)/accept", token: ada.member.accessToken).status == 404)
-            let accepted = try await server.request(.POST, "/v1/match-requests/\(requestID)/accept", token: bob.member.accessToken)
+            #expect(try await server.request(.POST, "/v1/match-requests/\(requestID)/accept", token: ada.token).status == 404)
+            let accepted = try await server.request(.POST, "/v1/match-requests/\(requestID)/accept", token: bob.token)
             #expect(accepted.status == 200)
-            #expect(accepted.json["otherOwnerDisplayName"] as? String == "Ada")
+            #expect(try accepted.decode(Components.Schemas.Match.self).otherOwnerDisplayName == "Ada")
 
             for side in [ada, bob] {
-                let matches = try await server.request(.GET, "/v1/matches", token: side.member.accessToken)
-                #expect((matches.json["items"] as? [Any])?.count == 1)
+                #expect(try await server.get("/v1/matches", token: side.token, as: Matches.self).items.count == 1)
             }
-            #expect(try await deck(server, bob).isEmpty)
+            #expect(try await server.deck(bob).items.isEmpty)
         }
     }
 
     @Test func twoLikesMakeAMatchAtOnce() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            let bob = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            _ = try await like(server, ada, bob)
-            let back = try await like(server, bob, ada)
-            #expect(back.status == 201)
-            let match = try #require(back.json["match"] as? [String: Any])
-            #expect((match["otherPet"] as? [String: Any])?["name"] as? String == "Ada's dog")
-            let pending = try await server.request(.GET, "/v1/match-requests?direction=incoming", token: bob.member.accessToken)
-            #expect((pending.json["items"] as? [Any])?.isEmpty == true)
+            let ada = try await server.owner("ada", at: Place.lyon)
+            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            _ = try await server.like(ada, bob)
+            let back = try await server.like(bob, ada)
+            let match = try #require(back.match)
+            #expect(match.otherPet.name == "Ada's dog")
+            #expect(try await server.get("/v1/match-requests?direction=incoming", token: bob.token, as: MatchRequests.self).items.isEmpty)
         }
     }
 
     @Test func aPassIsNeverShownAgainUntilUndoneOrLikedFromThePile() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            let bob = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            #expect(try await like(server, ada, bob, decision: "pass").status == 201)
-            #expect(try await deck(server, ada).isEmpty)
-            #expect(try await like(server, ada, bob, decision: "pass").code == "already_swiped")
+            let ada = try await server.owner("ada", at: Place.lyon)
+            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            #expect(try await server.swipe(ada, on: bob, decision: "pass").status == 201)
+            #expect(try await server.deck(ada).items.isEmpty)
+            #expect(try await server.swipe(ada, on: bob, decision: "pass").code == "already_swiped")
 
-            #expect(try await server.request(.POST, "/v1/pets/\(ada.dogID)/swipes/undo", token: ada.member.accessToken).status == 204)
-            #expect(names(try await deck(server, ada)) == ["Bob's dog"])
+            #expect(try await server.request(.POST, "/v1/pets/\(ada.dogID)/swipes/undo", token: ada.token).status == 204)
+            #expect(try await server.deck(ada).names == ["Bob's dog"])
 
-            _ = try await like(server, ada, bob, decision: "pass")
-            let pile = try await server.request(.GET, "/v1/pets/\(ada.dogID)/passes", token: ada.member.accessToken)
-            #expect(((pile.json["items"] as? [[String: Any]])?.first?["name"] as? String) == "Bob's dog")
-            let liked = try await server.request(.POST, "/v1/pets/\(ada.dogID)/passes/\(bob.dogID)/like", token: ada.member.accessToken)
+            _ = try await server.swipe(ada, on: bob, decision: "pass")
+            #expect(try await server.get("/v1/pets/\(ada.dogID)/passes", token: ada.token, as: Passes.self).items.map(\.name) == ["Bob's dog"])
+            let liked = try await server.request(.POST, "/v1/pets/\(ada.dogID)/passes/\(bob.dogID)/like", token: ada.token)
             #expect(liked.status == 201)
-            #expect((liked.json["request"] as? [String: Any])?["status"] as? String == "pending")
-            let emptyPile = try await server.request(.GET, "/v1/pets/\(ada.dogID)/passes", token: ada.member.accessToken)
-            #expect((emptyPile.json["items"] as? [Any])?.isEmpty == true)
+            #expect(try liked.decode(Components.Schemas.SwipeResult.self).request?.status == .pending)
+            #expect(try await server.get("/v1/pets/\(ada.dogID)/passes", token: ada.token, as: Passes.self).items.isEmpty)
         }
     }
 
     @Test func rejectingOrCancellingEndsTheRequest() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            let bob = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            let first = try await like(server, ada, bob)
-            let requestID = try #require((first.json["request"] as? [String: Any])?["id"] as? String)
-            #expect(try await server.request(.POST, "/v1/match-requests/\(requestID)/cancel", token: bob.member.accessToken).status == 404)
-            #expect(try await server.request(.POST, "/v1/match-requests/\(requestID)/cancel", token: ada.member.accessToken).status == 204)
-            #expect(names(try await deck(server, ada)) == ["Bob's dog"])
+            let ada = try await server.owner("ada", at: Place.lyon)
+            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let first = try #require(try await server.like(ada, bob).request)
+            #expect(try await server.request(.POST, "/v1/match-requests/\(first.id)/cancel", token: bob.token).status == 404)
+            #expect(try await server.request(.POST, "/v1/match-requests/\(first.id)/cancel", token: ada.token).status == 204)
+            #expect(try await server.deck(ada).names == ["Bob's dog"])
 
-            let second = try await like(server, ada, bob)
-            let secondID = try #require((second.json["request"] as? [String: Any])?["id"] as? String)
-            #expect(try await server.request(.POST, "/v1/match-requests/\(secondID)/reject", token: bob.member.accessToken).status == 204)
-            #expect(try await server.request(.POST, "/v1/match-requests/\(secondID)/accept", token: bob.member.accessToken).status == 404)
-            let matches = try await server.request(.GET, "/v1/matches", token: ada.member.accessToken)
-            #expect((matches.json["items"] as? [Any])?.isEmpty == true)
+            let second = try #require(try await server.like(ada, bob).request)
+            #expect(try await server.request(.POST, "/v1/match-requests/\(second.id)/reject", token: bob.token).status == 204)
+            #expect(try await server.request(.POST, "/v1/match-requests/\(second.id)/accept", token: bob.token).status == 404)
+            #expect(try await server.get("/v1/matches", token: ada.token, as: Matches.self).items.isEmpty)
         }
     }
 
     @Test func blockingHidesBothWaysAndEndsMatches() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            let bob = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            _ = try await like(server, ada, bob)
-            _ = try await like(server, bob, ada)
-            let blocked = try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: bob.member.accessToken)
+            let ada = try await server.owner("ada", at: Place.lyon)
+            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            _ = try await server.like(ada, bob)
+            _ = try await server.like(bob, ada)
+            let blocked = try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: bob.token)
             #expect(blocked.status == 204)
             for side in [ada, bob] {
-                let matches = try await server.request(.GET, "/v1/matches", token: side.member.accessToken)
-                #expect((matches.json["items"] as? [Any])?.isEmpty == true)
+                #expect(try await server.get("/v1/matches", token: side.token, as: Matches.self).items.isEmpty)
             }
-            _ = try await owner(server, "cyd", latitude: 45.7700, longitude: 4.8357)
-            #expect(names(try await deck(server, ada)) == ["Cyd's dog"])
-            #expect(names(try await deck(server, bob)) == ["Cyd's dog"])
-            #expect(try await like(server, ada, bob).status == 404)
-            let unknown = try await server.send(.POST, "/v1/blocks", object: ["username": "nobody"], token: bob.member.accessToken)
+            _ = try await server.owner("cyd", at: Place.lyonNear)
+            #expect(try await server.deck(ada).names == ["Cyd's dog"])
+            #expect(try await server.deck(bob).names == ["Cyd's dog"])
+            #expect(try await server.swipe(ada, on: bob).status == 404)
+            let unknown = try await server.send(.POST, "/v1/blocks", object: ["username": "nobody"], token: bob.token)
             #expect(unknown.status == 404)
         }
     }
 
     @Test func aGuardianOpeningTheDeckBringsTheirOwnBlocksAndTheOwnerKeepsTheirs() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            _ = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            let cyd = try await owner(server, "cyd", latitude: 45.7700, longitude: 4.8357)
+            // given Gus guards Ada's dog, Gus blocked Bob and Cyd blocked Ada
+            let ada = try await server.owner("ada", at: Place.lyon)
+            _ = try await server.owner("bob", at: Place.lyonNorth)
+            let cyd = try await server.owner("cyd", at: Place.lyonNear)
             let gus = try await server.member("gus", password: "gus's own secret")
-            _ = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "gus"], token: ada.member.accessToken)
-            let invitations = try await server.request(.GET, "/v1/guardian-invitations", token: gus.accessToken)
-            let invitation = try #require((invitations.json["items"] as? [[String: Any]])?.first?["id"] as? String)
+            _ = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "gus"], token: ada.token)
+            let invitations = try await server.get("/v1/guardian-invitations", token: gus.accessToken,
+                                                   as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
+            let invitation = try #require(invitations.items.first?.id)
             #expect(try await server.request(.POST, "/v1/guardian-invitations/\(invitation)/accept", token: gus.accessToken).status == 204)
-            // Gus blocked Bob; Cyd blocked Ada.
             #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: gus.accessToken).status == 204)
-            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: cyd.member.accessToken).status == 204)
+            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: cyd.token).status == 204)
 
-            let asGus = Owner(member: gus, dogID: ada.dogID)
-            #expect(names(try await deck(server, asGus)).isEmpty, "Bob blocked by the guardian, Cyd blocking the owner")
-            #expect(names(try await deck(server, ada)) == ["Bob's dog"])
+            // then Gus acting for the dog sees neither, and Ada still sees Bob's dog
+            let asGus = TestServer.Owner(member: gus, dogID: ada.dogID)
+            #expect(try await server.deck(asGus).items.isEmpty, "Bob blocked by the guardian, Cyd blocking the owner")
+            #expect(try await server.deck(ada).names == ["Bob's dog"])
         }
     }
 
     @Test func unmatchingEndsTheMatchForBothAndOnlyParticipantsMay() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            let bob = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            let cyd = try await owner(server, "cyd", latitude: 45.7700, longitude: 4.8357)
-            _ = try await like(server, ada, bob)
-            let match = try await like(server, bob, ada)
-            let matchID = try #require((match.json["match"] as? [String: Any])?["id"] as? String)
-            #expect(try await server.request(.DELETE, "/v1/matches/\(matchID)", token: cyd.member.accessToken).status == 404)
-            #expect(try await server.request(.DELETE, "/v1/matches/\(matchID)", token: ada.member.accessToken).status == 204)
-            let bobs = try await server.request(.GET, "/v1/matches", token: bob.member.accessToken)
-            #expect((bobs.json["items"] as? [Any])?.isEmpty == true)
+            let ada = try await server.owner("ada", at: Place.lyon)
+            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let cyd = try await server.owner("cyd", at: Place.lyonNear)
+            _ = try await server.like(ada, bob)
+            let match = try #require(try await server.like(bob, ada).match)
+            #expect(try await server.request(.DELETE, "/v1/matches/\(match.id)", token: cyd.token).status == 404)
+            #expect(try await server.request(.DELETE, "/v1/matches/\(match.id)", token: ada.token).status == 204)
+            #expect(try await server.get("/v1/matches", token: bob.token, as: Matches.self).items.isEmpty)
         }
     }
 
     @Test func preferencesAreSavedValidatedAndOverriddenPerRequest() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
-            _ = try await owner(server, "bob", latitude: 45.7820, longitude: 4.8357)
-            let defaults = try await server.request(.GET, "/v1/pets/\(ada.dogID)/preferences", token: ada.member.accessToken)
-            #expect(defaults.json["maxDistanceKm"] as? Double == 25)
-            let bad = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 0], token: ada.member.accessToken)
+            let ada = try await server.owner("ada", at: Place.lyon)
+            _ = try await server.owner("bob", at: Place.lyonNorth)
+            let defaults = try await server.get("/v1/pets/\(ada.dogID)/preferences", token: ada.token,
+                                                as: Components.Schemas.DeckPreferences.self)
+            #expect(defaults.maxDistanceKm == 25)
+            let bad = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 0], token: ada.token)
             #expect(bad.status == 422)
-            #expect(bad.json["field"] as? String == "maxDistanceKm")
-            let near = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 1], token: ada.member.accessToken)
+            #expect(try bad.decode(Components.Schemas.Problem.self).field == "maxDistanceKm")
+            let near = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 1], token: ada.token)
             #expect(near.status == 200)
-            #expect(try await deck(server, ada).isEmpty)
-            #expect(names(try await deck(server, ada, query: "?maxDistanceKm=3")) == ["Bob's dog"])
-            _ = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 10, "sexes": ["female"]], token: ada.member.accessToken)
-            #expect(try await deck(server, ada).isEmpty)  // Bob's dog's sex is unknown
+            #expect(try await server.deck(ada).items.isEmpty)
+            #expect(try await server.deck(ada, query: "?maxDistanceKm=3").names == ["Bob's dog"])
+            _ = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 10, "sexes": ["female"]], token: ada.token)
+            #expect(try await server.deck(ada).items.isEmpty)  // Bob's dog's sex is unknown
         }
     }
 
     @Test func pagingWalksTheWholeDeckWithoutRepeats() async throws {
         try await TestServer.run { server in
-            let ada = try await owner(server, "ada", latitude: 45.7640, longitude: 4.8357)
+            let ada = try await server.owner("ada", at: Place.lyon)
             var expected: Set<String> = []
             for (index, name) in ["bob", "cyd", "dee", "eve", "fay"].enumerated() {
-                _ = try await owner(server, name, latitude: 45.7640 + Double(index + 1) * 0.01, longitude: 4.8357)
+                _ = try await server.owner(name, at: .init(latitude: 45.7640 + Double(index + 1) * 0.01, longitude: 4.8357))
                 expected.insert("\(name.capitalized)'s dog")
             }
-            let whole = names(try await deck(server, ada, query: "?limit=50"))
+            let whole = try await server.deck(ada, query: "?limit=50").names
             var seen: [String] = []
             var cursor: String?
             repeat {
-                let query = "?limit=2" + (cursor.map { "&cursor=\($0)" } ?? "")
-                let reply = try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck\(query)", token: ada.member.accessToken)
-                seen += names(reply.json["items"] as? [[String: Any]] ?? [])
-                cursor = reply.json["nextCursor"] as? String
+                let page = try await server.deck(ada, query: "?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""))
+                seen += page.names
+                cursor = page.nextCursor
             } while cursor != nil && seen.count < 20
             #expect(seen == whole)
             #expect(Set(seen) == expected)

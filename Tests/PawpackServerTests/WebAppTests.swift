@@ -54,7 +54,7 @@ import Testing
         try await TestServer.run { server in
             let browser = TestBrowser(server)
             _ = try await browser.get("/signup")
-            let forged = try await browser.post("/signup", signUpForm, csrf: "forged-token")
+            let forged = try await browser.post("/signup", signUpForm, csrf: .value("forged-token"))
             #expect(forged.status == 403)
             #expect(forged.html.contains("This form has expired"))
             #expect(try await server.rowCounts()["users"] == 0)

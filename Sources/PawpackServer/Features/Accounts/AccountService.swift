@@ -18,7 +18,8 @@ struct IssuedSession: Sendable {
 /// Everything an account owns, as exported to its owner.
 struct AccountExportDocument: Sendable {
     struct SessionSummary: Sendable {
-        var kind: String
+        enum Kind: Sendable { case app, web }
+        var kind: Kind
         var createdAt: Date
         var lastUsedAt: Date
     }
@@ -479,8 +480,8 @@ final class AccountService: Sendable {
         let refresh = try await AuthTokenRecord.query(on: db).filter(\.$user.$id == userID)
             .filter(\.$kind == .refresh).filter(\.$usedAt == nil).all()
         let web = try await WebSessionRecord.query(on: db).filter(\.$user.$id == userID).all()
-        let sessions = refresh.map { AccountExportDocument.SessionSummary(kind: "app", createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
-            + web.map { AccountExportDocument.SessionSummary(kind: "web", createdAt: $0.createdAt, lastUsedAt: $0.lastSeenAt) }
+        let sessions = refresh.map { AccountExportDocument.SessionSummary(kind: .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
+            + web.map { AccountExportDocument.SessionSummary(kind: .web, createdAt: $0.createdAt, lastUsedAt: $0.lastSeenAt) }
         return AccountExportDocument(exportedAt: clock.now(), account: try user.account,
                                      sessions: sessions.sorted { $0.createdAt < $1.createdAt })
     }

@@ -85,15 +85,39 @@ extension APIHandler {
         return .ok(.init(body: .json(try await exportDocument(for: auth.user, on: auth.request.db))))
     }
 
-    /// Everything the account owns, in the contract's shape; the web download uses it too.
+    /// Everything the account owns, in the contract's shape; the web download uses it too. Each
+    /// feature exports its own part; `AccountExportTests` finds every table that refers to a
+    /// member or their pets and checks the export covers it.
     func exportDocument(for user: UserRecord, on db: any Database) async throws -> Components.Schemas.AccountExport {
-        let document = try await accounts.export(user, on: db)
-        var pets: [Components.Schemas.PetExport] = []
-        for pet in try await services.pets.listMine(user, on: db) where pet.role == .owner {
-            let records = try await services.pets.vaccinations(user, pet: pet.profile.id, on: db)
-            pets.append(.init(pet: view(pet), vaccinations: try records.map(Components.Schemas.Vaccination.init)))
-        }
-        return .init(document, pets: pets)
+        let account = try await accounts.export(user, on: db)
+        let (owned, guardianships) = try await pets.export(user, on: db)
+        let playdates = try await self.playdates.export(user, on: db)
+        return .init(
+            exportedAt: account.exportedAt, account: .init(account.account),
+            sessions: account.sessions.map {
+                .init(kind: $0.kind == .web ? .web : .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
+            },
+            pets: owned.map { pet in
+                .init(pet: view(pet.pet), vaccinations: pet.vaccinations.map(Components.Schemas.Vaccination.init),
+                      preferences: playdates.preferences[pet.pet.profile.id].map(Components.Schemas.DeckPreferences.init),
+                      guardians: pet.guardians.map(Components.Schemas.Guardian.init))
+            },
+            guardianships: guardianships.map {
+                .init(id: $0.id.description, petId: $0.pet.id.description, petName: $0.pet.name,
+                      ownerDisplayName: $0.pet.ownerDisplayName, status: $0.status == .active ? .active : .invited,
+                      createdAt: $0.createdAt)
+            },
+            swipes: playdates.swipes.map {
+                .init(petId: $0.pet.description, targetPetId: $0.target.description, targetPetName: $0.targetName,
+                      decision: $0.decision == .like ? .like : .pass, createdAt: $0.createdAt)
+            },
+            matchRequests: playdates.requests.map(Components.Schemas.MatchRequestExport.init),
+            matches: playdates.matches.map {
+                .init(id: $0.id.description, myPetId: $0.myPet.description, myPetName: $0.myPetName,
+                      otherPetId: $0.otherPet.description, otherPetName: $0.otherPetName,
+                      otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
+            },
+            blocks: playdates.blocks.map { .init(username: $0.username, displayName: $0.displayName, createdAt: $0.createdAt) })
     }
 
     func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {
@@ -137,12 +161,16 @@ extension Components.Schemas.Session {
     }
 }
 
-extension Components.Schemas.AccountExport {
-    init(_ document: AccountExportDocument, pets: [Components.Schemas.PetExport]) {
-        self.init(exportedAt: document.exportedAt, account: .init(document.account),
-                  sessions: document.sessions.map {
-                      .init(kind: $0.kind == "web" ? .web : .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
-                  },
-                  pets: pets)
+extension Components.Schemas.MatchRequestExport {
+    init(_ request: PlaydatesExport.Request) {
+        let status: StatusPayload = switch request.status {
+        case .pending: .pending
+        case .accepted: .accepted
+        case .rejected: .rejected
+        case .cancelled: .cancelled
+        }
+        self.init(id: request.id.description, fromPetId: request.fromPet.description, fromPetName: request.fromPetName,
+                  toPetId: request.toPet.description, toPetName: request.toPetName, status: status,
+                  createdAt: request.createdAt, answeredAt: request.answeredAt)
     }
 }

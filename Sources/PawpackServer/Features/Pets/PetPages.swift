@@ -59,21 +59,21 @@ struct PetPages {
     @Sendable func list(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let mine = try await pets.listMine(user, on: req.db)
-        let invitations = try await pets.invitations(for: user, on: req.db).map { row, pet in (try row.requireID(), pet) }
+        let invitations = try await pets.invitations(for: user, on: req.db)
         return WebPages.page(req, title: "Your pets", main: .group(
             .p(.a(.id("add-pet-link"), .class("button"), .href(WebPath.newPet), .text("Add a pet"))),
             .if(mine.isEmpty, .p(.class("muted"), .text("No pets yet. Add your first one!"))),
             .ul(.class("pet-list"), .forEach(mine) { pet in .li(petSummary(pet)) }),
             .if(!invitations.isEmpty, .section(.class("card"), .id("invitations"),
                 .h2(.text("Invitations to guard a pet")),
-                .forEach(invitations) { invitation, pet in
+                .forEach(invitations) { invitation in
                     .div(.class("invitation"),
-                        .p(.strong(.text(pet.ownerDisplayName)), .text(" invites you to guard "),
-                           .strong(.text(pet.profile.name)), .text(".")),
+                        .p(.strong(.text(invitation.pet.ownerDisplayName)), .text(" invites you to guard "),
+                           .strong(.text(invitation.pet.profile.name)), .text(".")),
                         .div(.class("actions"),
-                            .form(.action(WebPath.acceptGuardianInvitation(invitation)), .method(.post),
-                                  WebPages.csrfField(req), WebPages.submit("Accept", id: "accept-\(invitation)")),
-                            .form(.action(WebPath.rejectGuardianInvitation(invitation)), .method(.post),
+                            .form(.action(WebPath.acceptGuardianInvitation(invitation.id)), .method(.post),
+                                  WebPages.csrfField(req), WebPages.submit("Accept", id: "accept-\(invitation.id)")),
+                            .form(.action(WebPath.rejectGuardianInvitation(invitation.id)), .method(.post),
                                   WebPages.csrfField(req),
                                   .button(.type(.submit), .class("button secondary"), .text("Decline")))
                         )
@@ -383,7 +383,6 @@ struct PetPages {
         let id: Pet.ID = try req.idParameter("petId")
         let (pet, _) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let records = try await pets.vaccinations(webUser.user, pet: id, on: req.db)
-            .map { record in (id: try record.requireID(), record: record) }
         let welfare = try await pets.welfareStatus(of: pet, on: req.db)
         return WebPages.page(req, title: "\(pet.name): vaccinations", status: status, errors: errors, main: .group(
             .unwrap(welfare) { welfare in
@@ -409,11 +408,11 @@ struct PetPages {
             .section(.class("card"),
                 .h2(.text("Records")),
                 .if(records.isEmpty, .p(.class("muted"), .text("No vaccinations recorded yet."))),
-                .ul(.id("vaccination-list"), .forEach(records) { recordID, record in
+                .ul(.id("vaccination-list"), .forEach(records) { record in
                     .li(.text("\(record.givenOn): \(VaccineKind(rawValue: record.vaccine).map { $0 == .other ? record.otherName ?? "Other" : $0.label } ?? record.vaccine)"),
                         .unwrap(record.nextDueOn) { .text(" · next due \($0)") },
                         .unwrap(record.clinic) { .text(" · \($0)") },
-                        .form(.class("inline"), .action(WebPath.deleteVaccination(id, recordID)), .method(.post),
+                        .form(.class("inline"), .action(WebPath.deleteVaccination(id, record.id)), .method(.post),
                               WebPages.csrfField(req), .button(.type(.submit), .class("link"), .text("Remove"))))
                 })
             ),
@@ -480,19 +479,18 @@ struct PetPages {
     func guardiansPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
         let id: Pet.ID = try req.idParameter("petId")
         let (pet, role) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
-        let rows = try await pets.guardians(webUser.user, pet: id, on: req.db)
-            .map { row, user in (row: row, user: user, userID: try user.requireID()) }
+        let guardians = try await pets.guardians(webUser.user, pet: id, on: req.db)
         let me = try webUser.user.requireID()
         return WebPages.page(req, title: "\(pet.name): guardians", status: status, errors: errors, main: .group(
             .p(.class("muted"), .text("Guardians help care for \(pet.name): they can edit the profile and records, but not delete the pet.")),
-            .if(rows.isEmpty, .p(.text("No guardians yet."))),
-            .ul(.id("guardian-list"), .forEach(rows) { row, user, userID in
-                .li(.text("\(user.displayName) (@\(user.username))"),
-                    .if(row.status == .invited, .span(.class("badge"), .text("invited"))),
-                    .if(role == .owner || userID == me,
-                        .form(.class("inline"), .action(WebPath.removeGuardian(id, userID)), .method(.post),
+            .if(guardians.isEmpty, .p(.text("No guardians yet."))),
+            .ul(.id("guardian-list"), .forEach(guardians) { guardian in
+                .li(.text("\(guardian.displayName) (@\(guardian.username))"),
+                    .if(guardian.status == .invited, .span(.class("badge"), .text("invited"))),
+                    .if(role == .owner || guardian.userID == me,
+                        .form(.class("inline"), .action(WebPath.removeGuardian(id, guardian.userID)), .method(.post),
                               WebPages.csrfField(req),
-                              .button(.type(.submit), .class("link"), .text(userID == me ? "Step down" : "Remove")))))
+                              .button(.type(.submit), .class("link"), .text(guardian.userID == me ? "Step down" : "Remove")))))
             }),
             .if(role == .owner, .section(.class("card"),
                 .h2(.text("Invite a guardian")),

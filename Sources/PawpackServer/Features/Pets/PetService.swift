@@ -53,6 +53,63 @@ struct PetPhotoRecordValue: Sendable, Equatable {
     var createdAt: Date
 }
 
+/// A vaccination row as a value.
+struct VaccinationRecordValue: Sendable, Equatable {
+    var id: Pet.Vaccination.ID
+    var vaccine: String
+    var otherName: String?
+    var givenOn: String
+    var nextDueOn: String?
+    var clinic: String?
+    var createdAt: Date
+
+    init(_ record: VaccinationRecord) throws {
+        self.init(id: try record.requireID(), vaccine: record.vaccine, otherName: record.otherName, givenOn: record.givenOn,
+                  nextDueOn: record.nextDueOn, clinic: record.clinic, createdAt: record.createdAt)
+    }
+
+    init(id: Pet.Vaccination.ID, vaccine: String, otherName: String?, givenOn: String, nextDueOn: String?,
+         clinic: String?, createdAt: Date) {
+        self.id = id
+        self.vaccine = vaccine
+        self.otherName = otherName
+        self.givenOn = givenOn
+        self.nextDueOn = nextDueOn
+        self.clinic = clinic
+        self.createdAt = createdAt
+    }
+}
+
+/// A member guarding a pet, or invited to, as the pet's owner and guardians see them.
+struct GuardianValue: Sendable, Equatable {
+    var userID: User.ID
+    var username: String
+    var displayName: String
+    var status: GuardianRecord.Status
+
+    init(_ row: GuardianRecord, user: UserRecord) throws {
+        userID = try user.requireID()
+        username = user.username
+        displayName = user.displayName
+        status = row.status
+    }
+}
+
+/// An invitation to guard a pet, as the invitee sees it.
+struct GuardianInvitationValue: Sendable {
+    var id: Pet.Guardianship.ID
+    var pet: PetSnapshot
+    var createdAt: Date
+}
+
+/// A guardianship seen from the guardian's side: whose pet, and whether they accepted.
+struct GuardianshipValue: Sendable {
+    var id: Pet.Guardianship.ID
+    var pet: PetCardValue
+    var status: GuardianRecord.Status
+    var createdAt: Date
+}
+
 struct WelfareStatusValue: Sendable {
     var mode: WelfareMode
     var assessment: WelfareAssessment
@@ -362,9 +419,9 @@ final class PetService: Sendable {
 
     // MARK: Vaccinations and welfare
 
-    func vaccinations(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [VaccinationRecord] {
+    func vaccinations(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [VaccinationRecordValue] {
         let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
-        return try await records(of: pet, on: db)
+        return try await records(of: pet, on: db).map(VaccinationRecordValue.init)
     }
 
     private func records(of pet: PetRecord, on db: any Database) async throws -> [VaccinationRecord] {
@@ -375,7 +432,8 @@ final class PetService: Sendable {
         records.sorted { ($0.givenOn, $0.createdAt) > ($1.givenOn, $1.createdAt) }
     }
 
-    func addVaccination(_ user: UserRecord, pet id: Pet.ID, input: VaccinationInput, on db: any Database) async throws -> VaccinationRecord {
+    func addVaccination(_ user: UserRecord, pet id: Pet.ID, input: VaccinationInput,
+                        on db: any Database) async throws -> VaccinationRecordValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         let valid = try VaccinationRules().validate(input, birthDate: pet.birthLocalDate, today: today)
         let record = VaccinationRecord()
@@ -387,7 +445,7 @@ final class PetService: Sendable {
         record.clinic = valid.clinic
         record.createdAt = clock.now()
         try await record.create(on: db)
-        return record
+        return try VaccinationRecordValue(record)
     }
 
     func deleteVaccination(_ user: UserRecord, pet id: Pet.ID, vaccination: Pet.Vaccination.ID,
@@ -464,14 +522,17 @@ final class PetService: Sendable {
 
     // MARK: Guardians
 
-    func guardians(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [(GuardianRecord, UserRecord)] {
+    func guardians(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [GuardianValue] {
         let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
-        let rows = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).with(\.$user)
-            .sort(\.$createdAt).all()
-        return rows.map { ($0, $0.user) }
+        return try await guardians(of: pet.requireID(), on: db)
     }
 
-    func invite(_ user: UserRecord, pet id: Pet.ID, username: String, on db: any Database) async throws -> (GuardianRecord, UserRecord) {
+    private func guardians(of pet: Pet.ID, on db: any Database) async throws -> [GuardianValue] {
+        try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet).with(\.$user).sort(\.$createdAt).all()
+            .map { try GuardianValue($0, user: $0.user) }
+    }
+
+    func invite(_ user: UserRecord, pet id: Pet.ID, username: String, on db: any Database) async throws -> GuardianValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canManageGuardians, on: db)
         let name = AccountRules().normalizedUsername(username)
         guard let invitee = try await UserRecord.query(on: db).filter(\.$username == name).first(),
@@ -489,7 +550,7 @@ final class PetService: Sendable {
         }
         let guardian = GuardianRecord(petID: petID, userID: inviteeID, now: clock.now())
         try await guardian.create(on: db)
-        return (guardian, invitee)
+        return try GuardianValue(guardian, user: invitee)
     }
 
     /// The owner removes a guardian or withdraws an invitation; a guardian may step down.
@@ -505,12 +566,45 @@ final class PetService: Sendable {
         try await row.delete(on: db)
     }
 
-    func invitations(for user: UserRecord, on db: any Database) async throws -> [(GuardianRecord, PetSnapshot)] {
+    /// Invitations waiting for this member's answer, with the pet each is about.
+    func invitations(for user: UserRecord, on db: any Database) async throws -> [GuardianInvitationValue] {
         let rows = try await GuardianRecord.query(on: db).filter(\.$user.$id == user.requireID())
             .filter(\.$status == .invited).with(\.$pet).sort(\.$createdAt).all()
-        var result: [(GuardianRecord, PetSnapshot)] = []
-        for row in rows { result.append((row, try await snapshot(of: row.pet, role: nil, on: db))) }
+        var result: [GuardianInvitationValue] = []
+        for row in rows {
+            result.append(GuardianInvitationValue(id: try row.requireID(), pet: try await snapshot(of: row.pet, role: nil, on: db),
+                                                  createdAt: row.createdAt))
+        }
         return result
+    }
+
+    // MARK: Export
+
+    /// A pet of the member's own, with its records, for the export.
+    struct OwnedPetExport: Sendable {
+        var pet: PetSnapshot
+        var vaccinations: [VaccinationRecordValue]
+        var guardians: [GuardianValue]
+    }
+
+    /// What the export holds of pets: the member's own with their records and guardians, and
+    /// the other members' pets they guard or are invited to guard.
+    func export(_ user: UserRecord, on db: any Database) async throws -> (owned: [OwnedPetExport], guardianships: [GuardianshipValue]) {
+        let userID = try user.requireID()
+        var owned: [OwnedPetExport] = []
+        for pet in try await PetRecord.query(on: db).filter(\.$owner.$id == userID).sort(\.$createdAt).all() {
+            owned.append(OwnedPetExport(
+                pet: try await snapshot(of: pet, role: .owner, on: db),
+                vaccinations: try await records(of: pet, on: db).map(VaccinationRecordValue.init),
+                guardians: try await guardians(of: pet.requireID(), on: db)))
+        }
+        let rows = try await GuardianRecord.query(on: db).filter(\.$user.$id == userID).sort(\.$createdAt).all()
+        let cards = try await cards(ofPets: rows.map(\.$pet.id), on: db)
+        let guardianships = try rows.compactMap { row -> GuardianshipValue? in
+            guard let pet = cards[row.$pet.id] else { return nil }
+            return GuardianshipValue(id: try row.requireID(), pet: pet, status: row.status, createdAt: row.createdAt)
+        }
+        return (owned, guardianships)
     }
 
     func answerInvitation(_ user: UserRecord, invitation id: Pet.Guardianship.ID, accept: Bool,

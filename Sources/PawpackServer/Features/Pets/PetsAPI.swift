@@ -106,7 +106,7 @@ extension APIHandler {
     func listVaccinations(_ input: Operations.ListVaccinations.Input) async throws -> Operations.ListVaccinations.Output {
         let auth = try await authenticated()
         let records = try await pets.vaccinations(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: try records.map(Components.Schemas.Vaccination.init)))))
+        return .ok(.init(body: .json(.init(items: records.map(Components.Schemas.Vaccination.init)))))
     }
 
     func addVaccination(_ input: Operations.AddVaccination.Input) async throws -> Operations.AddVaccination.Output {
@@ -118,7 +118,7 @@ extension APIHandler {
                                     otherName: body.otherName, givenOn: body.givenOn,
                                     nextDueOn: body.nextDueOn, clinic: body.clinic),
             on: auth.request.db)
-        return .created(.init(body: .json(try .init(record))))
+        return .created(.init(body: .json(.init(record))))
     }
 
     func deleteVaccination(_ input: Operations.DeleteVaccination.Input) async throws -> Operations.DeleteVaccination.Output {
@@ -142,16 +142,16 @@ extension APIHandler {
 
     func listGuardians(_ input: Operations.ListGuardians.Input) async throws -> Operations.ListGuardians.Output {
         let auth = try await authenticated()
-        let rows = try await pets.guardians(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: try rows.map { try Components.Schemas.Guardian($0.0, $0.1) }))))
+        let guardians = try await pets.guardians(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: guardians.map(Components.Schemas.Guardian.init)))))
     }
 
     func inviteGuardian(_ input: Operations.InviteGuardian.Input) async throws -> Operations.InviteGuardian.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let (row, user) = try await pets.invite(auth.user, pet: try pathID(input.path.petId), username: body.username,
-                                                on: auth.request.db)
-        return .created(.init(body: .json(try .init(row, user))))
+        let guardian = try await pets.invite(auth.user, pet: try pathID(input.path.petId), username: body.username,
+                                             on: auth.request.db)
+        return .created(.init(body: .json(.init(guardian))))
     }
 
     func removeGuardian(_ input: Operations.RemoveGuardian.Input) async throws -> Operations.RemoveGuardian.Output {
@@ -163,10 +163,10 @@ extension APIHandler {
 
     func listGuardianInvitations(_ input: Operations.ListGuardianInvitations.Input) async throws -> Operations.ListGuardianInvitations.Output {
         let auth = try await authenticated()
-        let rows = try await pets.invitations(for: auth.user, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: try rows.map { row, pet in
-            .init(id: try row.requireID().description, pet: card(pet), ownerDisplayName: pet.ownerDisplayName,
-                  createdAt: row.createdAt)
+        let invitations = try await pets.invitations(for: auth.user, on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: invitations.map { invitation in
+            .init(id: invitation.id.description, pet: card(invitation.pet), ownerDisplayName: invitation.pet.ownerDisplayName,
+                  createdAt: invitation.createdAt)
         }))))
     }
 
@@ -247,8 +247,8 @@ extension PetDraft {
 }
 
 extension Components.Schemas.Vaccination {
-    init(_ record: VaccinationRecord) throws {
-        self.init(id: try record.requireID().description, vaccine: .init(rawValue: record.vaccine) ?? .other,
+    init(_ record: VaccinationRecordValue) {
+        self.init(id: record.id.description, vaccine: .init(rawValue: record.vaccine) ?? .other,
                   otherName: record.otherName, givenOn: record.givenOn, nextDueOn: record.nextDueOn,
                   clinic: record.clinic, createdAt: record.createdAt)
     }
@@ -265,8 +265,8 @@ extension Components.Schemas.WelfareStatus {
 }
 
 extension Components.Schemas.Guardian {
-    init(_ row: GuardianRecord, _ user: UserRecord) throws {
-        self.init(userId: try user.requireID().description, username: user.username, displayName: user.displayName,
-                  status: row.status == .active ? .active : .invited)
+    init(_ guardian: GuardianValue) {
+        self.init(userId: guardian.userID.description, username: guardian.username, displayName: guardian.displayName,
+                  status: guardian.status == .active ? .active : .invited)
     }
 }

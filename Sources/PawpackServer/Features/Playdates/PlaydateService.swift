@@ -44,6 +44,51 @@ package enum DeckSource: Sendable {
     case naive
 }
 
+/// Everything Playdates keeps of one member, for the export (`PlaydateService.export`).
+struct PlaydatesExport: Sendable {
+    struct Swipe: Sendable {
+        var pet: Pet.ID
+        var target: Pet.ID
+        var targetName: String
+        var decision: SwipeRecord.Decision
+        var createdAt: Date
+    }
+
+    struct Request: Sendable {
+        var id: Playdates.MatchRequest.ID
+        var fromPet: Pet.ID
+        var fromPetName: String
+        var toPet: Pet.ID
+        var toPetName: String
+        var status: MatchRequestRecord.Status
+        var createdAt: Date
+        var answeredAt: Date?
+    }
+
+    struct Match: Sendable {
+        var id: Playdates.Match.ID
+        var myPet: Pet.ID
+        var myPetName: String
+        var otherPet: Pet.ID
+        var otherPetName: String
+        var otherOwnerDisplayName: String
+        var createdAt: Date
+    }
+
+    struct Block: Sendable {
+        var username: String
+        var displayName: String
+        var createdAt: Date
+    }
+
+    var swipes: [Swipe]
+    var requests: [Request]
+    var matches: [Match]
+    /// Saved preferences by dog; dogs that never saved any are absent.
+    var preferences: [Pet.ID: DeckPreferences]
+    var blocks: [Block]
+}
+
 /// Playdates: preferences, the deck, swipes, match requests, matches and blocks. Scoring and
 /// filtering are `PawpackCore.Matchmaker`; this service finds the candidates and keeps state.
 final class PlaydateService: Sendable {
@@ -482,6 +527,48 @@ final class PlaydateService: Sendable {
                   let other = dogs[viewerIsA ? row.$petB.id : row.$petA.id] else { return nil }
             return MatchValue(id: try row.requireID(), myPet: mine, otherPet: other, createdAt: row.createdAt)
         }
+    }
+
+    // MARK: Export
+
+    /// What the export holds of Playdates: the member's dogs' swipes, requests and matches,
+    /// their saved preferences, and the members this member blocked. Other members' swipes on
+    /// these dogs, and who blocked this member, are theirs and stay out.
+    func export(_ user: UserRecord, on db: any Database) async throws -> PlaydatesExport {
+        let me = try user.requireID()
+        let myPets = try await PetRecord.query(on: db).filter(\.$owner.$id == me).all().map { try $0.requireID() }
+        let swipes = try await SwipeRecord.query(on: db).filter(\.$pet.$id ~~ myPets).sort(\.$createdAt, .descending).all()
+        let requests = try await MatchRequestRecord.query(on: db)
+            .group(.or) { $0.filter(\.$fromUser.$id == me).filter(\.$toUser.$id == me) }
+            .sort(\.$createdAt, .descending).all()
+        let matches = try await MatchRecord.query(on: db)
+            .group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
+            .sort(\.$createdAt, .descending).all()
+        let preferences = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id ~~ myPets).all()
+        let blocks = try await BlockRecord.query(on: db).filter(\.$blocker.$id == me).with(\.$blocked)
+            .sort(\.$createdAt).all()
+
+        let named = Set(swipes.flatMap { [$0.$pet.id, $0.$target.id] } + requests.flatMap { [$0.$fromPet.id, $0.$toPet.id] }
+                        + matches.flatMap { [$0.$petA.id, $0.$petB.id] })
+        let cards = try await pets.cards(ofPets: Array(named), on: db)
+        let name = { (pet: Pet.ID) in cards[pet]?.name ?? "" }
+        return PlaydatesExport(
+            swipes: swipes.map { .init(pet: $0.$pet.id, target: $0.$target.id, targetName: name($0.$target.id),
+                                       decision: $0.decision, createdAt: $0.createdAt) },
+            requests: try requests.map {
+                .init(id: try $0.requireID(), fromPet: $0.$fromPet.id, fromPetName: name($0.$fromPet.id), toPet: $0.$toPet.id,
+                      toPetName: name($0.$toPet.id), status: $0.status, createdAt: $0.createdAt, answeredAt: $0.answeredAt)
+            },
+            matches: try matches.map { match in
+                let mineIsA = match.$userA.id == me
+                let (mine, other) = mineIsA ? (match.$petA.id, match.$petB.id) : (match.$petB.id, match.$petA.id)
+                return .init(id: try match.requireID(), myPet: mine, myPetName: name(mine), otherPet: other,
+                             otherPetName: name(other), otherOwnerDisplayName: cards[other]?.ownerDisplayName ?? "",
+                             createdAt: match.createdAt)
+            },
+            preferences: Dictionary(preferences.map { ($0.$pet.id, DeckSeekerState.preferences(stored: $0.json)) },
+                                    uniquingKeysWith: { first, _ in first }),
+            blocks: blocks.map { .init(username: $0.blocked.username, displayName: $0.blocked.displayName, createdAt: $0.createdAt) })
     }
 
     func unmatch(_ user: UserRecord, match id: Playdates.Match.ID, on db: any Database) async throws {

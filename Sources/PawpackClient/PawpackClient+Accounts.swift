@@ -1,0 +1,180 @@
+import Foundation
+import OpenAPIRuntime
+import PawpackAPI
+import PawpackCore
+
+// Accounts: sign-up and verification, sessions, the profile, password and email, export and
+// deletion.
+
+extension PawpackClient {
+    /// Creates an account. The server emails a verification link; ``logIn(email:password:)``
+    /// answers `email_not_verified` until it is opened.
+    @discardableResult
+    public func signUp(email: String, password: String, username: String, displayName: String,
+                       dateOfBirth: LocalDate, city: String? = nil) async throws -> Account {
+        try await send {
+            switch try await client.signUp(body: .json(.init(
+                email: email, password: password, username: username, displayName: displayName,
+                dateOfBirth: dateOfBirth.description, city: city))) {
+            case let .created(created): return try Account(try created.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Confirms an email address with the token from the emailed link.
+    @discardableResult
+    public func verifyEmail(token: String) async throws -> Account {
+        try await send {
+            switch try await client.verifyEmail(body: .json(.init(token: token))) {
+            case let .ok(ok): return try Account(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Sends the verification link again (the server sends at most one a minute, and answers
+    /// the same whether or not the address has an account waiting).
+    public func resendVerification(email: String) async throws {
+        try await send {
+            switch try await client.resendVerification(body: .json(.init(email: email))) {
+            case .accepted: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Signs in and keeps the session for later calls.
+    @discardableResult
+    public func logIn(email: String, password: String) async throws -> Account {
+        let session = try await send {
+            switch try await client.logIn(body: .json(.init(email: email, password: password))) {
+            case let .ok(ok): return try Session(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+        await start(session)
+        return session.account
+    }
+
+    /// Signs out on the server and forgets the session, also when the server cannot be told.
+    public func logOut() async throws {
+        do {
+            try await signedIn {
+                switch try await client.logOut() {
+                case .noContent: return
+                case let .default(status, problem): throw PawpackError(status: status, problem)
+                }
+            }
+        } catch {
+            await forgetSession()
+            throw error
+        }
+        await forgetSession()
+    }
+
+    /// The signed-in account.
+    public func me() async throws -> Account {
+        try await signedIn {
+            switch try await client.getMe() {
+            case let .ok(ok): return try Account(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Changes profile fields; `nil` leaves a field as it is and an empty `city` clears it.
+    @discardableResult
+    public func updateProfile(displayName: String? = nil, city: String? = nil, username: String? = nil) async throws -> Account {
+        try await signedIn {
+            switch try await client.updateMe(body: .json(.init(displayName: displayName, city: city, username: username))) {
+            case let .ok(ok): return try Account(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Changes the password; the server signs out every other session.
+    public func changePassword(current: String, new: String) async throws {
+        try await signedIn {
+            switch try await client.changePassword(body: .json(.init(currentPassword: current, newPassword: new))) {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Starts a change of email; it takes effect when the link sent to `newEmail` is opened.
+    public func changeEmail(to newEmail: String, password: String) async throws {
+        try await signedIn {
+            switch try await client.changeEmail(body: .json(.init(newEmail: newEmail, password: password))) {
+            case .accepted: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Emails a password reset link if the address has an account (the answer is the same
+    /// either way).
+    public func requestPasswordReset(email: String) async throws {
+        try await send {
+            switch try await client.requestPasswordReset(body: .json(.init(email: email))) {
+            case .accepted: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Sets a new password with the token from the reset link; every session is signed out.
+    public func resetPassword(token: String, newPassword: String) async throws {
+        try await send {
+            switch try await client.confirmPasswordReset(body: .json(.init(token: token, newPassword: newPassword))) {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+        await forgetSession()
+    }
+
+    /// Sets where you are, for the deck. Nobody else ever sees it; others see rounded distances.
+    @discardableResult
+    public func setLocation(_ point: GeoPoint) async throws -> Account {
+        try await signedIn {
+            switch try await client.setMyLocation(body: .json(.init(latitude: point.latitude, longitude: point.longitude))) {
+            case let .ok(ok): return try Account(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Forgets your location; your dogs leave other members' decks until you set it again.
+    public func clearLocation() async throws {
+        try await signedIn {
+            switch try await client.clearMyLocation() {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Deletes the account and everything it owns, for good.
+    public func deleteAccount(password: String) async throws {
+        try await signedIn {
+            switch try await client.deleteMe(body: .json(.init(password: password))) {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+        await forgetSession()
+    }
+
+    /// Everything the account owns.
+    public func exportData() async throws -> AccountExport {
+        try await signedIn {
+            switch try await client.exportMe() {
+            case let .ok(ok): return try AccountExport(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+}

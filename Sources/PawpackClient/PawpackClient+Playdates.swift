@@ -1,0 +1,172 @@
+import Foundation
+import OpenAPIRuntime
+import PawpackAPI
+import PawpackCore
+
+// Playdates: a dog's deck and preferences, likes and passes, match requests, matches and
+// blocks. A dog acts through its owner or one of its guardians; every call needs a session.
+
+extension PawpackClient {
+    /// The dog's saved deck preferences (the defaults until saved).
+    public func deckPreferences(for dog: Pet.ID) async throws -> DeckPreferences {
+        try await signedIn {
+            switch try await client.getDeckPreferences(path: .init(petId: dog.description)) {
+            case let .ok(ok): return DeckPreferences(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Saves the dog's deck preferences; answers them as saved. Out-of-range values are refused
+    /// with the field named (`PawpackError.field`).
+    @discardableResult
+    public func saveDeckPreferences(_ preferences: DeckPreferences, for dog: Pet.ID) async throws -> DeckPreferences {
+        try await signedIn {
+            switch try await client.saveDeckPreferences(path: .init(petId: dog.description), body: .json(preferences.dto)) {
+            case let .ok(ok): return DeckPreferences(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// A page of the dog's deck, best first; pass `nextCursor` back for the next page.
+    /// `maxDistanceKm` overrides the saved preference for this request only. Needs your
+    /// location (``setLocation(_:)``): without it the server answers `location_needed`.
+    public func deck(for dog: Pet.ID, limit: Int = 20, cursor: String? = nil,
+                     maxDistanceKm: Double? = nil) async throws -> DeckPage {
+        try await signedIn {
+            switch try await client.getDeck(path: .init(petId: dog.description),
+                                            query: .init(limit: limit, cursor: cursor, maxDistanceKm: maxDistanceKm)) {
+            case let .ok(ok): return try DeckPage(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Likes another dog for yours: its owner is asked, and if their dog liked yours already,
+    /// it is a match (``SwipeResult/match``).
+    @discardableResult
+    public func like(_ other: Pet.ID, for dog: Pet.ID) async throws -> SwipeResult {
+        try await swipe(other, for: dog, decision: .like)
+    }
+
+    /// Passes on another dog: it leaves the deck for the pass pile (``passes(for:)``).
+    @discardableResult
+    public func pass(_ other: Pet.ID, for dog: Pet.ID) async throws -> SwipeResult {
+        try await swipe(other, for: dog, decision: .pass)
+    }
+
+    private func swipe(_ other: Pet.ID, for dog: Pet.ID,
+                       decision: Components.Schemas.SwipeInput.DecisionPayload) async throws -> SwipeResult {
+        try await signedIn {
+            switch try await client.swipe(path: .init(petId: dog.description),
+                                          body: .json(.init(targetPetId: other.description, decision: decision))) {
+            case let .created(created): return try SwipeResult(try created.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Takes back the dog's last swipe (and the request a like sent, while unanswered).
+    public func undoLastSwipe(for dog: Pet.ID) async throws {
+        try await signedIn {
+            switch try await client.undoLastSwipe(path: .init(petId: dog.description)) {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// The dogs yours passed on, newest first.
+    public func passes(for dog: Pet.ID) async throws -> [PetCard] {
+        try await signedIn {
+            switch try await client.listPasses(path: .init(petId: dog.description)) {
+            case let .ok(ok): return try ok.body.json.items.map(PetCard.init)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Turns a pass into a like after all.
+    @discardableResult
+    public func likeFromPasses(_ other: Pet.ID, for dog: Pet.ID) async throws -> SwipeResult {
+        try await signedIn {
+            switch try await client.likeFromPasses(path: .init(petId: dog.description, targetPetId: other.description)) {
+            case let .created(created): return try SwipeResult(try created.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Pending requests your dogs received (`incoming`) or sent (`outgoing`), newest first.
+    public func matchRequests(_ direction: MatchRequest.Direction) async throws -> [MatchRequest] {
+        try await signedIn {
+            switch try await client.listMatchRequests(query: .init(direction: direction == .incoming ? .incoming : .outgoing)) {
+            case let .ok(ok): return try ok.body.json.items.map(MatchRequest.init)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Accepts a request your dog received: the two dogs match.
+    @discardableResult
+    public func acceptMatchRequest(_ request: MatchRequest.ID) async throws -> Match {
+        try await signedIn {
+            switch try await client.acceptMatchRequest(path: .init(requestId: request.description)) {
+            case let .ok(ok): return try Match(try ok.body.json)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Declines a request your dog received.
+    public func declineMatchRequest(_ request: MatchRequest.ID) async throws {
+        try await signedIn {
+            switch try await client.rejectMatchRequest(path: .init(requestId: request.description)) {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Withdraws a request your dog sent; the other dog returns to its deck.
+    public func withdrawMatchRequest(_ request: MatchRequest.ID) async throws {
+        try await signedIn {
+            switch try await client.cancelMatchRequest(path: .init(requestId: request.description)) {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Your dogs' matches, newest first.
+    public func matches() async throws -> [Match] {
+        try await signedIn {
+            switch try await client.listMatches() {
+            case let .ok(ok): return try ok.body.json.items.map(Match.init)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Ends a match, for both owners.
+    public func unmatch(_ match: Match.ID) async throws {
+        try await signedIn {
+            switch try await client.unmatch(path: .init(matchId: match.description)) {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Blocks a member by username: each disappears from the other's decks, lists and requests,
+    /// and their matches end.
+    public func block(username: String) async throws {
+        try await signedIn {
+            switch try await client.blockUser(body: .json(.init(username: username))) {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import OpenAPIRuntime
+import PawpackAPI
+import PawpackCore
+
+/// Why a call failed. Every method of ``PawpackClient`` throws this and nothing else, except
+/// `CancellationError` when the calling task is cancelled.
+public enum PawpackError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The server refused the request and said why. Its `code` is stable (see
+    /// ``PawpackCore/ProblemCode``); `errors` names the fields at fault.
+    case server(ServerProblem)
+    /// The server could not be reached, or the connection broke before its answer arrived. The
+    /// request may or may not have taken effect. The text says what the network layer reported.
+    case network(String)
+    /// The call needs a session and there is none: never signed in, signed out, or the session
+    /// ended on the server (the password was changed or the account signed out elsewhere). Ask
+    /// the member to log in again.
+    case notSignedIn
+    /// The server answered something this SDK cannot read: an older or newer server, or
+    /// something else listening at that address.
+    case unexpectedResponse(String)
+
+    /// A refusal as the server described it (RFC 9457 problem details).
+    public struct ServerProblem: Sendable, Equatable {
+        /// The HTTP status: 4xx for the request, 5xx for the server.
+        public var status: Int
+        /// The stable code, e.g. `email_not_verified`.
+        public var code: String
+        public var title: String
+        /// A sentence to show the member.
+        public var detail: String
+        /// The fields at fault, when the input was not valid.
+        public var errors: [FieldError]
+
+        public init(status: Int, code: String, title: String, detail: String, errors: [FieldError] = []) {
+            self.status = status
+            self.code = code
+            self.title = title
+            self.detail = detail
+            self.errors = errors
+        }
+    }
+
+    /// The HTTP status of a server refusal; nil for the other cases.
+    public var status: Int? {
+        if case let .server(problem) = self { return problem.status }
+        return nil
+    }
+
+    /// The server's stable code; nil for the other cases.
+    public var code: String? {
+        if case let .server(problem) = self { return problem.code }
+        return nil
+    }
+
+    /// The server's code as a known ``PawpackCore/ProblemCode``, when it is one.
+    public var problemCode: ProblemCode? { code.flatMap(ProblemCode.init(rawValue:)) }
+
+    /// The fields at fault in a refused input; empty for the other cases.
+    public var errors: [FieldError] {
+        if case let .server(problem) = self { return problem.errors }
+        return []
+    }
+
+    /// The first field at fault.
+    public var field: String? { errors.first?.field }
+
+    public var description: String {
+        switch self {
+        case let .server(problem): "\(problem.status) \(problem.code): \(problem.detail)"
+        case let .network(reason): "network: \(reason)"
+        case .notSignedIn: "not signed in"
+        case let .unexpectedResponse(reason): "unexpected response: \(reason)"
+        }
+    }
+}
+
+extension PawpackError {
+    /// The problem the server answered with.
+    init(status: Int, _ response: Components.Responses.Problem) {
+        guard case let .applicationProblemJson(problem) = response.body else {
+            self = .unexpectedResponse("HTTP \(status) without problem details")
+            return
+        }
+        self = .server(ServerProblem(status: status, code: problem.code, title: problem.title, detail: problem.detail,
+                                     errors: (problem.errors ?? []).map { FieldError(field: $0.field, message: $0.message) }))
+    }
+
+    /// What the OpenAPI runtime threw: no answer at all is the network's failure; an answer it
+    /// could not read is an unexpected response.
+    init(_ error: ClientError) {
+        if let known = error.underlyingError as? PawpackError {
+            self = known
+        } else if error.response == nil {
+            self = .network(String(describing: error.underlyingError))
+        } else {
+            self = .unexpectedResponse("\(error.causeDescription) \(error.underlyingError)")
+        }
+    }
+
+    static func malformed(_ what: String) -> PawpackError { .unexpectedResponse(what) }
+}

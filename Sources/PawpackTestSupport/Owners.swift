@@ -1,0 +1,94 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+import Vapor
+
+// What many tests start from: members who own a dog somewhere, their decks and their swipes,
+// through the HTTP API and read as the contract's types.
+
+/// A test's own failure, thrown where a step it depends on went wrong.
+package struct TestFailure: Error, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) { self.description = description }
+}
+
+extension TestServer {
+    /// A member with one dog.
+    package struct Owner: Sendable {
+        package var member: Member
+        package var dogID: String
+
+        package init(member: Member, dogID: String) {
+            self.member = member
+            self.dogID = dogID
+        }
+
+        package var dog: Pet.ID { Pet.ID(string: dogID)! }
+        package var token: String { member.accessToken }
+    }
+
+    /// Places the tests put owners at.
+    package enum Place {
+        /// Lyon's centre.
+        package static let lyon = GeoPoint(latitude: 45.7640, longitude: 4.8357)
+        /// 2 km north of Lyon's centre.
+        package static let lyonNorth = GeoPoint(latitude: 45.7820, longitude: 4.8357)
+        /// 700 m north of Lyon's centre.
+        package static let lyonNear = GeoPoint(latitude: 45.7700, longitude: 4.8357)
+        package static let paris = GeoPoint(latitude: 48.8566, longitude: 2.3522)
+    }
+
+    /// A verified member living at `place` with one dog, "Name's dog", 30 months old and
+    /// 14 kg; `dog` adds to or replaces fields of its profile.
+    package func owner(_ name: String, at place: GeoPoint, dog: [String: any Sendable] = [:]) async throws -> Owner {
+        let member = try await member(name, password: "\(name)'s own secret")
+        let located = try await send(.PUT, "/v1/me/location", object: ["latitude": place.latitude, "longitude": place.longitude],
+                                     token: member.accessToken)
+        guard located.status == 200 else { throw TestFailure("location of \(name): \(located.text)") }
+        var profile: [String: any Sendable] = ["name": "\(name.capitalized)'s dog", "species": "dog",
+                                               "estimatedAgeMonths": 30, "weightKg": 14.0]
+        profile.merge(dog) { _, new in new }
+        let created = try await send(.POST, "/v1/pets", object: profile, token: member.accessToken)
+        guard created.status == 201 else { throw TestFailure("dog of \(name): \(created.text)") }
+        return Owner(member: member, dogID: try created.decode(Components.Schemas.PetView.self).card.id)
+    }
+
+    /// A page of the owner's dog's deck; `query` starts with `?`.
+    package func deck(_ owner: Owner, query: String = "") async throws -> Components.Schemas.DeckPage {
+        let reply = try await request(.GET, "/v1/pets/\(owner.dogID)/deck\(query)", token: owner.token)
+        guard reply.status == 200 else { throw TestFailure("deck: \(reply.status) \(reply.text)") }
+        return try reply.decode(Components.Schemas.DeckPage.self)
+    }
+
+    /// The owner's dog likes (or passes on) the other's dog.
+    package func swipe(_ owner: Owner, on other: Owner, decision: String = "like") async throws -> Reply {
+        try await send(.POST, "/v1/pets/\(owner.dogID)/swipes", object: ["targetPetId": other.dogID, "decision": decision],
+                       token: owner.token)
+    }
+
+    /// The owner's dog likes the other's, which must work; what it led to.
+    package func like(_ owner: Owner, _ other: Owner) async throws -> Components.Schemas.SwipeResult {
+        let reply = try await swipe(owner, on: other)
+        guard reply.status == 201 else { throw TestFailure("like: \(reply.status) \(reply.text)") }
+        return try reply.decode(Components.Schemas.SwipeResult.self)
+    }
+
+    /// A GET that must answer 200, read as `T`.
+    package func get<T: Decodable>(_ path: String, token: String, as type: T.Type) async throws -> T {
+        let reply = try await request(.GET, path, token: token)
+        guard reply.status == 200 else { throw TestFailure("GET \(path): \(reply.status) \(reply.text)") }
+        return try reply.decode(T.self)
+    }
+}
+
+/// A test image shipped with the Core tests (`Tests/PawpackCoreTests/Fixtures`).
+package func fixture(_ name: String) throws -> Data {
+    let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    return try Data(contentsOf: package.appendingPathComponent("Tests/PawpackCoreTests/Fixtures").appendingPathComponent(name))
+}
+
+extension Components.Schemas.DeckPage {
+    /// The dogs' names, best first.
+    package var names: [String] { items.map(\.pet.name) }
+}

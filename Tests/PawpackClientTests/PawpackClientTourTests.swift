@@ -1,0 +1,132 @@
+import Foundation
+import PawpackAPI
+import PawpackClient
+import PawpackCore
+import PawpackTestSupport
+import Testing
+
+/// Every operation of the contract through the SDK, as two apps would use them: each step checks
+/// what a member would notice, and at the end the transport must have carried every operation
+/// the contract has, so an operation without an SDK method fails here.
+@Suite struct PawpackClientTourTests {
+    let birthday = LocalDate(year: 1990, month: 5, day: 17)!
+
+    @Test func everyOperationOfTheContractIsReachedThroughTheSDK() async throws {
+        try await TestServer.run { server in
+            let transport = RecordingTransport()
+            let url = URL(string: server.baseURL)!
+            let ada = PawpackClient(serverURL: url, transport: transport)
+            let bob = PawpackClient(serverURL: url, transport: transport)
+            #expect(await ada.isHealthy())
+
+            // Accounts: sign up, verify, a resent link, log in, a refresh, profile, email, password
+            try await ada.signUp(email: "ada@example.com", password: TestServer.password, username: "ada",
+                                 displayName: "Ada", dateOfBirth: birthday, city: "Lyon")
+            try await ada.resendVerification(email: "ada@example.com")
+            try await ada.verifyEmail(token: try #require(server.linkToken(to: "ada@example.com")))
+            try await ada.logIn(email: "ada@example.com", password: TestServer.password)
+            try await ada.refresh()
+            #expect(try await ada.me().username == "ada")
+            #expect(try await ada.updateProfile(displayName: "Ada L.").displayName == "Ada L.")
+            try await ada.changeEmail(to: "ada.l@example.com", password: TestServer.password)
+            try await ada.verifyEmail(token: try #require(server.linkToken(to: "ada.l@example.com")))
+            try await ada.changePassword(current: TestServer.password, new: "a longer walk in the park")
+            try await ada.requestPasswordReset(email: "ada.l@example.com")
+            let reset = try #require(server.linkToken(to: "ada.l@example.com", path: "/reset-password"))
+            try await ada.resetPassword(token: reset, newPassword: "the longest walk in the park")
+            #expect(await ada.session == nil, "a reset signs out everywhere")
+            try await ada.logIn(email: "ada.l@example.com", password: "the longest walk in the park")
+
+            try await bob.signUp(email: "bob@example.com", password: TestServer.password, username: "bob",
+                                 displayName: "Bob", dateOfBirth: birthday)
+            try await bob.verifyEmail(token: try #require(server.linkToken(to: "bob@example.com")))
+            try await bob.logIn(email: "bob@example.com", password: TestServer.password)
+
+            // Where they live; Ada clears hers and sets it again
+            try await ada.setLocation(TestServer.Place.lyon)
+            try await ada.clearLocation()
+            #expect(try await ada.me().location == nil)
+            try await ada.setLocation(TestServer.Place.lyon)
+            try await bob.setLocation(TestServer.Place.lyonNorth)
+
+            // Pets: Ada's dog, with a photo, a vaccination entered by mistake and the right ones
+            let biscuit = try await ada.addPet(PetDraft(name: "Biscuit", species: .dog, estimatedAgeMonths: 30, weightKg: 14))
+            let photo = try await ada.uploadPhoto(try fixture("plain.jpg"), of: biscuit.id, as: .profile)
+            #expect(try await ada.pet(biscuit.id).card.photos.map(\.id) == [photo.id])
+            #expect(photo.url.path.hasPrefix("/media/pets/\(biscuit.id)/"))
+            try await ada.deletePhoto(photo.id, of: biscuit.id)
+            #expect(try await ada.pet(biscuit.id).card.photos.isEmpty)
+            let mistake = try await ada.addVaccination(to: biscuit.id, VaccinationInput(vaccine: .rabies, givenOn: "2025-01-05"))
+            try await ada.deleteVaccination(mistake.id, of: biscuit.id)
+            for date in ["2023-11-10", "2023-12-29", "2025-11-21"] {
+                try await ada.addVaccination(to: biscuit.id, VaccinationInput(vaccine: .dhpp, givenOn: date))
+            }
+            #expect(try await ada.vaccinations(of: biscuit.id).map(\.givenOn.description) == ["2025-11-21", "2023-12-29", "2023-11-10"])
+            #expect(try await ada.welfareStatus(of: biscuit.id).eligibleForSocial)
+            #expect(try await ada.switchToSocialMode(biscuit.id).mode == .social)
+            #expect(try await ada.updatePet(biscuit.id, PetDraft(playStyles: [.chase])).profile?.playStyles == [.chase])
+
+            // Guardians: Bob declines once, then accepts; Ada removes him
+            try await ada.inviteGuardian(username: "bob", to: biscuit.id)
+            try await bob.declineGuardianInvitation(try #require(try await bob.guardianInvitations().first).id)
+            #expect(try await ada.guardians(of: biscuit.id).isEmpty)
+            try await ada.inviteGuardian(username: "bob", to: biscuit.id)
+            try await bob.acceptGuardianInvitation(try #require(try await bob.guardianInvitations().first).id)
+            #expect(try await ada.guardians(of: biscuit.id).map(\.status) == [.active])
+            #expect(try await bob.myPets().map(\.role) == [.guardian])
+            let bobsID = try #require(await bob.session).account.id
+            try await ada.removeGuardian(bobsID, from: biscuit.id)
+            #expect(try await bob.myPets().isEmpty)
+
+            // Playdates: preferences, the deck, a pass taken back, a like from the pass pile
+            let rex = try await bob.addPet(PetDraft(name: "Rex", species: .dog, estimatedAgeMonths: 20, weightKg: 12))
+            var preferences = try await ada.deckPreferences(for: biscuit.id)
+            #expect(preferences.maxDistanceKm == 25)
+            preferences.maxDistanceKm = 5
+            #expect(try await ada.saveDeckPreferences(preferences, for: biscuit.id).maxDistanceKm == 5)
+            #expect(try await ada.deck(for: biscuit.id).cards.map(\.pet.name) == ["Rex"])
+            try await ada.pass(rex.id, for: biscuit.id)
+            #expect(try await ada.deck(for: biscuit.id).cards.isEmpty)
+            try await ada.undoLastSwipe(for: biscuit.id)
+            try await ada.pass(rex.id, for: biscuit.id)
+            #expect(try await ada.passes(for: biscuit.id).map(\.name) == ["Rex"])
+            let asked = try await ada.likeFromPasses(rex.id, for: biscuit.id)
+            let request = try #require(asked.request)
+
+            // Requests both ways: Ada withdraws hers, Bob declines one and accepts another
+            #expect(try await ada.matchRequests(.outgoing).map(\.id) == [request.id])
+            try await ada.withdrawMatchRequest(request.id)
+            try await ada.like(rex.id, for: biscuit.id)
+            try await bob.declineMatchRequest(try #require(try await bob.matchRequests(.incoming).first).id)
+            try await ada.undoLastSwipe(for: biscuit.id)
+            try await ada.like(rex.id, for: biscuit.id)
+            let match = try await bob.acceptMatchRequest(try #require(try await bob.matchRequests(.incoming).first).id)
+            #expect(match.otherPet.name == "Biscuit")
+            #expect(try await ada.matches().map(\.id) == [match.id])
+            try await ada.unmatch(match.id)
+            #expect(try await bob.matches().isEmpty)
+
+            // Bob blocks Ada; her export holds what she owns; both delete their dogs and accounts
+            try await bob.block(username: "ada")
+            let export = try await ada.exportData()
+            #expect(export.pets.map(\.pet.card.name) == ["Biscuit"])
+            #expect(export.pets.first?.preferences?.maxDistanceKm == 5)
+            #expect(export.swipes.map(\.liked) == [true])
+            try await ada.deletePet(biscuit.id)
+            try await bob.deletePet(rex.id)
+            #expect(try await bob.myPets().isEmpty)
+            try await bob.logOut()
+            try await ada.deleteAccount(password: "the longest walk in the park")
+
+            // and every operation of the contract went through the SDK
+            let contract = String(decoding: try OpenAPIDocument.yaml(), as: UTF8.self)
+            let operations = Set(contract.split(separator: "\n").compactMap { line -> String? in
+                let words = line.split(separator: " ")
+                return words.first == "operationId:" ? words.last.map(String.init) : nil
+            })
+            #expect(operations.count >= 49)
+            #expect(operations.subtracting(transport.sent).isEmpty,
+                    "operations no SDK method reached: \(operations.subtracting(transport.sent).sorted())")
+        }
+    }
+}

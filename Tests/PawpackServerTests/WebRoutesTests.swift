@@ -1,0 +1,141 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+@testable import PawpackServer
+import PawpackTestSupport
+import Testing
+import Vapor
+
+/// The web app's routes as a whole: every form that changes something refuses a request
+/// without the page's CSRF token, and every address the pages name is one the server serves.
+@Suite struct WebRoutesTests {
+    @Test func everyFormThatChangesStateRefusesAMissingOrWrongCSRFToken() async throws {
+        try await TestServer.run { server in
+            // given Ada signed in, with something behind every kind of address: her dog with a
+            // photo and a vaccination, a guardian invited, an invitation, a request and a match
+            let world = try await Self.adaWithSomethingEverywhere(server)
+            let browser = try await TestBrowser.signedIn(server, as: world.ada.member)
+            let before = try await server.rowCounts()
+
+            // when every web route that is not a read is posted without the token, or with a wrong one
+            let routes = Self.webRoutes(server).filter { $0.method != .GET && $0.method != .HEAD }
+            #expect(routes.count >= 29, "\(routes.count) routes found")
+            for route in routes {
+                let path = try Self.path(of: route, values: world.values)
+                for csrf in [TestBrowser.CSRF.missing, .value("not-the-token")] {
+                    let page = try await browser.post(path, ["username": "someone", "password": "a walk in the park"], csrf: csrf)
+                    // then each is refused as an expired form, whatever the route would have done
+                    #expect(page.status == 403 && page.html.contains("This form has expired"),
+                            "\(route.method) \(path) with \(csrf): \(page.status)")
+                }
+            }
+
+            // and nothing was written
+            #expect(try await server.rowCounts() == before)
+        }
+    }
+
+    @Test func everyAddressThePagesNameIsServedAndEveryPageHasOne() async throws {
+        try await TestServer.run(adjust: { $0.environment = .development }) { server in
+            let (pet, photo, vaccination) = (Pet.ID(), Pet.Photo.ID(), Pet.Vaccination.ID())
+            let (member, guardianship) = (User.ID(), Pet.Guardianship.ID())
+            let (request, match) = (Playdates.MatchRequest.ID(), Playdates.Match.ID())
+            let named: [(HTTPMethod, String)] = [
+                (.GET, WebPath.landing), (.GET, WebPath.home), (.GET, WebPath.stylesheet), (.GET, WebPath.script),
+                (.GET, WebPath.devMail),
+                (.GET, WebPath.signUp), (.POST, WebPath.signUp), (.GET, WebPath.verifyEmail),
+                (.POST, WebPath.resendVerification), (.GET, WebPath.logIn), (.POST, WebPath.logIn), (.POST, WebPath.logOut),
+                (.GET, WebPath.forgotPassword), (.POST, WebPath.forgotPassword), (.GET, WebPath.resetPassword),
+                (.POST, WebPath.resetPassword), (.GET, WebPath.account), (.POST, WebPath.accountProfile),
+                (.POST, WebPath.accountUsername), (.POST, WebPath.accountEmail), (.POST, WebPath.accountPassword),
+                (.POST, WebPath.accountLocation), (.GET, WebPath.accountExport), (.POST, WebPath.accountDelete),
+                (.GET, WebPath.pets), (.POST, WebPath.pets), (.GET, WebPath.newPet), (.GET, WebPath.pet(pet)),
+                (.GET, WebPath.editPet(pet)), (.POST, WebPath.editPet(pet)), (.POST, WebPath.deletePet(pet)),
+                (.POST, WebPath.petPhotos(pet)), (.POST, WebPath.deletePetPhoto(pet, photo)),
+                (.GET, WebPath.vaccinations(pet)), (.POST, WebPath.vaccinations(pet)),
+                (.POST, WebPath.deleteVaccination(pet, vaccination)), (.POST, WebPath.switchToSocialMode(pet)),
+                (.GET, WebPath.guardians(pet)), (.POST, WebPath.guardians(pet)), (.POST, WebPath.removeGuardian(pet, member)),
+                (.POST, WebPath.acceptGuardianInvitation(guardianship)), (.POST, WebPath.rejectGuardianInvitation(guardianship)),
+                (.GET, WebPath.media("pets/\(pet)/\(photo).jpg")),
+                (.GET, WebPath.playdates), (.GET, WebPath.deck(pet)), (.POST, WebPath.swipes(pet)), (.POST, WebPath.undoSwipe(pet)),
+                (.GET, WebPath.deckPreferences(pet)), (.POST, WebPath.deckPreferences(pet)), (.GET, WebPath.matchRequests),
+                (.POST, WebPath.acceptMatchRequest(request)), (.POST, WebPath.rejectMatchRequest(request)),
+                (.POST, WebPath.cancelMatchRequest(request)), (.GET, WebPath.matches), (.POST, WebPath.unmatch(match)),
+            ]
+            let routes = Self.webRoutes(server)
+            for (method, path) in named {
+                #expect(routes.contains { Self.route($0, matches: path, method: method) }, "nothing serves \(method) \(path)")
+            }
+            for route in routes {
+                #expect(named.contains { Self.route(route, matches: $0.1, method: $0.0) },
+                        "\(route.method) /\(route.path.string) has no WebPath")
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    struct World {
+        var ada: TestServer.Owner
+        /// A value for each path parameter the web routes take.
+        var values: [String: String]
+    }
+
+    /// Ada and her dog with a photo and a vaccination; Bob invited to guard it; Cyd's invitation
+    /// for Ada to guard Cyd's dog and Cyd's dog's request to Ada's; a match with Eve's dog.
+    static func adaWithSomethingEverywhere(_ server: TestServer) async throws -> World {
+        let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+        let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+        let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNear)
+        let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
+        let photo = try await server.upload("/v1/pets/\(ada.dogID)/photos", parts: [
+            .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg")),
+        ], token: ada.token).decode(Components.Schemas.Photo.self)
+        let vaccination = try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations",
+                                                object: ["vaccine": "rabies", "givenOn": "2025-06-01"], token: ada.token)
+            .decode(Components.Schemas.Vaccination.self)
+        _ = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "bob"], token: ada.token)
+        _ = try await server.send(.POST, "/v1/pets/\(cyd.dogID)/guardians", object: ["username": "ada"], token: cyd.token)
+        let invitation = try #require(try await server.get("/v1/guardian-invitations", token: ada.token,
+                                                           as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
+            .items.first)
+        let request = try #require(try await server.like(cyd, ada).request)
+        _ = try await server.like(eve, ada)
+        let match = try #require(try await server.like(ada, eve).match)
+        return World(ada: ada, values: [
+            "petId": ada.dogID, "photoId": photo.id, "vaccinationId": vaccination.id, "userId": bob.member.id,
+            "invitationId": invitation.id, "requestId": request.id, "action": "accept", "matchId": match.id,
+        ])
+    }
+
+    /// The routes of the web app: everything but the API, the contract and the health check.
+    static func webRoutes(_ server: TestServer) -> [Route] {
+        server.app.routes.all.filter { route in
+            let first = route.path.first.map { "\($0)" }
+            return first != "v1" && first != "healthz" && first != "openapi.yaml"
+        }
+    }
+
+    /// The route's path with each parameter filled in from `values`.
+    static func path(of route: Route, values: [String: String]) throws -> String {
+        "/" + (try route.path.map { component -> String in
+            switch component {
+            case let .constant(text): return text
+            case let .parameter(name):
+                guard let value = values[name] else { throw TestFailure("no value for :\(name): give one in World.values") }
+                return value
+            case .anything, .catchall: throw TestFailure("a wildcard in /\(route.path.string)")
+            }
+        }).joined(separator: "/")
+    }
+
+    static func route(_ route: Route, matches path: String, method: HTTPMethod) -> Bool {
+        guard route.method == method else { return false }
+        let parts = path.split(separator: "?")[0].split(separator: "/").map(String.init)
+        guard parts.count == route.path.count else { return false }
+        return zip(route.path, parts).allSatisfy { component, part in
+            if case let .constant(text) = component { return text == part }
+            return true
+        }
+    }
+}
