@@ -96,12 +96,9 @@ public struct PetDetails: Sendable, Equatable, Identifiable {
                            sizeClass: details.sizeClass.flatMap { SizeClass(rawValue: $0.rawValue) },
                            playStyles: details.playStyles.compactMap { PlayStyle(rawValue: $0.rawValue) },
                            energy: details.energy.flatMap { EnergyLevel(rawValue: $0.rawValue) },
-                           environment: details.environment.flatMap { environment in
-                               HomeArea(rawValue: environment.area.rawValue).map {
-                                   PetEnvironment(area: $0, hasGarden: environment.hasGarden ?? false,
-                                                  livesWithOtherPets: environment.livesWithOtherPets ?? false,
-                                                  livesWithChildren: environment.livesWithChildren ?? false)
-                               }
+                           environment: details.environment.flatMap {
+                               PetEnvironment(areaName: $0.area.rawValue, hasGarden: $0.hasGarden,
+                                              livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
                            },
                            personality: details.personality, notes: details.notes, lockedFields: details.lockedFields)
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An account as its owner sees it.
-public struct Account: Sendable, Equatable, Codable {
+public struct Account: Sendable, Equatable, Codable, Identifiable {
     public var id: User.ID
     public var email: String
     public var username: String

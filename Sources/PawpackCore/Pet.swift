@@ -81,10 +81,18 @@ public struct PetEnvironment: Sendable, Codable, Equatable {
         self.livesWithOtherPets = livesWithOtherPets
         self.livesWithChildren = livesWithChildren
     }
+
+    /// An environment as the contract carries it: the area by its name, the rest absent for
+    /// "no". Nil for an area of no known name.
+    public init?(areaName: String, hasGarden: Bool?, livesWithOtherPets: Bool?, livesWithChildren: Bool?) {
+        guard let area = HomeArea(rawValue: areaName) else { return nil }
+        self.init(area: area, hasGarden: hasGarden ?? false, livesWithOtherPets: livesWithOtherPets ?? false,
+                  livesWithChildren: livesWithChildren ?? false)
+    }
 }
 
 /// A pet's profile as its owner and guardians see it.
-public struct PetProfile: Sendable, Codable, Equatable {
+public struct PetProfile: Sendable, Codable, Equatable, Identifiable {
     public var id: Pet.ID
     public var ownerID: User.ID
     public var name: String

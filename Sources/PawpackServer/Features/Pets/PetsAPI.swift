@@ -235,12 +235,9 @@ extension PetDraft {
             sizeClass: body.sizeClass.flatMap { SizeClass(rawValue: $0.rawValue) },
             playStyles: body.playStyles?.compactMap { PlayStyle(rawValue: $0.rawValue) },
             energy: body.energy.flatMap { EnergyLevel(rawValue: $0.rawValue) },
-            environment: body.environment.flatMap { env in
-                HomeArea(rawValue: env.area.rawValue).map {
-                    PetEnvironment(area: $0, hasGarden: env.hasGarden ?? false,
-                                   livesWithOtherPets: env.livesWithOtherPets ?? false,
-                                   livesWithChildren: env.livesWithChildren ?? false)
-                }
+            environment: body.environment.flatMap {
+                PetEnvironment(areaName: $0.area.rawValue, hasGarden: $0.hasGarden, livesWithOtherPets: $0.livesWithOtherPets,
+                               livesWithChildren: $0.livesWithChildren)
             },
             personality: body.personality, notes: body.notes)
     }

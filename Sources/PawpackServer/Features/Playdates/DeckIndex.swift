@@ -2,6 +2,7 @@ import Fluent
 import Foundation
 import NIOConcurrencyHelpers
 import PawpackCore
+import SQLiteKit
 import SQLiteNIO
 import SQLKit
 
@@ -168,26 +169,29 @@ struct DeckIndex: Sendable {
         if let resident, !fromTable {
             return try await resident.rows(in: ranges, buckets: buckets) { try await self.allRows(on: db) }
         }
-        // The ranges and buckets are integers this server computed, so they go into the text as
-        // literals: one statement, and the planner sees plain index ranges.
-        let bucketFilter = buckets.map { " AND bucket IN (" + $0.map(String.init).joined(separator: ",") + ")" } ?? ""
+        // The ranges and buckets are integers this server computed: written into the text as
+        // literals, the planner sees plain index ranges.
+        let cells = ranges.map { "cell BETWEEN \(literal: $0.lowerBound) AND \(literal: $0.upperBound)" as SQLQueryString }
+        let bucketFilter: SQLQueryString = buckets.map {
+            " AND bucket IN (\($0.map { "\(literal: $0)" as SQLQueryString }.joined(separator: ", ")))"
+        } ?? ""
         if db is any SQLiteDatabase {
             // SQLite: one statement with the ranges OR-ed, which it reads as index ranges.
-            let statement = "SELECT payload FROM \(Self.table) WHERE ("
-                + ranges.map { "cell BETWEEN \($0.lowerBound) AND \($0.upperBound)" }.joined(separator: " OR ") + ")" + bucketFilter
-            return try await payloads(statement, on: db)
+            return try await payloads("""
+                SELECT payload FROM deck_index WHERE (\(cells.joined(separator: " OR ")))\(bucketFilter)
+                """, on: db)
         }
         // PostgreSQL: one index-only scan per range. Given the ranges OR-ed together it picks a
         // bitmap scan, which visits the table's pages — in random order, for thousands of rows.
-        let statement = "SELECT payload FROM (" + ranges.map {
-            "SELECT payload, bucket FROM \(Self.table) WHERE cell BETWEEN \($0.lowerBound) AND \($0.upperBound)"
-        }.joined(separator: " UNION ALL ") + ") AS found WHERE TRUE" + bucketFilter
-        return try await payloads(statement, on: db)
+        let scans = cells.map { "SELECT payload, bucket FROM deck_index WHERE \($0)" as SQLQueryString }
+        return try await payloads("""
+            SELECT payload FROM (\(scans.joined(separator: " UNION ALL "))) AS found WHERE TRUE\(bucketFilter)
+            """, on: db)
     }
 
     /// Every row of the table, in cell order (to load the rows into memory).
     func allRows(on db: any Database) async throws -> [DeckIndexRow] {
-        try await payloads("SELECT payload FROM \(Self.table) ORDER BY cell", on: db)
+        try await payloads("SELECT payload FROM deck_index ORDER BY cell", on: db)
     }
 
     /// The rows of these pets, those that have one.
@@ -205,11 +209,14 @@ struct DeckIndex: Sendable {
     /// connection's own thread as SQLite steps through them: the general path hands every row
     /// to the event loop one by one, and at thousands of rows those hand-overs cost more than
     /// SQLite's reading.
-    private func payloads(_ statement: String, on db: any Database) async throws -> [DeckIndexRow] {
+    private func payloads(_ query: SQLQueryString, on db: any Database) async throws -> [DeckIndexRow] {
         if let sqlite = db as? any SQLiteDatabase {
+            var serializer = SQLSerializer(database: db.sql)
+            query.serialize(to: &serializer)
+            let (statement, binds) = (serializer.sql, try serializer.binds.map { try SQLiteDataEncoder().encode($0) })
             let found = RowsFound()
             try await sqlite.withConnection { connection in
-                try await connection.query(statement, []) { row in
+                try await connection.query(statement, binds) { row in
                     if case let .blob(bytes)? = row.column("payload"),
                        let decoded = bytes.withUnsafeReadableBytes({ DeckIndexRow(payload: $0) }) {
                         found.rows.append(decoded)
@@ -218,7 +225,7 @@ struct DeckIndex: Sendable {
             }
             return found.rows
         }
-        return try await db.sql.raw(SQLQueryString(statement)).all().compactMap { row in
+        return try await db.sql.raw(query).all().compactMap { row in
             try row.decode(column: "payload", as: Data.self).withUnsafeBytes { DeckIndexRow(payload: $0) }
         }
     }
