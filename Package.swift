@@ -16,8 +16,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
         .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
         // The hot reads (`HotReads`) run SQLite's C API on connections of their own, through the
-        // copy SQLiteNIO vendors, and read rows as SQLiteKit's decoder does, behind SQLKit's row
-        // protocol: held to the minor version they were written and checked against.
+        // copy SQLiteNIO vendors (its `VaporCSQLite` module, which is no product and so cannot be
+        // named below: pinning sqlite-nio pins it), and read rows as SQLiteKit's decoder does,
+        // behind SQLKit's row protocol: held to the minor version they were written and checked against.
         .package(url: "https://github.com/vapor/sqlite-nio.git", .upToNextMinor(from: "1.13.2")),
         .package(url: "https://github.com/vapor/sqlite-kit.git", .upToNextMinor(from: "4.5.2")),
         .package(url: "https://github.com/vapor/sql-kit.git", .upToNextMinor(from: "3.36.0")),

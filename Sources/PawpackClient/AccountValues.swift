@@ -11,6 +11,7 @@ public struct Session: Sendable, Codable, Equatable {
     public var refreshTokenExpiresAt: Date
     public var account: Account
 
+    /// A session as an app saved it; ``PawpackClient`` makes its own at log-in.
     public init(accessToken: String, accessTokenExpiresAt: Date, refreshToken: String,
                 refreshTokenExpiresAt: Date, account: Account) {
         self.accessToken = accessToken
@@ -128,7 +129,7 @@ public struct AccountExport: Sendable, Equatable {
         matchRequests = try dto.matchRequests.map {
             RequestRecord(id: try serverID($0.id), fromPetID: try serverID($0.fromPetId), fromPetName: $0.fromPetName,
                           toPetID: try serverID($0.toPetId), toPetName: $0.toPetName,
-                          status: MatchRequest.Status(rawValue: $0.status.rawValue) ?? .pending,
+                          status: try same($0.status, as: MatchRequest.Status.self),
                           createdAt: $0.createdAt, answeredAt: $0.answeredAt)
         }
         matches = try dto.matches.map {
@@ -150,6 +151,16 @@ extension Account {
                   location: dto.location.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) },
                   emailVerified: dto.emailVerified, createdAt: dto.createdAt)
     }
+}
+
+/// A value of one of the contract's enums as the same value of ours: the two list the same raw
+/// values, so a value with no counterpart means the answer cannot be read.
+func same<From: RawRepresentable, To: RawRepresentable>(_ value: From, as type: To.Type) throws -> To
+    where From.RawValue == String, To.RawValue == String {
+    guard let converted = To(rawValue: value.rawValue) else {
+        throw PawpackError.malformed("\(value.rawValue) is no \(To.self)")
+    }
+    return converted
 }
 
 /// An identifier the server sent; one that is not a UUID means the answer cannot be read.

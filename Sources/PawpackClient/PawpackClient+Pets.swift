@@ -107,7 +107,7 @@ extension PawpackClient {
     public func addVaccination(to pet: Pet.ID, _ vaccination: VaccinationInput) async throws -> Vaccination {
         try await signedIn {
             let body = Components.Schemas.VaccinationInput(
-                vaccine: .init(rawValue: vaccination.vaccine.rawValue) ?? .other, otherName: vaccination.otherName,
+                vaccine: try same(vaccination.vaccine, as: Components.Schemas.Vaccine.self), otherName: vaccination.otherName,
                 givenOn: vaccination.givenOn, nextDueOn: vaccination.nextDueOn, clinic: vaccination.clinic)
             switch try await client.addVaccination(path: .init(petId: pet.description), body: .json(body)) {
             case let .created(created): return try Vaccination(try created.body.json)
@@ -130,7 +130,7 @@ extension PawpackClient {
     public func welfareStatus(of pet: Pet.ID) async throws -> WelfareStatus {
         try await signedIn {
             switch try await client.getPetMode(path: .init(petId: pet.description)) {
-            case let .ok(ok): return WelfareStatus(try ok.body.json)
+            case let .ok(ok): return try WelfareStatus(try ok.body.json)
             case let .default(status, problem): throw PawpackError(status: status, problem)
             }
         }
@@ -141,7 +141,7 @@ extension PawpackClient {
     public func switchToSocialMode(_ pet: Pet.ID) async throws -> WelfareStatus {
         try await signedIn {
             switch try await client.switchToSocialMode(path: .init(petId: pet.description)) {
-            case let .ok(ok): return WelfareStatus(try ok.body.json)
+            case let .ok(ok): return try WelfareStatus(try ok.body.json)
             case let .default(status, problem): throw PawpackError(status: status, problem)
             }
         }

@@ -79,7 +79,9 @@ public final class PawpackClient: Sendable {
         } catch let error as PawpackError {
             throw error
         } catch let error as ClientError {
-            if error.underlyingError is CancellationError { throw CancellationError() }
+            // A cancelled task's request fails in the transport's own words (URLError.cancelled,
+            // HTTPClientError.cancelled): what the caller asked for was the cancellation.
+            if Task.isCancelled || error.underlyingError is CancellationError { throw CancellationError() }
             throw PawpackError(error)
         }
     }

@@ -91,7 +91,7 @@ public struct PetDetails: Sendable, Equatable, Identifiable {
         role = dto.role.flatMap { PetRole(rawValue: $0.rawValue) }
         profile = try dto.profile.map { details in
             guard let birth = LocalDate(details.dateOfBirth) else { throw PawpackError.malformed("unreadable date of birth") }
-            return Profile(sex: PetSex(rawValue: details.sex.rawValue) ?? .unknown, neutered: details.neutered,
+            return Profile(sex: try same(details.sex, as: PetSex.self), neutered: details.neutered,
                            dateOfBirth: birth, birthDateIsEstimate: details.birthDateIsEstimate, weightKg: details.weightKg,
                            sizeClass: details.sizeClass.flatMap { SizeClass(rawValue: $0.rawValue) },
                            playStyles: details.playStyles.compactMap { PlayStyle(rawValue: $0.rawValue) },
@@ -119,7 +119,7 @@ public struct Vaccination: Sendable, Equatable, Identifiable {
     init(_ dto: Components.Schemas.Vaccination) throws {
         guard let given = LocalDate(dto.givenOn) else { throw PawpackError.malformed("unreadable vaccination date") }
         id = try serverID(dto.id)
-        vaccine = VaccineKind(rawValue: dto.vaccine.rawValue) ?? .other
+        vaccine = try same(dto.vaccine, as: VaccineKind.self)
         otherName = dto.otherName
         givenOn = given
         nextDueOn = dto.nextDueOn.flatMap(LocalDate.init)
@@ -139,8 +139,8 @@ public struct WelfareStatus: Sendable, Equatable {
     public var earliestSocialDate: LocalDate?
     public var lockedFields: [String]
 
-    init(_ dto: Components.Schemas.WelfareStatus) {
-        mode = WelfareMode(rawValue: dto.mode.rawValue) ?? .puppy
+    init(_ dto: Components.Schemas.WelfareStatus) throws {
+        mode = try same(dto.mode, as: WelfareMode.self)
         eligibleForSocial = dto.eligibleForSocial
         reasons = dto.reasons.map(\.message)
         earliestSocialDate = dto.earliestSocialDate.flatMap(LocalDate.init)

@@ -48,7 +48,7 @@ public struct MatchRequest: Sendable, Equatable, Identifiable {
         id = try serverID(dto.id)
         fromPet = try PetCard(dto.fromPet)
         toPet = try PetCard(dto.toPet)
-        status = Status(rawValue: dto.status.rawValue) ?? .pending
+        status = try same(dto.status, as: Status.self)
         createdAt = dto.createdAt
     }
 }

@@ -17,8 +17,14 @@ actor SessionStore {
         self.onChange = onChange
     }
 
-    /// Replaces the session and tells the app, before any caller goes on with it.
+    /// Replaces the session (a log-in, a log-out) and tells the app, before any caller goes on
+    /// with it. A refresh still on its way no longer counts: it was for the session replaced.
     func set(_ new: Session?) {
+        refreshing = nil
+        store(new)
+    }
+
+    private func store(_ new: Session?) {
         guard new != session else { return }
         session = new
         onChange?(new)
@@ -44,9 +50,10 @@ actor SessionStore {
     /// A refresh token works once: the server takes a second use as theft and ends the session.
     /// So of all the calls that found the same token expired, the first runs the one refresh and
     /// the others wait for its result; a call that comes after the token was replaced gets the
-    /// current session at once. When the server refuses the refresh, the session is over:
-    /// it is forgotten (the app hears of it) and the callers get `notSignedIn`. A network
-    /// failure keeps it, to try again on the next call.
+    /// current session at once. When the server refuses the refresh token (401), the session is
+    /// over: it is forgotten (the app hears of it) and the callers get `notSignedIn`. Any other
+    /// failure — the network, a server error — keeps it, to try again on the next call. A session
+    /// replaced while the refresh was on its way (a log-out, another log-in) is left as it is.
     func session(replacing stale: String,
                  refresh: @escaping @Sendable (_ refreshToken: String) async throws -> Session) async throws -> Session {
         if let running = refreshing, running.replacing == stale {
@@ -57,17 +64,22 @@ actor SessionStore {
         // Runs on this actor between its awaits: the new session is stored before any waiting
         // caller resumes, so none of them sends the stale token again.
         let task = Task { () async throws -> Session in
-            do {
-                let fresh = try await refresh(current.refreshToken)
-                self.set(fresh)
+            defer { if self.refreshing?.replacing == stale { self.refreshing = nil } }
+            let outcome: Result<Session, any Error>
+            do { outcome = .success(try await refresh(current.refreshToken)) } catch { outcome = .failure(error) }
+            guard self.session?.refreshToken == current.refreshToken else {
+                // Replaced meanwhile: what is there now is what the caller goes on with.
+                guard let now = self.session else { throw PawpackError.notSignedIn }
+                return now
+            }
+            switch outcome {
+            case let .success(fresh):
+                self.store(fresh)
                 return fresh
-            } catch let error as PawpackError {
-                self.refreshing = nil
-                guard case .server = error else { throw error }
-                self.set(nil)
+            case let .failure(error as PawpackError) where error.status == 401:
+                self.store(nil)
                 throw PawpackError.notSignedIn
-            } catch {
-                self.refreshing = nil
+            case let .failure(error):
                 throw error
             }
         }

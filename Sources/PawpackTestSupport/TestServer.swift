@@ -252,7 +252,7 @@ package struct TestServer: Sendable {
 
     /// Rows per table, for proving what a deletion removed.
     package func rowCounts() async throws -> [String: Int] {
-        guard let sql = app.db as? any SQLDatabase else { return [:] }
+        guard let sql = app.db as? any SQLDatabase else { throw TestFailure("the database does not speak SQL") }
         let tables: [String]
         if case .postgres = config.database {
             tables = try await sql.raw("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()")

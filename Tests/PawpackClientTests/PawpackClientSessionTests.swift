@@ -86,6 +86,67 @@ import Testing
         }
     }
 
+    @Test func aRefreshTheServerCouldNotAnswerKeepsTheSessionForTheNextCall() async throws {
+        try await TestServer.run { server in
+            // given an expired access token, and a server that fails the first refresh (503)
+            let member = try await server.member("ada")
+            let transport = RecordingTransport()
+            let saved = SavedSessions()
+            let pawpack = PawpackClient(serverURL: URL(string: server.baseURL)!, transport: transport) { saved.append($0) }
+            try await pawpack.logIn(email: member.email, password: member.password)
+            server.clock.advance(by: 3601)
+            transport.answerNextRefresh { Self.problem(status: 503, code: "server_busy") }
+
+            // then the call fails with the server's problem, and the session stays
+            do {
+                _ = try await pawpack.me()
+                Issue.record("a call went through on a refresh that failed")
+            } catch let error as PawpackError {
+                #expect(error.status == 503)
+            }
+            #expect(await pawpack.session != nil)
+            #expect(saved.all.count == 1, "the app was told of no change")
+
+            // and the next call refreshes and works
+            #expect(try await pawpack.me().username == "ada")
+            #expect(saved.all.count == 2)
+        }
+    }
+
+    @Test func aLogInWhileARefreshIsOnItsWayIsNotUndoneByIt() async throws {
+        try await TestServer.run { server in
+            // given an expired access token, and a refresh held on its way to the server
+            let member = try await server.member("ada")
+            let transport = RecordingTransport()
+            let pawpack = PawpackClient(serverURL: URL(string: server.baseURL)!, transport: transport)
+            try await pawpack.logIn(email: member.email, password: member.password)
+            server.clock.advance(by: 3601)
+            let (gate, release) = AsyncStream<Void>.makeStream()
+            transport.answerNextRefresh {
+                for await _ in gate { break }
+                return nil  // then the real refresh, once released
+            }
+            let call = Task { try await pawpack.me() }
+            while transport.count(of: "refreshSession") == 0 { try await Task.sleep(for: .milliseconds(5)) }
+
+            // when the member logs in again meanwhile, and then the refresh gets through
+            try await pawpack.logIn(email: member.email, password: member.password)
+            let loggedIn = try #require(await pawpack.session)
+            release.yield(())
+
+            // then the waiting call goes on with the new log-in, which stays
+            #expect(try await call.value.username == "ada")
+            #expect(await pawpack.session == loggedIn)
+            #expect(try await pawpack.me().username == "ada")
+        }
+    }
+
+    /// An answer as the server gives a problem.
+    static func problem(status: Int, code: String) -> (HTTPResponse, HTTPBody?) {
+        let body = #"{"code":"\#(code)","detail":"Try again.","status":\#(status),"title":"Busy","type":"urn:pawpack:problem:\#(code)"}"#
+        return (HTTPResponse(status: .init(code: status), headerFields: [.contentType: "application/problem+json"]), HTTPBody(body))
+    }
+
     @Test func aServerThatCannotBeReachedIsANetworkFailure() async throws {
         // Nothing listens on port 1 of this machine. AsyncHTTPClient tries again to connect
         // until the request's time is up; a short one keeps the test short.
@@ -114,15 +175,28 @@ final class SavedSessions: @unchecked Sendable {
     var all: [Session?] { lock.withLock { sessions } }
 }
 
-/// The SDK's default transport, counting the operations it carries.
+/// The SDK's default transport, counting the operations it carries; the next refresh can be
+/// answered by the test instead of the server, or held back before it goes.
 final class RecordingTransport: ClientTransport, @unchecked Sendable {
+    typealias Answer = @Sendable () async throws -> (HTTPResponse, HTTPBody?)?
     private let inner = PawpackClient.defaultTransport()
     private let lock = NSLock()
     private var operations: [String] = []
+    private var nextRefresh: Answer?
+
+    /// `answer` runs in place of the next refresh's trip to the server; a nil it returns sends
+    /// the refresh on after all.
+    func answerNextRefresh(_ answer: @escaping Answer) { lock.withLock { nextRefresh = answer } }
 
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL,
               operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        lock.withLock { operations.append(operationID) }
+        let scripted = lock.withLock { () -> Answer? in
+            operations.append(operationID)
+            guard operationID == "refreshSession" else { return nil }
+            defer { nextRefresh = nil }
+            return nextRefresh
+        }
+        if let scripted, let answer = try await scripted() { return answer }
         return try await inner.send(request, body: body, baseURL: baseURL, operationID: operationID)
     }
 

@@ -19,7 +19,7 @@ import Testing
     struct Coverage: Sendable {
         var owning: [String]
         /// Rows counted some other way than one entry each (tokens: one session per family).
-        var countSQL: (@Sendable (_ member: String, _ pets: String) -> String)?
+        var countSQL: (@Sendable (_ member: User.ID) -> SQLQueryString)?
         var exported: @Sendable (Export) -> Int
     }
 
@@ -35,9 +35,9 @@ import Testing
         "match_requests": .init(owning: ["from_pet_id", "to_pet_id", "from_user_id", "to_user_id"]) { $0.matchRequests.count },
         "matches": .init(owning: ["pet_a_id", "pet_b_id", "user_a_id", "user_b_id"]) { $0.matches.count },
         "blocks": .init(owning: ["blocker_id"]) { $0.blocks.count },
-        "auth_tokens": .init(owning: ["user_id"], countSQL: { member, _ in
+        "auth_tokens": .init(owning: ["user_id"], countSQL: { member in
             // An app session is its family's refresh token not yet used.
-            "SELECT COUNT(*) AS n FROM auth_tokens WHERE user_id = \(member) AND kind = 'refresh' AND used_at IS NULL"
+            "SELECT COUNT(*) AS n FROM auth_tokens WHERE user_id = \(bind: member) AND kind = 'refresh' AND used_at IS NULL"
         }) { $0.sessions.filter { $0.kind == .app }.count },
         "web_sessions": .init(owning: ["user_id"]) { $0.sessions.filter { $0.kind == .web }.count },
     ]
@@ -77,16 +77,17 @@ import Testing
 
             // and the export has one entry per row Ada owns in each covered table, never none
             let sql = try #require(server.app.db as? any SQLDatabase)
-            let member = "'\(ada.member.userID.rawValue.uuidString)'"
-            let pets = try await PetRecord.query(on: server.app.db).filter(\.$owner.$id == ada.member.userID).all()
-                .map { "'\(try $0.requireID().rawValue.uuidString)'" }.joined(separator: ", ")
+            let member = ada.member.userID
+            let pets = try await PetRecord.query(on: server.app.db).filter(\.$owner.$id == member).all()
+                .map { try $0.requireID() }
             for (table, coverage) in Self.covered.sorted(by: { $0.key < $1.key }) {
-                let query = coverage.countSQL?(member, pets) ?? "SELECT COUNT(*) AS n FROM \(table) WHERE "
-                    + coverage.owning.map { column in
-                        references.first { $0.table == table && $0.column == column }?.referenced == "users"
-                            ? "\(column) = \(member)" : "\(column) IN (\(pets))"
-                    }.joined(separator: " OR ")
-                let owned = try #require(try await sql.raw(SQLQueryString(query)).first()).decode(column: "n", as: Int.self)
+                let owning = coverage.owning.map { column -> SQLQueryString in
+                    references.first { $0.table == table && $0.column == column }?.referenced == "users"
+                        ? "\(ident: column) = \(bind: member)" : "\(ident: column) IN (\(binds: pets))"
+                }
+                let query = coverage.countSQL?(member)
+                    ?? "SELECT COUNT(*) AS n FROM \(ident: table) WHERE \(owning.joined(separator: " OR "))"
+                let owned = try #require(try await sql.raw(query).first()).decode(column: "n", as: Int.self)
                 #expect(owned > 0, "the member owns no row of \(table): the test must give her one")
                 #expect(coverage.exported(export) == owned, "\(table): \(owned) rows, \(coverage.exported(export)) exported")
             }

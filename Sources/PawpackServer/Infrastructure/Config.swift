@@ -70,7 +70,7 @@ package struct Config: Sendable {
     /// Reads the configuration. `variables` is the process environment merged over `.env`.
     package static func load(from variables: [String: String]) throws -> Config {
         var config = Config()
-        var reader = Reader(variables: variables)
+        let reader = Reader(variables: variables)
 
         if let env = reader.string("PAWPACK_ENV") {
             guard let parsed = Environment(rawValue: env.lowercased()), parsed != .testing else {

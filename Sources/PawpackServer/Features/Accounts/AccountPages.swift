@@ -10,28 +10,28 @@ struct AccountPages {
     let accounts: AccountService
 
     func register(on routes: any RoutesBuilder) {
-        routes.get("signup") { req in signUpPage(req) }
-        routes.post("signup", use: signUp)
-        routes.get("verify", use: verify)
-        routes.post("verify", "resend", use: resendVerification)
-        routes.get("login") { req in
+        routes.get(WebPath.signUp.pathComponents) { req in signUpPage(req) }
+        routes.post(WebPath.signUp.pathComponents, use: signUp)
+        routes.get(WebPath.verifyEmail.pathComponents, use: verify)
+        routes.post(WebPath.resendVerification.pathComponents, use: resendVerification)
+        routes.get(WebPath.logIn.pathComponents) { req in
             if req.webUser != nil { return WebPages.redirect(WebPath.home) }
             return loginPage(req)
         }
-        routes.post("login", use: logIn)
-        routes.post("logout", use: logOut)
-        routes.get("forgot-password") { req in forgotPage(req) }
-        routes.post("forgot-password", use: forgotPassword)
-        routes.get("reset-password") { req in resetPage(req, token: req.query[String.self, at: "token"] ?? "") }
-        routes.post("reset-password", use: resetPassword)
-        routes.get("account", use: accountPage)
-        routes.post("account", "profile", use: updateProfile)
-        routes.post("account", "username", use: changeUsername)
-        routes.post("account", "email", use: changeEmail)
-        routes.post("account", "password", use: changePassword)
-        routes.post("account", "delete", use: deleteAccount)
-        routes.post("account", "location", use: setLocation)
-        routes.get("account", "export", use: export)
+        routes.post(WebPath.logIn.pathComponents, use: logIn)
+        routes.post(WebPath.logOut.pathComponents, use: logOut)
+        routes.get(WebPath.forgotPassword.pathComponents) { req in forgotPage(req) }
+        routes.post(WebPath.forgotPassword.pathComponents, use: forgotPassword)
+        routes.get(WebPath.resetPassword.pathComponents) { req in resetPage(req, token: req.query[String.self, at: "token"] ?? "") }
+        routes.post(WebPath.resetPassword.pathComponents, use: resetPassword)
+        routes.get(WebPath.account.pathComponents, use: accountPage)
+        routes.post(WebPath.accountProfile.pathComponents, use: updateProfile)
+        routes.post(WebPath.accountUsername.pathComponents, use: changeUsername)
+        routes.post(WebPath.accountEmail.pathComponents, use: changeEmail)
+        routes.post(WebPath.accountPassword.pathComponents, use: changePassword)
+        routes.post(WebPath.accountDelete.pathComponents, use: deleteAccount)
+        routes.post(WebPath.accountLocation.pathComponents, use: setLocation)
+        routes.get(WebPath.accountExport.pathComponents, use: export)
     }
 
     /// Every account form's fields; absent ones are nil.

@@ -9,15 +9,15 @@ struct MediaRoutes {
     let services: PawpackServices
 
     func register(on app: Application) {
-        app.get("media", "pets", ":petId", ":file") { req async throws -> Response in
+        app.get(WebPath.mediaRoute.pathComponents) { req async throws -> Response in
             try await photo(req)
         }
     }
 
     func photo(_ req: Request) async throws -> Response {
         guard try await signedInUser(req) != nil else { throw Problem.unauthenticated }
-        let petID = try req.idParameter("petId") as Pet.ID
-        guard let file = req.parameters.get("file"), !file.contains("/") else { throw Problem.notFound }
+        let petID = try req.idParameter(Param.pet)
+        guard let file = req.parameters.get(Param.file.name), !file.contains("/") else { throw Problem.notFound }
         let stored = try await services.pets.photo(key: "pets/\(petID)/\(file.lowercased())", on: req.db)
         let response = Response(status: .ok, body: .init(data: stored.data))
         response.headers.replaceOrAdd(name: .contentType, value: stored.contentType)

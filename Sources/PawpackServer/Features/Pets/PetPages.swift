@@ -12,24 +12,24 @@ struct PetPages {
 
     func register(on routes: any RoutesBuilder) {
         let uploadLimit = ByteCount(value: config.maximumUploadBytes + 256 * 1024)
-        routes.get("pets", use: list)
-        routes.get("pets", "new") { req in try editPage(req, webUser: req.requireWebUser(), pet: nil) }
-        routes.on(.POST, "pets", body: .collect(maxSize: uploadLimit), use: create)
-        routes.get("pets", ":petId", use: show)
-        routes.get("pets", ":petId", "edit", use: edit)
-        routes.post("pets", ":petId", "edit", use: update)
-        routes.post("pets", ":petId", "delete", use: delete)
-        routes.on(.POST, "pets", ":petId", "photos", body: .collect(maxSize: uploadLimit), use: uploadPhoto)
-        routes.post("pets", ":petId", "photos", ":photoId", "delete", use: deletePhoto)
-        routes.get("pets", ":petId", "vaccinations", use: vaccinations)
-        routes.post("pets", ":petId", "vaccinations", use: addVaccination)
-        routes.post("pets", ":petId", "vaccinations", ":vaccinationId", "delete", use: deleteVaccination)
-        routes.post("pets", ":petId", "mode", "social", use: switchToSocial)
-        routes.get("pets", ":petId", "guardians", use: guardians)
-        routes.post("pets", ":petId", "guardians", use: invite)
-        routes.post("pets", ":petId", "guardians", ":userId", "remove", use: removeGuardian)
-        routes.post("guardian-invitations", ":invitationId", "accept") { req in try await answer(req, accept: true) }
-        routes.post("guardian-invitations", ":invitationId", "reject") { req in try await answer(req, accept: false) }
+        routes.get(WebPath.pets.pathComponents, use: list)
+        routes.get(WebPath.newPet.pathComponents) { req in try editPage(req, webUser: req.requireWebUser(), pet: nil) }
+        routes.on(.POST, WebPath.pets.pathComponents, body: .collect(maxSize: uploadLimit), use: create)
+        routes.get(WebPath.pet(Param.pet).pathComponents, use: show)
+        routes.get(WebPath.editPet(Param.pet).pathComponents, use: edit)
+        routes.post(WebPath.editPet(Param.pet).pathComponents, use: update)
+        routes.post(WebPath.deletePet(Param.pet).pathComponents, use: delete)
+        routes.on(.POST, WebPath.petPhotos(Param.pet).pathComponents, body: .collect(maxSize: uploadLimit), use: uploadPhoto)
+        routes.post(WebPath.deletePetPhoto(Param.pet, Param.photo).pathComponents, use: deletePhoto)
+        routes.get(WebPath.vaccinations(Param.pet).pathComponents, use: vaccinations)
+        routes.post(WebPath.vaccinations(Param.pet).pathComponents, use: addVaccination)
+        routes.post(WebPath.deleteVaccination(Param.pet, Param.vaccination).pathComponents, use: deleteVaccination)
+        routes.post(WebPath.switchToSocialMode(Param.pet).pathComponents, use: switchToSocial)
+        routes.get(WebPath.guardians(Param.pet).pathComponents, use: guardians)
+        routes.post(WebPath.guardians(Param.pet).pathComponents, use: invite)
+        routes.post(WebPath.removeGuardian(Param.pet, Param.member).pathComponents, use: removeGuardian)
+        routes.post(WebPath.acceptGuardianInvitation(Param.invitation).pathComponents) { req in try await answer(req, accept: true) }
+        routes.post(WebPath.rejectGuardianInvitation(Param.invitation).pathComponents) { req in try await answer(req, accept: false) }
     }
 
     struct PetForm: Content {
@@ -252,14 +252,14 @@ struct PetPages {
 
     @Sendable func edit(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let (pet, role) = try await pets.authorized(webUser.user, pet: try req.idParameter("petId"), need: \.canEdit, on: req.db)
+        let (pet, role) = try await pets.authorized(webUser.user, pet: try req.idParameter(Param.pet), need: \.canEdit, on: req.db)
         return try editPage(req, webUser: webUser, pet: try await pets.snapshot(of: pet, role: role, on: req.db))
     }
 
     @Sendable func update(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id: Pet.ID = try req.idParameter("petId")
+        let id = try req.idParameter(Param.pet)
         let form = try req.content.decode(PetForm.self)
         let (record, role) = try await pets.authorized(webUser.user, pet: id, need: \.canEdit, on: req.db)
         let current = try await pets.snapshot(of: record, role: role, on: req.db)
@@ -276,7 +276,7 @@ struct PetPages {
     @Sendable func delete(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        try await pets.delete(webUser.user, pet: try req.idParameter("petId"), on: req.db)
+        try await pets.delete(webUser.user, pet: try req.idParameter(Param.pet), on: req.db)
         return WebPages.redirect(WebPath.pets, flash: .petDeleted)
     }
 
@@ -284,7 +284,7 @@ struct PetPages {
 
     @Sendable func show(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let pet = try await pets.view(webUser.user, pet: try req.idParameter("petId"), on: req.db)
+        let pet = try await pets.view(webUser.user, pet: try req.idParameter(Param.pet), on: req.db)
         let profile = pet.profile
         let id = profile.id
         let canEdit = PetPermissions(role: pet.role).canEdit
@@ -346,7 +346,7 @@ struct PetPages {
     @Sendable func uploadPhoto(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id: Pet.ID = try req.idParameter("petId")
+        let id = try req.idParameter(Param.pet)
         let form = try req.content.decode(PetForm.self)
         guard let file = form.photo, file.data.readableBytes > 0 else {
             throw Problem.invalidField("photo", "choose a photo to upload")
@@ -359,8 +359,8 @@ struct PetPages {
     @Sendable func deletePhoto(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id: Pet.ID = try req.idParameter("petId")
-        try await pets.deletePhoto(webUser.user, pet: id, photo: try req.idParameter("photoId"), on: req.db)
+        let id = try req.idParameter(Param.pet)
+        try await pets.deletePhoto(webUser.user, pet: id, photo: try req.idParameter(Param.photo), on: req.db)
         return WebPages.redirect(WebPath.pet(id))
     }
 
@@ -380,7 +380,7 @@ struct PetPages {
 
     func vaccinationsPage(_ req: Request, webUser: WebUser, errors: [String] = [], form: VaccinationForm? = nil,
                           status: HTTPResponseStatus = .ok) async throws -> Response {
-        let id: Pet.ID = try req.idParameter("petId")
+        let id = try req.idParameter(Param.pet)
         let (pet, _) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let records = try await pets.vaccinations(webUser.user, pet: id, on: req.db)
         let welfare = try await pets.welfareStatus(of: pet, on: req.db)
@@ -437,7 +437,7 @@ struct PetPages {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
         let form = try req.content.decode(VaccinationForm.self)
-        let id: Pet.ID = try req.idParameter("petId")
+        let id = try req.idParameter(Param.pet)
         do {
             _ = try await pets.addVaccination(webUser.user, pet: id, input: VaccinationInput(
                 vaccine: VaccineKind(rawValue: form.vaccine ?? "") ?? .other, otherName: form.otherName,
@@ -452,15 +452,15 @@ struct PetPages {
     @Sendable func deleteVaccination(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id: Pet.ID = try req.idParameter("petId")
-        try await pets.deleteVaccination(webUser.user, pet: id, vaccination: try req.idParameter("vaccinationId"), on: req.db)
+        let id = try req.idParameter(Param.pet)
+        try await pets.deleteVaccination(webUser.user, pet: id, vaccination: try req.idParameter(Param.vaccination), on: req.db)
         return WebPages.redirect(WebPath.vaccinations(id))
     }
 
     @Sendable func switchToSocial(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id: Pet.ID = try req.idParameter("petId")
+        let id = try req.idParameter(Param.pet)
         do {
             _ = try await pets.switchToSocial(webUser.user, pet: id, on: req.db)
             return WebPages.redirect(WebPath.vaccinations(id), flash: .social)
@@ -477,7 +477,7 @@ struct PetPages {
     }
 
     func guardiansPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
-        let id: Pet.ID = try req.idParameter("petId")
+        let id = try req.idParameter(Param.pet)
         let (pet, role) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let guardians = try await pets.guardians(webUser.user, pet: id, on: req.db)
         let me = try webUser.user.requireID()
@@ -509,7 +509,7 @@ struct PetPages {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
         let form = try req.content.decode(InviteForm.self)
-        let id: Pet.ID = try req.idParameter("petId")
+        let id = try req.idParameter(Param.pet)
         do {
             _ = try await pets.invite(webUser.user, pet: id, username: form.username ?? "", on: req.db)
             return WebPages.redirect(WebPath.guardians(id), flash: .invited)
@@ -522,8 +522,8 @@ struct PetPages {
     @Sendable func removeGuardian(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let id: Pet.ID = try req.idParameter("petId")
-        let guardian: User.ID = try req.idParameter("userId")
+        let id = try req.idParameter(Param.pet)
+        let guardian = try req.idParameter(Param.member)
         try await pets.removeGuardian(webUser.user, pet: id, guardian: guardian, on: req.db)
         return WebPages.redirect(try guardian == webUser.user.requireID() ? WebPath.pets : WebPath.guardians(id))
     }
@@ -531,7 +531,7 @@ struct PetPages {
     func answer(_ req: Request, accept: Bool) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        try await pets.answerInvitation(webUser.user, invitation: try req.idParameter("invitationId"), accept: accept, on: req.db)
+        try await pets.answerInvitation(webUser.user, invitation: try req.idParameter(Param.invitation), accept: accept, on: req.db)
         return WebPages.redirect(WebPath.pets, flash: accept ? .guardianAccepted : .guardianDeclined)
     }
 }

@@ -29,7 +29,7 @@ struct DeckIndex: Sendable {
     /// work out, so each kind of seeker pays for it once per process.
     private let bucketTables = NIOLockedValueBox([Int64: DeckBuckets]())
 
-    /// The rows in memory, when this process owns its database (`Config.deckRowsInMemory`).
+    /// The rows in memory, when this process owns its database: SQLite (`PawpackServices.init`).
     let resident: ResidentDeckRows?
 
     init(grid: DeckGrid = .standard, rowsInMemory: Bool = false) {

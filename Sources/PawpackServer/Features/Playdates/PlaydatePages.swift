@@ -10,16 +10,18 @@ struct PlaydatePages {
     var pets: PetService { playdates.pets }
 
     func register(on routes: any RoutesBuilder) {
-        routes.get("playdates", use: overview)
-        routes.get("pets", ":petId", "deck", use: deck)
-        routes.post("pets", ":petId", "swipes", use: swipe)
-        routes.post("pets", ":petId", "swipes", "undo", use: undo)
-        routes.get("pets", ":petId", "preferences", use: preferences)
-        routes.post("pets", ":petId", "preferences", use: savePreferences)
-        routes.get("playdates", "requests", use: requests)
-        routes.post("playdates", "requests", ":requestId", ":action", use: answer)
-        routes.get("playdates", "matches", use: matches)
-        routes.post("playdates", "matches", ":matchId", "unmatch", use: unmatch)
+        routes.get(WebPath.playdates.pathComponents, use: overview)
+        routes.get(WebPath.deck(Param.pet).pathComponents, use: deck)
+        routes.post(WebPath.swipes(Param.pet).pathComponents, use: swipe)
+        routes.post(WebPath.undoSwipe(Param.pet).pathComponents, use: undo)
+        routes.get(WebPath.deckPreferences(Param.pet).pathComponents, use: preferences)
+        routes.post(WebPath.deckPreferences(Param.pet).pathComponents, use: savePreferences)
+        routes.get(WebPath.matchRequests.pathComponents, use: requests)
+        routes.post(WebPath.acceptMatchRequest(Param.matchRequest).pathComponents) { req in try await answer(req, .accept) }
+        routes.post(WebPath.rejectMatchRequest(Param.matchRequest).pathComponents) { req in try await answer(req, .reject) }
+        routes.post(WebPath.cancelMatchRequest(Param.matchRequest).pathComponents) { req in try await answer(req, .cancel) }
+        routes.get(WebPath.matches.pathComponents, use: matches)
+        routes.post(WebPath.unmatch(Param.match).pathComponents, use: unmatch)
     }
 
     @Sendable func overview(_ req: Request) async throws -> Response {
@@ -39,7 +41,7 @@ struct PlaydatePages {
 
     @Sendable func deck(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
-        let petID: Pet.ID = try req.idParameter("petId")
+        let petID = try req.idParameter(Param.pet)
         let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
         let page: DeckPageValue
         do {
@@ -94,7 +96,7 @@ struct PlaydatePages {
     @Sendable func swipe(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let petID: Pet.ID = try req.idParameter("petId")
+        let petID = try req.idParameter(Param.pet)
         let form = try req.content.decode(SwipeForm.self)
         guard let target = form.targetPetId.flatMap(Pet.ID.init(string:)) else { throw Problem.notFound }
         let outcome = try await playdates.swipe(webUser.user, pet: petID, target: target,
@@ -106,7 +108,7 @@ struct PlaydatePages {
     @Sendable func undo(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let petID: Pet.ID = try req.idParameter("petId")
+        let petID = try req.idParameter(Param.pet)
         try await playdates.undoLastSwipe(webUser.user, pet: petID, on: req.db)
         return WebPages.redirect(WebPath.deck(petID), flash: .undone)
     }
@@ -125,7 +127,7 @@ struct PlaydatePages {
     }
 
     func preferencesPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
-        let petID: Pet.ID = try req.idParameter("petId")
+        let petID = try req.idParameter(Param.pet)
         let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
         let saved = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
         return WebPages.page(req, title: "\(pet.name)'s preferences", status: status, errors: errors, main:
@@ -146,7 +148,7 @@ struct PlaydatePages {
     @Sendable func savePreferences(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        let petID: Pet.ID = try req.idParameter("petId")
+        let petID = try req.idParameter(Param.pet)
         let form = try req.content.decode(PreferencesForm.self)
         var preferences = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
         func number(_ text: String?) -> Int? { text.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
@@ -192,20 +194,20 @@ struct PlaydatePages {
         ))
     }
 
-    @Sendable func answer(_ req: Request) async throws -> Response {
+    enum Answer { case accept, reject, cancel }
+
+    func answer(_ req: Request, _ answer: Answer) async throws -> Response {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
-        let requestID: Playdates.MatchRequest.ID = try req.idParameter("requestId")
-        switch req.parameters.get("action") {
-        case "accept":
+        let requestID = try req.idParameter(Param.matchRequest)
+        switch answer {
+        case .accept:
             _ = try await playdates.accept(user, request: requestID, on: req.db)
             return WebPages.redirect(WebPath.matches, flash: .matched)
-        case "reject":
+        case .reject:
             try await playdates.reject(user, request: requestID, on: req.db)
-        case "cancel":
+        case .cancel:
             try await playdates.cancel(user, request: requestID, on: req.db)
-        default:
-            throw Problem.notFound
         }
         return WebPages.redirect(WebPath.matchRequests)
     }
@@ -228,7 +230,7 @@ struct PlaydatePages {
     @Sendable func unmatch(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
-        try await playdates.unmatch(user, match: try req.idParameter("matchId"), on: req.db)
+        try await playdates.unmatch(user, match: try req.idParameter(Param.match), on: req.db)
         return WebPages.redirect(WebPath.matches)
     }
 }

@@ -1,8 +1,9 @@
 import PawpackCore
 
-/// Every address of the web app, in one place: links, form actions, redirects and emailed
-/// links name a page through these, never through a string of their own. Each feature's pages
-/// register the matching routes; `WebPathTests` checks that every path here is served.
+/// Every address of the web app, in one place: links, form actions, redirects, emailed links and
+/// the routes the pages register all come from these, never from a string of their own. A path
+/// that names a record takes its typed id in a link, and the matching `RouteParameter` (`Param`)
+/// where the route is registered; `WebRoutesTests` checks every one is served.
 enum WebPath {
     // MARK: Shell
 
@@ -37,36 +38,74 @@ enum WebPath {
 
     static let pets = "/pets"
     static let newPet = "/pets/new"
-    static func pet(_ id: Pet.ID) -> String { "/pets/\(id)" }
-    static func editPet(_ id: Pet.ID) -> String { pet(id) + "/edit" }
-    static func deletePet(_ id: Pet.ID) -> String { pet(id) + "/delete" }
-    static func petPhotos(_ id: Pet.ID) -> String { pet(id) + "/photos" }
-    static func deletePetPhoto(_ id: Pet.ID, _ photo: Pet.Photo.ID) -> String { petPhotos(id) + "/\(photo)/delete" }
-    static func vaccinations(_ id: Pet.ID) -> String { pet(id) + "/vaccinations" }
-    static func deleteVaccination(_ id: Pet.ID, _ vaccination: Pet.Vaccination.ID) -> String {
+    static func pet(_ id: some PathID<Pet>) -> String { "/pets/\(id)" }
+    static func editPet(_ id: some PathID<Pet>) -> String { pet(id) + "/edit" }
+    static func deletePet(_ id: some PathID<Pet>) -> String { pet(id) + "/delete" }
+    static func petPhotos(_ id: some PathID<Pet>) -> String { pet(id) + "/photos" }
+    static func deletePetPhoto(_ id: some PathID<Pet>, _ photo: some PathID<Pet.Photo>) -> String {
+        petPhotos(id) + "/\(photo)/delete"
+    }
+    static func vaccinations(_ id: some PathID<Pet>) -> String { pet(id) + "/vaccinations" }
+    static func deleteVaccination(_ id: some PathID<Pet>, _ vaccination: some PathID<Pet.Vaccination>) -> String {
         vaccinations(id) + "/\(vaccination)/delete"
     }
-    static func switchToSocialMode(_ id: Pet.ID) -> String { pet(id) + "/mode/social" }
-    static func guardians(_ id: Pet.ID) -> String { pet(id) + "/guardians" }
-    static func removeGuardian(_ id: Pet.ID, _ guardian: User.ID) -> String { guardians(id) + "/\(guardian)/remove" }
-    static func acceptGuardianInvitation(_ id: Pet.Guardianship.ID) -> String { "/guardian-invitations/\(id)/accept" }
-    static func rejectGuardianInvitation(_ id: Pet.Guardianship.ID) -> String { "/guardian-invitations/\(id)/reject" }
-    /// A stored photo, for signed-in members (`MediaRoutes`).
+    static func switchToSocialMode(_ id: some PathID<Pet>) -> String { pet(id) + "/mode/social" }
+    static func guardians(_ id: some PathID<Pet>) -> String { pet(id) + "/guardians" }
+    static func removeGuardian(_ id: some PathID<Pet>, _ guardian: some PathID<User>) -> String {
+        guardians(id) + "/\(guardian)/remove"
+    }
+    static func acceptGuardianInvitation(_ id: some PathID<Pet.Guardianship>) -> String { "/guardian-invitations/\(id)/accept" }
+    static func rejectGuardianInvitation(_ id: some PathID<Pet.Guardianship>) -> String { "/guardian-invitations/\(id)/reject" }
+    /// A stored photo, for signed-in members (`MediaRoutes`); its storage key is `pets/<pet>/<file>`.
     static func media(_ storageKey: String) -> String { "/media/\(storageKey)" }
+    /// The route that serves `media(_:)`.
+    static let mediaRoute = media("pets/\(Param.pet)/\(Param.file)")
 
     // MARK: Playdates
 
     static let playdates = "/playdates"
-    static func deck(_ id: Pet.ID) -> String { pet(id) + "/deck" }
-    static func swipes(_ id: Pet.ID) -> String { pet(id) + "/swipes" }
-    static func undoSwipe(_ id: Pet.ID) -> String { swipes(id) + "/undo" }
-    static func deckPreferences(_ id: Pet.ID) -> String { pet(id) + "/preferences" }
+    static func deck(_ id: some PathID<Pet>) -> String { pet(id) + "/deck" }
+    static func swipes(_ id: some PathID<Pet>) -> String { pet(id) + "/swipes" }
+    static func undoSwipe(_ id: some PathID<Pet>) -> String { swipes(id) + "/undo" }
+    static func deckPreferences(_ id: some PathID<Pet>) -> String { pet(id) + "/preferences" }
     static let matchRequests = "/playdates/requests"
-    static func acceptMatchRequest(_ id: Playdates.MatchRequest.ID) -> String { matchRequests + "/\(id)/accept" }
-    static func rejectMatchRequest(_ id: Playdates.MatchRequest.ID) -> String { matchRequests + "/\(id)/reject" }
-    static func cancelMatchRequest(_ id: Playdates.MatchRequest.ID) -> String { matchRequests + "/\(id)/cancel" }
+    static func acceptMatchRequest(_ id: some PathID<Playdates.MatchRequest>) -> String { matchRequests + "/\(id)/accept" }
+    static func rejectMatchRequest(_ id: some PathID<Playdates.MatchRequest>) -> String { matchRequests + "/\(id)/reject" }
+    static func cancelMatchRequest(_ id: some PathID<Playdates.MatchRequest>) -> String { matchRequests + "/\(id)/cancel" }
     static let matches = "/playdates/matches"
-    static func unmatch(_ id: Playdates.Match.ID) -> String { matches + "/\(id)/unmatch" }
+    static func unmatch(_ id: some PathID<Playdates.Match>) -> String { matches + "/\(id)/unmatch" }
+}
+
+/// A path segment naming a record of `Owner`: its id in a link (`Identifier`), or the route's
+/// parameter where a page registers the route (`RouteParameter`).
+protocol PathID<Owner>: CustomStringConvertible {
+    associatedtype Owner
+}
+
+extension Identifier: PathID {}
+
+/// A route's parameter, written `:name` in the route and read back with
+/// `Request.idParameter(_:)`.
+struct RouteParameter<Owner>: PathID, Sendable {
+    let name: String
+
+    var description: String { ":" + name }
+}
+
+/// The parameters of the web routes.
+enum Param {
+    static let pet = RouteParameter<Pet>(name: "petId")
+    static let photo = RouteParameter<Pet.Photo>(name: "photoId")
+    static let vaccination = RouteParameter<Pet.Vaccination>(name: "vaccinationId")
+    static let member = RouteParameter<User>(name: "userId")
+    static let invitation = RouteParameter<Pet.Guardianship>(name: "invitationId")
+    static let matchRequest = RouteParameter<Playdates.MatchRequest>(name: "requestId")
+    static let match = RouteParameter<Playdates.Match>(name: "matchId")
+    /// A stored file's name under its pet (`MediaRoutes`).
+    static let file = RouteParameter<MediaFile>(name: "file")
+
+    /// What `file` names: a photo's stored file, `<photo>.<ext>`.
+    enum MediaFile {}
 }
 
 /// The one-line confirmations a redirect can ask the next page to show (`?flash=`): named here,

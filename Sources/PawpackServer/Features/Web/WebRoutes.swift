@@ -7,20 +7,20 @@ struct WebRoutes {
     let services: PawpackServices
 
     func register(on app: Application) throws {
-        app.get("styles.css") { _ in
+        app.get(WebPath.stylesheet.pathComponents) { _ in
             let response = Response(status: .ok, body: .init(string: Stylesheet.css))
             response.headers.contentType = HTTPMediaType(type: "text", subType: "css", parameters: ["charset": "utf-8"])
             response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=3600")
             return response
         }
-        app.get("app.js") { _ in
+        app.get(WebPath.script.pathComponents) { _ in
             let response = Response(status: .ok, body: .init(string: Script.js))
             response.headers.contentType = HTTPMediaType(type: "text", subType: "javascript", parameters: ["charset": "utf-8"])
             response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=3600")
             return response
         }
-        app.get { req in landing(req) }
-        app.get("home") { req in try home(req) }
+        app.get(WebPath.landing.pathComponents) { req in landing(req) }
+        app.get(WebPath.home.pathComponents) { req in try home(req) }
         AccountPages(accounts: services.accounts).register(on: app)
         PetPages(pets: services.pets, config: services.config).register(on: app)
         PlaydatePages(playdates: services.playdates).register(on: app)
@@ -65,7 +65,7 @@ struct DevMailPage {
     let outbox: DevelopmentOutbox
 
     func register(on app: Application) {
-        app.get("dev", "mail") { req in page(req) }
+        app.get(WebPath.devMail.pathComponents) { req in page(req) }
     }
 
     func page(_ req: Request) -> Response {

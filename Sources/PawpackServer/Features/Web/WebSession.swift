@@ -29,9 +29,9 @@ extension Request {
         set { storage[CSRFKey.self] = newValue }
     }
 
-    /// A path parameter that must be an id; anything else names nothing, so 404.
-    func idParameter<Owner>(_ name: String) throws -> Identifier<Owner> {
-        guard let id = parameters.get(name).flatMap(Identifier<Owner>.init(string:)) else { throw Problem.notFound }
+    /// A route parameter that must be an id (`Param`); anything else names nothing, so 404.
+    func idParameter<Owner>(_ parameter: RouteParameter<Owner>) throws -> Identifier<Owner> {
+        guard let id = parameters.get(parameter.name).flatMap(Identifier<Owner>.init(string:)) else { throw Problem.notFound }
         return id
     }
 
