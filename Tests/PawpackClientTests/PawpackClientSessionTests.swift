@@ -12,11 +12,7 @@ import Testing
     @Test func manyCallsOnAnExpiredTokenShareOneRefreshAndTheSessionSurvives() async throws {
         try await TestServer.run { server in
             // given an app signed in, its access token expired an hour later
-            let member = try await server.member("ada")
-            let transport = RecordingTransport()
-            let pawpack = PawpackClient(serverURL: URL(string: server.baseURL)!, transport: transport)
-            try await pawpack.logIn(email: member.email, password: member.password)
-            server.clock.advance(by: 3601)
+            let (_, pawpack, transport) = try await Self.appWithAnExpiredToken(server)
 
             // when twenty calls start at once
             let names = try await withThrowingTaskGroup(of: String.self) { group in
@@ -89,12 +85,8 @@ import Testing
     @Test func aRefreshTheServerCouldNotAnswerKeepsTheSessionForTheNextCall() async throws {
         try await TestServer.run { server in
             // given an expired access token, and a server that fails the first refresh (503)
-            let member = try await server.member("ada")
-            let transport = RecordingTransport()
             let saved = SavedSessions()
-            let pawpack = PawpackClient(serverURL: URL(string: server.baseURL)!, transport: transport) { saved.append($0) }
-            try await pawpack.logIn(email: member.email, password: member.password)
-            server.clock.advance(by: 3601)
+            let (_, pawpack, transport) = try await Self.appWithAnExpiredToken(server) { saved.append($0) }
             transport.answerNextRefresh { Self.problem(status: 503, code: "server_busy") }
 
             // then the call fails with the server's problem, and the session stays
@@ -116,11 +108,7 @@ import Testing
     @Test func aLogInWhileARefreshIsOnItsWayIsNotUndoneByIt() async throws {
         try await TestServer.run { server in
             // given an expired access token, and a refresh held on its way to the server
-            let member = try await server.member("ada")
-            let transport = RecordingTransport()
-            let pawpack = PawpackClient(serverURL: URL(string: server.baseURL)!, transport: transport)
-            try await pawpack.logIn(email: member.email, password: member.password)
-            server.clock.advance(by: 3601)
+            let (member, pawpack, transport) = try await Self.appWithAnExpiredToken(server)
             let (gate, release) = AsyncStream<Void>.makeStream()
             transport.answerNextRefresh {
                 for await _ in gate { break }
@@ -139,6 +127,18 @@ import Testing
             #expect(await pawpack.session == loggedIn)
             #expect(try await pawpack.me().username == "ada")
         }
+    }
+
+    /// Ada's app signed in, an hour later: its access token has expired, its refresh token not.
+    static func appWithAnExpiredToken(
+        _ server: TestServer, onSessionChange: (@Sendable (Session?) -> Void)? = nil
+    ) async throws -> (TestServer.Member, PawpackClient, RecordingTransport) {
+        let member = try await server.member("ada")
+        let transport = RecordingTransport()
+        let pawpack = PawpackClient(serverURL: URL(string: server.baseURL)!, transport: transport, onSessionChange: onSessionChange)
+        try await pawpack.logIn(email: member.email, password: member.password)
+        server.clock.advance(by: 3601)
+        return (member, pawpack, transport)
     }
 
     /// An answer as the server gives a problem.

@@ -104,7 +104,7 @@ import Vapor
         let match = try #require(try await server.like(ada, eve).match)
         return World(ada: ada, values: [
             "petId": ada.dogID, "photoId": photo.id, "vaccinationId": vaccination.id, "userId": bob.member.id,
-            "invitationId": invitation.id, "requestId": request.id, "action": "accept", "matchId": match.id,
+            "invitationId": invitation.id, "requestId": request.id, "matchId": match.id,
         ])
     }
 
