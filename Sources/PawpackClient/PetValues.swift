@@ -63,44 +63,32 @@ public struct PetCard: Sendable, Equatable, Identifiable {
 public struct PetDetails: Sendable, Equatable, Identifiable {
     public var card: PetCard
     public var role: PetRole?
-    /// Present for owners and guardians only.
-    public var profile: Profile?
+    /// Present for owners and guardians only. Its size class is as given; the card shows the one
+    /// the weight implies when none is.
+    public var profile: PetProfile?
+    /// Fields that cannot change now (Puppy Mode); empty for other members.
+    public var lockedFields: [String]
 
     public var id: Pet.ID { card.id }
-
-    /// What owners and guardians see besides the card.
-    public struct Profile: Sendable, Equatable {
-        public var sex: PetSex
-        public var neutered: Bool?
-        public var dateOfBirth: LocalDate
-        public var birthDateIsEstimate: Bool
-        public var weightKg: Double?
-        /// As given; the card shows the one the weight implies when none is.
-        public var sizeClass: SizeClass?
-        public var playStyles: [PlayStyle]
-        public var energy: EnergyLevel?
-        public var environment: PetEnvironment?
-        public var personality: [String]
-        public var notes: String?
-        /// Fields that cannot change now (Puppy Mode).
-        public var lockedFields: [String]
-    }
 
     init(_ dto: Components.Schemas.PetView) throws {
         card = try PetCard(dto.card)
         role = dto.role.flatMap { PetRole(rawValue: $0.rawValue) }
-        profile = try dto.profile.map { details in
+        lockedFields = dto.profile?.lockedFields ?? []
+        profile = try dto.profile.map { [card] details in
             guard let birth = LocalDate(details.dateOfBirth) else { throw PawpackError.malformed("unreadable date of birth") }
-            return Profile(sex: try same(details.sex, as: PetSex.self), neutered: details.neutered,
-                           dateOfBirth: birth, birthDateIsEstimate: details.birthDateIsEstimate, weightKg: details.weightKg,
-                           sizeClass: details.sizeClass.flatMap { SizeClass(rawValue: $0.rawValue) },
-                           playStyles: details.playStyles.compactMap { PlayStyle(rawValue: $0.rawValue) },
-                           energy: details.energy.flatMap { EnergyLevel(rawValue: $0.rawValue) },
-                           environment: details.environment.flatMap {
-                               PetEnvironment(areaName: $0.area.rawValue, hasGarden: $0.hasGarden,
-                                              livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
-                           },
-                           personality: details.personality, notes: details.notes, lockedFields: details.lockedFields)
+            return PetProfile(
+                id: card.id, ownerID: try serverID(details.ownerId), name: card.name, species: card.species, breed: card.breed,
+                sex: try same(details.sex, as: PetSex.self), neutered: details.neutered, birthDate: birth,
+                birthDateIsEstimate: details.birthDateIsEstimate, weightKg: details.weightKg,
+                sizeClass: try details.sizeClass.map { try same($0, as: SizeClass.self) },
+                playStyles: try details.playStyles.map { try same($0, as: PlayStyle.self) },
+                energy: try details.energy.map { try same($0, as: EnergyLevel.self) },
+                environment: details.environment.flatMap {
+                    PetEnvironment(areaName: $0.area.rawValue, hasGarden: $0.hasGarden,
+                                   livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
+                },
+                personality: details.personality, notes: details.notes)
         }
     }
 }

@@ -23,7 +23,8 @@ import Testing
             let biscuit = try await pawpack.addPet(PetDraft(name: "Biscuit", species: .dog, dateOfBirth: "2025-10-12", weightKg: 11.4))
             #expect(biscuit.role == .owner)
             #expect(biscuit.card.mode == .puppy)
-            #expect(biscuit.profile?.lockedFields == ["environment", "neutered", "playStyles"])
+            #expect(biscuit.lockedFields == ["environment", "neutered", "playStyles"])
+            #expect(biscuit.profile?.ownerID == account.id)
             #expect(try await pawpack.myPets().map(\.card.name) == ["Biscuit"])
 
             // then the welfare status says what is missing, and locked fields stay locked

@@ -211,6 +211,7 @@ extension APIHandler {
         var details: Components.Schemas.PetProfile?
         if PetPermissions(role: pet.role).canSeePrivateFields {
             details = .init(
+                ownerId: profile.ownerID.description,
                 sex: .init(rawValue: profile.sex.rawValue)!, neutered: profile.neutered,
                 dateOfBirth: profile.birthDate.description, birthDateIsEstimate: profile.birthDateIsEstimate,
                 weightKg: profile.weightKg, sizeClass: profile.sizeClass.flatMap { .init(rawValue: $0.rawValue) },
