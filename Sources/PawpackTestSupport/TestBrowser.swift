@@ -26,7 +26,7 @@ package final class TestBrowser {
 
     /// Redirects are the answers under test, so they are not followed. Lives as long as the
     /// test process.
-    static let client = HTTPClient(eventLoopGroupProvider: .singleton,
+    package static let client = HTTPClient(eventLoopGroupProvider: .singleton,
                                    configuration: .init(redirectConfiguration: .disallow))
 
     package struct Page {

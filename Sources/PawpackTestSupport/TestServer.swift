@@ -20,6 +20,9 @@ package struct TestServer: Sendable {
     /// Where this server's photos are stored (removed when the test ends).
     package let mediaFolder: String
 
+    /// The port the server listens on, on 127.0.0.1.
+    package var port: Int { Int(baseURL.split(separator: ":").last ?? "") ?? 0 }
+
     /// 2026-03-01 12:00 UTC: a fixed "now" so ages and expiries are the same on every run.
     package static let startDate = Date(timeIntervalSince1970: 1_772_366_400)
 

@@ -23,7 +23,8 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     }
     app.http.server.configuration.hostname = config.hostname
     app.http.server.configuration.port = config.port
-    app.routes.defaultMaxBodySize = "1mb"
+    // Web forms; the API's bodies are bounded by `BodyLimitMiddleware`, uploads by their own limit.
+    app.routes.defaultMaxBodySize = ByteCount(value: config.maximumBodyBytes)
     app.logger.logLevel = Logger.Level(rawValue: config.logLevel) ?? .info
 
     try configureDatabase(app, config: config)
@@ -57,7 +58,12 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     app.middleware.use(WebSessionMiddleware())
     app.middleware.use(problems)
 
-    try APIHandler(services: services).registerHandlers(on: VaporTransport(routesBuilder: app), configuration: .pawpack)
+    let bodyLimit = BodyLimitMiddleware { [config] operation in
+        // A photo and the form around it; every other body is JSON.
+        operation == Operations.UploadPetPhoto.id ? config.maximumUploadBytes + 256 * 1_024 : config.maximumBodyBytes
+    }
+    try APIHandler(services: services).registerHandlers(on: VaporTransport(routesBuilder: app), configuration: .pawpack,
+                                                        middlewares: [bodyLimit])
 
     let contract = try OpenAPIDocument.yaml()
     app.get("openapi.yaml") { _ in

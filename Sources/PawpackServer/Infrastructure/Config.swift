@@ -42,6 +42,8 @@ package struct Config: Sendable {
     package var accountRules = AccountRules()
     /// The largest photo accepted (PAWPACK_MAX_UPLOAD_MB, default 10).
     package var maximumUploadBytes = 10 * 1_048_576
+    /// The largest JSON or form body any other request may send (PAWPACK_MAX_BODY_KB, default 1024).
+    package var maximumBodyBytes = 1_048_576
     /// Where media goes: files under the data folder, or S3-compatible storage.
     package var media: Media = .localFiles(nil)
     /// The largest SQLite file `pawpack serve` holds in memory (`ResidentFile`), in bytes
@@ -116,6 +118,9 @@ package struct Config: Sendable {
             ?? config.failedLoginsPerAddress
         if let megabytes = try reader.int("PAWPACK_MAX_UPLOAD_MB", in: 1...100) {
             config.maximumUploadBytes = megabytes * 1_048_576
+        }
+        if let kilobytes = try reader.int("PAWPACK_MAX_BODY_KB", in: 16...65_536) {
+            config.maximumBodyBytes = kilobytes * 1_024
         }
         if let bucket = reader.string("S3_BUCKET") {
             var settings: [String: String] = [:]

@@ -33,6 +33,9 @@ struct ProblemMiddleware: AsyncMiddleware {
         var headers = HTTPHeaders()
         headers.contentType = HTTPMediaType(type: "application", subType: "problem+json")
         if let retry = problem.retryAfter { headers.replaceOrAdd(name: .retryAfter, value: String(retry)) }
+        // A body refused for its size may still be arriving: the client should not send more on
+        // this connection (the server reads what is left and drops it).
+        if problem.status == 413 { headers.replaceOrAdd(name: .connection, value: "close") }
         let body = ProblemBody(problem, instance: instance)
         let data = (try? problemEncoder.encode(body)) ?? Data()
         return Response(status: .init(statusCode: problem.status), headers: headers, body: .init(data: data))
@@ -59,7 +62,7 @@ struct ProblemMiddleware: AsyncMiddleware {
             case .notFound: return .notFound
             case .unauthorized: return .unauthenticated
             case .payloadTooLarge:
-                return Problem(status: 413, code: .invalidRequest, title: "Request too large", detail: abort.reason)
+                return Problem(status: 413, code: .payloadTooLarge, title: "Request too large", detail: abort.reason)
             default:
                 let status = Int(abort.status.code)
                 return Problem(status: status, code: status >= 500 ? .internalError : .invalidRequest,

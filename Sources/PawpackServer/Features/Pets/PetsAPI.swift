@@ -62,26 +62,26 @@ extension APIHandler {
         let limit = services.config.maximumUploadBytes
         var photo: Data?
         var kind = PetPhotoRecord.Kind.gallery
-        // Every part must be read to the end before the next one arrives. The runtime checks
-        // the form as it streams (a missing `photo` part surfaces here), so its errors are
-        // the client's.
+        // Every part is read to its end, also one refused, and the first problem is thrown once
+        // the form is over: a request left half read would leave its connection hanging. The
+        // runtime checks the form as it streams (a missing `photo` part surfaces here), so its
+        // errors are the client's.
+        var refusal: Problem?
         do {
             for try await part in parts {
                 switch part {
                 case let .photo(file):
-                    do {
-                        photo = try await Data(collecting: file.payload.body, upTo: limit)
-                    } catch {
-                        throw PetService.problem(for: .tooLarge(limit: limit), limit: limit)
-                    }
+                    photo = try await Self.collect(file.payload.body, upTo: limit)
+                    if photo == nil { refusal = refusal ?? PetService.problem(for: .tooLarge(limit: limit), limit: limit) }
                 case let .kind(field):
-                    let text = try await String(collecting: field.payload.body, upTo: 32)
-                    guard let parsed = PetPhotoRecord.Kind(rawValue: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                        throw Problem.invalidField("kind", "must be profile or gallery")
+                    let text = try await Self.collect(field.payload.body, upTo: 32).map { String(decoding: $0, as: UTF8.self) }
+                    if let parsed = text.flatMap({ PetPhotoRecord.Kind(rawValue: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
+                        kind = parsed
+                    } else {
+                        refusal = refusal ?? Problem.invalidField("kind", "must be profile or gallery")
                     }
-                    kind = parsed
                 case let .undocumented(other):
-                    _ = try await Data(collecting: other.body, upTo: limit)
+                    _ = try await Self.collect(other.body, upTo: 0)
                 }
             }
         } catch let problem as Problem {
@@ -91,9 +91,25 @@ extension APIHandler {
                           detail: "Send multipart/form-data with the image in a part named `photo`.",
                           errors: [.init(field: "photo", message: "is required")])
         }
+        if let refusal { throw refusal }
         guard let photo else { throw Problem.invalidField("photo", "is required") }
         let stored = try await pets.uploadPhoto(auth.user, pet: petID, data: photo, kind: kind, on: auth.request.db)
         return .created(.init(body: .json(photoDTO(stored))))
+    }
+
+    /// A part's bytes, or nil when it holds more than `limit`: read to its end either way.
+    static func collect(_ body: HTTPBody, upTo limit: Int) async throws -> Data? {
+        var data = Data()
+        var over = false
+        for try await chunk in body {
+            guard !over, data.count + chunk.count <= limit else {
+                over = true
+                data = Data()
+                continue
+            }
+            data.append(contentsOf: chunk)
+        }
+        return over ? nil : data
     }
 
     func deletePetPhoto(_ input: Operations.DeletePetPhoto.Input) async throws -> Operations.DeletePetPhoto.Output {
