@@ -31,6 +31,9 @@ public enum ImageSanitizerError: Error, Sendable, Equatable {
     case malformed(String)
     /// The upload is larger than `ImageSanitizer.maximumBytes`.
     case tooLarge(limit: Int)
+    /// The picture is wider or taller than `maximumSide`, or has more than `maximumPixels`: a
+    /// small file can declare a picture that takes gigabytes to show.
+    case tooManyPixels(width: Int, height: Int)
 }
 
 /// Checks an uploaded photo and removes the metadata that can say where and when it was taken
@@ -41,9 +44,15 @@ public enum ImageSanitizerError: Error, Sendable, Equatable {
 /// rather than passed on with its location. All work is a single pass over the bytes.
 public struct ImageSanitizer: Sendable {
     public var maximumBytes: Int
+    /// The widest or tallest picture accepted, in pixels.
+    public var maximumSide: Int
+    /// The most pixels a picture may have (width × height).
+    public var maximumPixels: Int
 
-    public init(maximumBytes: Int = 10 * 1024 * 1024) {
+    public init(maximumBytes: Int = 10 * 1024 * 1024, maximumSide: Int = 12_000, maximumPixels: Int = 50_000_000) {
         self.maximumBytes = maximumBytes
+        self.maximumSide = maximumSide
+        self.maximumPixels = maximumPixels
     }
 
     /// The real type from the magic bytes, never from a file name or a client's Content-Type.
@@ -65,14 +74,35 @@ public struct ImageSanitizer: Sendable {
         guard let format = Self.detectFormat(data) else {
             throw ImageSanitizerError.unsupportedType
         }
-        let clean: [UInt8]
+        let stripped: (bytes: [UInt8], sizes: [PictureSize])
         switch format {
-        case .jpeg: clean = try JPEGStripper.strip(ByteReader(bytes: [UInt8](data), format: "JPEG"))
-        case .png: clean = try PNGStripper.strip(ByteReader(bytes: [UInt8](data), format: "PNG"))
-        case .webp: clean = try WebPStripper.strip(ByteReader(bytes: [UInt8](data), format: "WebP"))
-        case .heic: clean = try HEIFStripper.strip(ByteReader(bytes: [UInt8](data), format: "HEIC"))
+        case .jpeg: stripped = try JPEGStripper.strip(ByteReader(bytes: [UInt8](data), format: "JPEG"))
+        case .png: stripped = try PNGStripper.strip(ByteReader(bytes: [UInt8](data), format: "PNG"))
+        case .webp: stripped = try WebPStripper.strip(ByteReader(bytes: [UInt8](data), format: "WebP"))
+        case .heic: stripped = try HEIFStripper.strip(ByteReader(bytes: [UInt8](data), format: "HEIC"))
         }
-        return (format: format, data: Data(clean))
+        try check(stripped.sizes, format: format)
+        return (format: format, data: Data(stripped.bytes))
+    }
+
+    /// Every picture a file declares, read from its headers without decoding a pixel, must have
+    /// a size: not 0 on a side, not over `maximumSide`, not over `maximumPixels`.
+    private func check(_ sizes: [PictureSize], format: ImageFormat) throws(ImageSanitizerError) {
+        guard !sizes.isEmpty else { throw .malformed("\(format.rawValue): no picture size") }
+        for size in sizes {
+            guard size.width > 0, size.height > 0 else {
+                throw .malformed("\(format.rawValue): a picture of \(size.width)×\(size.height)")
+            }
+            guard size.width <= maximumSide, size.height <= maximumSide, size.width * size.height <= maximumPixels else {
+                throw .tooManyPixels(width: size.width, height: size.height)
+            }
+        }
+    }
+
+    /// A picture's size as its file's headers declare it.
+    fileprivate struct PictureSize {
+        let width: Int
+        let height: Int
     }
 }
 
@@ -112,6 +142,16 @@ extension ImageSanitizer {
         func u32BE(_ offset: Int) throws(ImageSanitizerError) -> Int {
             let value = try uintBE(offset, size: 4)
             return try integer(value)
+        }
+
+        func u16LE(_ offset: Int) throws(ImageSanitizerError) -> Int {
+            try require(offset, 2)
+            return Int(bytes[offset]) | (Int(bytes[offset + 1]) << 8)
+        }
+
+        func u24LE(_ offset: Int) throws(ImageSanitizerError) -> Int {
+            try require(offset, 3)
+            return Int(bytes[offset]) | (Int(bytes[offset + 1]) << 8) | (Int(bytes[offset + 2]) << 16)
         }
 
         func u32LE(_ offset: Int) throws(ImageSanitizerError) -> Int {
@@ -214,10 +254,11 @@ extension ImageSanitizer {
             }
         }
 
-        static func strip(_ input: ByteReader) throws(ImageSanitizerError) -> [UInt8] {
+        static func strip(_ input: ByteReader) throws(ImageSanitizerError) -> (bytes: [UInt8], sizes: [PictureSize]) {
             let bytes = input.bytes
             guard input.matches(0, [0xFF, 0xD8]) else { throw input.malformed("no SOI marker") }
             var output: [UInt8] = [0xFF, 0xD8]
+            var sizes: [PictureSize] = []
             output.reserveCapacity(bytes.count)
             var position = 2
             var sawFrame = false
@@ -239,7 +280,7 @@ extension ImageSanitizer {
                     output.append(contentsOf: [0xFF, 0xD9])
                     // Whatever follows EOI is not part of this picture: MPF secondary images (which
                     // carry their own EXIF), vendor trailers, appended files. It is left behind.
-                    return output
+                    return (output, sizes)
                 case 0x01, 0xD0...0xD7:
                     // TEM and RST0–7 stand alone, without a length.
                     output.append(contentsOf: [0xFF, marker])
@@ -251,7 +292,12 @@ extension ImageSanitizer {
                     guard length >= 2 else { throw input.malformed("segment length \(length) at offset \(position)") }
                     try input.require(position, length)
                     let end = position + length
-                    if isFrameHeader(marker) { sawFrame = true }
+                    if isFrameHeader(marker) {
+                        // Precision, then the number of lines and the samples per line (T.81 B.2.2).
+                        guard length >= 8 else { throw input.malformed("frame header of \(length) bytes") }
+                        sizes.append(PictureSize(width: try input.u16BE(position + 5), height: try input.u16BE(position + 3)))
+                        sawFrame = true
+                    }
                     if marker == 0xDA {
                         guard sawFrame else { throw input.malformed("scan before frame header") }
                         // Ls = 6 + 2 × Ns, with 1 to 4 components (T.81 B.2.3).
@@ -323,10 +369,11 @@ extension ImageSanitizer {
             ByteReader.isMatch(head, 0, signature) && ByteReader.isMatch(head, 12, Array("IHDR".utf8))
         }
 
-        static func strip(_ input: ByteReader) throws(ImageSanitizerError) -> [UInt8] {
+        static func strip(_ input: ByteReader) throws(ImageSanitizerError) -> (bytes: [UInt8], sizes: [PictureSize]) {
             let bytes = input.bytes
             guard input.matches(0, signature) else { throw input.malformed("bad signature") }
             var output = signature
+            var sizes: [PictureSize] = []
             output.reserveCapacity(bytes.count)
             var position = signature.count
             var sawImageData = false
@@ -338,8 +385,14 @@ extension ImageSanitizer {
                 guard isChunkType(type) else { throw input.malformed("bad chunk type at offset \(position + 4)") }
                 try input.require(position, 12 + length)
                 let end = position + 12 + length
+                // Every chunk's checksum, of its type and data: a file whose bytes do not add up is
+                // damaged or made by hand, and is not passed on to other members.
+                guard CRC32.checksum(bytes[(position + 4)..<(end - 4)]) == UInt32(try input.u32BE(end - 4)) else {
+                    throw input.malformed("bad checksum of the chunk at offset \(position)")
+                }
                 if position == signature.count {
                     guard type == ihdr, length == 13 else { throw input.malformed("IHDR is not the first chunk") }
+                    sizes.append(PictureSize(width: try input.u32BE(position + 8), height: try input.u32BE(position + 12)))
                 } else if type == ihdr {
                     throw input.malformed("second IHDR chunk")
                 }
@@ -351,7 +404,7 @@ extension ImageSanitizer {
                 if type == iend {
                     guard sawImageData else { throw input.malformed("no IDAT chunk") }
                     // Bytes after IEND are not part of the image (often an appended file); dropped.
-                    return output
+                    return (output, sizes)
                 }
             }
         }
@@ -389,8 +442,9 @@ extension ImageSanitizer {
             return type == vp8 || type == vp8l || type == vp8x
         }
 
-        static func strip(_ input: ByteReader) throws(ImageSanitizerError) -> [UInt8] {
+        static func strip(_ input: ByteReader) throws(ImageSanitizerError) -> (bytes: [UInt8], sizes: [PictureSize]) {
             let bytes = input.bytes
+            var sizes: [PictureSize] = []
             guard input.matches(0, Array("RIFF".utf8)), input.matches(8, Array("WEBP".utf8)) else {
                 throw input.malformed("not a RIFF WEBP file")
             }
@@ -419,10 +473,13 @@ extension ImageSanitizer {
                     // Dropped with its pad byte.
                 } else if type == vp8x {
                     guard size >= 10 else { throw input.malformed("VP8X chunk of \(size) bytes") }
+                    // The canvas: width and height minus one, 24 bits each, after the flags.
+                    sizes.append(PictureSize(width: try input.u24LE(position + 12) + 1, height: try input.u24LE(position + 15) + 1))
                     let chunkStart = output.count
                     output.append(contentsOf: bytes[position..<end])
                     output[chunkStart + 8] &= ~metadataFlags  // the first payload byte holds the flags
                 } else {
+                    if type == vp8 || type == vp8l { sizes.append(try pictureSize(of: type, at: position + 8, size: size, input)) }
                     output.append(contentsOf: bytes[position..<end])
                 }
                 position = end
@@ -433,7 +490,19 @@ extension ImageSanitizer {
             output[5] = UInt8(truncatingIfNeeded: newSize >> 8)
             output[6] = UInt8(truncatingIfNeeded: newSize >> 16)
             output[7] = UInt8(truncatingIfNeeded: newSize >> 24)
-            return output
+            return (output, sizes)
+        }
+
+        /// A VP8 key frame's size (14 bits each after the start code 9D 01 2A), or a VP8L
+        /// bitstream's (its signature 0x2F, then width and height minus one, 14 bits each).
+        static func pictureSize(of type: UInt32, at payload: Int, size: Int, _ input: ByteReader) throws(ImageSanitizerError) -> PictureSize {
+            if type == vp8 {
+                guard size >= 10, input.matches(payload + 3, [0x9D, 0x01, 0x2A]) else { throw input.malformed("VP8 frame without a key frame header") }
+                return PictureSize(width: try input.u16LE(payload + 6) & 0x3FFF, height: try input.u16LE(payload + 8) & 0x3FFF)
+            }
+            guard size >= 5, try input.u8(payload) == 0x2F else { throw input.malformed("VP8L bitstream without its signature") }
+            let bits = try input.u32LE(payload + 1)
+            return PictureSize(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1)
         }
     }
 }
@@ -483,6 +552,9 @@ extension ImageSanitizer {
         static let iinf = ByteReader.code("iinf")
         static let infe = ByteReader.code("infe")
         static let iloc = ByteReader.code("iloc")
+        static let iprp = ByteReader.code("iprp")
+        static let ipco = ByteReader.code("ipco")
+        static let ispe = ByteReader.code("ispe")
         static let idat = ByteReader.code("idat")
         static let uuid = ByteReader.code("uuid")
         static let exif = ByteReader.code("Exif")
@@ -510,7 +582,7 @@ extension ImageSanitizer {
             return major == mif1 && !brands.contains(where: { avifBrands.contains($0) })
         }
 
-        static func strip(_ input: ByteReader) throws(ImageSanitizerError) -> [UInt8] {
+        static func strip(_ input: ByteReader) throws(ImageSanitizerError) -> (bytes: [UInt8], sizes: [PictureSize]) {
             let top = try boxes(input, from: 0, to: input.count)
             guard let first = top.first, first.type == ftyp else { throw input.malformed("ftyp is not the first box") }
             // Image sequences keep pictures and metadata in tracks as well, which this does not read.
@@ -531,7 +603,20 @@ extension ImageSanitizer {
                 let media = top.filter { $0.type == mdat }
                 try zeroPayloads(of: items, input, iloc: ilocBox, idat: idatBoxes.first, media: media, output: &output)
             }
-            return output
+            return (output, try pictureSizes(input, meta: children))
+        }
+
+        /// The sizes of the pictures: every `ispe` property (a full box holding width and height,
+        /// 32 bits each) in `iprp/ipco`. Every image item has one; a grid's is its whole size.
+        static func pictureSizes(_ input: ByteReader, meta children: [Box]) throws(ImageSanitizerError) -> [PictureSize] {
+            let properties = try single(iprp, in: children, input)
+            let container = try single(ipco, in: try boxes(input, from: properties.payloadStart, to: properties.end), input)
+            var sizes: [PictureSize] = []
+            for box in try boxes(input, from: container.payloadStart, to: container.end) where box.type == ispe {
+                guard box.end - box.payloadStart >= 12 else { throw input.malformed("ispe box too short") }
+                sizes.append(PictureSize(width: try input.u32BE(box.payloadStart + 4), height: try input.u32BE(box.payloadStart + 8)))
+            }
+            return sizes
         }
 
         /// Whether `range` lies inside the payload of one of `boxes`, which are in file order.
@@ -775,5 +860,22 @@ extension ImageSanitizer {
                 guard position <= box.end else { throw input.malformed("iloc box is truncated") }
             }
         }
+    }
+}
+
+// MARK: - CRC-32
+
+/// The CRC-32 of PNG (ISO 3309, ITU-T V.42; polynomial 0xEDB88320), by table.
+private enum CRC32 {
+    static let table: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 { value = value & 1 == 1 ? (value >> 1) ^ 0xEDB8_8320 : value >> 1 }
+        return value
+    }
+
+    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return ~crc
     }
 }

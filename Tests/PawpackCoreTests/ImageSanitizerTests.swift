@@ -220,6 +220,9 @@ struct HEICRecipe: Sendable, CustomStringConvertible {
     /// Added to the Exif extent's offset in `iloc` without moving the bytes.
     var exifShift = 0
     var appendMoov = false
+    /// The picture's size in its `ispe` property.
+    var width = 64
+    var height = 48
 
     var description: String { label }
 
@@ -372,6 +375,8 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         var children = hdlr
         children += pitm
         children += iinf
+        children += isoBox("iprp", isoBox("ipco", isoFullBox("ispe", version: 0,
+                                                            bigEndianBytes(recipe.width, 4) + bigEndianBytes(recipe.height, 4))))
         children += itemLocations(recipe, items)
         if recipe.exifInIdat { children += isoBox("idat", syntheticExif) }
         return isoFullBox("meta", version: 0, children)
@@ -755,6 +760,76 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         // Size is checked before anything is read.
         #expect(sanitizeError(try imageFixture("not-an-image.gif"), limit: 10) == .tooLarge(limit: 10))
         #expect(ImageSanitizer().maximumBytes == 10 * 1024 * 1024)
+    }
+
+    // MARK: Pixels
+
+    /// A 1×1 lossless WebP whose VP8X canvas says `width` × `height`.
+    func webp(canvas width: Int, _ height: Int) -> [UInt8] {
+        let canvas = concat([0, 0, 0, 0], Array(littleEndian32(width - 1).prefix(3)), Array(littleEndian32(height - 1).prefix(3)))
+        return webpFile([riffChunk("VP8X", canvas), riffChunk("VP8L", [0x2F, 0, 0, 0, 0, 0])])
+    }
+
+    /// A PNG whose header says `width` × `height`, with the image data of a 1×1 one.
+    func png(_ width: Int, _ height: Int) -> [UInt8] {
+        concat(pngSignature, pngChunk("IHDR", concat(bigEndianBytes(width, 4), bigEndianBytes(height, 4), [8, 0, 0, 0, 0])),
+               tinyIDAT, tinyIEND)
+    }
+
+    /// The JPEG fixture with its frame header saying `width` × `height`.
+    func jpeg(_ width: Int, _ height: Int) throws -> [UInt8] {
+        var bytes = [UInt8](try imageFixture("plain.jpg"))
+        let frame = try #require((0..<(bytes.count - 9)).first { bytes[$0] == 0xFF && [0xC0, 0xC1, 0xC2].contains(bytes[$0 + 1]) })
+        bytes.replaceSubrange((frame + 5)..<(frame + 9), with: concat(bigEndianBytes(height, 2), bigEndianBytes(width, 2)))
+        return bytes
+    }
+
+    @Test func picturesOverTwelveThousandPixelsASideOrFiftyMegapixelsAreRefusedFromTheirHeaders() throws {
+        // given small files that declare huge pictures, in every format
+        var heic = HEICRecipe(label: "a huge grid")
+        (heic.width, heic.height) = (20_000, 10_000)
+        let huge: [(String, [UInt8], Int, Int)] = [
+            ("PNG", png(20_000, 20_000), 20_000, 20_000),
+            ("JPEG", try jpeg(65_500, 65_500), 65_500, 65_500),
+            ("WebP", webp(canvas: 16_384, 16_384), 16_384, 16_384),
+            ("HEIC", makeHEIC(heic).bytes, 20_000, 10_000),
+            ("PNG within the sides but over 50 megapixels", png(8_000, 7_000), 8_000, 7_000),
+        ]
+        for (label, bytes, width, height) in huge {
+            #expect(bytes.count < 20_000, "\(label) is a small file")
+            // then each is refused for its pixels before anything else
+            #expect(sanitizeError(Data(bytes)) == .tooManyPixels(width: width, height: height), "\(label)")
+        }
+        // and pictures at the limits pass
+        #expect(sanitizeError(Data(png(12_000, 4_000))) == nil)
+        #expect(sanitizeError(Data(png(7_000, 7_000))) == nil)
+        #expect(sanitizeError(Data(try jpeg(640, 480))) == nil)
+        #expect(sanitizeError(Data(webp(canvas: 4_000, 3_000))) == nil)
+        var large = HEICRecipe(label: "a large picture")
+        (large.width, large.height) = (6_000, 4_000)
+        #expect(sanitizeError(Data(makeHEIC(large).bytes)) == nil)
+    }
+
+    @Test func picturesOfNoSizeAreDamaged() throws {
+        var heic = HEICRecipe(label: "no width")
+        heic.width = 0
+        for bytes in [png(0, 10), try jpeg(10, 0), makeHEIC(heic).bytes] {
+            #expect(isMalformed(sanitizeError(Data(bytes))))
+        }
+    }
+
+    @Test func aPngWhoseChecksumsDoNotAddUpIsRefused() throws {
+        // given a well-formed PNG, and the same with one byte of its image data changed
+        let good = png(1, 1)
+        #expect(sanitizeError(Data(good)) == nil)
+        var bad = good
+        let data = try #require(indexOfBytes(Array("IDAT".utf8), in: bad)) + 6
+        bad[data] ^= 0x01
+        // then the changed one is damaged, and so is one whose checksum alone is wrong
+        #expect(isMalformed(sanitizeError(Data(bad))))
+        var badChecksum = good
+        badChecksum[badChecksum.count - 1] ^= 0xFF  // IEND's checksum
+        #expect(isMalformed(sanitizeError(Data(badChecksum))))
     }
 
     // MARK: Robustness

@@ -169,6 +169,12 @@ extension Data {
                 .init(name: "photo", filename: "big.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg") + Data(count: 50_000)),
             ], token: ada.accessToken)
             #expect(big.status == 413)
+            let huge = try await server.upload("/v1/pets/\(id)/photos", parts: [
+                .init(name: "photo", filename: "huge.png", contentType: "image/png", data: TestImages.png(width: 20_000, height: 20_000)),
+            ], token: ada.accessToken)
+            #expect(huge.status == 422)
+            #expect(try huge.decode(Components.Schemas.Problem.self).field == "photo")
+            #expect(huge.text.contains("20000 × 20000 pixels"))
             let none = try await server.upload("/v1/pets/\(id)/photos", parts: [
                 .init(name: "kind", contentType: "text/plain", data: Data("gallery".utf8)),
             ], token: ada.accessToken)

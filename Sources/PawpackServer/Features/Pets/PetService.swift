@@ -394,6 +394,10 @@ final class PetService: Sendable {
             return Problem(status: 415, code: .unsupportedMediaType, title: "Not a photo we accept",
                            detail: "Upload a JPEG, PNG, WebP or HEIC image.",
                            errors: [.init(field: "photo", message: "must be a JPEG, PNG, WebP or HEIC image")])
+        case let .tooManyPixels(width, height):
+            return Problem(status: 422, code: .validationFailed, title: "Photo too large",
+                           detail: "This photo is \(width) × \(height) pixels; photos may be at most 12,000 pixels a side and 50 megapixels.",
+                           errors: [.init(field: "photo", message: "must be at most 12,000 pixels a side and 50 megapixels")])
         case .malformed:
             return Problem(status: 422, code: .validationFailed, title: "Damaged image",
                            detail: "The image could not be read; it may be damaged or cut short.",
