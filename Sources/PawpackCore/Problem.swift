@@ -30,6 +30,8 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case alreadyRequested = "already_requested"
     case alreadySwiped = "already_swiped"
     case locationNeeded = "location_needed"
+    case limitReached = "limit_reached"
+    case methodNotAllowed = "method_not_allowed"
 }
 
 /// One field that failed validation, named as the client sent it.

@@ -318,3 +318,55 @@ extension Data {
         }
     }
 }
+
+/// What one member can create is bounded (`CreationLimits`), and a card shows a few photos.
+@Suite struct CreationLimitTests {
+    @Test func aMemberHasAtMostTwentyPetsAPetTwentyFourPhotosAndACardShowsSix() async throws {
+        try await TestServer.run { server in
+            // given Bob with one dog and eight photos of it, and Ada nearby
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            for number in 0..<8 {
+                let photo = try await server.upload("/v1/pets/\(bob.dogID)/photos", parts: [
+                    .init(name: "photo", filename: "\(number).png", contentType: "image/png",
+                          data: TestImages.png(width: 1 + number, height: 1)),
+                    .init(name: "kind", data: Data((number == 5 ? "profile" : "gallery").utf8)),
+                ], token: bob.token)
+                #expect(photo.status == 201, "\(photo.text)")
+            }
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+
+            // then Ada's deck shows his dog with six photos, the profile photo first
+            let card = try #require(try await server.deck(ada).items.first).pet
+            #expect(card.photos.count == 6)
+            #expect(card.photos.first?.kind == .profile)
+            // while Bob's own page of it shows all eight
+            let own = try await server.get("/v1/pets/\(bob.dogID)", token: bob.token, as: Components.Schemas.PetView.self)
+            #expect(own.card.photos.count == 8)
+
+            // and Bob may add photos up to 24, not one more
+            for number in 8..<24 {
+                let photo = try await server.upload("/v1/pets/\(bob.dogID)/photos", parts: [
+                    .init(name: "photo", filename: "\(number).png", contentType: "image/png", data: TestImages.png(width: 1, height: 1)),
+                ], token: bob.token)
+                #expect(photo.status == 201)
+            }
+            let tooMany = try await server.upload("/v1/pets/\(bob.dogID)/photos", parts: [
+                .init(name: "photo", filename: "more.png", contentType: "image/png", data: TestImages.png(width: 1, height: 1)),
+            ], token: bob.token)
+            #expect(tooMany.status == 409)
+            #expect(tooMany.code == "limit_reached")
+            #expect(server.storedMediaFiles().count == 24)
+
+            // and pets up to 20 (he has one), not one more
+            for number in 1..<20 {
+                let pet = try await server.send(.POST, "/v1/pets", object: ["name": "Cat \(number)", "species": "cat", "estimatedAgeMonths": 12],
+                                                token: bob.token)
+                #expect(pet.status == 201)
+            }
+            let twentyFirst = try await server.send(.POST, "/v1/pets", object: ["name": "One more", "species": "cat", "estimatedAgeMonths": 12],
+                                                    token: bob.token)
+            #expect(twentyFirst.status == 409)
+            #expect(twentyFirst.code == "limit_reached")
+        }
+    }
+}

@@ -3,6 +3,7 @@ import Foundation
 import PawpackCore
 import PawpackTestSupport
 import Testing
+import Vapor
 
 @Suite struct SystemTests {
     @Test func healthzReportsTheDatabase() async throws {
@@ -29,6 +30,26 @@ import Testing
             #expect(reply.headers.first(name: "Content-Type") == "application/problem+json")
             #expect(reply.code == "not_found")
             #expect(reply.json["type"] as? String == "urn:pawpack:problem:not_found")
+        }
+    }
+
+    @Test func aMethodAnAddressDoesNotTakeIs405NamingTheOnesItTakes() async throws {
+        try await TestServer.run { server in
+            let cases: [(HTTPMethod, String, String)] = [
+                (.DELETE, "/v1/auth/login", "POST"),
+                (.TRACE, "/healthz", "GET, HEAD"),
+                (.PUT, "/v1/pets", "GET, HEAD, POST"),
+                (.PATCH, "/v1/pets/\(UUID())/deck", "GET, HEAD"),
+                (.DELETE, "/signup", "GET, HEAD, POST"),
+            ]
+            for (method, path, allowed) in cases {
+                let reply = try await server.request(method, path)
+                #expect(reply.status == 405, "\(method) \(path)")
+                #expect(reply.code == "method_not_allowed")
+                #expect(reply.headers.first(name: "Allow") == allowed, "\(method) \(path)")
+            }
+            // a path nothing serves is still not found, whatever the method
+            #expect(try await server.request(.DELETE, "/v1/nothing-here").status == 404)
         }
     }
 

@@ -15,12 +15,21 @@ struct ProblemMiddleware: AsyncMiddleware {
             // `Abort.redirect` (e.g. to the login page) is an answer, not a failure.
             return Response(status: abort.status, headers: abort.headers)
         } catch {
-            let problem = Self.problem(for: error)
+            var problem = Self.problem(for: error)
+            var allowed: [HTTPMethod] = []
+            // No route took the request (Vapor's own 404): when the path exists for other
+            // methods, the method is what is wrong.
+            if error is any AbortError, problem.code == .notFound, request.route == nil {
+                allowed = request.application.routes.methods(serving: request.url.path)
+                if !allowed.isEmpty { problem = .methodNotAllowed }
+            }
             if problem.status >= 500 {
                 request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             }
-            if Self.wantsHTML(request) { return pageRenderer(problem, request) }
-            return Self.response(for: problem, instance: request.url.path)
+            let response = Self.wantsHTML(request) ? pageRenderer(problem, request)
+                : Self.response(for: problem, instance: request.url.path)
+            if !allowed.isEmpty { response.headers.replaceOrAdd(name: .allow, value: allowed.map(\.rawValue).joined(separator: ", ")) }
+            return response
         }
     }
 
@@ -121,6 +130,12 @@ struct ProblemMiddleware: AsyncMiddleware {
         default: return name.contains("Array") ? "list" : "value of the right type"
         }
     }
+}
+
+extension Problem {
+    /// A path that exists, asked with a method it does not take.
+    static let methodNotAllowed = Problem(status: 405, code: .methodNotAllowed, title: "Method not allowed",
+                                          detail: "This address does not take this method; the Allow header lists those it takes.")
 }
 
 /// The wire form of a problem (RFC 9457) with Pawpack's `code`, `field` and `errors` members.

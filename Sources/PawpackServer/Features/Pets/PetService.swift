@@ -124,6 +124,7 @@ final class PetService: Sendable {
     let media: any MediaStore
     private let logger: Logger
     let rules = PetRules()
+    let limits = CreationLimits()
     let welfare = WelfarePolicy()
     /// The Playdates candidate index, derived from pets and owners' locations: every change
     /// here that the deck reads rewrites the pet's row in the same transaction, and once that
@@ -226,7 +227,7 @@ final class PetService: Sendable {
                     card.mode = .puppy
                 }
             }
-            card.photos = Self.cardOrder(photos[id] ?? [])
+            card.photos = Array(Self.cardOrder(photos[id] ?? []).prefix(limits.photosPerCard))
             cards[id] = card
         }
         return cards
@@ -279,6 +280,9 @@ final class PetService: Sendable {
 
     func create(_ user: UserRecord, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
         let profile = try rules.create(draft, owner: user.requireID(), today: today)
+        guard try await PetRecord.query(on: db).filter(\.$owner.$id == profile.ownerID).count() < limits.petsPerOwner else {
+            throw CreationLimits.reached("pets per member", limit: limits.petsPerOwner, field: "name")
+        }
         let record = PetRecord(profile, now: clock.now())
         let indexed = try await db.transaction { tx in
             try await record.create(on: tx)
@@ -353,6 +357,9 @@ final class PetService: Sendable {
                      on db: any Database) async throws -> PetPhotoRecordValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         let petID = try pet.requireID()
+        guard try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == petID).count() < limits.photosPerPet else {
+            throw CreationLimits.reached("photos of a pet", limit: limits.photosPerPet, field: "photo")
+        }
         let sanitizer = ImageSanitizer(maximumBytes: config.maximumUploadBytes)
         let sanitized: (format: ImageFormat, data: Data)
         do {
@@ -440,6 +447,9 @@ final class PetService: Sendable {
                         on db: any Database) async throws -> VaccinationRecordValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         let valid = try VaccinationRules().validate(input, birthDate: pet.birthLocalDate, today: today)
+        guard try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).count() < limits.vaccinationsPerPet else {
+            throw CreationLimits.reached("vaccinations of a pet", limit: limits.vaccinationsPerPet, field: "vaccine")
+        }
         let record = VaccinationRecord()
         record.$pet.id = try pet.requireID()
         record.vaccine = valid.vaccine.rawValue
@@ -551,6 +561,9 @@ final class PetService: Sendable {
             throw Problem(status: 409, code: .alreadyInvited, title: "Already invited",
                           detail: "\(invitee.displayName) already guards this pet or has an invitation waiting.",
                           errors: [.init(field: "username", message: "is already invited")])
+        }
+        guard try await GuardianRecord.query(on: db).filter(\.$pet.$id == petID).count() < limits.guardiansPerPet else {
+            throw CreationLimits.reached("guardians of a pet", limit: limits.guardiansPerPet, field: "username")
         }
         let guardian = GuardianRecord(petID: petID, userID: inviteeID, now: clock.now())
         try await guardian.create(on: db)

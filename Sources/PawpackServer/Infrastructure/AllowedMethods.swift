@@ -1,0 +1,29 @@
+import Vapor
+
+extension Routes {
+    /// The methods the routes serve `path` with: for the `Allow` header of a 405, when a path
+    /// exists but not for the method asked. Empty when no route serves the path at all.
+    func methods(serving path: String) -> [HTTPMethod] {
+        let segments = path.split(separator: "/").map(String.init)
+        var methods: [HTTPMethod] = []
+        for route in all where Self.route(route.path, matches: segments) && !methods.contains(route.method) {
+            methods.append(route.method)
+        }
+        // Vapor answers HEAD wherever it answers GET.
+        if methods.contains(.GET), !methods.contains(.HEAD) { methods.append(.HEAD) }
+        return methods.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    private static func route(_ components: [PathComponent], matches segments: [String]) -> Bool {
+        var index = 0
+        for component in components {
+            switch component {
+            case .catchall: return index < segments.count
+            case let .constant(text): guard index < segments.count, segments[index] == text else { return false }
+            case .parameter, .anything: guard index < segments.count else { return false }
+            }
+            index += 1
+        }
+        return index == segments.count
+    }
+}
