@@ -39,10 +39,12 @@ extension TestServer {
         package static let paris = GeoPoint(latitude: 48.8566, longitude: 2.3522)
     }
 
-    /// A verified member living at `place` with one dog, "Name's dog", 30 months old and
-    /// 14 kg; `dog` adds to or replaces fields of its profile.
-    package func owner(_ name: String, at place: GeoPoint, dog: [String: any Sendable] = [:]) async throws -> Owner {
-        let member = try await member(name, password: "\(name)'s own secret")
+    /// A verified member living at `place` (`member`, or a new one named `name`) with one dog,
+    /// "Name's dog", 30 months old and 14 kg; `dog` adds to or replaces fields of its profile.
+    package func owner(_ name: String, at place: GeoPoint, dog: [String: any Sendable] = [:],
+                       member existing: Member? = nil) async throws -> Owner {
+        let member: Member
+        if let existing { member = existing } else { member = try await self.member(name, password: "\(name)'s own secret") }
         let located = try await send(.PUT, "/v1/me/location", object: ["latitude": place.latitude, "longitude": place.longitude],
                                      token: member.accessToken)
         guard located.status == 200 else { throw TestFailure("location of \(name): \(located.text)") }

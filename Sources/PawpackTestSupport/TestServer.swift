@@ -227,10 +227,13 @@ package struct TestServer: Sendable {
         return nil
     }
 
-    /// Signs up, verifies by the emailed link and logs in; returns the session JSON.
-    package func member(_ name: String, password: String = TestServer.password) async throws -> Member {
-        let email = "\(name)@example.com"
-        let signUp = try await signUp(email: email, username: name, password: password, displayName: name.capitalized)
+    /// Signs up, verifies by the emailed link and logs in; returns the session JSON. The email
+    /// is `name@example.com` and the display name `Name` unless given.
+    package func member(_ name: String, password: String = TestServer.password, email: String? = nil,
+                        displayName: String? = nil, city: String? = nil) async throws -> Member {
+        let email = email ?? "\(name)@example.com"
+        let signUp = try await signUp(email: email, username: name, password: password,
+                                      displayName: displayName ?? name.capitalized, city: city)
         guard signUp.status == 201 else { throw Abort(.internalServerError, reason: "sign-up failed: \(signUp.text)") }
         guard let token = linkToken(to: email) else { throw Abort(.internalServerError, reason: "no verification mail") }
         let verify = try await request(.POST, "/v1/auth/verify-email", json: ["token": token])

@@ -34,7 +34,7 @@ enum WebPages {
         let response = Response(status: status, body: .init(string: html.render()))
         response.headers.contentType = .html
         response.headers.replaceOrAdd(name: "Content-Security-Policy",
-                                      value: "default-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'")
+                                      value: "default-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
         response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
         // Links in mail carry tokens in the query; never leak them in a Referer.
         response.headers.replaceOrAdd(name: "Referrer-Policy", value: "no-referrer")

@@ -1,0 +1,227 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+@testable import PawpackServer
+import PawpackTestSupport
+import Testing
+import Vapor
+
+/// Whatever members type is shown as text: every builder escapes, and every page, rendered
+/// with hostile text in every field a member can fill, has exactly the elements and attributes it
+/// has with plain text.
+@Suite struct EscapedPagesTests {
+    @Test func everyPageHasTheSameElementsWithHostileTextInEveryField() async throws {
+        // given the same community twice, once with plain names and once with names that try to
+        // close an attribute or open a tag, rendered page by page
+        let plain = try await Self.everyPage(with: .plain)
+        let hostile = try await Self.everyPage(with: .hostile)
+
+        // then each page is made of the same elements with the same attributes
+        #expect(plain.keys.sorted() == hostile.keys.sorted())
+        #expect(plain.count >= 40, "\(plain.count) pages")
+        for (page, html) in hostile.sorted(by: { $0.key < $1.key }) {
+            let expected = try #require(plain[page])
+            let (want, got) = (HTMLSkeleton.tags(of: expected), HTMLSkeleton.tags(of: html))
+            #expect(want == got, "\(page): first difference \(HTMLSkeleton.firstDifference(want, got))")
+            #expect(!html.localizedCaseInsensitiveContains("<base") && !html.contains("evil.example/\">"), "\(page)")
+        }
+        // and the hostile text is really on the pages, shown as the text it is
+        let showing = hostile.filter { $0.value.contains(HTMLEscaping.escape(Texts.hostile.petName)) }
+        #expect(showing.count >= 8, "the hostile pet name appears on \(showing.keys.sorted())")
+        let inAttributes = hostile.filter { $0.value.contains("=\"" + HTMLEscaping.escape(Texts.hostile.petName)) }
+        #expect(!inAttributes.isEmpty, "no page shows the name in an attribute")
+    }
+
+    // MARK: The community
+
+    /// What members type: the same fields, plain or hostile.
+    struct Texts {
+        var displayName, city, email, petName, breed, notes, vaccineName, clinic, token: String
+
+        static let plain = Texts(displayName: "Ada Lovelace", city: "Lyon", email: "ada@example.com",
+                                 petName: "Rex", breed: "Beagle", notes: "Loves the park.", vaccineName: "Leish",
+                                 clinic: "Vet du Parc", token: "not-a-token")
+        static let hostile = Texts(displayName: #""><base href=//evil.example/>"#,
+                                   city: #"'><img src=//evil.example/x.png>"#,
+                                   email: #"a"b'c&d@example.com"#,
+                                   petName: #""><base href=//evil.example/>"#,
+                                   breed: #"</title><script>alert(1)</script>"#,
+                                   notes: #"&lt;b&gt; "onmouseover="alert(1)" <a href="//evil.example/">x</a>"#,
+                                   vaccineName: #"' autofocus onfocus='alert(1)"#,
+                                   clinic: #"</textarea></select><img src=x>"#,
+                                   token: #""><base href=//evil.example/>"#)
+    }
+
+    /// Every page of a community where Ada's dog, with a photo and an unusual vaccination, is
+    /// liked by Bob's, matched with Cyd's, guarded by an invitation to Bob, and in Dan's deck:
+    /// each member's pages, the pages of Ada's dog to the others, the pages anyone sees, and every
+    /// form sent back with a mistake, which shows what was typed. Keyed by what was asked.
+    static func everyPage(with texts: Texts) async throws -> [String: String] {
+        try await TestServer.run(adjust: { $0.environment = .development }) { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: [
+                "name": texts.petName, "breed": texts.breed, "notes": texts.notes,
+            ], member: server.member("ada", email: texts.email, displayName: texts.displayName, city: texts.city))
+            let others = ["bob": TestServer.Place.lyonNear, "cyd": TestServer.Place.lyonNear, "dan": TestServer.Place.lyonNorth]
+            var owners = ["ada": ada]
+            for (name, place) in others {
+                owners[name] = try await server.owner(name, at: place, dog: ["name": texts.petName], member:
+                    server.member(name, displayName: texts.displayName, city: texts.city))
+            }
+            let (bob, cyd) = (owners["bob"]!, owners["cyd"]!)
+            let photo = try await server.upload("/v1/pets/\(ada.dogID)/photos", parts: [
+                .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg")),
+            ], token: ada.token)
+            let vaccination = try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations", object: [
+                "vaccine": "other", "otherName": texts.vaccineName, "clinic": texts.clinic, "givenOn": "2025-06-01",
+            ], token: ada.token)
+            let invited = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "bob"], token: ada.token)
+            for reply in [photo, vaccination, invited] where reply.status != 201 {
+                throw TestFailure("setting up: \(reply.status) \(reply.text)")
+            }
+            _ = try await server.like(bob, ada)
+            _ = try await server.like(cyd, ada)
+            _ = try await server.like(ada, cyd)
+
+            var pages: [String: String] = [:]
+            func keep(_ key: String, _ page: TestBrowser.Page) throws {
+                guard page.headers.contentType == .html else { return }
+                let policy = page.headers.first(name: "Content-Security-Policy") ?? ""
+                #expect(policy.contains("base-uri 'none'") && policy.contains("object-src 'none'"), "\(key): \(policy)")
+                guard pages.updateValue(page.html, forKey: key) == nil else { throw TestFailure("\(key) twice") }
+            }
+            let routes = WebRoutesTests.webRoutes(server).filter { $0.method == .GET }
+            let skipped: Set<String> = [WebPath.stylesheet, WebPath.script, WebPath.accountExport, WebPath.verifyEmail,
+                                        WebPath.resetPassword, WebPath.mediaRoute]
+
+            // each member's own pages, and Ada's dog's pages seen by the others
+            for name in owners.keys.sorted() {
+                let owner = owners[name]!
+                let browser = try await TestBrowser.signedIn(server, as: owner.member)
+                for route in routes where !skipped.contains("/" + route.path.string) {
+                    let path = try WebRoutesTests.path(of: route, values: ["petId": owner.dogID])
+                    try keep("\(name): GET /\(route.path.string)", try await browser.get(path))
+                    if name != "ada", path.contains(owner.dogID) {
+                        let theirs = path.replacingOccurrences(of: owner.dogID, with: ada.dogID)
+                        try keep("\(name) on Ada's dog: GET /\(route.path.string)", try await browser.get(theirs))
+                    }
+                }
+            }
+
+            // the pages anyone sees, with a link's token as typed
+            let visitor = TestBrowser(server)
+            for route in routes where route.path.allSatisfy({ if case .constant = $0 { true } else { false } }) {
+                try keep("visitor: GET /\(route.path.string)", try await visitor.get("/" + route.path.string))
+            }
+            let token = texts.token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            try keep("visitor: verify link", try await visitor.get(WebPath.verifyEmail + "?token=" + token))
+            try keep("visitor: reset link", try await visitor.get(WebPath.resetPassword + "?token=" + token))
+
+            // every form sent back with a mistake, showing what was typed
+            let mistakes: [(String, [String: String])] = [
+                (WebPath.signUp, ["email": texts.email, "username": "eve", "displayName": texts.displayName,
+                                  "city": texts.city, "dateOfBirth": "1990-01-01", "password": "short"]),
+                (WebPath.logIn, ["email": texts.email, "password": "not the password"]),
+                (WebPath.forgotPassword, ["email": texts.email + "@"]),
+                (WebPath.resendVerification, ["email": texts.email + "@"]),
+                (WebPath.resetPassword, ["token": texts.token, "newPassword": "short"]),
+            ]
+            for (path, form) in mistakes {
+                _ = try await visitor.get(path == WebPath.resendVerification ? WebPath.logIn : path)
+                try keep("visitor: POST \(path)", try await visitor.post(path, form))
+            }
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+            let petForm = ["name": texts.petName, "species": "dog", "breed": texts.breed, "notes": texts.notes,
+                           "weightKg": "-3", "estimatedAgeMonths": "30"]
+            let signedInMistakes: [(String, [String: String])] = [
+                (WebPath.accountProfile, ["displayName": "", "city": texts.city]),
+                (WebPath.accountEmail, ["newEmail": texts.email + "@", "password": "ada's own secret"]),
+                (WebPath.accountUsername, ["username": texts.displayName]),
+                (WebPath.pets, petForm),
+                (WebPath.editPet(ada.dog), petForm),
+                (WebPath.vaccinations(ada.dog), ["vaccine": "other", "otherName": texts.vaccineName,
+                                                 "clinic": texts.clinic, "givenOn": "not a date"]),
+                (WebPath.guardians(ada.dog), ["username": texts.displayName]),
+            ]
+            for (path, form) in signedInMistakes {
+                let page = try await browser.post(path, form)
+                #expect(page.status >= 400, "\(path) took the mistake: \(page.status)")
+                try keep("ada: POST \(path.replacingOccurrences(of: ada.dogID, with: ":petId"))", page)
+            }
+            return pages
+        }
+    }
+}
+
+/// The escaping every page's text and attribute values go through, and the reading of HTML the
+/// page test relies on.
+@Suite struct SafeHTMLTests {
+    @Test func textIsEscapedSoItEndsNoAttributeOpensNoTagAndShowsAsTyped() {
+        #expect(HTMLEscaping.escape(#"x"><b a='1'>&amp;"#) == "x&quot;&gt;&lt;b a=&#39;1&#39;&gt;&amp;amp;")
+        #expect(HTMLEscaping.escape("Rex & Fido: best friends") == "Rex &amp; Fido: best friends")
+        #expect(HTMLEscaping.escape("Élodie's 🐕") == "Élodie&#39;s 🐕")
+    }
+
+    @Test func theSkeletonSeesTextThatLeftItsAttribute() {
+        #expect(HTMLSkeleton.tags(of: #"<img alt="Rex" src="/a.jpg"><p>Rex &lt;3</p>"#) == ["img alt src", "p", "/p"])
+        #expect(HTMLSkeleton.tags(of: #"<img alt=""><base href=//evil.example/>" src="/a.jpg">"#)
+            == ["img alt", "base href"], "an injected tag, and the rest of the broken attribute left as text")
+        #expect(HTMLSkeleton.tags(of: #"<!DOCTYPE html><!-- <b> --><input value='a"b' required>"#) == ["input value required"])
+    }
+}
+
+/// The tags of an HTML document, each as its name and attribute names, read the way a browser
+/// tokenizes them, so text that escaped its place shows up as another tag or attribute.
+enum HTMLSkeleton {
+    static func tags(of html: String) -> [String] {
+        let characters = Array(html)
+        var tags: [String] = []
+        var index = 0
+        func at(_ offset: Int) -> Character? { index + offset < characters.count ? characters[index + offset] : nil }
+        while index < characters.count {
+            guard characters[index] == "<", let next = at(1), next.isLetter || next == "/" || next == "!" else {
+                index += 1
+                continue
+            }
+            if next == "!" {
+                let terminator: [Character] = at(2) == "-" ? ["-", "-", ">"] : [">"]
+                index += 2
+                while index < characters.count, !Array(characters[index...].prefix(terminator.count)).elementsEqual(terminator) { index += 1 }
+                index += terminator.count
+                continue
+            }
+            index += 1
+            var name = next == "/" ? "/" : ""
+            if next == "/" { index += 1 }
+            while let c = at(0), !c.isWhitespace, c != ">", c != "/" || name.isEmpty { name.append(c); index += 1 }
+            var attributes: [String] = []
+            while let c = at(0), c != ">" {
+                if c.isWhitespace || c == "/" { index += 1; continue }
+                var attribute = ""
+                while let c = at(0), !c.isWhitespace, c != "=", c != ">", c != "/" { attribute.append(c); index += 1 }
+                while let c = at(0), c.isWhitespace { index += 1 }
+                if at(0) == "=" {
+                    index += 1
+                    while let c = at(0), c.isWhitespace { index += 1 }
+                    if let quote = at(0), quote == "\"" || quote == "'" {
+                        index += 1
+                        while let c = at(0), c != quote { index += 1 }
+                        index += 1
+                    } else {
+                        while let c = at(0), !c.isWhitespace, c != ">" { index += 1 }
+                    }
+                }
+                if !attribute.isEmpty { attributes.append(attribute.lowercased()) }
+            }
+            index += 1
+            tags.append(([name.lowercased()] + attributes).joined(separator: " "))
+        }
+        return tags
+    }
+
+    static func firstDifference(_ expected: [String], _ actual: [String]) -> String {
+        guard let index = expected.indices.first(where: { $0 >= actual.count || expected[$0] != actual[$0] }) else {
+            return "\(expected.count) tags expected, \(actual.count) found"
+        }
+        return "tag \(index): expected <\(expected[index])>, found <\(index < actual.count ? actual[index] : "nothing")>"
+    }
+}
