@@ -32,6 +32,7 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case locationNeeded = "location_needed"
     case limitReached = "limit_reached"
     case methodNotAllowed = "method_not_allowed"
+    case notAcceptable = "not_acceptable"
 }
 
 /// One field that failed validation, named as the client sent it.

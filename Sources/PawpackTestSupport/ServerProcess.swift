@@ -9,9 +9,15 @@ package final class ServerProcess: @unchecked Sendable {
     package let baseURL: String
     private let process: Process
     private let dataDirectory: String
+    /// Where the process's output goes when the test reads its log, nil when dropped.
+    private let logFile: URL?
 
-    /// Starts `pawpack serve` on a free port with an empty data folder and waits until it answers.
-    package init(environment extra: [String: String] = [:]) async throws {
+    /// The SQLite database the process serves.
+    package var databaseFile: String { dataDirectory + "/pawpack.sqlite" }
+
+    /// Starts `pawpack serve` on a free port with an empty data folder and waits until it
+    /// answers; with `keepingLog`, what it writes can be read with `log()`.
+    package init(environment extra: [String: String] = [:], keepingLog: Bool = false) async throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("pawpack")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
@@ -31,8 +37,18 @@ package final class ServerProcess: @unchecked Sendable {
                            "PAWPACK_BCRYPT_COST": "4", "PAWPACK_SQLITE_RESIDENT_MB": "0"]) { _, new in new }
         environment.merge(extra) { _, new in new }
         process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if keepingLog {
+            let file = URL(fileURLWithPath: dataDirectory + ".log")
+            FileManager.default.createFile(atPath: file.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: file)
+            process.standardOutput = handle
+            process.standardError = handle
+            logFile = file
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            logFile = nil
+        }
         try process.run()
         for _ in 0..<300 {
             if let health = try? await get("/healthz"), health == 200 { return }
@@ -52,12 +68,19 @@ package final class ServerProcess: @unchecked Sendable {
         return kilobytes * 1_024
     }
 
+    /// Everything the process has written so far (its log lines).
+    package func log() throws -> String {
+        guard let logFile else { throw TestFailure("started without keepingLog") }
+        return try String(contentsOf: logFile, encoding: .utf8)
+    }
+
     package func stop() {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: dataDirectory)
+        if let logFile { try? FileManager.default.removeItem(at: logFile) }
     }
 
     deinit { stop() }

@@ -38,14 +38,15 @@ func loadConfig(overrides: [String: String] = [:]) throws -> Config {
     }
 }
 
-/// Logs as text in development and as JSON lines in production; once per process.
+/// Logs as text in development and as JSON lines in production, with secrets redacted; once per process.
 func bootstrapLogging(_ config: Config) {
     let level = Logger.Level(rawValue: config.logLevel) ?? .info
     LoggingSystem.bootstrap { label in
         var handler: any LogHandler = config.logFormat == .json
             ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
         handler.logLevel = level
-        return handler
+        // Every line, Pawpack's and its libraries', with credentials blanked.
+        return RedactingLogHandler(handler)
     }
 }
 

@@ -63,7 +63,7 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
         operation == Operations.UploadPetPhoto.id ? config.maximumUploadBytes + 256 * 1_024 : config.maximumBodyBytes
     }
     try APIHandler(services: services).registerHandlers(on: VaporTransport(routesBuilder: app), configuration: .pawpack,
-                                                        middlewares: [bodyLimit])
+                                                        middlewares: [ContentNegotiationMiddleware(), bodyLimit])
 
     let contract = try OpenAPIDocument.yaml()
     app.get("openapi.yaml") { _ in

@@ -25,7 +25,7 @@ package struct JSONLogHandler: LogHandler {
         fields["level"] = level.rawValue
         fields["label"] = label
         fields["msg"] = message.description
-        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]),
+        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]),
               var text = String(data: data, encoding: .utf8) else { return }
         text.append("\n")
         FileHandle.standardError.write(Data(text.utf8))

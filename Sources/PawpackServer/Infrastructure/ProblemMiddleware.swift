@@ -24,7 +24,11 @@ struct ProblemMiddleware: AsyncMiddleware {
                 if !allowed.isEmpty { problem = .methodNotAllowed }
             }
             if problem.status >= 500 {
-                request.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+                // By code and cause; the request id is in the logger's metadata. Never the request
+                // itself, nor its input or output: they hold tokens and passwords.
+                request.logger.error("request failed", metadata: [
+                    "code": .string(problem.code.rawValue), "error": .string(LogRedaction.describe(error)),
+                ])
             }
             let response = Self.wantsHTML(request) ? pageRenderer(problem, request)
                 : Self.response(for: problem, instance: request.url.path)

@@ -16,6 +16,8 @@ struct RequestContextMiddleware: AsyncMiddleware {
             try await next.respond(to: request)
         }
         response.headers.replaceOrAdd(name: "X-Request-ID", value: request.id)
+        // No answer is ever read as another type than it says (a JSON body as HTML, say).
+        response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         // The path only: query strings can carry single-use tokens.
