@@ -33,6 +33,7 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case limitReached = "limit_reached"
     case methodNotAllowed = "method_not_allowed"
     case notAcceptable = "not_acceptable"
+    case tooManyRequests = "too_many_requests"
 }
 
 /// One field that failed validation, named as the client sent it.
@@ -113,6 +114,12 @@ public struct Problem: Error, Sendable, Equatable {
         Problem(status: 429, code: .tooManyAttempts, title: "Too many attempts",
                 detail: "Too many failed sign-ins from your network. Try again in \(retryAfter) seconds.",
                 retryAfter: retryAfter)
+    }
+
+    /// Too many of one kind of request from one member: deck reads, location changes, mail.
+    public static func tooManyRequests(retryAfter: Int, what: String = "requests") -> Problem {
+        Problem(status: 429, code: .tooManyRequests, title: "Slow down",
+                detail: "Too many \(what) for now. Try again in \(retryAfter) seconds.", retryAfter: retryAfter)
     }
 
     public static let serverBusy = Problem(

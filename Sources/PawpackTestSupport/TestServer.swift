@@ -31,8 +31,13 @@ package struct TestServer: Sendable {
     }
 
     /// Runs `body` against a fresh server and always shuts it down, also when the test throws.
+    /// Every member's location grid shifted by half a cell, so distances between test places
+    /// are the same from run to run.
+    package static let centredGrid = LocationBlur.Offset(north: 0.5, east: 0.5)
+
     package static func run<T: Sendable>(
         adjust: (inout Config) -> Void = { _ in },
+        locationOffsets: @escaping @Sendable () -> LocationBlur.Offset = { TestServer.centredGrid },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
         var config = Config()
@@ -62,7 +67,7 @@ package struct TestServer: Sendable {
         var started = false
         do {
             try await configure(app, config: config, dependencies: Dependencies(
-                clock: clock, mailer: outbox, media: LocalMediaStore(root: mediaFolder)))
+                clock: clock, mailer: outbox, media: LocalMediaStore(root: mediaFolder), locationOffsets: locationOffsets))
             if case .postgres = config.database, let sql = app.db as? any SQLDatabase {
                 try await sql.raw("CREATE SCHEMA IF NOT EXISTS \(ident: String(schema))").run()
             }

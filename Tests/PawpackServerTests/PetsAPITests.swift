@@ -1,4 +1,5 @@
 import Foundation
+import PawpackCore
 import PawpackAPI
 import PawpackTestSupport
 import Testing
@@ -285,7 +286,12 @@ extension Data {
             #expect(bad.json["field"] as? String == "latitude")
             let set = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.764, "longitude": 4.8357], token: ada.accessToken)
             #expect(set.status == 200)
-            #expect((set.json["location"] as? [String: Any])?["latitude"] as? Double == 45.764)
+            // kept and shown to her as the centre of its cell, never as given
+            let centre = LocationBlur.matchingPoint(of: GeoPoint(latitude: 45.764, longitude: 4.8357), offset: TestServer.centredGrid)
+            #expect(centre.latitude != 45.764)
+            let kept = try #require(set.json["location"] as? [String: Any])
+            #expect(abs(try #require(kept["latitude"] as? Double) - centre.latitude) < 1e-9)
+            #expect(abs(try #require(kept["longitude"] as? Double) - centre.longitude) < 1e-9)
             #expect(try await server.request(.DELETE, "/v1/me/location", token: ada.accessToken).status == 204)
             #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).json["location"] == nil)
             #expect(try await server.send(.PUT, "/v1/me/location", object: ["latitude": 1, "longitude": 1], token: nil).status == 401)

@@ -1,4 +1,5 @@
 import Foundation
+import PawpackCore
 import PawpackServer
 import PawpackTestSupport
 import Testing
@@ -153,9 +154,13 @@ import Testing
             #expect(bad.html.contains("Location: give a latitude"))
             let saved = try await browser.post("/account/location", ["latitude": "45.764", "longitude": "4.8357"])
             #expect(saved.location == "/account?flash=location")
-            #expect(try await browser.get("/account").html.contains(#"value="45.764""#))
+            // kept as the centre of its cell
+            let centre = LocationBlur.matchingPoint(of: GeoPoint(latitude: 45.764, longitude: 4.8357), offset: TestServer.centredGrid)
+            let shown = #"value="\#(String(format: "%.4f", centre.latitude))""#
+            #expect(shown != #"value="45.7640""#)
+            #expect(try await browser.get("/account").html.contains(shown))
             _ = try await browser.post("/account/location", ["clear": "1"])
-            #expect(!(try await browser.get("/account").html.contains(#"value="45.764""#)))
+            #expect(!(try await browser.get("/account").html.contains(shown)))
         }
     }
 

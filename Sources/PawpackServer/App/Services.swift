@@ -1,3 +1,4 @@
+import PawpackCore
 import Fluent
 import Foundation
 import Logging
@@ -11,11 +12,15 @@ package struct Dependencies: Sendable {
     package var clock: any AppClock
     package var mailer: any Mailer
     package var media: any MediaStore
+    /// Draws a member's location grid (`LocationBlur`) when they first give a position.
+    package var locationOffsets: @Sendable () -> LocationBlur.Offset
 
-    package init(clock: any AppClock, mailer: any Mailer, media: any MediaStore) {
+    package init(clock: any AppClock, mailer: any Mailer, media: any MediaStore,
+                 locationOffsets: @escaping @Sendable () -> LocationBlur.Offset = { LocationBlur.Offset.random() }) {
         self.clock = clock
         self.mailer = mailer
         self.media = media
+        self.locationOffsets = locationOffsets
     }
 
     /// The system clock and the mail transport the configuration names.
@@ -60,7 +65,8 @@ package final class PawpackServices: Sendable {
         // PostgreSQL instances are many and stateless.
         var rowsInMemory = deckSource == .index
         if case .postgres = config.database { rowsInMemory = false }
-        self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media, reads: hotReads,
+        self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media,
+                               locationOffsets: dependencies.locationOffsets, reads: hotReads,
                                deckIndex: DeckIndex(rowsInMemory: rowsInMemory), imageWork: threadPool, logger: logger)
         self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, source: deckSource, logger: logger)
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,

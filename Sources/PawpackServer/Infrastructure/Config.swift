@@ -37,6 +37,10 @@ package struct Config: Sendable {
     package var lockout = LockoutPolicy()
     package var failedLoginsPerAddress = 20
     package var failedLoginsPerAddressWindow: TimeInterval = 5 * 60
+    /// Changes of where a member is matched from, per member per hour (`LocationBlur`).
+    package var locationChangesPerHour = 6
+    /// Deck pages read per member per minute.
+    package var deckReadsPerMinute = 60
     package var logFormat: LogFormat = .text
     package var logLevel = "info"
     package var accountRules = AccountRules()
@@ -116,6 +120,10 @@ package struct Config: Sendable {
         }
         config.failedLoginsPerAddress = try reader.int("PAWPACK_LOGIN_FAILURES_PER_ADDRESS", in: 1...1_000_000)
             ?? config.failedLoginsPerAddress
+        config.locationChangesPerHour = try reader.int("PAWPACK_LOCATION_CHANGES_PER_HOUR", in: 1...1_000_000)
+            ?? config.locationChangesPerHour
+        config.deckReadsPerMinute = try reader.int("PAWPACK_DECK_READS_PER_MINUTE", in: 1...1_000_000)
+            ?? config.deckReadsPerMinute
         if let megabytes = try reader.int("PAWPACK_MAX_UPLOAD_MB", in: 1...100) {
             config.maximumUploadBytes = megabytes * 1_048_576
         }

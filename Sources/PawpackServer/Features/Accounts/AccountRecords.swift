@@ -20,9 +20,13 @@ final class UserRecord: Model, @unchecked Sendable {
     @Field(key: "failed_logins") var failedLogins: Int
     @OptionalField(key: "failure_window_start") var failureWindowStart: Date?
     @OptionalField(key: "locked_until") var lockedUntil: Date?
-    /// Added by `AddUserLocation`; precise, and shown to the owner only.
+    /// Added by `AddUserLocation`: the centre of the member's cell (`LocationBlur`), never the
+    /// position they gave; shown to the member only.
     @OptionalField(key: "latitude") var latitude: Double?
     @OptionalField(key: "longitude") var longitude: Double?
+    /// Added by `BlurMemberLocations`: the member's own grid, drawn when they first give a position.
+    @OptionalField(key: "location_offset_north") var locationOffsetNorth: Double?
+    @OptionalField(key: "location_offset_east") var locationOffsetEast: Double?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
 
@@ -50,12 +54,27 @@ final class UserRecord: Model, @unchecked Sendable {
         }
     }
 
+    /// Where the member is matched from: the centre of their cell. Set through `place(at:newOffset:)`.
     var location: GeoPoint? {
-        get { latitude.flatMap { lat in longitude.map { GeoPoint(latitude: lat, longitude: $0) } } }
-        set {
-            latitude = newValue?.latitude
-            longitude = newValue?.longitude
+        latitude.flatMap { lat in longitude.map { GeoPoint(latitude: lat, longitude: $0) } }
+    }
+
+    /// Keeps the centre of the cell of `point` on the member's own grid (nil: no position),
+    /// drawing the grid's offset with `newOffset` the first time. True when that changed where
+    /// the member is matched from.
+    @discardableResult
+    func place(at point: GeoPoint?, newOffset: () -> LocationBlur.Offset) -> Bool {
+        let before = location
+        guard let point else {
+            (latitude, longitude) = (nil, nil)
+            return before != nil
         }
+        let offset = locationOffsetNorth.flatMap { north in locationOffsetEast.map { LocationBlur.Offset(north: north, east: $0) } }
+            ?? newOffset()
+        (locationOffsetNorth, locationOffsetEast) = (offset.north, offset.east)
+        let blurred = LocationBlur.matchingPoint(of: point, offset: offset)
+        (latitude, longitude) = (blurred.latitude, blurred.longitude)
+        return before != blurred
     }
 
     var account: Account {

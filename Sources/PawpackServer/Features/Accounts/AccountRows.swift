@@ -25,6 +25,8 @@ extension UserRecord: SQLRowReadable {
         lockedUntil = try row.decode(column: "locked_until", as: Date?.self)
         latitude = try row.decode(column: "latitude", as: Double?.self)
         longitude = try row.decode(column: "longitude", as: Double?.self)
+        locationOffsetNorth = try row.decode(column: "location_offset_north", as: Double?.self)
+        locationOffsetEast = try row.decode(column: "location_offset_east", as: Double?.self)
         createdAt = try row.decode(column: "created_at", as: Date.self)
         updatedAt = try row.decode(column: "updated_at", as: Date.self)
         $id.exists = true

@@ -41,7 +41,7 @@ final class AccountService: Sendable {
     /// The access token read every API request makes.
     private let reads: HotReads
     private let signer: LinkSigner
-    private let addressLimiter: LoginAddressLimiter
+    private let addressLimiter: RateLimiter
     private let logger: Logger
     /// A real bcrypt hash to check against when the email is unknown, so an attacker cannot
     /// tell from timing which addresses have accounts.
@@ -60,8 +60,7 @@ final class AccountService: Sendable {
         self.hasher = hasher
         self.logger = logger
         self.signer = LinkSigner(secret: config.secret)
-        self.addressLimiter = LoginAddressLimiter(
-            counter: WindowCounter(limit: config.failedLoginsPerAddress, window: config.failedLoginsPerAddressWindow))
+        self.addressLimiter = RateLimiter(limit: config.failedLoginsPerAddress, window: config.failedLoginsPerAddressWindow)
         self.dummyHash = Task { try await hasher.hash("pawpack-timing-equaliser-password") }
     }
 
@@ -237,7 +236,7 @@ final class AccountService: Sendable {
 
         guard let user = try await UserRecord.query(on: db).filter(\.$email == normalized).first() else {
             _ = try await hasher.verify(password, against: dummyHash.value)
-            await addressLimiter.recordFailure(address, now: now)
+            await addressLimiter.record(address, now: now)
             throw Problem.invalidCredentials
         }
         if let wait = config.lockout.lockedFor(user.throttle, now: now) {
@@ -246,7 +245,7 @@ final class AccountService: Sendable {
         guard try await hasher.verify(password, against: user.passwordHash) else {
             user.throttle = config.lockout.recordingFailure(user.throttle, now: now)
             try await user.save(on: db)
-            await addressLimiter.recordFailure(address, now: now)
+            await addressLimiter.record(address, now: now)
             if let wait = config.lockout.lockedFor(user.throttle, now: now) {
                 throw Problem.accountLocked(retryAfter: wait)
             }
@@ -510,15 +509,4 @@ final class AccountService: Sendable {
         await pets.removeMedia(mediaKeys)
         logger.info("account deleted", metadata: ["user": "\(id)"])
     }
-}
-
-/// Failed sign-ins per client address, per instance.
-actor LoginAddressLimiter {
-    private var counter: WindowCounter
-
-    init(counter: WindowCounter) { self.counter = counter }
-
-    func blockedFor(_ address: String, now: Date) -> Int? { counter.blockedFor(address, now: now) }
-
-    func recordFailure(_ address: String, now: Date) { counter.record(address, now: now) }
 }

@@ -4,7 +4,9 @@ import Fluent
 
 enum PetMigrations {
     static let all: [any Migration] = [
-        AddUserLocation(), CreatePets(), CreatePetPhotos(), CreateVaccinations(), CreatePetGuardians(),
+        // Each member's location grid: listed here, before any migration reads members, and run
+        // last on a database that had the others (Fluent runs whichever have not run, in order).
+        AddUserLocation(), AddLocationOffsets(), CreatePets(), CreatePetPhotos(), CreateVaccinations(), CreatePetGuardians(),
         AddIndexes(name: "PetLookupIndexes", indexes: [
             IndexSpec(name: "pets_by_owner", table: "pets", columns: ["owner_id"]),
             IndexSpec(name: "pet_photos_by_pet", table: "pet_photos", columns: ["pet_id"]),
@@ -31,7 +33,7 @@ enum PetMigrations {
     ]
 }
 
-/// The owner's precise position for discovery; never sent to anyone else.
+/// The owner's position for discovery (since `BlurMemberLocations`, their cell's centre); never sent to anyone else.
 struct AddUserLocation: AsyncMigration {
     func prepare(on database: any Database) async throws {
         // One column per ALTER: SQLite adds columns one at a time.
@@ -42,6 +44,19 @@ struct AddUserLocation: AsyncMigration {
     func revert(on database: any Database) async throws {
         try await database.schema(UserRecord.schema).deleteField("longitude").update()
         try await database.schema(UserRecord.schema).deleteField("latitude").update()
+    }
+}
+
+/// The offset of each member's location grid (`LocationBlur`).
+struct AddLocationOffsets: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(UserRecord.schema).field("location_offset_north", .double).update()
+        try await database.schema(UserRecord.schema).field("location_offset_east", .double).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(UserRecord.schema).deleteField("location_offset_east").update()
+        try await database.schema(UserRecord.schema).deleteField("location_offset_north").update()
     }
 }
 

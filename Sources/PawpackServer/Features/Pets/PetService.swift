@@ -135,9 +135,15 @@ final class PetService: Sendable {
     /// Where photos are checked and cleaned: work that takes milliseconds of CPU per photo,
     /// which must not hold an event loop (and every request on it) up.
     private let imageWork: NIOThreadPool
+    private let locationOffsets: @Sendable () -> LocationBlur.Offset
+    /// Location changes per member: each is a new point to measure distances from.
+    private let locationChanges: RateLimiter
 
-    init(config: Config, clock: any AppClock, media: any MediaStore, reads: HotReads, deckIndex: DeckIndex,
+    init(config: Config, clock: any AppClock, media: any MediaStore,
+         locationOffsets: @escaping @Sendable () -> LocationBlur.Offset, reads: HotReads, deckIndex: DeckIndex,
          imageWork: NIOThreadPool, logger: Logger) {
+        self.locationOffsets = locationOffsets
+        self.locationChanges = RateLimiter(limit: config.locationChangesPerHour, window: 60 * 60)
         self.reads = reads
         self.imageWork = imageWork
         self.deckIndex = deckIndex
@@ -254,8 +260,14 @@ final class PetService: Sendable {
 
     /// Sets or clears the owner's location (shown to nobody; the deck measures distances from
     /// it) and moves their dogs in the deck's index along with it.
+    /// Keeps where `user` is matched from: the centre of the cell of `point` (`LocationBlur`).
+    /// Limited per hour when it moves them; the same cell again, or no position, is free.
     func setLocation(of user: UserRecord, to point: GeoPoint?, on db: any Database) async throws {
-        user.location = point
+        guard user.place(at: point, newOffset: locationOffsets) else { return }
+        if point != nil {
+            // Refused unsaved: the record in hand is this request's own.
+            try await locationChanges.take(try user.requireID().description, now: clock.now(), what: "location changes")
+        }
         let moved = try await db.transaction { tx in
             try await user.save(on: tx)
             return try await self.deckIndex.refresh(dogsOf: user, on: tx)

@@ -76,7 +76,7 @@ package struct DemoCommunity: Sendable {
             user.email = Self.demoEmail
             user.username = "demo"
             user.displayName = "Demo Walker"
-            user.location = Self.cities[0].center
+            user.place(at: Self.cities[0].center) { LocationBlur.Offset(north: demoRandom.unit(), east: demoRandom.unit()) }
             pet.name = "Pixel"
             let rows = try DeckIndex.row(for: pet, location: user.location).map { [$0] } ?? []
             try await db.transaction { tx in
@@ -125,7 +125,11 @@ package struct DemoCommunity: Sendable {
         let userID = User.ID(random.uuid())
         let user = UserRecord(id: userID, signUp: signUp, passwordHash: passwordHash, now: now)
         user.emailVerifiedAt = now
-        user.location = GeoPoint(latitude: latitude, longitude: longitude)
+        // The grid from a generator of its own, so the rest of the community stays as it was.
+        var grid = SeededRandom(seed: seed &* 0x9E37_79B9 ^ UInt64(bitPattern: Int64(number)))
+        user.place(at: GeoPoint(latitude: latitude, longitude: longitude)) {
+            LocationBlur.Offset(north: grid.unit(), east: grid.unit())
+        }
 
         let ageMonths = 2 + Int(random.next() % 150)
         let weight = [4.0, 8.0, 15.0, 28.0, 48.0][Int(random.next() % 5)] * (0.8 + random.unit() * 0.4)

@@ -1,4 +1,5 @@
 import Fluent
+import PawpackCore
 
 // Append-only: a change to a shipped table is a new migration type added at the end.
 
@@ -18,7 +19,34 @@ enum PlaydateMigrations {
             IndexSpec(name: "match_requests_by_recipient_pet", table: "match_requests", columns: ["to_pet_id"]),
             IndexSpec(name: "matches_by_pet_b", table: "matches", columns: ["pet_b_id"]),
         ]),
+        BlurMemberLocations(),
     ]
+}
+
+/// Gives every member located before `LocationBlur` a grid of their own and keeps only the
+/// centre of their cell, then builds the deck index again from those points. Here, after the
+/// deck index exists, because it rebuilds it.
+struct BlurMemberLocations: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        var lastID: User.ID?
+        while true {
+            var query = UserRecord.query(on: database).filter(\.$latitude != nil).sort(\.$id).limit(1_000)
+            if let lastID { query = query.filter(\.$id > lastID) }
+            let members = try await query.all()
+            guard let last = members.last else { break }
+            try await database.transaction { tx in
+                for member in members {
+                    member.place(at: member.location, newOffset: LocationBlur.Offset.random)
+                    try await member.save(on: tx)
+                }
+            }
+            lastID = last.id
+        }
+        try await DeckIndex().rebuild(on: database)
+    }
+
+    /// The exact positions are gone: there is nothing to go back to.
+    func revert(on database: any Database) async throws {}
 }
 
 struct CreateDeckPreferences: AsyncMigration {

@@ -98,7 +98,11 @@ final class PlaydateService: Sendable {
     let source: DeckSource
     private let logger: Logger
 
+    /// Deck pages per member: each measures distances from where the member is.
+    private let deckReads: RateLimiter
+
     init(pets: PetService, clock: any AppClock, source: DeckSource = .index, logger: Logger) {
+        self.deckReads = RateLimiter(limit: pets.config.deckReadsPerMinute, window: 60)
         self.pets = pets
         self.clock = clock
         self.source = source
@@ -158,6 +162,7 @@ final class PlaydateService: Sendable {
 
     func deck(_ user: UserRecord, pet id: Pet.ID, overrides: Overrides, limit: Int, cursor: String?,
               on db: any Database) async throws -> DeckPageValue {
+        try await deckReads.take(try user.requireID().description, now: clock.now(), what: "deck pages")
         // The acting dog and its deck state in one query; the same checks as `actingDog` after.
         guard let (record, state) = try await DeckSeekerState.read(pet: id, actor: user.requireID(), reads: pets.reads,
                                                                     on: db) else {
