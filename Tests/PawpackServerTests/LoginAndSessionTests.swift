@@ -1,7 +1,9 @@
 import Fluent
 import Foundation
+@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+import Vapor
 
 @Suite struct LoginAndSessionTests {
     @Test func loginReturnsTokensThatOpenMe() async throws {
@@ -48,45 +50,88 @@ import Testing
         }
     }
 
-    @Test func fiveFailuresLockTheAccountForFiveMinutesEvenForTheRightPassword() async throws {
-        try await TestServer.run { server in
+    /// Behind the proxy at 127.0.0.1 (the tests' own address), clients named by `X-Forwarded-For`.
+    static func behindAProxy(_ config: inout Config) { config.trustedProxies = TrustedProxies("127.0.0.1, ::1")! }
+
+    static func logIn(_ server: TestServer, _ email: String, _ password: String, from client: String) async throws -> TestServer.Reply {
+        try await server.request(.POST, "/v1/auth/login", json: ["email": email, "password": password],
+                                 headers: [("X-Forwarded-For", client)])
+    }
+
+    @Test func fiveFailuresLockTheGuessingClientOutOfThatAccountOnly() async throws {
+        try await TestServer.run(adjust: Self.behindAProxy) { server in
             let ada = try await server.member("ada")
+            let (guesser, owner) = ("203.0.113.9", "198.51.100.7")
             for _ in 0..<4 {
-                let reply = try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": "wrong password!"])
-                #expect(reply.status == 401)
+                #expect(try await Self.logIn(server, ada.email, "wrong password!", from: guesser).status == 401)
             }
-            let fifth = try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": "wrong password!"])
+            let fifth = try await Self.logIn(server, ada.email, "wrong password!", from: guesser)
             #expect(fifth.status == 429)
             #expect(fifth.code == "account_locked")
             #expect(fifth.headers.first(name: "Retry-After") == "300")
 
+            // the guesser is locked out even with the right password; Ada, elsewhere, is not
             server.clock.advance(by: 120)
-            let right = try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password])
+            let right = try await Self.logIn(server, ada.email, ada.password, from: guesser)
             #expect(right.status == 429)
             #expect(right.headers.first(name: "Retry-After") == "180")
+            #expect(try await Self.logIn(server, ada.email, ada.password, from: owner).status == 200)
 
             server.clock.advance(by: 181)
-            let after = try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password])
-            #expect(after.status == 200)
+            #expect(try await Self.logIn(server, ada.email, ada.password, from: guesser).status == 200)
         }
     }
 
-    @Test func oneAddressMayFailOnlySoOftenAcrossAccounts() async throws {
-        try await TestServer.run(adjust: { $0.failedLoginsPerAddress = 3 }) { server in
+    @Test func anAddressWithoutAnAccountIsAnsweredAlikeLockedOrNot() async throws {
+        try await TestServer.run(adjust: Self.behindAProxy) { server in
+            let ada = try await server.member("ada")
+            var answers: [String: [String]] = [:]
+            for email in [ada.email, "nobody@example.com"] {
+                for _ in 0..<6 {
+                    let reply = try await Self.logIn(server, email, "wrong password!", from: "203.0.113.9")
+                    answers[email, default: []].append("\(reply.status) \(reply.code ?? "") \(reply.headers.first(name: "Retry-After") ?? "")")
+                }
+            }
+            #expect(answers[ada.email] == answers["nobody@example.com"])
+            #expect(answers[ada.email]?.last == "429 account_locked 300")
+        }
+    }
+
+    @Test func oneAddressMayFailOnlySoOftenAcrossAccountsWithoutLockingOutOthers() async throws {
+        try await TestServer.run(adjust: { Self.behindAProxy(&$0); $0.failedLoginsPerAddress = 3 }) { server in
             _ = try await server.member("ada")
             for name in ["bob", "cy", "di"] {
-                let reply = try await server.request(.POST, "/v1/auth/login", json: ["email": "\(name)@example.com", "password": "guess guess"])
-                #expect(reply.status == 401)
+                #expect(try await Self.logIn(server, "\(name)@example.com", "guess guess", from: "203.0.113.9").status == 401)
             }
-            let blocked = try await server.request(.POST, "/v1/auth/login", json: ["email": "ada@example.com", "password": TestServer.password])
+            let blocked = try await Self.logIn(server, "ada@example.com", TestServer.password, from: "203.0.113.9")
             #expect(blocked.status == 429)
             #expect(blocked.code == "too_many_attempts")
             #expect(Int(blocked.headers.first(name: "Retry-After") ?? "") ?? 0 > 0)
+            // another client behind the same proxy signs in
+            #expect(try await Self.logIn(server, "ada@example.com", TestServer.password, from: "198.51.100.7").status == 200)
 
             server.clock.advance(by: 301)
-            let later = try await server.request(.POST, "/v1/auth/login", json: ["email": "ada@example.com", "password": TestServer.password])
-            #expect(later.status == 200)
+            #expect(try await Self.logIn(server, "ada@example.com", TestServer.password, from: "203.0.113.9").status == 200)
         }
+    }
+
+    @Test func forwardingHeadersCountOnlyFromTrustedProxies() async throws {
+        // given a server that trusts no proxy: a client cannot pick its address
+        try await TestServer.run(adjust: { $0.failedLoginsPerAddress = 2 }) { server in
+            _ = try await server.member("ada")
+            for forged in ["203.0.113.1", "203.0.113.2"] {
+                #expect(try await Self.logIn(server, "bob@example.com", "guess guess", from: forged).status == 401)
+            }
+            #expect(try await Self.logIn(server, "ada@example.com", TestServer.password, from: "203.0.113.3").status == 429)
+        }
+        // and the proxies' list is read as addresses and networks
+        let proxies = try #require(TrustedProxies("10.0.0.0/8, 2001:db8::/32, 192.0.2.1"))
+        var headers = HTTPHeaders([("X-Forwarded-For", "198.51.100.1, 203.0.113.5, 10.1.2.3")])
+        #expect(proxies.client(peer: "10.9.9.9", headers: headers) == "203.0.113.5")
+        #expect(proxies.client(peer: "198.51.100.200", headers: headers) == "198.51.100.200")
+        headers = HTTPHeaders([("Forwarded", #"for=192.0.2.43:4711, for="[2001:db8:cafe::17]:4711""#)])
+        #expect(proxies.client(peer: "2001:db8::1", headers: headers) == "192.0.2.43")
+        #expect(TrustedProxies("10.0.0.0/33") == nil && TrustedProxies("proxy.example") == nil)
     }
 
     @Test func refreshRotatesThePairAndRetiresTheOldOne() async throws {

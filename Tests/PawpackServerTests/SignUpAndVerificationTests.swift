@@ -74,16 +74,60 @@ import Testing
         }
     }
 
-    @Test func aTakenEmailOrUsernameAnswers409() async throws {
+    @Test func aRegisteredEmailIsAnsweredAsANewOneAndItsOwnerIsToldByMail() async throws {
         try await TestServer.run { server in
-            try await server.signUp(email: "ada@example.com", username: "ada")
+            let first = try await server.signUp(email: "ada@example.com", username: "ada")
+            // when someone signs up again with Ada's address
             let sameEmail = try await server.signUp(email: "ADA@example.com", username: "other")
-            #expect(sameEmail.status == 409)
-            #expect(sameEmail.code == "email_taken")
+            // then the answer has the shape and status of a new account's, with nothing kept
+            #expect(sameEmail.status == first.status)
+            #expect(sameEmail.json.keys.sorted() == first.json.keys.sorted())
+            #expect(sameEmail.json["username"] as? String == "other" && sameEmail.json["id"] as? String != first.json["id"] as? String)
+            #expect(try await server.rowCounts()["users"] == 1)
+            // and Ada, not the one signing up, is told, with no link that signs anyone in
+            let mails = server.outbox.messages(to: "ada@example.com")
+            #expect(mails.count == 2)
+            #expect(mails.last?.subject.contains("tried to sign up") == true)
+            #expect(mails.last?.text.contains("token=") == false)
+            // and a username is still for one member only, whatever the address
             let sameName = try await server.signUp(email: "other@example.com", username: "Ada")
             #expect(sameName.status == 409)
             #expect(sameName.code == "username_taken")
             #expect(try await server.rowCounts()["users"] == 1)
+        }
+    }
+
+    @Test func mailCannotBeUsedToFloodAnAddressOrFromOneClient() async throws {
+        // four mails to an address an hour, seven requests that send mail from a client
+        try await TestServer.run(adjust: { $0.mailsPerRecipientPerHour = 4; $0.mailRequestsPerClientPerHour = 7 }) { server in
+            let ada = try await server.member("ada")  // one request (her sign-up), one mail to her
+            let before = server.outbox.messages(to: ada.email).count
+            // when one client asks for reset links for Ada again and again
+            var statuses: [Int] = []
+            for _ in 0..<6 {
+                statuses.append(try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": ada.email]).status)
+            }
+            // then every answer is the same, but only three more mails reach her this hour
+            #expect(statuses == Array(repeating: 202, count: 6))
+            #expect(server.outbox.messages(to: ada.email).count == before + 3)
+            // and the client may not make more mail be sent, to anyone
+            let seventh = try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": "bob@example.com"])
+            #expect(seventh.status == 429 && seventh.code == "too_many_requests")
+            let signUp = try await server.signUp(email: "cyd@example.com", username: "cyd")
+            #expect(signUp.status == 429)
+            #expect(server.outbox.messages(to: "cyd@example.com").isEmpty)
+            // an hour later, both limits have passed
+            server.clock.advance(by: 60 * 60 + 1)
+            #expect(try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": ada.email]).status == 202)
+            #expect(server.outbox.messages(to: ada.email).count == before + 4)
+        }
+    }
+
+    @Test func aDisplayNameInAMailIsNeverALink() async throws {
+        try await TestServer.run { server in
+            _ = try await server.signUp(email: "ada@example.com", username: "ada", displayName: "Win at evil.example/prize")
+            let mail = try #require(server.outbox.messages(to: "ada@example.com").last)
+            #expect(!mail.text.contains("evil.example"))
         }
     }
 

@@ -35,8 +35,17 @@ package struct Config: Sendable {
     package var hashingQueueLimit = 64
     package var sessions = SessionPolicy()
     package var lockout = LockoutPolicy()
-    package var failedLoginsPerAddress = 20
+    /// Failed sign-ins per client address, across accounts: high, as many people may share an
+    /// address; guessing one account is stopped per (address, account) by `lockout`.
+    package var failedLoginsPerAddress = 100
+    /// The reverse proxies whose forwarding headers name the client.
+    package var trustedProxies = TrustedProxies()
     package var failedLoginsPerAddressWindow: TimeInterval = 5 * 60
+    /// Requests that make Pawpack send mail (sign-up, resend, reset, change of email), per
+    /// client address or member per hour.
+    package var mailRequestsPerClientPerHour = 20
+    /// Mails to one address per hour, whoever asks.
+    package var mailsPerRecipientPerHour = 5
     /// Changes of where a member is matched from, per member per hour (`LocationBlur`).
     package var locationChangesPerHour = 6
     /// Deck pages read per member per minute.
@@ -120,6 +129,17 @@ package struct Config: Sendable {
         }
         config.failedLoginsPerAddress = try reader.int("PAWPACK_LOGIN_FAILURES_PER_ADDRESS", in: 1...1_000_000)
             ?? config.failedLoginsPerAddress
+        if let list = reader.string("PAWPACK_TRUSTED_PROXIES") {
+            guard let proxies = TrustedProxies(list) else {
+                throw ConfigError(variable: "PAWPACK_TRUSTED_PROXIES",
+                                  message: "must list addresses or networks, such as 10.0.0.2, 172.16.0.0/12, ::1")
+            }
+            config.trustedProxies = proxies
+        }
+        config.mailRequestsPerClientPerHour = try reader.int("PAWPACK_MAIL_REQUESTS_PER_HOUR", in: 1...1_000_000)
+            ?? config.mailRequestsPerClientPerHour
+        config.mailsPerRecipientPerHour = try reader.int("PAWPACK_MAILS_PER_RECIPIENT_PER_HOUR", in: 1...1_000_000)
+            ?? config.mailsPerRecipientPerHour
         config.locationChangesPerHour = try reader.int("PAWPACK_LOCATION_CHANGES_PER_HOUR", in: 1...1_000_000)
             ?? config.locationChangesPerHour
         config.deckReadsPerMinute = try reader.int("PAWPACK_DECK_READS_PER_MINUTE", in: 1...1_000_000)

@@ -29,8 +29,11 @@ struct RequestContextMiddleware: AsyncMiddleware {
 }
 
 extension Request {
-    /// The client's address, for the per-address sign-in limit.
+    /// The client's address, for the per-address limits: the peer's, or behind a trusted
+    /// proxy (`PAWPACK_TRUSTED_PROXIES`) the one it forwarded for.
     var clientAddress: String {
-        remoteAddress?.ipAddress ?? "unknown"
+        let peer = remoteAddress?.ipAddress ?? "unknown"
+        let proxies = application.pawpack.config.trustedProxies
+        return proxies.isEmpty ? peer : proxies.client(peer: peer, headers: headers)
     }
 }

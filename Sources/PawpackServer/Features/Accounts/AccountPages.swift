@@ -85,7 +85,8 @@ struct AccountPages {
         do {
             let user = try await accounts.signUp(SignUpForm(
                 email: form.email ?? "", password: form.password ?? "", username: form.username ?? "",
-                displayName: form.displayName ?? "", dateOfBirth: form.dateOfBirth ?? "", city: form.city), on: req.db)
+                displayName: form.displayName ?? "", dateOfBirth: form.dateOfBirth ?? "", city: form.city),
+                client: req.clientAddress, on: req.db)
             return checkInboxPage(req, email: user.email)
         } catch let problem as Problem {
             return signUpPage(req, form: form, errors: WebPages.messages(for: problem),
@@ -129,7 +130,7 @@ struct AccountPages {
     @Sendable func resendVerification(_ req: Request) async throws -> Response {
         let form = try fields(req)
         do {
-            try await accounts.resendVerification(email: form.email ?? "", on: req.db)
+            try await accounts.resendVerification(email: form.email ?? "", client: req.clientAddress, on: req.db)
             return WebPages.page(req, title: "Check your email", main:
                 .p(.text("If that address is waiting for verification, a new link is on its way. You can ask again after a minute.")))
         } catch let problem as Problem {
@@ -201,7 +202,7 @@ struct AccountPages {
     @Sendable func forgotPassword(_ req: Request) async throws -> Response {
         let form = try fields(req)
         do {
-            try await accounts.requestPasswordReset(email: form.email ?? "", on: req.db)
+            try await accounts.requestPasswordReset(email: form.email ?? "", client: req.clientAddress, on: req.db)
             return WebPages.page(req, title: "Check your email", main:
                 .p(.text("If that address has a Pawpack account, a reset link is on its way. It works once, for one hour.")))
         } catch let problem as Problem {

@@ -17,6 +17,8 @@ final class UserRecord: Model, @unchecked Sendable {
     @Field(key: "password_hash") var passwordHash: String
     @OptionalField(key: "email_verified_at") var emailVerifiedAt: Date?
     @OptionalField(key: "verification_sent_at") var verificationSentAt: Date?
+    /// The account-wide lockout's state, no longer used (a lock now holds per client address
+    /// and account, in `SignInLocks`); the columns stay, as shipped tables only grow.
     @Field(key: "failed_logins") var failedLogins: Int
     @OptionalField(key: "failure_window_start") var failureWindowStart: Date?
     @OptionalField(key: "locked_until") var lockedUntil: Date?
@@ -43,15 +45,6 @@ final class UserRecord: Model, @unchecked Sendable {
         failedLogins = 0
         createdAt = now
         updatedAt = now
-    }
-
-    var throttle: LoginThrottleState {
-        get { LoginThrottleState(failures: failedLogins, windowStart: failureWindowStart, lockedUntil: lockedUntil) }
-        set {
-            failedLogins = newValue.failures
-            failureWindowStart = newValue.windowStart
-            lockedUntil = newValue.lockedUntil
-        }
     }
 
     /// Where the member is matched from: the centre of their cell. Set through `place(at:newOffset:)`.

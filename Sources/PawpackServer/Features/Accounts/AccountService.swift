@@ -42,6 +42,13 @@ final class AccountService: Sendable {
     private let reads: HotReads
     private let signer: LinkSigner
     private let addressLimiter: RateLimiter
+    private let signInLocks: SignInLocks
+    /// Mail anyone can make Pawpack send (sign-up, resend, reset, change of email), per client
+    /// address or member: over the limit the request is refused.
+    private let mailRequests: RateLimiter
+    /// Mail to one address, whoever asks: over the limit it is not sent, and the answer is the
+    /// same, so the limit tells nothing about the address.
+    private let mailsPerRecipient: RateLimiter
     private let logger: Logger
     /// A real bcrypt hash to check against when the email is unknown, so an attacker cannot
     /// tell from timing which addresses have accounts.
@@ -61,17 +68,39 @@ final class AccountService: Sendable {
         self.logger = logger
         self.signer = LinkSigner(secret: config.secret)
         self.addressLimiter = RateLimiter(limit: config.failedLoginsPerAddress, window: config.failedLoginsPerAddressWindow)
+        self.signInLocks = SignInLocks(policy: config.lockout)
+        self.mailRequests = RateLimiter(limit: config.mailRequestsPerClientPerHour, window: 60 * 60)
+        self.mailsPerRecipient = RateLimiter(limit: config.mailsPerRecipientPerHour, window: 60 * 60)
         self.dummyHash = Task { try await hasher.hash("pawpack-timing-equaliser-password") }
     }
 
     // MARK: Sign-up and verification
 
-    func signUp(_ form: SignUpForm, on db: any Database) async throws -> UserRecord {
+    /// Creates an account and mails its verification link. An address that already has an
+    /// account is answered exactly as a new one (an account that is not kept), and its owner
+    /// is mailed instead: the answer never tells who is a member.
+    func signUp(_ form: SignUpForm, client: String, on db: any Database) async throws -> UserRecord {
         let now = clock.now()
         let valid = try rules.validate(form, now: now)
-        try await ensureAvailable(email: valid.email, username: valid.username, on: db)
+        try await mailRequests.take(client, now: now, what: "requests that send mail")
+        try await ensureAvailable(username: valid.username, on: db)
         let hash = try await hasher.hash(valid.password)
         let user = UserRecord(signUp: valid, passwordHash: hash, now: now)
+        if let owner = try await UserRecord.query(on: db).filter(\.$email == valid.email).first() {
+            await send(MailMessage(
+                to: owner.email, subject: "Someone tried to sign up to Pawpack with your email",
+                text: """
+                Hello,
+
+                Someone tried to create a Pawpack account with this address, which already has one.
+                If it was you, log in, or choose a new password here:
+
+                \(config.publicBaseURL)\(WebPath.forgotPassword)
+
+                If it was not you, ignore this message: nothing changed.
+                """, sentAt: now))
+            return user
+        }
         user.verificationSentAt = now
         let token = EmailTokenRecord(userID: try user.requireID(), purpose: .verifyEmail,
                                      expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
@@ -82,8 +111,10 @@ final class AccountService: Sendable {
             }
         } catch {
             if let database = error as? any DatabaseError, database.isConstraintFailure {
-                // Lost a race with another sign-up for the same email or username.
-                try await ensureAvailable(email: valid.email, username: valid.username, on: db)
+                // Lost a race with another sign-up for the same username, or for the same email,
+                // which is answered as any registered email is.
+                try await ensureAvailable(username: valid.username, on: db)
+                if try await UserRecord.query(on: db).filter(\.$email == valid.email).first() != nil { return user }
             }
             throw error
         }
@@ -91,18 +122,9 @@ final class AccountService: Sendable {
         return user
     }
 
-    private func ensureAvailable(email: String, username: String, excluding: User.ID? = nil, on db: any Database) async throws {
-        var emailQuery = UserRecord.query(on: db).filter(\.$email == email)
+    private func ensureAvailable(username: String, excluding: User.ID? = nil, on db: any Database) async throws {
         var usernameQuery = UserRecord.query(on: db).filter(\.$username == username)
-        if let excluding {
-            emailQuery = emailQuery.filter(\.$id != excluding)
-            usernameQuery = usernameQuery.filter(\.$id != excluding)
-        }
-        if try await emailQuery.first() != nil {
-            throw Problem(status: 409, code: .emailTaken, title: "Email already registered",
-                          detail: "An account with this email exists. Sign in or reset your password.",
-                          errors: [.init(field: "email", message: "is already registered")])
-        }
+        if let excluding { usernameQuery = usernameQuery.filter(\.$id != excluding) }
         if try await usernameQuery.first() != nil {
             throw usernameTaken
         }
@@ -119,7 +141,7 @@ final class AccountService: Sendable {
         await send(MailMessage(
             to: user.email, subject: "Verify your email for Pawpack",
             text: """
-            Hello \(user.displayName),
+            Hello,
 
             Welcome to Pawpack! Open this link to verify your email address:
 
@@ -139,6 +161,12 @@ final class AccountService: Sendable {
     /// Mail failures are logged, not thrown: the account change has been committed and the
     /// owner can ask for the message again.
     private func send(_ message: MailMessage) async {
+        let now = clock.now()
+        if await mailsPerRecipient.blockedFor(message.to.lowercased(), now: now) != nil {
+            logger.notice("mail not sent: its recipient had enough this hour", metadata: ["subject": .string(message.subject)])
+            return
+        }
+        await mailsPerRecipient.record(message.to.lowercased(), now: now)
         do {
             try await mailer.send(message)
         } catch {
@@ -203,10 +231,11 @@ final class AccountService: Sendable {
         return !claimed.isEmpty
     }
 
-    func resendVerification(email: String, on db: any Database) async throws {
+    func resendVerification(email: String, client: String, on db: any Database) async throws {
         let now = clock.now()
         let address = rules.normalizedEmail(email)
         if let message = rules.emailProblem(address) { throw Problem.invalidField("email", message) }
+        try await mailRequests.take(client, now: now, what: "requests that send mail")
         guard let user = try await UserRecord.query(on: db).filter(\.$email == address).first(),
               user.emailVerifiedAt == nil,
               sessions.mayResendVerification(lastSent: user.verificationSentAt, now: now) else { return }
@@ -222,7 +251,11 @@ final class AccountService: Sendable {
 
     // MARK: Sign-in
 
-    /// Checks credentials under the per-address limit and the per-account lockout.
+    /// Checks credentials under two limits that never lock anyone else out: failed sign-ins
+    /// per client address across accounts (high: people share addresses), and per (address,
+    /// account), which locks only the client guessing that account. Both apply alike to
+    /// addresses with and without an account, and an unknown address is checked against a real
+    /// hash, so neither the answer nor its time tells who is a member.
     func logIn(email: String, password: String, address: String, on db: any Database) async throws -> UserRecord {
         let now = clock.now()
         if let wait = await addressLimiter.blockedFor(address, now: now) {
@@ -234,29 +267,22 @@ final class AccountService: Sendable {
         if password.isEmpty { errors.append(.init(field: "password", message: "is required")) }
         guard errors.isEmpty else { throw Problem.validation(errors) }
 
-        guard let user = try await UserRecord.query(on: db).filter(\.$email == normalized).first() else {
-            _ = try await hasher.verify(password, against: dummyHash.value)
-            await addressLimiter.record(address, now: now)
-            throw Problem.invalidCredentials
-        }
-        if let wait = config.lockout.lockedFor(user.throttle, now: now) {
+        let pair = address + " " + normalized
+        if let wait = await signInLocks.lockedFor(pair, now: now) {
             throw Problem.accountLocked(retryAfter: wait)
         }
-        guard try await hasher.verify(password, against: user.passwordHash) else {
-            user.throttle = config.lockout.recordingFailure(user.throttle, now: now)
-            try await user.save(on: db)
+        let user = try await UserRecord.query(on: db).filter(\.$email == normalized).first()
+        let hash = if let user { user.passwordHash } else { try await dummyHash.value }
+        guard try await hasher.verify(password, against: hash), let user else {
             await addressLimiter.record(address, now: now)
-            if let wait = config.lockout.lockedFor(user.throttle, now: now) {
+            if let wait = await signInLocks.recordFailure(pair, now: now) {
                 throw Problem.accountLocked(retryAfter: wait)
             }
             throw Problem.invalidCredentials
         }
+        await signInLocks.recordSuccess(pair)
         // Only a caller who knows the password learns that the address is unverified.
         guard user.emailVerifiedAt != nil else { throw Problem.emailNotVerified }
-        if user.failedLogins != 0 || user.lockedUntil != nil {
-            user.throttle = config.lockout.recordingSuccess(user.throttle)
-            try await user.save(on: db)
-        }
         return user
     }
 
@@ -396,7 +422,7 @@ final class AccountService: Sendable {
             try await webs.delete()
         }
         await send(MailMessage(to: user.email, subject: "Your Pawpack password was changed",
-                               text: "Hello \(user.displayName),\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)\(WebPath.forgotPassword)\n",
+                               text: "Hello,\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)\(WebPath.forgotPassword)\n",
                                sentAt: clock.now()))
     }
 
@@ -410,6 +436,7 @@ final class AccountService: Sendable {
                           detail: "The password is not right.", errors: [.init(field: "password", message: "is not right")])
         }
         guard address != user.email else { throw Problem.invalidField("newEmail", "is already your email") }
+        try await mailRequests.take("member " + user.requireID().description, now: now, what: "requests that send mail")
         if try await UserRecord.query(on: db).filter(\.$email == address).first() != nil {
             throw Problem(status: 409, code: .emailTaken, title: "Email already registered",
                           detail: "Another account uses this address.",
@@ -419,10 +446,10 @@ final class AccountService: Sendable {
                                      expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
         try await token.create(on: db)
         await send(MailMessage(to: address, subject: "Verify your new email for Pawpack",
-                               text: "Hello \(user.displayName),\n\nOpen this link to make this your Pawpack email address:\n\n\(try link(path: WebPath.verifyEmail, token: token))\n\nIf you did not ask for this, ignore this message.\n",
+                               text: "Hello,\n\nOpen this link to make this your Pawpack email address:\n\n\(try link(path: WebPath.verifyEmail, token: token))\n\nIf you did not ask for this, ignore this message.\n",
                                sentAt: now))
         await send(MailMessage(to: user.email, subject: "Your Pawpack email is being changed",
-                               text: "Hello \(user.displayName),\n\nSomeone signed in to your account asked to change its email to \(address). It changes once that address is verified. If this was not you, change your password now.\n",
+                               text: "Hello,\n\nSomeone signed in to your account asked to change its email to \(address). It changes once that address is verified. If this was not you, change your password now.\n",
                                sentAt: now))
     }
 
@@ -430,23 +457,19 @@ final class AccountService: Sendable {
 
     /// Emails a reset link when the address has an account; silent otherwise, so the answer
     /// never tells who is a member.
-    func requestPasswordReset(email: String, on db: any Database) async throws {
+    /// A new link leaves the earlier ones working (one may be in the owner's inbox already,
+    /// and anyone can ask for another); using any one of them retires the rest.
+    func requestPasswordReset(email: String, client: String, on db: any Database) async throws {
         let now = clock.now()
         let address = rules.normalizedEmail(email)
         if let message = rules.emailProblem(address) { throw Problem.invalidField("email", message) }
+        try await mailRequests.take(client, now: now, what: "requests that send mail")
         guard let user = try await UserRecord.query(on: db).filter(\.$email == address).first() else { return }
-        let userID = try user.requireID()
-        let token = EmailTokenRecord(userID: userID, purpose: .resetPassword,
+        let token = EmailTokenRecord(userID: try user.requireID(), purpose: .resetPassword,
                                      expiresAt: now.addingTimeInterval(sessions.passwordResetLifetime), now: now)
-        try await db.transaction { tx in
-            // Only the newest reset link works.
-            try await EmailTokenRecord.query(on: tx).filter(\.$user.$id == userID)
-                .filter(\.$purpose == .resetPassword).filter(\.$usedAt == nil)
-                .set(\.$usedAt, to: now).update()
-            try await token.create(on: tx)
-        }
+        try await token.create(on: db)
         await send(MailMessage(to: user.email, subject: "Reset your Pawpack password",
-                               text: "Hello \(user.displayName),\n\nOpen this link to choose a new password:\n\n\(try link(path: WebPath.resetPassword, token: token))\n\nThe link works once and expires in \(Int(sessions.passwordResetLifetime / 60)) minutes. If you did not ask for it, ignore this message.\n",
+                               text: "Hello,\n\nOpen this link to choose a new password:\n\n\(try link(path: WebPath.resetPassword, token: token))\n\nThe link works once and expires in \(Int(sessions.passwordResetLifetime / 60)) minutes. If you did not ask for it, ignore this message.\n",
                                sentAt: now))
     }
 
@@ -463,9 +486,12 @@ final class AccountService: Sendable {
             user.passwordHash = hash
             // The link reached the inbox, which proves the address too.
             user.emailVerifiedAt = user.emailVerifiedAt ?? now
-            user.throttle = LoginThrottleState()
             user.updatedAt = now
             try await self.useUp(record, on: tx)
+            // The other reset links sent meanwhile are retired with this one.
+            try await EmailTokenRecord.query(on: tx).filter(\.$user.$id == userID)
+                .filter(\.$purpose == .resetPassword).filter(\.$usedAt == nil)
+                .set(\.$usedAt, to: now).update()
             try await user.save(on: tx)
             try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == userID).delete()
             try await WebSessionRecord.query(on: tx).filter(\.$user.$id == userID).delete()
@@ -509,4 +535,33 @@ final class AccountService: Sendable {
         await pets.removeMedia(mediaKeys)
         logger.info("account deleted", metadata: ["user": "\(id)"])
     }
+}
+
+/// Failed sign-ins per (client address, account), counted in this process: `LockoutPolicy`'s
+/// lock holds for that pair only, so a guesser cannot lock an owner out of their own account.
+actor SignInLocks {
+    private let policy: LockoutPolicy
+    private var states: [String: LoginThrottleState] = [:]
+
+    init(policy: LockoutPolicy) { self.policy = policy }
+
+    func lockedFor(_ pair: String, now: Date) -> Int? {
+        states[pair].flatMap { policy.lockedFor($0, now: now) }
+    }
+
+    /// Counts a failure; the wait when that locked the pair.
+    func recordFailure(_ pair: String, now: Date) -> Int? {
+        let state = policy.recordingFailure(states[pair] ?? LoginThrottleState(), now: now)
+        states[pair] = state
+        if states.count > 10_000 {
+            // Forget pairs whose window and lock are over, so a spray of guesses stays bounded.
+            states = states.filter { _, state in
+                (state.lockedUntil.map { $0 > now } ?? false)
+                    || (state.windowStart.map { now.timeIntervalSince($0) < policy.window } ?? false)
+            }
+        }
+        return policy.lockedFor(state, now: now)
+    }
+
+    func recordSuccess(_ pair: String) { states[pair] = nil }
 }

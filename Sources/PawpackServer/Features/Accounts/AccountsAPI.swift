@@ -10,7 +10,7 @@ extension APIHandler {
         let request = try currentRequest()
         let form = SignUpForm(email: body.email, password: body.password, username: body.username,
                               displayName: body.displayName, dateOfBirth: body.dateOfBirth, city: body.city)
-        let user = try await accounts.signUp(form, on: request.db)
+        let user = try await accounts.signUp(form, client: request.clientAddress, on: request.db)
         return .created(.init(body: .json(.init(try user.account))))
     }
 
@@ -22,7 +22,8 @@ extension APIHandler {
 
     func resendVerification(_ input: Operations.ResendVerification.Input) async throws -> Operations.ResendVerification.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
-        try await accounts.resendVerification(email: body.email, on: try currentRequest().db)
+        let request = try currentRequest()
+        try await accounts.resendVerification(email: body.email, client: request.clientAddress, on: request.db)
         return .accepted(.init())
     }
 
@@ -49,7 +50,8 @@ extension APIHandler {
 
     func requestPasswordReset(_ input: Operations.RequestPasswordReset.Input) async throws -> Operations.RequestPasswordReset.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
-        try await accounts.requestPasswordReset(email: body.email, on: try currentRequest().db)
+        let request = try currentRequest()
+        try await accounts.requestPasswordReset(email: body.email, client: request.clientAddress, on: request.db)
         return .accepted(.init())
     }
 
