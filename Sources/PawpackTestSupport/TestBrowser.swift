@@ -10,6 +10,8 @@ package final class TestBrowser {
     package private(set) var cookies: [String: String] = [:]
     /// The raw `Set-Cookie` headers of the last reply.
     package private(set) var lastSetCookies: [String] = []
+    /// The `_csrf` value of the forms on the last page shown since the session last changed.
+    private var pageCSRF: String?
 
     package init(_ server: TestServer) { self.server = server }
 
@@ -42,27 +44,36 @@ package final class TestBrowser {
 
     /// The CSRF token a form sends.
     package enum CSRF {
-        /// The one in the browser's cookie, as the page's form would.
-        case fromCookie
+        /// The one the page's form carries, as a browser would send it: from the last page, or
+        /// when none was shown since the session changed, from a page fetched for it.
+        case fromPage
         /// No `_csrf` field at all.
         case missing
         case value(String)
     }
 
     /// Posts a form; `_csrf` is filled from the cookie unless `csrf` says otherwise.
-    package func post(_ path: String, _ form: [String: String], csrf: CSRF = .fromCookie) async throws -> Page {
+    package func post(_ path: String, _ form: [String: String], csrf: CSRF = .fromPage,
+                      headers: [(String, String)] = []) async throws -> Page {
         var fields = form
         switch csrf {
-        case .fromCookie: fields["_csrf"] = cookies["pawpack_csrf"] ?? ""
+        case .fromPage:
+            if pageCSRF == nil { _ = try await get(cookies["pawpack_session"] == nil ? "/login" : "/home") }
+            fields["_csrf"] = pageCSRF ?? ""
         case .missing: fields["_csrf"] = nil
         case let .value(token): fields["_csrf"] = token
         }
-        return try await send(.POST, path, form: fields)
+        return try await send(.POST, path, form: fields, headers: headers)
     }
 
-    private func send(_ method: HTTPMethod, _ path: String, form: [String: String]?) async throws -> Page {
+    /// Sets a cookie as another site or a script on a sibling domain could.
+    package func setCookie(_ name: String, _ value: String) { cookies[name] = value }
+
+    private func send(_ method: HTTPMethod, _ path: String, form: [String: String]?,
+                      headers: [(String, String)] = []) async throws -> Page {
         var request = HTTPClientRequest(url: server.baseURL + path)
         request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.headers.add(name: "Accept", value: "text/html")
         if !cookies.isEmpty {
             request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; "))
@@ -82,13 +93,18 @@ package final class TestBrowser {
             guard pair.count == 2 else { continue }
             let name = String(pair[0]).trimmingCharacters(in: .whitespaces)
             let value = String(pair[1])
+            if name == "pawpack_session" { pageCSRF = nil }
             if value.isEmpty || header.lowercased().contains("max-age=0") {
                 cookies[name] = nil
             } else {
                 cookies[name] = value
             }
         }
+        let html = String(buffer: body)
+        if let range = html.range(of: #"name="_csrf" value="[^"]*""#, options: .regularExpression) {
+            pageCSRF = String(html[range].dropFirst(#"name="_csrf" value=""#.count).dropLast())
+        }
         return Page(status: Int(response.status.code), location: response.headers.first(name: "Location"),
-                    html: String(buffer: body), headers: response.headers)
+                    html: html, headers: response.headers)
     }
 }

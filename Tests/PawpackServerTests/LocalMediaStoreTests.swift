@@ -11,6 +11,19 @@ import Testing
         try await MediaStoreContract.verify(LocalMediaStore(root: folder.path + "/media"))
     }
 
+    @Test func photosAndTheirFoldersAreTheServersAlone() async throws {
+        let folder = try MediaTestFolder()
+        defer { folder.remove() }
+        let store = LocalMediaStore(root: folder.path + "/media")
+        try await store.put(Data("photo".utf8), key: "pets/a/b.jpg", contentType: "image/jpeg")
+        let files = FileManager.default
+        for path in [folder.path + "/media", folder.path + "/media/pets", folder.path + "/media/pets/a"] {
+            #expect(try files.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o700, "\(path)")
+        }
+        let stored = try #require(try files.subpathsOfDirectory(atPath: folder.path + "/media/pets/a").first)
+        #expect(try files.attributesOfItem(atPath: folder.path + "/media/pets/a/" + stored)[.posixPermissions] as? Int == 0o600)
+    }
+
     @Test func invalidKeysThrowAndWriteNothing() async throws {
         let folder = try MediaTestFolder()
         defer { folder.remove() }

@@ -117,7 +117,7 @@ import Vapor
 
     @Test func productionRefusesToStartWithoutWhatItNeeds() throws {
         let complete = ["PAWPACK_ENV": "production", "PAWPACK_PUBLIC_URL": "https://pawpack.example.org",
-                        "SMTP_URL": "smtp://mailer:secret@smtp.example.org", "PAWPACK_SECRET": String(repeating: "k", count: 40)]
+                        "SMTP_URL": "smtp://mailer:secret@smtp.example.org", "PAWPACK_SECRET": "q7Vd0xKp2LmZ9sR4tWb8yNc3HfJ6gE1uAo5Qi"]
         let config = try Config.load(from: complete)
         #expect(config.isProduction)
         #expect(config.secureCookies)
@@ -132,6 +132,50 @@ import Vapor
                 #expect(error.variable == missing)
             }
         }
+    }
+
+    @Test func productionRefusesAGuessableSecretAndPlainHTTP() throws {
+        let complete = ["PAWPACK_ENV": "production", "PAWPACK_PUBLIC_URL": "https://pawpack.example.org",
+                        "SMTP_URL": "smtp://mailer:secret@smtp.example.org", "PAWPACK_SECRET": "q7Vd0xKp2LmZ9sR4tWb8yNc3HfJ6gE1uAo5Qi"]
+        for weak in [String(repeating: "k", count: 40), "passwordpasswordpasswordpassword", "abababababababababababababababab1"] {
+            var config = complete
+            config["PAWPACK_SECRET"] = weak
+            #expect(throws: ConfigError.self, "\(weak)") { try Config.load(from: config) }
+        }
+        // 32 random bytes, as base64 and as hex, are fine
+        for strong in ["3q2+7wABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGho=",
+                       "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"] {
+            var config = complete
+            config["PAWPACK_SECRET"] = strong
+            #expect(throws: Never.self) { try Config.load(from: config) }
+        }
+        var plain = complete
+        plain["PAWPACK_PUBLIC_URL"] = "http://pawpack.example.org"
+        #expect(throws: ConfigError(variable: "PAWPACK_PUBLIC_URL", message: "must start with https:// in production (sessions and links travel over it); PAWPACK_ALLOW_HTTP=1 allows http://")) {
+            try Config.load(from: plain)
+        }
+        plain["PAWPACK_ALLOW_HTTP"] = "1"
+        #expect(try Config.load(from: plain).secureCookies == false)
+    }
+
+    @Test func anHTTPSServerAsksBrowsersToStayOnHTTPS() async throws {
+        try await TestServer.run(adjust: { $0.publicBaseURL = "https://pawpack.example.org" }) { server in
+            let reply = try await server.request(.GET, "/healthz")
+            #expect(reply.headers.first(name: "Strict-Transport-Security") == "max-age=31536000")
+        }
+        try await TestServer.run { server in
+            let reply = try await server.request(.GET, "/healthz")
+            #expect(reply.headers.first(name: "Strict-Transport-Security") == nil)
+        }
+    }
+
+    @Test func theDatabaseFileAndDataFolderAreTheServersAlone() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let files = FileManager.default
+        #expect(try files.attributesOfItem(atPath: server.databaseFile)[.posixPermissions] as? Int == 0o600)
+        let folder = (server.databaseFile as NSString).deletingLastPathComponent
+        #expect(try files.attributesOfItem(atPath: folder)[.posixPermissions] as? Int == 0o700)
     }
 
     @Test func dotEnvLinesAreParsedWithCommentsAndQuotes() {

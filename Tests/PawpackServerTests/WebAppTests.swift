@@ -62,6 +62,32 @@ import Testing
         }
     }
 
+    @Test func aSignedInFormNeedsItsSessionsTokenAndOurOrigin() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let browser = try await TestBrowser.signedIn(server, as: ada)
+            let change = ["displayName": "Mallory's pick", "city": "Nowhere"]
+            // a cookie and field an attacker chose together (a sibling domain can set cookies)
+            browser.setCookie("pawpack_csrf", "chosen-by-mallory")
+            let chosen = try await browser.post("/account/profile", change, csrf: .value("chosen-by-mallory"))
+            #expect(chosen.status == 403)
+            // the token of an earlier session
+            let earlier = try await browser.get("/account").html
+            let oldToken = try #require(earlier.range(of: #"name="_csrf" value="[^"]*""#, options: .regularExpression).map { String(earlier[$0]) })
+            let again = try await TestBrowser.signedIn(server, as: ada)
+            let stale = try await again.post("/account/profile", change, csrf: .value(String(oldToken.dropFirst(20).dropLast())))
+            #expect(stale.status == 403)
+            // the right token, sent from another site's page
+            _ = try await again.get("/account")
+            let crossSite = try await again.post("/account/profile", change, headers: [("Origin", "https://evil.example")])
+            #expect(crossSite.status == 403)
+            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).json["displayName"] as? String != "Mallory's pick")
+            // and from this server's own page, it goes through
+            let ours = try await again.post("/account/profile", change, headers: [("Origin", server.baseURL)])
+            #expect(ours.status == 303)
+        }
+    }
+
     @Test func signUpProblemsAreShownBesideTheTypedValues() async throws {
         try await TestServer.run { server in
             let browser = TestBrowser(server)

@@ -80,7 +80,13 @@ private func configureDatabase(_ app: Application, config: Config) throws {
     case let .sqliteFile(path):
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        // The database, and the journal files SQLite gives its permissions, for the server's
+        // user only: created empty here so SQLite never makes it readable by others.
+        if !FileManager.default.fileExists(atPath: path) {
+            FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
     case let .postgres(url, searchPath):
@@ -138,7 +144,8 @@ private func developmentSecret(_ config: Config) throws -> String {
     if let saved = try? String(contentsOfFile: path, encoding: .utf8), saved.utf8.count >= 32 {
         return saved
     }
-    try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: 0o700])
     // Unwritable, the secret lasts this run only: links emailed before a restart stop working.
     _ = FileManager.default.createFile(atPath: path, contents: Data(random.utf8), attributes: [.posixPermissions: 0o600])
     return random

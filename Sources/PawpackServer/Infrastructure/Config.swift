@@ -191,6 +191,10 @@ package struct Config: Sendable {
             guard secret.utf8.count >= 32 else {
                 throw ConfigError(variable: "PAWPACK_SECRET", message: "must be at least 32 characters")
             }
+            guard Self.estimatedBits(of: secret) >= 128 else {
+                throw ConfigError(variable: "PAWPACK_SECRET",
+                                  message: "looks guessable (too few different characters); use random output such as `openssl rand -base64 32`")
+            }
             config.secret = secret
         }
 
@@ -205,6 +209,10 @@ package struct Config: Sendable {
             }
             guard !config.secret.isEmpty else {
                 throw ConfigError(variable: "PAWPACK_SECRET", message: "is required in production (at least 32 random characters)")
+            }
+            guard config.publicBaseURL.lowercased().hasPrefix("https://") || reader.string("PAWPACK_ALLOW_HTTP") == "1" else {
+                throw ConfigError(variable: "PAWPACK_PUBLIC_URL",
+                                  message: "must start with https:// in production (sessions and links travel over it); PAWPACK_ALLOW_HTTP=1 allows http://")
             }
             guard config.bcryptCost >= 10 else {
                 throw ConfigError(variable: "PAWPACK_BCRYPT_COST", message: "must be at least 10 in production")
@@ -243,6 +251,21 @@ package struct Config: Sendable {
             result[key] = value
         }
         return result
+    }
+
+    /// A rough measure of how hard a secret is to guess: its length times the entropy of its
+    /// characters' frequencies. A 32-character base64 or 64-character hex secret from a random
+    /// source scores well over 128; repeated or dictionary-like text scores far under.
+    static func estimatedBits(of secret: String) -> Double {
+        let characters = Array(secret.unicodeScalars)
+        var counts: [Unicode.Scalar: Int] = [:]
+        for character in characters { counts[character, default: 0] += 1 }
+        let total = Double(characters.count)
+        let perCharacter = counts.values.reduce(0.0) { sum, count in
+            let share = Double(count) / total
+            return sum - share * log2(share)
+        }
+        return perCharacter * total
     }
 
     private struct Reader {

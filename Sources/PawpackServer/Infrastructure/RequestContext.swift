@@ -18,6 +18,10 @@ struct RequestContextMiddleware: AsyncMiddleware {
         response.headers.replaceOrAdd(name: "X-Request-ID", value: request.id)
         // No answer is ever read as another type than it says (a JSON body as HTML, say).
         response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
+        if request.application.pawpack.config.secureCookies {
+            // Served over HTTPS (behind its proxy): browsers keep to HTTPS for a year.
+            response.headers.replaceOrAdd(name: "Strict-Transport-Security", value: "max-age=31536000")
+        }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         // The path only: query strings can carry single-use tokens.

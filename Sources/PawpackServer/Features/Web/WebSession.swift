@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PawpackCore
 import Vapor
@@ -22,8 +23,9 @@ extension Request {
         set { storage[WebUserKey.self] = newValue }
     }
 
-    /// The CSRF token every form on this page carries (double-submit: the same value sits in
-    /// an HttpOnly, SameSite=Strict cookie that another site can neither read nor send).
+    /// The CSRF token every form on this page carries: for a signed-in member, derived from
+    /// their session with the server's secret, so no one without the session can make one;
+    /// before signing in, the value of an HttpOnly, SameSite=Strict cookie (double submit).
     var csrfToken: String {
         get { storage[CSRFKey.self] ?? "" }
         set { storage[CSRFKey.self] = newValue }
@@ -41,14 +43,30 @@ extension Request {
         return webUser
     }
 
-    /// Rejects a form whose `_csrf` field does not match the cookie.
+    /// Rejects a form sent from another site (`Origin`), or whose `_csrf` field is not this
+    /// session's token (signed in) or the cookie's (signed out).
     func checkCSRF() throws {
+        let expired = Problem(status: 403, code: .csrfFailed, title: "This form has expired",
+                              detail: "Go back, reload the page and send the form again.")
+        guard originIsOurs else { throw expired }
         let sent = (try? content.get(String.self, at: "_csrf")) ?? ""
-        guard let cookie = cookies[WebCookie.csrf]?.string, !cookie.isEmpty,
-              constantTimeEquals(sent, cookie) else {
-            throw Problem(status: 403, code: .csrfFailed, title: "This form has expired",
-                          detail: "Go back, reload the page and send the form again.")
+        let expected = webUser != nil ? csrfToken : (cookies[WebCookie.csrf]?.string ?? "")
+        guard !expected.isEmpty, constantTimeEquals(sent, expected) else { throw expired }
+    }
+
+    /// Whether a form came from one of this server's pages: browsers name the page's origin in
+    /// `Origin` on every form they send; it must be the public address or the one asked for.
+    /// A request without it (no browser, or an old one) rests on the token alone.
+    private var originIsOurs: Bool {
+        guard let origin = headers.first(name: .origin) else { return true }
+        guard let url = URL(string: origin), url.host != nil else { return false }
+        func authority(_ url: URL?) -> String? {
+            guard let url, let host = url.host?.lowercased() else { return nil }
+            return url.port.map { "\(host):\($0)" } ?? host
         }
+        let sentFrom = authority(url)
+        return sentFrom == authority(URL(string: application.pawpack.config.publicBaseURL))
+            || sentFrom == headers.first(name: .host)?.lowercased()
     }
 }
 
@@ -65,10 +83,14 @@ struct WebSessionMiddleware: AsyncMiddleware {
             request.webUser = WebUser(user: user, session: session)
         }
         let existingCSRF = request.cookies[WebCookie.csrf]?.string
-        request.csrfToken = existingCSRF ?? OpaqueToken.generate(prefix: "")
+        if let session = request.webUser?.session {
+            request.csrfToken = try CSRFToken.bound(to: session.requireID(), secret: request.pawpack.config.secret)
+        } else {
+            request.csrfToken = existingCSRF ?? OpaqueToken.generate(prefix: "")
+        }
         let response = try await next.respond(to: request)
         let config = request.pawpack.config
-        if existingCSRF == nil {
+        if existingCSRF == nil, request.webUser == nil {
             response.cookies[WebCookie.csrf] = HTTPCookies.Value(
                 string: request.csrfToken, path: "/", isSecure: config.secureCookies, isHTTPOnly: true, sameSite: .strict)
         }
@@ -88,4 +110,14 @@ enum WebCookies {
 
     static let expired = HTTPCookies.Value(string: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0,
                                            path: "/", isHTTPOnly: true, sameSite: .lax)
+}
+
+/// The CSRF token of a signed-in browser: an HMAC of its session's id under the server's
+/// secret. It changes with the session and cannot be chosen by anyone who sets cookies.
+enum CSRFToken {
+    static func bound(to session: Identifier<WebSessionRecord>, secret: String) -> String {
+        let key = SymmetricKey(data: SHA256.hash(data: Data(("pawpack-csrf:" + secret).utf8)))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(session.description.utf8), using: key)
+        return Data(mac).base64URLEncoded
+    }
 }

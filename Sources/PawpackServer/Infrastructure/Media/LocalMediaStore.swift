@@ -107,14 +107,16 @@ enum LocalMediaFile {
     /// and the old object, if any, is untouched.
     static func writeObject(header: Data, data: Data, to path: String, in folder: String) throws {
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            // Readable by the server's own user only: members' photos are served through it.
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
         } catch {
             throw MediaStoreError.fileSystem("cannot create folder \(folder): \(error)")
         }
 
         // A fixed-length name: "." + the object's name + a suffix could pass the file name limit.
         let temporary = folder + "/.pawpack-" + UUID().uuidString + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw failure("create", temporary, errno)
         }
