@@ -169,4 +169,24 @@ extension PawpackClient {
             }
         }
     }
+
+    /// The members you blocked, newest first.
+    public func blockedMembers() async throws -> [BlockedMember] {
+        try await signedIn {
+            switch try await client.listBlocks() {
+            case let .ok(ok): return try ok.body.json.items.map(BlockedMember.init)
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
+
+    /// Lifts your block of a member: each may find the other again; ended matches stay ended.
+    public func unblock(username: String) async throws {
+        try await signedIn {
+            switch try await client.unblockUser(path: .init(username: username)) {
+            case .noContent: return
+            case let .default(status, problem): throw PawpackError(status: status, problem)
+            }
+        }
+    }
 }

@@ -110,3 +110,18 @@ extension DeckPreferences {
               playStyles: playStyles?.map(\.rawValue).sorted().compactMap(Components.Schemas.PlayStyle.init(rawValue:)))
     }
 }
+
+/// A member you blocked: neither of you sees the other's dogs, photos or requests.
+public struct BlockedMember: Sendable, Equatable, Identifiable {
+    public var username: String
+    public var displayName: String
+    public var blockedAt: Date
+
+    public var id: String { username }
+
+    init(_ dto: Components.Schemas.BlockedMember) {
+        username = dto.username
+        displayName = dto.displayName
+        blockedAt = dto.blockedAt
+    }
+}

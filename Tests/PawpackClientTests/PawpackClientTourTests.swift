@@ -106,8 +106,15 @@ import Testing
             try await ada.unmatch(match.id)
             #expect(try await bob.matches().isEmpty)
 
-            // Bob blocks Ada; her export holds what she owns; both delete their dogs and accounts
+            // Bob blocks Ada: she can no longer see Rex; he lists her, unblocks her and blocks her again
             try await bob.block(username: "ada")
+            await #expect(throws: PawpackError.self) { _ = try await ada.pet(rex.id) }
+            #expect(try await bob.blockedMembers().map(\.username) == ["ada"])
+            try await bob.unblock(username: "ada")
+            #expect(try await bob.blockedMembers().isEmpty)
+            #expect(try await ada.pet(rex.id).card.name == "Rex")
+            try await bob.block(username: "ada")
+            // her export holds what she owns; both delete their dogs and accounts
             let export = try await ada.exportData()
             #expect(export.pets.map(\.pet.card.name) == ["Biscuit"])
             #expect(export.pets.first?.preferences?.maxDistanceKm == 5)

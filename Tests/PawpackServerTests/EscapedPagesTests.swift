@@ -68,6 +68,8 @@ import Vapor
                     server.member(name, displayName: texts.displayName, city: texts.city))
             }
             let (bob, cyd) = (owners["bob"]!, owners["cyd"]!)
+            _ = try await server.member("fay", displayName: texts.displayName, city: texts.city)
+            _ = try await server.send(.POST, "/v1/blocks", object: ["username": "fay"], token: ada.token)
             let photo = try await server.upload("/v1/pets/\(ada.dogID)/photos", parts: [
                 .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg")),
             ], token: ada.token)

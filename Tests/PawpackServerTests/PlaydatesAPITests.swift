@@ -174,6 +174,38 @@ import Testing
         }
     }
 
+    @Test func aBlockHidesEachMembersDogsAndPhotosFromTheOtherUntilLifted() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: Place.lyon)
+            let bob = try await server.owner("bob", at: Place.lyonNear)
+            let photo = try await server.upload("/v1/pets/\(ada.dogID)/photos", parts: [
+                .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg")),
+            ], token: ada.token)
+            let url = try #require((photo.json["url"] as? String).flatMap(URL.init(string:))?.path)
+            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: bob.token).status == 200)
+            #expect(try await server.request(.GET, url, token: bob.token).status == 200)
+
+            // when Ada blocks Bob, each one's dog, and Ada's photo, are gone for the other
+            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: ada.token).status == 204)
+            for (viewer, pet) in [(bob, ada.dogID), (ada, bob.dogID)] {
+                let hidden = try await server.request(.GET, "/v1/pets/\(pet)", token: viewer.token)
+                #expect(hidden.status == 404 && hidden.code == "not_found")
+            }
+            #expect(try await server.request(.GET, url, token: bob.token).status == 404)
+            #expect(try await server.request(.GET, url, token: ada.token).status == 200)
+
+            // and only Ada lists the block, and only she can lift it
+            let adaList = try await server.get("/v1/blocks", token: ada.token, as: Operations.ListBlocks.Output.Ok.Body.JsonPayload.self)
+            #expect(adaList.items.map(\.username) == ["bob"])
+            #expect(try await server.get("/v1/blocks", token: bob.token, as: Operations.ListBlocks.Output.Ok.Body.JsonPayload.self)
+                .items.isEmpty)
+            #expect(try await server.request(.DELETE, "/v1/blocks/ada", token: bob.token).status == 404)
+            #expect(try await server.request(.DELETE, "/v1/blocks/bob", token: ada.token).status == 204)
+            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: bob.token).status == 200)
+            #expect(try await server.request(.GET, url, token: bob.token).status == 200)
+        }
+    }
+
     @Test func aGuardianOpeningTheDeckBringsTheirOwnBlocksAndTheOwnerKeepsTheirs() async throws {
         try await TestServer.run { server in
             // given Gus guards Ada's dog, Gus blocked Bob and Cyd blocked Ada

@@ -48,7 +48,8 @@ import Vapor
                 (.GET, WebPath.forgotPassword), (.POST, WebPath.forgotPassword), (.GET, WebPath.resetPassword),
                 (.POST, WebPath.resetPassword), (.GET, WebPath.account), (.POST, WebPath.accountProfile),
                 (.POST, WebPath.accountUsername), (.POST, WebPath.accountEmail), (.POST, WebPath.accountPassword),
-                (.POST, WebPath.accountLocation), (.GET, WebPath.accountExport), (.POST, WebPath.accountDelete),
+                (.POST, WebPath.accountLocation), (.POST, WebPath.accountUnblock), (.GET, WebPath.accountExport),
+                (.POST, WebPath.accountDelete),
                 (.GET, WebPath.pets), (.POST, WebPath.pets), (.GET, WebPath.newPet), (.GET, WebPath.pet(pet)),
                 (.GET, WebPath.editPet(pet)), (.POST, WebPath.editPet(pet)), (.POST, WebPath.deletePet(pet)),
                 (.POST, WebPath.petPhotos(pet)), (.POST, WebPath.deletePetPhoto(pet, photo)),
@@ -82,7 +83,8 @@ import Vapor
     }
 
     /// Ada and her dog with a photo and a vaccination; Bob invited to guard it; Cyd's invitation
-    /// for Ada to guard Cyd's dog and Cyd's dog's request to Ada's; a match with Eve's dog.
+    /// for Ada to guard Cyd's dog and Cyd's dog's request to Ada's; a match with Eve's dog; Fay
+    /// blocked by Ada.
     static func adaWithSomethingEverywhere(_ server: TestServer) async throws -> World {
         let ada = try await server.owner("ada", at: TestServer.Place.lyon)
         let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
@@ -102,6 +104,8 @@ import Vapor
         let request = try #require(try await server.like(cyd, ada).request)
         _ = try await server.like(eve, ada)
         let match = try #require(try await server.like(ada, eve).match)
+        _ = try await server.member("fay", password: "fay's own secret")
+        _ = try await server.send(.POST, "/v1/blocks", object: ["username": "fay"], token: ada.token)
         return World(ada: ada, values: [
             "petId": ada.dogID, "photoId": photo.id, "vaccinationId": vaccination.id, "userId": bob.member.id,
             "invitationId": invitation.id, "requestId": request.id, "matchId": match.id,

@@ -31,6 +31,7 @@ struct AccountPages {
         routes.post(WebPath.accountPassword.pathComponents, use: changePassword)
         routes.post(WebPath.accountDelete.pathComponents, use: deleteAccount)
         routes.post(WebPath.accountLocation.pathComponents, use: setLocation)
+        routes.post(WebPath.accountUnblock.pathComponents, use: unblock)
         routes.get(WebPath.accountExport.pathComponents, use: export)
     }
 
@@ -236,11 +237,13 @@ struct AccountPages {
     // MARK: Account settings
 
     @Sendable func accountPage(_ req: Request) async throws -> Response {
-        try settingsPage(req, webUser: req.requireWebUser())
+        try await settingsPage(req, webUser: req.requireWebUser())
     }
 
-    func settingsPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) -> Response {
+    func settingsPage(_ req: Request, webUser: WebUser, errors: [String] = [],
+                      status: HTTPResponseStatus = .ok) async throws -> Response {
         let user = webUser.user
+        let blocked = try await req.pawpack.playdates.blocks(of: user, on: req.db)
         return WebPages.page(req, title: "Your account", status: status, errors: errors, main: .group(
             .section(.class("card"),
                 .h2(.text("Profile")),
@@ -302,6 +305,18 @@ struct AccountPages {
                 )
             ),
             .section(.class("card"),
+                .h2(.text("Blocked members")),
+                .if(blocked.isEmpty, .p(.class("muted"), .text("You have blocked no one. A member you block no longer sees your dogs, nor you theirs."))),
+                .ul(.id("blocked-list"), .forEach(blocked) { member in
+                    .li(.span(.text("\(member.displayName) (@\(member.username))")),
+                        .form(.class("inline"), .action(WebPath.accountUnblock), .method(.post),
+                              WebPages.csrfField(req),
+                              .input(.type(.hidden), .name("username"), .value(member.username)),
+                              .button(.type(.submit), .class("button secondary"), .ariaLabel("Unblock \(member.displayName)"),
+                                      .text("Unblock"))))
+                })
+            ),
+            .section(.class("card"),
                 .h2(.text("Your data")),
                 .p(.a(.id("export-link"), .href(WebPath.accountExport), .text("Download everything as JSON")))
             ),
@@ -328,7 +343,7 @@ struct AccountPages {
             try await change(webUser, form)
             return WebPages.redirect(WebPath.account, flash: flash)
         } catch let problem as Problem {
-            return settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
+            return try await settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
                                 status: .init(statusCode: problem.status))
         }
     }
@@ -337,6 +352,12 @@ struct AccountPages {
         try await settingsAction(req, flash: .profile) { webUser, form in
             _ = try await accounts.updateProfile(webUser.user, change: ProfileChange(
                 displayName: form.displayName ?? "", city: form.city ?? ""), on: req.db)
+        }
+    }
+
+    @Sendable func unblock(_ req: Request) async throws -> Response {
+        try await settingsAction(req, flash: .unblocked) { webUser, form in
+            try await req.pawpack.playdates.unblock(webUser.user, username: form.username ?? "", on: req.db)
         }
     }
 
@@ -382,7 +403,7 @@ struct AccountPages {
         do {
             try await accounts.deleteAccount(webUser.user, password: form.password ?? "", on: req.db)
         } catch let problem as Problem {
-            return settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
+            return try await settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
                                 status: .init(statusCode: problem.status))
         }
         req.webUser = nil

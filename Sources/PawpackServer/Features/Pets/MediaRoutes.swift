@@ -15,10 +15,11 @@ struct MediaRoutes {
     }
 
     func photo(_ req: Request) async throws -> Response {
-        guard try await signedInUser(req) != nil else { throw Problem.unauthenticated }
+        guard let viewer = try await signedInUser(req) else { throw Problem.unauthenticated }
         let petID = try req.idParameter(Param.pet)
         guard let file = req.parameters.get(Param.file.name), !file.contains("/") else { throw Problem.notFound }
-        let stored = try await services.pets.photo(key: "pets/\(petID)/\(file.lowercased())", on: req.db)
+        let stored = try await services.pets.photo(key: "pets/\(petID)/\(file.lowercased())", pet: petID, viewer: viewer,
+                                                   on: req.db)
         let response = Response(status: .ok, body: .init(data: stored.data))
         response.headers.replaceOrAdd(name: .contentType, value: stored.contentType)
         response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=31536000, immutable")

@@ -306,7 +306,10 @@ final class PetService: Sendable {
 
     func view(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> PetSnapshot {
         let pet = try await pet(id, on: db)
-        return try await snapshot(of: pet, role: try await role(of: user, for: pet, on: db), on: db)
+        let role = try await role(of: user, for: pet, on: db)
+        // A block hides each member's pets from the other, as if they did not exist.
+        if role == nil, try await BlockRecord.between(user.requireID(), pet.$owner.id, on: db) { throw Problem.notFound }
+        return try await snapshot(of: pet, role: role, on: db)
     }
 
     func update(_ user: UserRecord, pet id: Pet.ID, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
@@ -434,9 +437,14 @@ final class PetService: Sendable {
     }
 
     /// The photo a signed-in member asked for, by its storage key.
-    func photo(key: String, on db: any Database) async throws -> StoredMedia {
-        guard try await PetPhotoRecord.query(on: db).filter(\.$storageKey == key).first() != nil,
-              let stored = try await media.get(key: key) else { throw Problem.notFound }
+    /// A photo of `pet` for `viewer`: hidden, like the pet, from a member blocked by or blocking its owner.
+    func photo(key: String, pet id: Pet.ID, viewer: UserRecord, on db: any Database) async throws -> StoredMedia {
+        guard let photo = try await PetPhotoRecord.query(on: db).filter(\.$storageKey == key).first(),
+              photo.$pet.id == id else { throw Problem.notFound }
+        let pet = try await pet(id, on: db)
+        if try await role(of: viewer, for: pet, on: db) == nil,
+           try await BlockRecord.between(viewer.requireID(), pet.$owner.id, on: db) { throw Problem.notFound }
+        guard let stored = try await media.get(key: key) else { throw Problem.notFound }
         return stored
     }
 

@@ -82,3 +82,21 @@ final class BlockRecord: Model, @unchecked Sendable {
 
     init() {}
 }
+
+/// A member someone blocked, for their list.
+struct BlockedMemberValue: Sendable, Equatable {
+    var username: String
+    var displayName: String
+    var blockedAt: Date
+}
+
+extension BlockRecord {
+    /// Whether either member blocked the other: then each is hidden from the other everywhere.
+    static func between(_ one: User.ID, _ other: User.ID, on db: any Database) async throws -> Bool {
+        guard one != other else { return false }
+        return try await query(on: db).group(.or) { group in
+            group.group(.and) { $0.filter(\.$blocker.$id == one).filter(\.$blocked.$id == other) }
+            group.group(.and) { $0.filter(\.$blocker.$id == other).filter(\.$blocked.$id == one) }
+        }.first() != nil
+    }
+}

@@ -284,7 +284,7 @@ final class PlaydateService: Sendable {
         let me = try user.requireID()
         guard let other = try await UserRecord.query(on: db).filter(\.$username == name).first(),
               let them = other.id, them != me else {
-            throw Problem(status: 404, code: .notFound, title: "No such member", detail: "No other member has the username \(name).",
+            throw Problem(status: 404, code: .notFound, title: "No such member", detail: "No other member has that username.",
                           errors: [.init(field: "username", message: "is not another member")])
         }
         try await db.transaction { tx in
@@ -305,6 +305,26 @@ final class PlaydateService: Sendable {
                 group.group(.and) { $0.filter(\.$fromUser.$id == them).filter(\.$toUser.$id == me) }
             }.set(\.$status, to: .cancelled).update()
         }
+    }
+
+    /// The members `user` blocked, newest first.
+    func blocks(of user: UserRecord, on db: any Database) async throws -> [BlockedMemberValue] {
+        try await BlockRecord.query(on: db).filter(\.$blocker.$id == user.requireID()).with(\.$blocked)
+            .sort(\.$createdAt, .descending).all()
+            .map { BlockedMemberValue(username: $0.blocked.username, displayName: $0.blocked.displayName, blockedAt: $0.createdAt) }
+    }
+
+    /// Lifts `user`'s block of the member with this username; 404 when there is none. A block
+    /// the other member made stays.
+    func unblock(_ user: UserRecord, username: String, on db: any Database) async throws {
+        let name = AccountRules().normalizedUsername(username)
+        guard let other = try await UserRecord.query(on: db).filter(\.$username == name).first(),
+              let block = try await BlockRecord.query(on: db).filter(\.$blocker.$id == user.requireID())
+                  .filter(\.$blocked.$id == other.requireID()).first() else {
+            throw Problem(status: 404, code: .notFound, title: "Not blocked", detail: "You have not blocked anyone by that username.",
+                          errors: [.init(field: "username", message: "is not a member you blocked")])
+        }
+        try await block.delete(on: db)
     }
 
     // MARK: Swipes

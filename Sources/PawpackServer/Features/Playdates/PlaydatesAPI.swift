@@ -107,6 +107,20 @@ extension APIHandler {
         return .noContent(.init())
     }
 
+    func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output {
+        let auth = try await authenticated()
+        let blocks = try await playdates.blocks(of: auth.user, on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: blocks.map {
+            .init(username: $0.username, displayName: $0.displayName, blockedAt: $0.blockedAt)
+        }))))
+    }
+
+    func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output {
+        let auth = try await authenticated()
+        try await playdates.unblock(auth.user, username: input.path.username, on: auth.request.db)
+        return .noContent(.init())
+    }
+
     // MARK: Mapping
 
     func swipeResult(_ outcome: SwipeOutcome) -> Components.Schemas.SwipeResult {

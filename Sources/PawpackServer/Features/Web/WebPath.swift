@@ -31,6 +31,7 @@ enum WebPath {
     static let accountEmail = "/account/email"
     static let accountPassword = "/account/password"
     static let accountLocation = "/account/location"
+    static let accountUnblock = "/account/unblock"
     static let accountExport = "/account/export"
     static let accountDelete = "/account/delete"
 
@@ -134,6 +135,7 @@ enum Flash: String, CaseIterable {
     case matched
     case undone
     case preferences
+    case unblocked
 
     var message: String {
         switch self {
@@ -160,6 +162,7 @@ enum Flash: String, CaseIterable {
         case .matched: "It's a match!"
         case .undone: "Last swipe undone."
         case .preferences: "Preferences saved."
+        case .unblocked: "Unblocked: you may find each other again."
         }
     }
 }
