@@ -34,6 +34,8 @@ public struct AccountRules: Sendable {
             errors.append(.init(field: "dateOfBirth", message: "must be a date written as YYYY-MM-DD"))
         } else if let birth, birth > LocalDate(utc: now) {
             errors.append(.init(field: "dateOfBirth", message: "cannot be in the future"))
+        } else if let birth, birth.year < 1900 {
+            errors.append(.init(field: "dateOfBirth", message: "must be in 1900 or later"))
         }
         guard errors.isEmpty, let birth else { throw Problem.validation(errors) }
         if birth.age(on: LocalDate(utc: now)) < minimumAge {

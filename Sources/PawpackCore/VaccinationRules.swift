@@ -49,6 +49,7 @@ public struct ValidVaccination: Sendable, Equatable {
 public struct VaccinationRules: Sendable {
     public var maximumNameLength = 60
     public var maximumClinicLength = 100
+    public var maximumYearsUntilDue = 5
 
     public init() {}
 
@@ -78,6 +79,9 @@ public struct VaccinationRules: Sendable {
                 errors.append(.init(field: "nextDueOn", message: "must be a date written as YYYY-MM-DD"))
             } else if let nextDue, let given, nextDue <= given {
                 errors.append(.init(field: "nextDueOn", message: "must be after the date given"))
+            } else if let nextDue, nextDue > today.adding(years: maximumYearsUntilDue) {
+                // No vaccine lasts longer; a date decades ahead is a typing slip.
+                errors.append(.init(field: "nextDueOn", message: "must be within \(maximumYearsUntilDue) years from today"))
             }
         }
         let clinic = input.clinic?.trimmingCharacters(in: .whitespacesAndNewlines)

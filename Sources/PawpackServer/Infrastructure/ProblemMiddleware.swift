@@ -63,7 +63,7 @@ struct ProblemMiddleware: AsyncMiddleware {
             if let inner = serverError.underlyingError as? Problem { return inner }
             if serverError.operationInput == nil {
                 // The request never became a typed input: its body or parameters are malformed.
-                return decodingProblem(serverError.underlyingError)
+                return decodingProblem(serverError.underlyingError, parameters: Self.parameterNames(of: serverError))
                     ?? Problem(status: 400, code: .invalidRequest, title: "Malformed request",
                                detail: "The request could not be read: \(serverError.causeDescription).")
             }
@@ -97,8 +97,17 @@ struct ProblemMiddleware: AsyncMiddleware {
         status: 500, code: .internalError, title: "Something went wrong",
         detail: "The server hit an unexpected error. It has been logged; please try again.")
 
-    /// A decoding failure names the field it choked on.
-    static func decodingProblem(_ error: any Error) -> Problem? {
+    /// The query parameters of a request that carries no body: what a decoding failure with no
+    /// field in it is about.
+    static func parameterNames(of error: ServerError) -> [String]? {
+        guard [.get, .delete, .head].contains(error.request.method),
+              let path = error.request.path, let query = URLComponents(string: path)?.queryItems else { return nil }
+        return query.map(\.name)
+    }
+
+    /// A decoding failure names the field it choked on: a body's member, or, for a request
+    /// without a body, its query parameter (the one given, or the one the failing type is for).
+    static func decodingProblem(_ error: any Error, parameters: [String]? = nil) -> Problem? {
         var underlying: any Error = error
         // The runtime wraps decoding errors one level deep in some paths.
         if let server = underlying as? ServerError { underlying = server.underlyingError }
@@ -106,7 +115,8 @@ struct ProblemMiddleware: AsyncMiddleware {
         func path(_ keys: [any CodingKey]) -> String {
             keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }
-        let (field, message): (String, String)
+        let field: String
+        var message: String
         switch decoding {
         case let .keyNotFound(key, context):
             field = path(context.codingPath + [key]); message = "is required"
@@ -115,12 +125,27 @@ struct ProblemMiddleware: AsyncMiddleware {
         case let .typeMismatch(type, context):
             field = path(context.codingPath); message = "must be a \(friendlyName(type))"
         case let .dataCorrupted(context):
+            // In plain words, and never the value sent, which may be long or someone's secret.
             field = path(context.codingPath)
-            message = context.codingPath.isEmpty ? "the body is not valid JSON" : "is not valid: \(context.debugDescription)"
+            let reason = context.debugDescription.lowercased()
+            message = context.codingPath.isEmpty ? "the body is not valid JSON"
+                : reason.contains("cannot initialize") ? "is not one of the accepted values"
+                : reason.contains("date") ? "must be a date and time such as 2026-05-01T09:30:00Z"
+                : "is not valid"
         @unknown default:
             return nil
         }
-        let name = field.isEmpty ? "body" : field
+        var name = field.isEmpty ? "body" : field
+        if field.isEmpty, let parameters {
+            // "Cannot initialize DirectionPayload from …": the generated type names the parameter.
+            let described = "\(decoding)"
+            let typed = parameters.first { described.localizedCaseInsensitiveContains($0 + "Payload") }
+            name = typed ?? (parameters.count == 1 ? parameters[0] : "query")
+            if message == "the body is not valid JSON" {
+                message = described.contains("Cannot initialize") ? "is not one of the accepted values" : "is not valid"
+            }
+            if name == "query" { message = "a parameter (\(parameters.joined(separator: ", "))) " + message }
+        }
         return Problem(status: 400, code: .invalidRequest, title: "Malformed request",
                        detail: "\(name): \(message)", errors: [FieldError(field: name, message: message)])
     }
@@ -159,7 +184,8 @@ struct ProblemBody: Codable {
         status = problem.status
         code = problem.code.rawValue
         detail = problem.detail
-        self.instance = instance
+        // The path asked for, cut short: a path can carry whatever a client typed.
+        self.instance = instance.map { $0.count > 120 ? String($0.prefix(120)) + "…" : $0 }
         field = problem.field
         errors = problem.errors.isEmpty ? nil : problem.errors
     }

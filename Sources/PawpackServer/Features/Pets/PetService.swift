@@ -572,7 +572,7 @@ final class PetService: Sendable {
         guard let invitee = try await UserRecord.query(on: db).filter(\.$username == name).first(),
               invitee.emailVerifiedAt != nil else {
             throw Problem(status: 404, code: .notFound, title: "No such member",
-                          detail: "No member has the username \(name).",
+                          detail: "No member has that username.",
                           errors: [.init(field: "username", message: "is not a member")])
         }
         let (petID, inviteeID) = (try pet.requireID(), try invitee.requireID())

@@ -1,0 +1,63 @@
+import Foundation
+import PawpackTestSupport
+import Testing
+
+/// Bad input is answered in plain words naming the field, never with the value sent, and
+/// dates no one could mean are refused.
+@Suite struct PlainErrorsTests {
+    @Test func aBadValueIsNamedByItsFieldOrParameterWithoutRepeatingIt() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let cases: [(String, TestServer.Reply, String, String)] = [
+                ("a query value", try await server.request(.GET, "/v1/match-requests?direction=sideways", token: ada.token),
+                 "direction", "sideways"),
+                ("a number in the query", try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck?limit=lots", token: ada.token),
+                 "limit", "lots"),
+                ("a value of a list", try await server.request(.POST, "/v1/pets", raw: #"{"name": "R", "species": "dragon", "estimatedAgeMonths": 3}"#,
+                                                              token: ada.token), "species", "dragon"),
+            ]
+            for (what, reply, field, sent) in cases {
+                #expect(reply.status == 400, "\(what): \(reply.status) \(reply.text)")
+                #expect(reply.json["field"] as? String == field, "\(what): \(reply.text)")
+                #expect(!reply.text.contains(sent) && !reply.text.contains("JSON") && !reply.text.contains("Cannot initialize"),
+                        "\(what): \(reply.text)")
+            }
+        }
+    }
+
+    @Test func longInputIsNeverEchoedBack() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let long = String(repeating: "pawprint", count: 2_000)
+            let replies = [
+                try await server.send(.POST, "/v1/blocks", object: ["username": long], token: ada.token),
+                try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": long], token: ada.token),
+                try await server.request(.DELETE, "/v1/blocks/\(long)", token: ada.token),
+                try await server.send(.POST, "/v1/auth/login", object: ["email": long + "@example.com", "password": long], token: nil),
+                try await server.send(.PATCH, "/v1/me", object: ["displayName": long], token: ada.token),
+            ]
+            for reply in replies {
+                #expect(reply.status >= 400 && reply.status < 500, "\(reply.status)")
+                // at most the start of a path, as the problem's `instance`
+                #expect(!reply.text.contains(String(repeating: "pawprint", count: 16)), "\(reply.text.prefix(300))")
+                #expect(reply.body.count < 2_000)
+            }
+        }
+    }
+
+    @Test func datesNoOneCouldMeanAreRefused() async throws {
+        try await TestServer.run { server in
+            let old = try await server.signUp(email: "old@example.com", username: "old", dateOfBirth: "1899-12-31")
+            #expect(old.status == 422 && old.json["field"] as? String == "dateOfBirth")
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let farAhead = try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations", object: [
+                "vaccine": "rabies", "givenOn": "2025-06-01", "nextDueOn": "2065-06-01",
+            ], token: ada.token)
+            #expect(farAhead.status == 422 && farAhead.json["field"] as? String == "nextDueOn", "\(farAhead.text)")
+            let sensible = try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations", object: [
+                "vaccine": "rabies", "givenOn": "2025-06-01", "nextDueOn": "2028-06-01",
+            ], token: ada.token)
+            #expect(sensible.status == 201)
+        }
+    }
+}
