@@ -5,8 +5,9 @@ public struct AccountRules: Sendable {
     /// Kobble and SoPup are for adults and teens; under-13s may not hold an account (COPPA).
     public var minimumAge = 13
     public var minimumPasswordLength = 10
-    /// bcrypt reads only the first 72 bytes; a longer password would silently lose its tail.
-    public var maximumPasswordBytes = 72
+    /// Passphrases welcome; bcrypt reads 72 bytes, so the hasher reduces a longer one to its
+    /// SHA-256 first (`PasswordHasher`) and all of it counts.
+    public var maximumPasswordLength = 128
     public var usernameLength = 3...30
     public var displayNameLength = 1...50
     public var maximumCityLength = 80
@@ -110,8 +111,8 @@ public struct AccountRules: Sendable {
         if password.count < minimumPasswordLength {
             return "must be at least \(minimumPasswordLength) characters"
         }
-        if password.utf8.count > maximumPasswordBytes {
-            return "must be at most \(maximumPasswordBytes) bytes"
+        if password.count > maximumPasswordLength {
+            return "must be at most \(maximumPasswordLength) characters"
         }
         let lowered = password.lowercased()
         if CommonPasswords.contains(lowered) {

@@ -25,6 +25,18 @@ import Testing
         }
     }
 
+    @Test func aMemberSentAsNullIsRefusedNotTakenAsLeftOut() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon, member: server.member("ada", city: "Lyon"))
+            let cleared = try await server.request(.PATCH, "/v1/me", raw: #"{"displayName": "Ada", "city": null}"#, token: ada.token)
+            #expect(cleared.status == 422 && cleared.json["field"] as? String == "city", "\(cleared.text)")
+            let nested = try await server.request(.PATCH, "/v1/pets/\(ada.dogID)", raw: #"{"environment": {"area": "city", "hasGarden": null}}"#,
+                                                  token: ada.token)
+            #expect(nested.status == 422 && nested.json["field"] as? String == "environment.hasGarden", "\(nested.text)")
+            #expect(try await server.request(.GET, "/v1/me", token: ada.token).json["city"] as? String == "Lyon")
+        }
+    }
+
     @Test func longInputIsNeverEchoedBack() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)

@@ -73,6 +73,11 @@ import Vapor
         #expect(hash.hasPrefix("$2b$05$"))
         #expect(try await hasher.verify("a walk in the park", against: hash))
         #expect(try await !hasher.verify("a walk in the parc", against: hash))
+        // a passphrase past bcrypt's 72 bytes counts to its last character
+        let long = String(repeating: "a long walk in the park, ", count: 4)
+        let longHash = try await hasher.hash(long + "with Rex")
+        #expect(try await hasher.verify(long + "with Rex", against: longHash))
+        #expect(try await !hasher.verify(long + "with Max", against: longHash))
         try await hasher.shutdown()
     }
 }

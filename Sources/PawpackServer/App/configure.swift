@@ -62,10 +62,11 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
         // A photo and the form around it; every other body is JSON.
         operation == Operations.UploadPetPhoto.id ? config.maximumUploadBytes + 256 * 1_024 : config.maximumBodyBytes
     }
-    try APIHandler(services: services).registerHandlers(on: VaporTransport(routesBuilder: app), configuration: .pawpack,
-                                                        middlewares: [ContentNegotiationMiddleware(), bodyLimit])
-
     let contract = try OpenAPIDocument.yaml()
+    let noNulls = NoNullMembersMiddleware(contract: String(decoding: contract, as: UTF8.self))
+    try APIHandler(services: services).registerHandlers(on: VaporTransport(routesBuilder: app), configuration: .pawpack,
+                                                        middlewares: [ContentNegotiationMiddleware(), bodyLimit, noNulls])
+
     app.get("openapi.yaml") { _ in
         Response(status: .ok, headers: ["Content-Type": "application/yaml"], body: .init(data: contract))
     }

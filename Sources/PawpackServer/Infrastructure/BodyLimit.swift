@@ -63,3 +63,58 @@ extension Problem {
                        detail: "This request may send at most \(size).")
     }
 }
+
+/// Refuses a JSON body in which a member the contract declares is `null`: the contract has no
+/// nullable member, and the generated decoder would read `null` as "left out", accepting what
+/// the contract says is invalid. Members it does not declare are ignored, as the decoder
+/// ignores them. Bodies are bounded before this (`BodyLimitMiddleware`) and the generated code
+/// collects them whole anyway; only bodies are read, so reads (the deck) pay nothing.
+struct NoNullMembersMiddleware: ServerMiddleware {
+    /// Every name the contract uses as a key: its members are among them.
+    let declaredNames: Set<String>
+
+    init(contract: String) {
+        var names: Set<String> = []
+        for line in contract.split(separator: "\n") {
+            let key = line.drop { $0 == " " || $0 == "-" }.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            if !key.isEmpty { names.insert(String(key)) }
+            // Inline objects: `{ name: limit, in: query }`, `{ type: string, … }`.
+            for part in line.split(whereSeparator: { $0 == "{" || $0 == "," }) {
+                let key = part.drop { $0 == " " }.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                if !key.isEmpty, part.drop(while: { $0 == " " }).dropFirst(key.count).first == ":" { names.insert(String(key)) }
+            }
+        }
+        declaredNames = names
+    }
+
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
+        async throws -> (HTTPResponse, HTTPBody?) {
+        guard let body, request.headerFields[.contentType]?.lowercased().hasPrefix("application/json") == true else {
+            return try await next(request, body, metadata)
+        }
+        let bytes = try await [UInt8](collecting: body, upTo: .max)
+        if let json = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
+           let path = firstNullMember(in: json, at: "") {
+            throw Problem.invalidField(path, "must be left out rather than null")
+        }
+        return try await next(request, HTTPBody(bytes), metadata)
+    }
+
+    /// The path of the first declared member whose value is `null`, looking into declared
+    /// members and list items only.
+    func firstNullMember(in value: Any, at path: String) -> String? {
+        if let object = value as? [String: Any] {
+            for key in object.keys.sorted() where declaredNames.contains(key) {
+                let member = path.isEmpty ? key : path + "." + key
+                if object[key] is NSNull { return member }
+                if let found = firstNullMember(in: object[key]!, at: member) { return found }
+            }
+        } else if let array = value as? [Any] {
+            for (index, element) in array.enumerated() {
+                if let found = firstNullMember(in: element, at: "\(path).\(index)") { return found }
+            }
+        }
+        return nil
+    }
+}

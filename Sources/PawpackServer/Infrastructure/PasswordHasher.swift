@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOPosix
 import PawpackCore
@@ -19,12 +20,22 @@ package final class PasswordHasher: Sendable {
     }
 
     package func hash(_ password: String) async throws -> String {
-        let cost = self.cost
-        return try await run { try Bcrypt.hash(password, cost: cost) }
+        let (cost, input) = (self.cost, Self.bcryptInput(password))
+        return try await run { try Bcrypt.hash(input, cost: cost) }
     }
 
     package func verify(_ password: String, against hash: String) async throws -> Bool {
-        try await run { try Bcrypt.verify(password, created: hash) }
+        let input = Self.bcryptInput(password)
+        return try await run { try Bcrypt.verify(input, created: hash) }
+    }
+
+    /// bcrypt reads only the first 72 bytes: a longer password is given to it as its SHA-256
+    /// in Base64 (51 bytes with the prefix), so two long passphrases that share their first 72
+    /// bytes do not open each other's accounts. Passwords up to 72 bytes, all those stored
+    /// before, are given as they are.
+    static func bcryptInput(_ password: String) -> String {
+        guard password.utf8.count > 72 else { return password }
+        return "sha256:" + Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
     }
 
     package func shutdown() async throws {
