@@ -1,9 +1,9 @@
-import PawpackCore
 import Fluent
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import NIOPosix
+import PawpackCore
 import Vapor
 
 /// The side effects chosen at start-up. Production passes the live ones; tests pass a pinned

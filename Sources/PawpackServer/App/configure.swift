@@ -53,7 +53,7 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     let problems = ProblemMiddleware(pageRenderer: WebPages.errorPage)
     app.middleware = Middlewares()
     app.middleware.use(EventLoopBalancer(loops: app.eventLoopGroup))
-    app.middleware.use(RequestContextMiddleware())
+    app.middleware.use(RequestContextMiddleware(sendsHSTS: config.secureCookies))
     app.middleware.use(problems)
     app.middleware.use(WebSessionMiddleware())
     app.middleware.use(problems)

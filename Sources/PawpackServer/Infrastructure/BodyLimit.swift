@@ -75,14 +75,10 @@ struct NoNullMembersMiddleware: ServerMiddleware {
 
     init(contract: String) {
         var names: Set<String> = []
+        // A member is declared at the start of its line (`name: { type: string }`).
         for line in contract.split(separator: "\n") {
             let key = line.drop { $0 == " " || $0 == "-" }.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
             if !key.isEmpty { names.insert(String(key)) }
-            // Inline objects: `{ name: limit, in: query }`, `{ type: string, … }`.
-            for part in line.split(whereSeparator: { $0 == "{" || $0 == "," }) {
-                let key = part.drop { $0 == " " }.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-                if !key.isEmpty, part.drop(while: { $0 == " " }).dropFirst(key.count).first == ":" { names.insert(String(key)) }
-            }
         }
         declaredNames = names
     }

@@ -38,9 +38,9 @@ package struct Config: Sendable {
     /// Failed sign-ins per client address, across accounts: high, as many people may share an
     /// address; guessing one account is stopped per (address, account) by `lockout`.
     package var failedLoginsPerAddress = 100
+    package var failedLoginsPerAddressWindow: TimeInterval = 5 * 60
     /// The reverse proxies whose forwarding headers name the client.
     package var trustedProxies = TrustedProxies()
-    package var failedLoginsPerAddressWindow: TimeInterval = 5 * 60
     /// Requests that make Pawpack send mail (sign-up, resend, reset, change of email), per
     /// client address or member per hour.
     package var mailRequestsPerClientPerHour = 20

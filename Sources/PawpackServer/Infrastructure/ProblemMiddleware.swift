@@ -115,8 +115,7 @@ struct ProblemMiddleware: AsyncMiddleware {
         func path(_ keys: [any CodingKey]) -> String {
             keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }
-        let field: String
-        var message: String
+        let (field, message): (String, String)
         switch decoding {
         case let .keyNotFound(key, context):
             field = path(context.codingPath + [key]); message = "is required"
@@ -128,26 +127,22 @@ struct ProblemMiddleware: AsyncMiddleware {
             // In plain words, and never the value sent, which may be long or someone's secret.
             field = path(context.codingPath)
             let reason = context.debugDescription.lowercased()
-            message = context.codingPath.isEmpty ? "the body is not valid JSON"
-                : reason.contains("cannot initialize") ? "is not one of the accepted values"
+            message = reason.contains("cannot initialize") ? "is not one of the accepted values"
                 : reason.contains("date") ? "must be a date and time such as 2026-05-01T09:30:00Z"
+                : field.isEmpty && parameters == nil ? "the body is not valid JSON"
                 : "is not valid"
         @unknown default:
             return nil
         }
-        var name = field.isEmpty ? "body" : field
+        var (name, said) = (field.isEmpty ? "body" : field, message)
         if field.isEmpty, let parameters {
             // "Cannot initialize DirectionPayload from …": the generated type names the parameter.
-            let described = "\(decoding)"
-            let typed = parameters.first { described.localizedCaseInsensitiveContains($0 + "Payload") }
+            let typed = parameters.first { "\(decoding)".localizedCaseInsensitiveContains($0 + "Payload") }
             name = typed ?? (parameters.count == 1 ? parameters[0] : "query")
-            if message == "the body is not valid JSON" {
-                message = described.contains("Cannot initialize") ? "is not one of the accepted values" : "is not valid"
-            }
-            if name == "query" { message = "a parameter (\(parameters.joined(separator: ", "))) " + message }
+            if name == "query" { said = "a parameter (\(parameters.joined(separator: ", "))) " + message }
         }
         return Problem(status: 400, code: .invalidRequest, title: "Malformed request",
-                       detail: "\(name): \(message)", errors: [FieldError(field: name, message: message)])
+                       detail: "\(name): \(said)", errors: [FieldError(field: name, message: said)])
     }
 
     private static func friendlyName(_ type: Any.Type) -> String {

@@ -14,9 +14,16 @@ actor RateLimiter {
 
     func record(_ key: String, now: Date) { counter.record(key, now: now) }
 
+    /// Counts one event for `key` and returns nil, or, over the limit, counts nothing and
+    /// returns the seconds to wait.
+    func admit(_ key: String, now: Date) -> Int? {
+        if let wait = counter.blockedFor(key, now: now) { return wait }
+        counter.record(key, now: now)
+        return nil
+    }
+
     /// Counts one event for `key`, or throws 429 with the wait when it is over the limit.
     func take(_ key: String, now: Date, what: String) throws {
-        if let wait = counter.blockedFor(key, now: now) { throw Problem.tooManyRequests(retryAfter: wait, what: what) }
-        counter.record(key, now: now)
+        if let wait = admit(key, now: now) { throw Problem.tooManyRequests(retryAfter: wait, what: what) }
     }
 }

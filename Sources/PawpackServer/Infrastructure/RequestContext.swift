@@ -10,16 +10,19 @@ enum RequestContext {
 /// echoes the request id, so a user's report can be matched to log lines. Vapor puts the same
 /// id in the metadata of `request.logger`, so every line logged for the request carries it.
 struct RequestContextMiddleware: AsyncMiddleware {
+    /// Served over HTTPS (behind its proxy): browsers are told to keep to HTTPS for a year.
+    let sendsHSTS: Bool
+
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await RequestContext.$current.withValue(request) {
             try await next.respond(to: request)
         }
         response.headers.replaceOrAdd(name: "X-Request-ID", value: request.id)
-        // No answer is ever read as another type than it says (a JSON body as HTML, say).
+        // No answer is ever read as another type than it says (a JSON body as HTML, a photo as
+        // a page): set here, once, for every answer.
         response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
-        if request.application.pawpack.config.secureCookies {
-            // Served over HTTPS (behind its proxy): browsers keep to HTTPS for a year.
+        if sendsHSTS {
             response.headers.replaceOrAdd(name: "Strict-Transport-Security", value: "max-age=31536000")
         }
         let elapsed = ContinuousClock.now - start

@@ -122,10 +122,8 @@ final class AccountService: Sendable {
         return user
     }
 
-    private func ensureAvailable(username: String, excluding: User.ID? = nil, on db: any Database) async throws {
-        var usernameQuery = UserRecord.query(on: db).filter(\.$username == username)
-        if let excluding { usernameQuery = usernameQuery.filter(\.$id != excluding) }
-        if try await usernameQuery.first() != nil {
+    private func ensureAvailable(username: String, on db: any Database) async throws {
+        if try await UserRecord.query(on: db).filter(\.$username == username).first() != nil {
             throw usernameTaken
         }
     }
@@ -161,12 +159,10 @@ final class AccountService: Sendable {
     /// Mail failures are logged, not thrown: the account change has been committed and the
     /// owner can ask for the message again.
     private func send(_ message: MailMessage) async {
-        let now = clock.now()
-        if await mailsPerRecipient.blockedFor(message.to.lowercased(), now: now) != nil {
+        guard await mailsPerRecipient.admit(message.to.lowercased(), now: clock.now()) == nil else {
             logger.notice("mail not sent: its recipient had enough this hour", metadata: ["subject": .string(message.subject)])
             return
         }
-        await mailsPerRecipient.record(message.to.lowercased(), now: now)
         do {
             try await mailer.send(message)
         } catch {

@@ -23,7 +23,6 @@ struct MediaRoutes {
         let response = Response(status: .ok, body: .init(data: stored.data))
         response.headers.replaceOrAdd(name: .contentType, value: stored.contentType)
         response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=31536000, immutable")
-        response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
         return response
     }
 

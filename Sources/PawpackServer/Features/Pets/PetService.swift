@@ -258,10 +258,10 @@ final class PetService: Sendable {
 
     // MARK: Where the owner lives
 
-    /// Sets or clears the owner's location (shown to nobody; the deck measures distances from
-    /// it) and moves their dogs in the deck's index along with it.
-    /// Keeps where `user` is matched from: the centre of the cell of `point` (`LocationBlur`).
-    /// Limited per hour when it moves them; the same cell again, or no position, is free.
+    /// Sets or clears where `user` is matched from (shown to nobody else; the deck measures
+    /// distances from it): the centre of the cell of `point` (`LocationBlur`), and moves their
+    /// dogs in the deck's index along with it. Limited per hour when it moves them; the same
+    /// cell again, or no position, is free.
     func setLocation(of user: UserRecord, to point: GeoPoint?, on db: any Database) async throws {
         guard user.place(at: point, newOffset: locationOffsets) else { return }
         if point != nil {
@@ -307,9 +307,16 @@ final class PetService: Sendable {
     func view(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> PetSnapshot {
         let pet = try await pet(id, on: db)
         let role = try await role(of: user, for: pet, on: db)
-        // A block hides each member's pets from the other, as if they did not exist.
-        if role == nil, try await BlockRecord.between(user.requireID(), pet.$owner.id, on: db) { throw Problem.notFound }
+        try await hideIfBlocked(pet, from: user, on: db)
         return try await snapshot(of: pet, role: role, on: db)
+    }
+
+    /// A block hides each member's pets from the other, as if they did not exist (404); the
+    /// pet's guardians still see it. The block is looked up first: the role only matters then.
+    private func hideIfBlocked(_ pet: PetRecord, from viewer: UserRecord, on db: any Database) async throws {
+        guard try await BlockRecord.between(viewer.requireID(), pet.$owner.id, on: db),
+              try await role(of: viewer, for: pet, on: db) == nil else { return }
+        throw Problem.notFound
     }
 
     func update(_ user: UserRecord, pet id: Pet.ID, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
@@ -436,14 +443,12 @@ final class PetService: Sendable {
         await removeMedia([key])
     }
 
-    /// The photo a signed-in member asked for, by its storage key.
-    /// A photo of `pet` for `viewer`: hidden, like the pet, from a member blocked by or blocking its owner.
+    /// A photo of `pet` for `viewer`, by its storage key: hidden, like the pet, from a member
+    /// blocked by or blocking its owner.
     func photo(key: String, pet id: Pet.ID, viewer: UserRecord, on db: any Database) async throws -> StoredMedia {
         guard let photo = try await PetPhotoRecord.query(on: db).filter(\.$storageKey == key).first(),
               photo.$pet.id == id else { throw Problem.notFound }
-        let pet = try await pet(id, on: db)
-        if try await role(of: viewer, for: pet, on: db) == nil,
-           try await BlockRecord.between(viewer.requireID(), pet.$owner.id, on: db) { throw Problem.notFound }
+        try await hideIfBlocked(try await pet(id, on: db), from: viewer, on: db)
         guard let stored = try await media.get(key: key) else { throw Problem.notFound }
         return stored
     }

@@ -35,7 +35,6 @@ enum WebPages {
         response.headers.contentType = .html
         response.headers.replaceOrAdd(name: "Content-Security-Policy",
                                       value: "default-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
-        response.headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
         // Links in mail carry tokens in the query: never send a Referer to another site. Not
         // `no-referrer`: with it browsers send `Origin: null` on our own forms, which the
         // Origin check (`checkCSRF`) must refuse.

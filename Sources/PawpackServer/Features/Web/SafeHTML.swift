@@ -8,7 +8,7 @@ import Plot
 /// name typed as `&lt;` would show as `<`. The builders below have the signatures of Plot's own; a
 /// module's own declaration wins over an imported one with the same signature, so within
 /// PawpackServer `.value(name)`, `.alt(name)` or `.text(name)` is the escaping one, and no page
-/// can reach an unescaped one by accident. `SafeHTMLTests` checks each builder escapes, and
+/// can reach an unescaped one by accident. `SafeHTMLTests` checks the escaping itself, and
 /// `EscapedPagesTests` renders every page with hostile text in every field.
 enum HTMLEscaping {
     /// The string with every character that could end a quoted attribute, open a tag or start an

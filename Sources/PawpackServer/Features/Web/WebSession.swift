@@ -59,13 +59,12 @@ extension Request {
     /// A request without it (no browser, or an old one) rests on the token alone.
     private var originIsOurs: Bool {
         guard let origin = headers.first(name: .origin) else { return true }
-        guard let url = URL(string: origin), url.host != nil else { return false }
-        func authority(_ url: URL?) -> String? {
-            guard let url, let host = url.host?.lowercased() else { return nil }
+        func authority(_ text: String) -> String? {
+            guard let url = URL(string: text), let host = url.host?.lowercased() else { return nil }
             return url.port.map { "\(host):\($0)" } ?? host
         }
-        let sentFrom = authority(url)
-        return sentFrom == authority(URL(string: application.pawpack.config.publicBaseURL))
+        guard let sentFrom = authority(origin) else { return false }  // `null`, or not an origin
+        return sentFrom == authority(application.pawpack.config.publicBaseURL)
             || sentFrom == headers.first(name: .host)?.lowercased()
     }
 }
