@@ -18,7 +18,8 @@ extension PawpackClient {
     }
 
     /// Adds a pet; name, species and a birth date or estimated age are required. A new dog
-    /// starts in Puppy Mode with play styles, environment and neuter status locked.
+    /// starts in Puppy Mode: its play styles, environment and neuter status are kept but held
+    /// back from matching and from other members until it reaches Social Mode by itself.
     @discardableResult
     public func addPet(_ draft: PetDraft) async throws -> PetDetails {
         try await signedIn {
@@ -136,7 +137,8 @@ extension PawpackClient {
         }
     }
 
-    /// Moves a dog to Social Mode; fails with `welfare_rules_unmet` while the rules say no.
+    /// Asks for Social Mode now (dogs reach it by themselves); fails with `welfare_rules_unmet`
+    /// while the rules say no.
     @discardableResult
     public func switchToSocialMode(_ pet: Pet.ID) async throws -> WelfareStatus {
         try await signedIn {

@@ -66,15 +66,16 @@ public struct PetDetails: Sendable, Equatable, Identifiable {
     /// Present for owners and guardians only. Its size class is as given; the card shows the one
     /// the weight implies when none is.
     public var profile: PetProfile?
-    /// Fields that cannot change now (Puppy Mode); empty for other members.
-    public var lockedFields: [String]
+    /// Fields kept but held back from matching and from other members while the dog is in
+    /// Puppy Mode; empty in Social Mode and for other members.
+    public var heldBackFields: [String]
 
     public var id: Pet.ID { card.id }
 
     init(_ dto: Components.Schemas.PetView) throws {
         card = try PetCard(dto.card)
         role = dto.role.flatMap { PetRole(rawValue: $0.rawValue) }
-        lockedFields = dto.profile?.lockedFields ?? []
+        heldBackFields = dto.profile?.heldBackFields ?? []
         profile = try dto.profile.map { [card] details in
             guard let birth = LocalDate(details.dateOfBirth) else { throw PawpackError.malformed("unreadable date of birth") }
             return PetProfile(
@@ -119,20 +120,21 @@ public struct Vaccination: Sendable, Equatable, Identifiable {
 /// A dog's welfare mode and what keeps it in Puppy Mode.
 public struct WelfareStatus: Sendable, Equatable {
     public var mode: WelfareMode
-    /// The rules allow Social Mode today; the owner switches with
-    /// ``PawpackClient/switchToSocialMode(_:)``.
+    /// The rules allow Social Mode today; the dog switches by itself when the owner or a
+    /// guardian next reads it.
     public var eligibleForSocial: Bool
     /// Sentences an owner understands, e.g. "Give a parvovirus dose on or after …".
     public var reasons: [String]
     public var earliestSocialDate: LocalDate?
-    public var lockedFields: [String]
+    /// Fields held back from matching and from other members until Social Mode.
+    public var heldBackFields: [String]
 
     init(_ dto: Components.Schemas.WelfareStatus) throws {
         mode = try same(dto.mode, as: WelfareMode.self)
         eligibleForSocial = dto.eligibleForSocial
         reasons = dto.reasons.map(\.message)
         earliestSocialDate = dto.earliestSocialDate.flatMap(LocalDate.init)
-        lockedFields = dto.lockedFields
+        heldBackFields = dto.heldBackFields
     }
 }
 

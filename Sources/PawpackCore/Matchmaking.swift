@@ -8,11 +8,11 @@ import Foundation
 //    preferred distance; and it must meet the saved preferences: age, sexes, size classes,
 //    weight range, neutered-only and play styles. A preference a candidate cannot be checked
 //    against (no weight given, no size known) excludes it: the owner asked for it explicitly.
-// 2. Welfare (SoPup): a dog in Puppy Mode has its behavioural fields locked (play styles,
-//    environment, neuter status; `WelfarePolicy.lockedFieldsInPuppyMode`). So when the seeker
+// 2. Welfare (SoPup): a dog in Puppy Mode has its behavioural fields held back (play styles,
+//    environment, neuter status; `WelfarePolicy.heldBackInPuppyMode`). So when the seeker
 //    or the candidate is in Puppy Mode, the neutered-only and play-style preferences are not
 //    applied to that pair, its compatibility uses only age closeness and size difference, and
-//    its reasons never mention a locked field. Age, sex, size, weight and distance still apply.
+//    its reasons never mention a held-back field. Age, sex, size, weight and distance still apply.
 // 3. Compatibility, in 0...1: a weighted mean of components each in 0...1 (weights in
 //    `Matchmaker.ComponentWeights`). A component whose data one of the dogs lacks counts as a
 //    neutral 0.5 and gives no reason. A toy with a giant (size classes four apart) is a welfare

@@ -39,14 +39,6 @@ public struct PetDraft: Sendable, Equatable {
         self.notes = notes
     }
 
-    /// The behavioural fields this draft sets (as named on the wire).
-    public var behaviouralFieldsSet: [String] {
-        var fields: [String] = []
-        if let playStyles, !playStyles.isEmpty { fields.append("playStyles") }
-        if environment != nil { fields.append("environment") }
-        if neutered != nil { fields.append("neutered") }
-        return fields
-    }
 }
 
 /// The rules for pet profiles.
@@ -62,9 +54,9 @@ public struct PetRules: Sendable {
 
     public init() {}
 
-    /// A new pet from a draft. `behaviourLocked` is true when the pet would start in Puppy
-    /// Mode (every new dog does): SoPup keeps play style, environment and neuter status
-    /// locked until the dog reaches Social Mode.
+    /// A new pet from a draft. Every fact an owner knows is taken, whatever the welfare mode:
+    /// a dog in Puppy Mode has its behavioural facts held back from matching and from other
+    /// members (`WelfarePolicy.heldBackInPuppyMode`), never refused.
     public func create(_ draft: PetDraft, id: Pet.ID = Pet.ID(), owner: User.ID, today: LocalDate) throws(Problem) -> PetProfile {
         var errors: [FieldError] = []
         if draft.name == nil { errors.append(.init(field: "name", message: "is required")) }
@@ -77,13 +69,11 @@ public struct PetRules: Sendable {
                                neutered: nil, birthDate: today, birthDateIsEstimate: false, weightKg: nil,
                                sizeClass: nil, playStyles: [], energy: nil, environment: nil, personality: [],
                                notes: nil)
-        return try apply(draft, to: blank, behaviourLocked: species == .dog, today: today)
+        return try apply(draft, to: blank, today: today)
     }
 
-    /// The profile after a change. Throws 422 naming every bad field, or 409
-    /// `puppy_mode_locks_field` when a locked behavioural field is set in Puppy Mode.
-    public func apply(_ draft: PetDraft, to pet: PetProfile, behaviourLocked: Bool,
-                      today: LocalDate) throws(Problem) -> PetProfile {
+    /// The profile after a change. Throws 422 naming every bad field.
+    public func apply(_ draft: PetDraft, to pet: PetProfile, today: LocalDate) throws(Problem) -> PetProfile {
         var errors: [FieldError] = []
         var result = pet
         if let name = draft.name {
@@ -168,14 +158,6 @@ public struct PetRules: Sendable {
             result.notes = trimmed.isEmpty ? nil : trimmed
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
-        if behaviourLocked {
-            let locked = draft.behaviouralFieldsSet
-            if !locked.isEmpty {
-                throw Problem(status: 409, code: .puppyModeLocksField, title: "Locked in Puppy Mode",
-                              detail: "Play style, environment and neuter status unlock when your dog reaches Social Mode.",
-                              errors: locked.map { FieldError(field: $0, message: "is locked until Social Mode") })
-            }
-        }
         return result
     }
 }

@@ -21,7 +21,6 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case csrfFailed = "csrf_failed"
     case internalError = "internal_error"
     case unavailable = "unavailable"
-    case puppyModeLocksField = "puppy_mode_locks_field"
     case puppyModeForbidsMeetups = "puppy_mode_forbids_meetups"
     case welfareRulesUnmet = "welfare_rules_unmet"
     case unsupportedMediaType = "unsupported_media_type"

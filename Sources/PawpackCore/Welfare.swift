@@ -2,7 +2,7 @@ import Foundation
 
 // SoPup welfare modes. A dog is in Puppy Mode while it is young or its core vaccinations are
 // not verified: it may match and chat but may not propose or accept meet-ups, and its
-// behavioural fields stay locked. It is in Social Mode once its core vaccinations protect it.
+// behavioural facts are held back from matching and from other members. It is in Social Mode once its core vaccinations protect it.
 // Vaccination guidance (WSAVA/AAHA): core doses every 2–4 weeks until 16 weeks old or older;
 // an adult needs a core dose within the last 3 years.
 
@@ -90,7 +90,7 @@ public struct VaccinationDose: Sendable, Hashable, Codable {
 }
 
 public enum WelfareMode: String, Sendable, Codable, CaseIterable {
-    /// May match and chat; may not propose or accept meet-ups; behavioural fields locked.
+    /// May match and chat; may not propose or accept meet-ups; behavioural facts held back.
     case puppy
     /// Everything is open.
     case social
@@ -254,9 +254,12 @@ public struct WelfarePolicy: Sendable, Equatable {
 
     public init() {}
 
-    /// Which pet fields stay locked in Puppy Mode (SoPup), as named on the wire: play styles,
-    /// environment, neutered. `PetDraft.behaviouralFieldsSet` uses the same names.
-    public static let lockedFieldsInPuppyMode: Set<String> = ["playStyles", "environment", "neutered"]
+    /// The pet fields held back in Puppy Mode, as named on the wire: play styles, environment,
+    /// neutered. SoPup locked them; Pawpack stores what the owner says and shows it to the owner
+    /// and guardians, but uses none of it in matching nor shows it to other members until the
+    /// dog reaches Social Mode, so a puppy's profile never speaks for behaviour not yet seen
+    /// among other dogs.
+    public static let heldBackInPuppyMode: Set<String> = ["playStyles", "environment", "neutered"]
 
     public func assess(birthDate: LocalDate, doses: [VaccinationDose], today: LocalDate) -> WelfareAssessment {
         WelfareEvaluation(policy: self, birthDate: birthDate, doses: doses, today: today).assessment()

@@ -344,11 +344,11 @@ import Testing
 
     // MARK: What the modes allow, and how reasons read
 
-    @Test func puppyModeMayNotArrangeMeetUpsAndLocksBehaviouralFields() {
+    @Test func puppyModeMayNotArrangeMeetUpsAndHoldsBackBehaviouralFields() {
         #expect(!WelfareMode.puppy.mayArrangeMeetUps)
         #expect(WelfareMode.social.mayArrangeMeetUps)
-        let locked: Set<String> = ["playStyles", "environment", "neutered"]
-        #expect(WelfarePolicy.lockedFieldsInPuppyMode == locked)
+        let heldBack: Set<String> = ["playStyles", "environment", "neutered"]
+        #expect(WelfarePolicy.heldBackInPuppyMode == heldBack)
     }
 
     @Test func reasonsSpeakToOwners() {

@@ -109,7 +109,7 @@ struct PetPages {
                   status: HTTPResponseStatus = .ok) throws -> Response {
         let profile = pet?.profile
         let value = { (field: String?, fallback: String?) in field ?? fallback }
-        let locked = pet.map { !$0.lockedFields.isEmpty } ?? true
+        let heldBack = pet.map { !$0.heldBackFields.isEmpty } ?? true
         let action = pet.map { WebPath.editPet($0.profile.id) } ?? WebPath.pets
         let speciesValue = value(form?.species, profile?.species.rawValue) ?? "dog"
         return WebPages.page(req, title: pet == nil ? "Add a pet" : "Edit \(profile!.name)", status: status, errors: errors, main:
@@ -135,11 +135,10 @@ struct PetPages {
                 WebPages.field("Personality (optional)", name: "personality",
                                value: value(form?.personality, profile?.personality.joined(separator: ", ")),
                                autocomplete: "off", required: false, hint: "A few words, separated by commas: curious, cuddly…"),
-                .if(locked,
-                    .p(.class("muted"), .id("locked-note"),
-                       .text(pet == nil ? "Play style, home and neuter status unlock for dogs once they reach Social Mode; cats and others can set them after adding."
-                                        : "Play style, home and neuter status are locked in Puppy Mode.")),
-                    else: behaviourFields(profile: profile, form: form)),
+                .if(heldBack && speciesValue == "dog",
+                    .p(.class("hint"), .id("held-back-note"),
+                       .text("While a dog is in Puppy Mode, play style, home and neuter status are kept for you but not used for matching or shown to others. They count once it reaches Social Mode."))),
+                behaviourFields(profile: profile, form: form),
                 .if(pet == nil, .div(.class("field"),
                     .label(.for("photo"), .text("Profile photo (optional)")),
                     .input(.type(.file), .name("photo"), .id("photo"),
@@ -203,8 +202,8 @@ struct PetPages {
         }
     }
 
-    /// The draft a form describes. `behaviour` says whether the behavioural fields were on the form.
-    private func draft(_ form: PetForm, creating: Bool, behaviour: Bool) -> PetDraft {
+    /// The draft a form describes.
+    private func draft(_ form: PetForm, creating: Bool) -> PetDraft {
         func text(_ value: String?) -> String? { value.map { $0.trimmingCharacters(in: .whitespaces) } }
         func nonEmpty(_ value: String?) -> String? { text(value).flatMap { $0.isEmpty ? nil : $0 } }
         var draft = PetDraft(
@@ -216,13 +215,11 @@ struct PetPages {
             energy: nonEmpty(form.energy).flatMap(EnergyLevel.init(rawValue:)),
             personality: form.personality.map { $0.split(separator: ",").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty } },
             notes: text(form.notes))
-        if behaviour {
-            draft.playStyles = (form.playStyles ?? []).compactMap(PlayStyle.init(rawValue:))
-            draft.neutered = form.neutered == "on"
-            draft.environment = nonEmpty(form.area).flatMap(HomeArea.init(rawValue:)).map {
-                PetEnvironment(area: $0, hasGarden: form.hasGarden == "on", livesWithOtherPets: form.livesWithOtherPets == "on",
-                               livesWithChildren: form.livesWithChildren == "on")
-            }
+        draft.playStyles = (form.playStyles ?? []).compactMap(PlayStyle.init(rawValue:))
+        draft.neutered = form.neutered == "on"
+        draft.environment = nonEmpty(form.area).flatMap(HomeArea.init(rawValue:)).map {
+            PetEnvironment(area: $0, hasGarden: form.hasGarden == "on", livesWithOtherPets: form.livesWithOtherPets == "on",
+                           livesWithChildren: form.livesWithChildren == "on")
         }
         return draft
     }
@@ -232,7 +229,7 @@ struct PetPages {
         try req.checkCSRF()
         let form = try req.content.decode(PetForm.self)
         do {
-            let pet = try await pets.create(webUser.user, draft: draft(form, creating: true, behaviour: false), on: req.db)
+            let pet = try await pets.create(webUser.user, draft: draft(form, creating: true), on: req.db)
             if let photo = form.photo, photo.data.readableBytes > 0 {
                 do {
                     _ = try await pets.uploadPhoto(webUser.user, pet: pet.profile.id, data: Data(buffer: photo.data),
@@ -264,7 +261,7 @@ struct PetPages {
         let (record, role) = try await pets.authorized(webUser.user, pet: id, need: \.canEdit, on: req.db)
         let current = try await pets.snapshot(of: record, role: role, on: req.db)
         do {
-            _ = try await pets.update(webUser.user, pet: id, draft: draft(form, creating: false, behaviour: current.lockedFields.isEmpty),
+            _ = try await pets.update(webUser.user, pet: id, draft: draft(form, creating: false),
                                       on: req.db)
             return WebPages.redirect(WebPath.pet(id), flash: .petSaved)
         } catch let problem as Problem {

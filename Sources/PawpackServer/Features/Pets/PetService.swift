@@ -14,7 +14,10 @@ struct PetSnapshot: Sendable {
     var photos: [PetPhotoRecordValue]
     /// Nil for species without welfare modes (cats, others).
     var mode: WelfareMode?
-    var lockedFields: [String]
+    var heldBackFields: [String]
+    /// The dog switched to Social Mode by itself while this snapshot was taken: its owner
+    /// should be told.
+    var reachedSocialMode = false
 }
 
 /// What every member may see of a pet: its card (deck, pass pile, requests, matches, and a
@@ -113,7 +116,7 @@ struct GuardianshipValue: Sendable {
 struct WelfareStatusValue: Sendable {
     var mode: WelfareMode
     var assessment: WelfareAssessment
-    var lockedFields: [String]
+    var heldBackFields: [String]
 }
 
 /// Pets: profiles, photos, vaccinations, welfare modes and guardians. Every rule is in
@@ -197,8 +200,30 @@ final class PetService: Sendable {
         let owner = try await UserRecord.find(pet.$owner.id, on: db)
         let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).all()
         let doses = try await records(of: pet, on: db).compactMap(\.dose)
-        return try makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
-                            doses: doses, today: today)
+        // Whenever the owner or a guardian looks, a dog the rules now allow is switched on.
+        let reached = role != nil ? try await reachSocialModeIfAllowed(pet, doses: doses, on: db) : false
+        var snapshot = try makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
+                                        doses: doses, today: today)
+        snapshot.reachedSocialMode = reached
+        return snapshot
+    }
+
+    /// Switches a dog to Social Mode once its records allow it, instead of waiting for the
+    /// owner to press a button; true when it switched now. Called when the records change and
+    /// whenever the owner or a guardian looks at the dog, since time alone (age, the buffer
+    /// after the last dose) can make a dog eligible. Until then the dog counts as in Puppy
+    /// Mode for everyone else, the safe side.
+    @discardableResult
+    func reachSocialModeIfAllowed(_ pet: PetRecord, doses: [VaccinationDose], on db: any Database) async throws -> Bool {
+        guard pet.species == .dog, pet.socialSince == nil,
+              welfare.assess(birthDate: pet.birthLocalDate, doses: doses, today: today).mode == .social else { return false }
+        pet.socialSince = clock.now()
+        let indexed = try await db.transaction { tx in
+            try await pet.save(on: tx)
+            return try await self.deckIndex.refresh([pet], on: tx)
+        }
+        await deckIndex.committed(indexed, on: db)
+        return true
     }
 
     /// The cards of these pets (deck, pass pile, requests, matches), by pet id: one query for
@@ -253,7 +278,7 @@ final class PetService: Sendable {
                 PetPhotoRecordValue(id: try $0.requireID(), kind: $0.kind, storageKey: $0.storageKey,
                                     contentType: $0.contentType, createdAt: $0.createdAt)
             }),
-            mode: status?.mode, lockedFields: status?.lockedFields ?? [])
+            mode: status?.mode, heldBackFields: status?.heldBackFields ?? [])
     }
 
     // MARK: Where the owner lives
@@ -321,8 +346,7 @@ final class PetService: Sendable {
 
     func update(_ user: UserRecord, pet id: Pet.ID, draft: PetDraft, on db: any Database) async throws -> PetSnapshot {
         let (pet, role) = try await authorized(user, pet: id, need: \.canEdit, on: db)
-        let locked = try await isBehaviourLocked(pet, on: db)
-        let updated = try rules.apply(draft, to: try pet.profile, behaviourLocked: locked, today: today)
+        let updated = try rules.apply(draft, to: try pet.profile, today: today)
         pet.update(from: updated, now: clock.now())
         let indexed = try await db.transaction { tx in
             try await pet.save(on: tx)
@@ -484,6 +508,7 @@ final class PetService: Sendable {
         record.clinic = valid.clinic
         record.createdAt = clock.now()
         try await record.create(on: db)
+        try await reachSocialModeIfAllowed(pet, doses: try await records(of: pet, on: db).compactMap(\.dose), on: db)
         return try VaccinationRecordValue(record)
     }
 
@@ -495,8 +520,8 @@ final class PetService: Sendable {
         try await record.delete(on: db)
     }
 
-    /// The welfare mode of a dog right now: Social only when the owner switched and the rules
-    /// still hold (an expired booster sends an adult back to Puppy Mode). Nil for non-dogs.
+    /// The welfare mode of a dog right now: Social only once switched on (by itself, when the
+    /// records allow, or by the owner) and while the rules still hold (an expired booster sends an adult back to Puppy Mode). Nil for non-dogs.
     func welfareStatus(of pet: PetRecord, on db: any Database) async throws -> WelfareStatusValue? {
         guard pet.species == .dog else { return nil }
         return welfareStatus(of: pet, doses: try await records(of: pet, on: db).compactMap(\.dose), today: today)
@@ -508,15 +533,15 @@ final class PetService: Sendable {
         return welfareStatus(birthDate: pet.birthLocalDate, socialSince: pet.socialSince, doses: doses, today: today)
     }
 
-    /// A dog's mode: Social only while the owner has switched it on and the rules still allow it.
+    /// A dog's mode: Social only while it is switched on and the rules still allow it.
     func welfareStatus(birthDate: LocalDate, socialSince: Date?, doses: [VaccinationDose], today: LocalDate) -> WelfareStatusValue {
         let assessment = welfare.assess(birthDate: birthDate, doses: doses, today: today)
         let mode = Self.mode(switchedOnSince: socialSince, assessed: assessment)
-        let locked = mode == .puppy ? WelfarePolicy.lockedFieldsInPuppyMode.sorted() : []
-        return WelfareStatusValue(mode: mode, assessment: assessment, lockedFields: locked)
+        let heldBack = mode == .puppy ? WelfarePolicy.heldBackInPuppyMode.sorted() : []
+        return WelfareStatusValue(mode: mode, assessment: assessment, heldBackFields: heldBack)
     }
 
-    /// The mode alone, as `welfareStatus` decides it, for cards: they show no locked fields.
+    /// The mode alone, as `welfareStatus` decides it, for cards: they show no held-back fields.
     func welfareMode(birthDate: LocalDate, socialSince: Date?, doses: [VaccinationDose], today: LocalDate) -> WelfareMode {
         Self.mode(switchedOnSince: socialSince, assessed: welfare.assess(birthDate: birthDate, doses: doses, today: today))
     }
@@ -525,35 +550,27 @@ final class PetService: Sendable {
         socialSince != nil && assessment.mode == .social ? .social : .puppy
     }
 
-    func isBehaviourLocked(_ pet: PetRecord, on db: any Database) async throws -> Bool {
-        try await welfareStatus(of: pet, on: db)?.mode == .puppy
-    }
-
     func mode(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> WelfareStatusValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
+        try await reachSocialModeIfAllowed(pet, doses: try await records(of: pet, on: db).compactMap(\.dose), on: db)
         guard let status = try await welfareStatus(of: pet, on: db) else { throw Self.notADog }
         return status
     }
 
+    /// Asks for Social Mode now. Dogs reach it by themselves (`reachSocialModeIfAllowed`), so
+    /// this only answers why not yet, for clients that still offer the button.
     func switchToSocial(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> WelfareStatusValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
-        guard let status = try await welfareStatus(of: pet, on: db) else { throw Self.notADog }
-        guard status.assessment.mode == .social else {
+        let doses = try await records(of: pet, on: db).compactMap(\.dose)
+        try await reachSocialModeIfAllowed(pet, doses: doses, on: db)
+        guard let status = welfareStatus(of: pet, doses: doses, today: today) else { throw Self.notADog }
+        guard status.mode == .social else {
             let earliest = status.assessment.earliestSocialDate.map { " Earliest date: \($0)." } ?? ""
             throw Problem(status: 409, code: .welfareRulesUnmet, title: "Not ready for Social Mode yet",
                           detail: status.assessment.reasons.map(\.message).joined(separator: " ") + earliest,
                           errors: status.assessment.reasons.map { FieldError(field: "vaccinations", message: $0.message) })
         }
-        if pet.socialSince == nil {
-            pet.socialSince = clock.now()
-            let indexed = try await db.transaction { tx in
-                try await pet.save(on: tx)
-                return try await self.deckIndex.refresh([pet], on: tx)
-            }
-            await deckIndex.committed(indexed, on: db)
-        }
-        guard let switched = try await welfareStatus(of: pet, on: db) else { throw Self.notADog }
-        return switched
+        return status
     }
 
     static let notADog = Problem(status: 404, code: .notFound, title: "No welfare mode",

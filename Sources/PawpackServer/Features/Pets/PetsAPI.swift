@@ -237,7 +237,7 @@ extension APIHandler {
                     .init(area: .init(rawValue: $0.area.rawValue)!, hasGarden: $0.hasGarden,
                           livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
                 },
-                personality: profile.personality, notes: profile.notes, lockedFields: pet.lockedFields)
+                personality: profile.personality, notes: profile.notes, heldBackFields: pet.heldBackFields)
         }
         return .init(card: card(pet), role: pet.role.flatMap { .init(rawValue: $0.rawValue) }, profile: details)
     }
@@ -274,7 +274,7 @@ extension Components.Schemas.WelfareStatus {
                   eligibleForSocial: status.assessment.mode == .social,
                   reasons: status.assessment.reasons.map { .init(code: $0.code, message: $0.message) },
                   earliestSocialDate: status.assessment.earliestSocialDate?.description,
-                  lockedFields: status.lockedFields)
+                  heldBackFields: status.heldBackFields)
     }
 }
 
