@@ -82,7 +82,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Plot", package: "Plot"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
+            ],
+            resources: [.copy("Resources/places.tsv")]
         ),
         .executableTarget(
             name: "pawpack",

@@ -70,6 +70,14 @@ public struct Problem: Error, Sendable, Equatable {
     /// The first field named, for clients that show one message.
     public var field: String? { errors.first?.field }
 
+    /// The same problem with some fields named as a form calls them (a form asking for years
+    /// where the rules speak of months).
+    public func renamingFields(_ names: [String: String]) -> Problem {
+        var renamed = self
+        renamed.errors = errors.map { FieldError(field: names[$0.field] ?? $0.field, message: $0.message) }
+        return renamed
+    }
+
     public static func validation(_ errors: [FieldError]) -> Problem {
         let detail = errors.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
         return Problem(status: 422, code: .validationFailed, title: "Some fields are not valid",

@@ -58,7 +58,7 @@ package final class TestBrowser {
         var fields = form
         switch csrf {
         case .fromPage:
-            if pageCSRF == nil { _ = try await get(cookies["pawpack_session"] == nil ? "/login" : "/home") }
+            if pageCSRF == nil { _ = try await get(cookies["pawpack_session"] == nil ? "/login" : "/account") }
             fields["_csrf"] = pageCSRF ?? ""
         case .missing: fields["_csrf"] = nil
         case let .value(token): fields["_csrf"] = token

@@ -1,4 +1,5 @@
 import Foundation
+import PawpackAPI
 import PawpackCore
 import PawpackServer
 import PawpackTestSupport
@@ -9,15 +10,14 @@ import Testing
     let signUpForm = ["email": "ada@example.com", "username": "ada", "displayName": "Ada",
                       "dateOfBirth": "1990-05-17", "city": "", "password": TestServer.password]
 
-    /// Signs Ada up, verifies her and logs her in through the pages.
+    /// Signs Ada up through the pages; opening the emailed link signs her in.
     func signedInBrowser(_ server: TestServer) async throws -> TestBrowser {
         let browser = TestBrowser(server)
         _ = try await browser.get("/signup")
         _ = try await browser.post("/signup", signUpForm)
         let token = try #require(server.linkToken(to: "ada@example.com"))
-        _ = try await browser.get("/verify?token=\(token)")
-        let login = try await browser.post("/login", ["email": "ada@example.com", "password": TestServer.password])
-        #expect(login.location == "/home")
+        let verified = try await browser.get("/verify?token=\(token)")
+        #expect(verified.location == "/home?flash=verified")
         return browser
     }
 
@@ -34,20 +34,27 @@ import Testing
             #expect(checkInbox.html.contains("<h1>Check your email</h1>"))
 
             let token = try #require(server.linkToken(to: "ada@example.com"))
+            // opening the link signs this browser in and starts the guided start
             let verified = try await browser.get("/verify?token=\(token)")
-            #expect(verified.html.contains("<h1>Email verified</h1>"))
-
-            let login = try await browser.post("/login", ["email": "ada@example.com", "password": TestServer.password])
-            #expect(login.status == 303)
-            #expect(login.location == "/home")
+            #expect(verified.status == 303)
+            #expect(verified.location == "/home?flash=verified")
             let sessionCookie = try #require(browser.lastSetCookies.first { $0.hasPrefix("pawpack_session=") })
             #expect(sessionCookie.contains("HttpOnly"))
             #expect(sessionCookie.contains("SameSite=Lax"))
 
-            let home = try await browser.get("/home")
+            let home = try await browser.get("/home?flash=verified")
             #expect(home.status == 200)
             #expect(home.html.contains("Hello, Ada"))
+            #expect(home.html.contains("Your email is verified. Welcome to Pawpack!"))
             #expect(home.html.contains(#"id="app-nav""#))
+            #expect(home.html.contains(#"<li class="todo" id="step-dog"><span class="tick"></span><a href="/pets/new">Add your dog</a></li>"#))
+
+            // a password log-in works too, elsewhere
+            let other = TestBrowser(server)
+            _ = try await other.get("/login")
+            let login = try await other.post("/login", ["email": "ada@example.com", "password": TestServer.password])
+            #expect(login.status == 303)
+            #expect(login.location == "/home")
         }
     }
 
@@ -96,7 +103,9 @@ import Testing
             form["password"] = "short"
             let page = try await browser.post("/signup", form)
             #expect(page.status == 422)
-            #expect(page.html.contains(#"<p class="error" role="alert">Password: must be at least 10 characters</p>"#))
+            #expect(page.html.contains(#"<p id="password-error" class="field-error">Password must be at least 10 characters.</p>"#))
+            #expect(page.html.contains(#"aria-invalid="true" autofocus="autofocus" aria-describedby="password-hint password-error""#))
+            #expect(page.html.contains("Please check the field marked below."))
             #expect(page.html.contains(#"value="ada@example.com""#))
             #expect(!page.html.contains(#"value="short""#))
             #expect(try await server.rowCounts()["users"] == 0)
@@ -109,8 +118,18 @@ import Testing
             for path in ["/home", "/account", "/account/export"] {
                 let page = try await browser.get(path)
                 #expect(page.status == 303, "\(path)")
-                #expect(page.location == "/login", "\(path)")
+                #expect(page.location == "/login?next=" + path.replacingOccurrences(of: "/", with: "%2F"), "\(path)")
             }
+            // and come back there once logged in; never to another site
+            _ = try await server.member("ada")
+            let form = try await browser.get("/login?next=%2Faccount")
+            #expect(form.html.contains(#"<input type="hidden" name="next" value="/account"/>"#))
+            let back = try await browser.post("/login", ["email": "ada@example.com", "password": TestServer.password, "next": "/account"])
+            #expect(back.location == "/account")
+            let elsewhere = TestBrowser(server)
+            _ = try await elsewhere.get("/login")
+            let offsite = try await elsewhere.post("/login", ["email": "ada@example.com", "password": TestServer.password, "next": "//evil.example/"])
+            #expect(offsite.location == "/home")
         }
     }
 
@@ -123,7 +142,7 @@ import Testing
             #expect(try await browser.get("/home").status == 200)
             server.clock.advance(by: 60 * 60)
             let expired = try await browser.get("/home")
-            #expect(expired.location == "/login")
+            #expect(expired.location == "/login?next=%2Fhome")
             #expect(browser.cookies["pawpack_session"] == nil, "\(browser.lastSetCookies)")
         }
     }
@@ -133,7 +152,7 @@ import Testing
             let browser = try await signedInBrowser(server)
             let bad = try await browser.post("/account/username", ["username": "no spaces"])
             #expect(bad.status == 422)
-            #expect(bad.html.contains("Username: may use only letters"))
+            #expect(bad.html.contains(#"<p id="username-error" class="field-error">New username may use only letters"#))
             #expect(bad.html.contains(#"<strong id="current-username">ada</strong>"#))
 
             let changed = try await browser.post("/account/username", ["username": "ada_lovelace"])
@@ -150,7 +169,7 @@ import Testing
             let stolenCookie = try #require(browser.cookies["pawpack_session"])
             let out = try await browser.post("/logout", [:])
             #expect(out.location == "/?flash=logged-out")
-            #expect(try await browser.get("/home").location == "/login")
+            #expect(try await browser.get("/home").location == "/login?next=%2Fhome")
 
             let thief = TestBrowser(server)
             _ = try await thief.get("/")
@@ -172,21 +191,40 @@ import Testing
         }
     }
 
-    @Test func theLocationIsSetFromTheAccountPageAndCheckedOnTheGlobe() async throws {
+    @Test func theLocationIsChosenByTownWithoutCoordinatesAndKeptAsItsCell() async throws {
         try await TestServer.run { server in
             let browser = try await signedInBrowser(server)
-            let bad = try await browser.post("/account/location", ["latitude": "123", "longitude": "4.8"])
+            // the page offers the town given at sign-up, searched in the bundled places
+            _ = try await browser.post("/account/profile", ["displayName": "Ada", "city": "Lyon"])
+            let page = try await browser.get("/account/location")
+            #expect(page.status == 200)
+            #expect(!page.html.contains(#"name="latitude" id="#))
+            #expect(page.html.contains("Is it one of these?"))
+            #expect(page.html.contains("<strong>Lyon</strong><span>France</span>"))
+            #expect(page.html.contains("Places from GeoNames (geonames.org), CC BY 4.0."))
+            let springfield = try await browser.get("/account/location?q=springfield%2C%20illinois")
+            #expect(springfield.html.contains("<strong>Springfield</strong><span>Illinois, United States</span>"))
+            #expect(!springfield.html.contains("Missouri"))
+            let nowhere = try await browser.get("/account/location?q=Qqqxz")
+            #expect(nowhere.html.contains(#"id="no-places""#))
+
+            // a place that does not exist changes nothing
+            let bad = try await browser.post("/account/location", ["placeId": "999999999"])
             #expect(bad.status == 422)
-            #expect(bad.html.contains("Location: give a latitude"))
-            let saved = try await browser.post("/account/location", ["latitude": "45.764", "longitude": "4.8357"])
-            #expect(saved.location == "/account?flash=location")
-            // kept as the centre of its cell
-            let centre = LocationBlur.matchingPoint(of: GeoPoint(latitude: 45.764, longitude: 4.8357), offset: TestServer.centredGrid)
-            let shown = #"value="\#(String(format: "%.4f", centre.latitude))""#
-            #expect(shown != #"value="45.7640""#)
-            #expect(try await browser.get("/account").html.contains(shown))
+            #expect(bad.html.contains("Place is not a town Pawpack knows; search again."))
+            let unreadable = try await browser.post("/account/location", ["latitude": "123", "longitude": "4.8"])
+            #expect(unreadable.status == 422)
+
+            // Lyon (GeoNames 2996944) is kept as the centre of its cell, and the deck comes next
+            let saved = try await browser.post("/account/location", ["placeId": "2996944", "next": "/playdates"])
+            #expect(saved.location == "/playdates?flash=location")
+            let token = try await server.request(.POST, "/v1/auth/login", json: ["email": "ada@example.com", "password": TestServer.password])
+                .decode(Components.Schemas.Session.self).accessToken
+            let me = try await server.request(.GET, "/v1/me", token: token)
+            let centre = LocationBlur.matchingPoint(of: GeoPoint(latitude: 45.748, longitude: 4.847), offset: TestServer.centredGrid)
+            #expect((me.json["location"] as? [String: Any])?["latitude"] as? Double == centre.latitude)
             _ = try await browser.post("/account/location", ["clear": "1"])
-            #expect(!(try await browser.get("/account").html.contains(shown)))
+            #expect(try await server.request(.GET, "/v1/me", token: token).json["location"] == nil)
         }
     }
 
@@ -235,7 +273,7 @@ import Testing
         try await TestServer.run { server in
             let browser = try await signedInBrowser(server)
             let account = try await browser.get("/account")
-            #expect(account.html.contains(#"<meta name="viewport" content="width=device-width, initial-scale=1"/>"#))
+            #expect(account.html.contains(#"<meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover"/>"#))
             // every visible input has a label pointing at its id
             let ids = account.html.components(separatedBy: "<input ").dropFirst()
                 .filter { !$0.hasPrefix(#"type="hidden""#) }

@@ -42,7 +42,11 @@ import Vapor
             let (request, match) = (Playdates.MatchRequest.ID(), Playdates.Match.ID())
             let named: [(HTTPMethod, String)] = [
                 (.GET, WebPath.landing), (.GET, WebPath.home), (.GET, WebPath.stylesheet), (.GET, WebPath.script),
-                (.GET, WebPath.devMail),
+                (.GET, WebPath.devMail), (.GET, WebPath.manifest), (.GET, WebPath.serviceWorker), (.GET, WebPath.offline),
+                (.GET, WebPath.iconSVG), (.GET, WebPath.icon(size: 192)), (.GET, WebPath.icon(size: 512)),
+                (.GET, WebPath.accountLocation),
+                (.GET, WebPath.passes(pet)), (.POST, WebPath.likeFromPasses(pet)), (.GET, WebPath.match(match)),
+                (.POST, WebPath.blockOwner(pet)),
                 (.GET, WebPath.signUp), (.POST, WebPath.signUp), (.GET, WebPath.verifyEmail),
                 (.POST, WebPath.resendVerification), (.GET, WebPath.logIn), (.POST, WebPath.logIn), (.POST, WebPath.logOut),
                 (.GET, WebPath.forgotPassword), (.POST, WebPath.forgotPassword), (.GET, WebPath.resetPassword),

@@ -15,8 +15,8 @@ struct AccountPages {
         routes.get(WebPath.verifyEmail.pathComponents, use: verify)
         routes.post(WebPath.resendVerification.pathComponents, use: resendVerification)
         routes.get(WebPath.logIn.pathComponents) { req in
-            if req.webUser != nil { return WebPages.redirect(WebPath.home) }
-            return loginPage(req)
+            if req.webUser != nil { return WebPages.redirect(WebPages.safeNext(req.query[String.self, at: "next"]) ?? WebPath.home) }
+            return loginPage(req, next: req.query[String.self, at: "next"])
         }
         routes.post(WebPath.logIn.pathComponents, use: logIn)
         routes.post(WebPath.logOut.pathComponents, use: logOut)
@@ -30,7 +30,7 @@ struct AccountPages {
         routes.post(WebPath.accountEmail.pathComponents, use: changeEmail)
         routes.post(WebPath.accountPassword.pathComponents, use: changePassword)
         routes.post(WebPath.accountDelete.pathComponents, use: deleteAccount)
-        routes.post(WebPath.accountLocation.pathComponents, use: setLocation)
+        LocationPages().register(on: routes)
         routes.post(WebPath.accountUnblock.pathComponents, use: unblock)
         routes.get(WebPath.accountExport.pathComponents, use: export)
     }
@@ -50,6 +50,8 @@ struct AccountPages {
         var latitude: String?
         var longitude: String?
         var clear: String?
+        var next: String?
+        var placeId: String?
     }
 
     private func fields(_ req: Request) throws -> FormFields {
@@ -59,23 +61,23 @@ struct AccountPages {
 
     // MARK: Sign-up and verification
 
-    func signUpPage(_ req: Request, form: FormFields = .init(email: nil), errors: [String] = [],
+    func signUpPage(_ req: Request, form: FormFields = .init(email: nil), errors: FormErrors = [],
                     status: HTTPResponseStatus = .ok) -> Response {
         WebPages.page(req, title: "Join Pawpack", status: status, errors: errors, main: .group(
             .p(.class("muted"), .text("Find playmates for your dog, share care with your family and your best pet photos.")),
             .form(.id("signup-form"), .action(WebPath.signUp), .method(.post),
                 WebPages.csrfField(req),
-                WebPages.field("Email", name: "email", type: .email, value: form.email, autocomplete: "email"),
+                WebPages.field("Email", name: "email", type: .email, value: form.email, autocomplete: "email", errors: errors),
                 WebPages.field("Username", name: "username", value: form.username, autocomplete: "username",
-                               hint: "3–30 letters, digits or _, starting with a letter."),
-                WebPages.field("Display name", name: "displayName", value: form.displayName, autocomplete: "name"),
+                               hint: "3–30 letters, digits or _, starting with a letter.", errors: errors),
+                WebPages.field("Display name", name: "displayName", value: form.displayName, autocomplete: "name", errors: errors),
                 WebPages.field("Date of birth", name: "dateOfBirth", type: .date, value: form.dateOfBirth,
-                               autocomplete: "bday", hint: "You must be 13 or older."),
+                               autocomplete: "bday", hint: "You must be 13 or older.", errors: errors),
                 WebPages.field("City (optional)", name: "city", value: form.city, autocomplete: "address-level2",
-                               required: false),
+                               required: false, errors: errors),
                 WebPages.field("Password", name: "password", type: .password, autocomplete: "new-password",
-                               hint: "At least 10 characters; not a common password."),
-                WebPages.submit("Create account", id: "signup-submit")
+                               hint: "At least 10 characters; not a common password.", errors: errors),
+                WebPages.submit("Create account", id: "signup-submit", busy: "Creating your account…")
             ),
             .p(.text("Already a member? "), .a(.id("login-link"), .href(WebPath.logIn), .text("Log in")))
         ))
@@ -105,10 +107,10 @@ struct AccountPages {
         ))
     }
 
-    private func resendForm(_ req: Request, email: String?) -> Node<HTML.BodyContext> {
+    private func resendForm(_ req: Request, email: String?, errors: FormErrors = []) -> Node<HTML.BodyContext> {
         .form(.id("resend-form"), .action(WebPath.resendVerification), .method(.post),
             WebPages.csrfField(req),
-            WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", idPrefix: "resend"),
+            WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", idPrefix: "resend", errors: errors),
             .button(.id("resend-submit"), .type(.submit), .class("button secondary"), .text("Send the link again"))
         )
     }
@@ -116,15 +118,17 @@ struct AccountPages {
     @Sendable func verify(_ req: Request) async throws -> Response {
         let token = req.query[String.self, at: "token"] ?? ""
         do {
-            _ = try await accounts.verifyEmail(token: token, on: req.db)
-            return WebPages.page(req, title: "Email verified", main: .group(
-                .p(.text("Thank you! Your email address is verified.")),
-                .p(.a(.id("login-link"), .class("button"), .href(req.webUser == nil ? WebPath.logIn : WebPath.home),
-                      .text(req.webUser == nil ? "Log in" : "Continue")))
-            ))
+            let user = try await accounts.verifyEmail(token: token, on: req.db)
+            // Opening the link proves the mailbox: it signs this browser in, straight into the
+            // guided start, unless someone is signed in here already.
+            if req.webUser != nil { return WebPages.redirect(WebPath.home, flash: .verified) }
+            let session = try await accounts.startWebSession(for: user, on: req.db)
+            let response = WebPages.redirect(WebPath.home, flash: .verified)
+            response.cookies[WebCookie.session] = WebCookies.session(session, secure: accounts.config.secureCookies)
+            return response
         } catch let problem as Problem {
             return WebPages.page(req, title: "This link does not work", status: .init(statusCode: problem.status),
-                                 errors: [problem.detail], main: resendForm(req, email: nil))
+                                 errors: FormErrors(problem), main: resendForm(req, email: nil))
         }
     }
 
@@ -135,21 +139,28 @@ struct AccountPages {
             return WebPages.page(req, title: "Check your email", main:
                 .p(.text("If that address is waiting for verification, a new link is on its way. You can ask again after a minute.")))
         } catch let problem as Problem {
+            let errors = WebPages.messages(for: problem, ids: ["resend-email"])
             return WebPages.page(req, title: "Send the link again", status: .init(statusCode: problem.status),
-                                 errors: WebPages.messages(for: problem), main: resendForm(req, email: form.email))
+                                 errors: errors, main: resendForm(req, email: form.email, errors: errors))
         }
     }
 
     // MARK: Log in and out
 
-    func loginPage(_ req: Request, email: String? = nil, errors: [String] = [], status: HTTPResponseStatus = .ok,
-                   unverified: Bool = false) -> Response {
+    func loginPage(_ req: Request, email: String? = nil, errors: FormErrors = [], status: HTTPResponseStatus = .ok,
+                   unverified: Bool = false, lockedMinutes: Int? = nil, next: String? = nil) -> Response {
         WebPages.page(req, title: "Log in", status: status, errors: errors, main: .group(
+            .unwrap(lockedMinutes) { minutes in
+                .p(.class("notice"), .id("locked-out"),
+                   .text("For your safety, logging in is paused for \(minutes == 1 ? "1 minute" : "\(minutes) minutes"). Forgot your password? "),
+                   .a(.href(WebPath.forgotPassword), .text("Reset it by email")), .text("."))
+            },
             .form(.id("login-form"), .action(WebPath.logIn), .method(.post),
                 WebPages.csrfField(req),
-                WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email"),
-                WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password"),
-                WebPages.submit("Log in", id: "login-submit")
+                .unwrap(WebPages.safeNext(next)) { .input(.type(.hidden), .name("next"), .value($0)) },
+                WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", errors: errors),
+                WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password", errors: errors),
+                WebPages.submit("Log in", id: "login-submit", busy: "Logging in…")
             ),
             .if(unverified, resendForm(req, email: email)),
             .p(.a(.id("forgot-link"), .href(WebPath.forgotPassword), .text("Forgot your password?"))),
@@ -163,13 +174,16 @@ struct AccountPages {
             let user = try await accounts.logIn(email: form.email ?? "", password: form.password ?? "",
                                                 address: req.clientAddress, on: req.db)
             let token = try await accounts.startWebSession(for: user, on: req.db)
-            let response = WebPages.redirect(WebPath.home)
+            let response = WebPages.redirect(WebPages.safeNext(form.next) ?? WebPath.home)
             response.cookies[WebCookie.session] = WebCookies.session(token, secure: accounts.config.secureCookies)
             return response
         } catch let problem as Problem {
-            let response = loginPage(req, email: form.email, errors: WebPages.messages(for: problem),
+            let locked = [.accountLocked, .tooManyAttempts].contains(problem.code)
+            let response = loginPage(req, email: form.email, errors: locked ? [] : WebPages.messages(for: problem),
                                      status: .init(statusCode: problem.status),
-                                     unverified: problem.code == .emailNotVerified)
+                                     unverified: problem.code == .emailNotVerified,
+                                     lockedMinutes: locked ? max(1, Int(((Double(problem.retryAfter ?? 60)) / 60).rounded(.up))) : nil,
+                                     next: form.next)
             if let retry = problem.retryAfter { response.headers.replaceOrAdd(name: .retryAfter, value: String(retry)) }
             return response
         }
@@ -188,13 +202,13 @@ struct AccountPages {
 
     // MARK: Password reset
 
-    func forgotPage(_ req: Request, email: String? = nil, errors: [String] = [],
+    func forgotPage(_ req: Request, email: String? = nil, errors: FormErrors = [],
                     status: HTTPResponseStatus = .ok) -> Response {
         WebPages.page(req, title: "Reset your password", status: status, errors: errors, main: .group(
             .p(.text("Enter your email and we will send you a link to choose a new password.")),
             .form(.id("forgot-form"), .action(WebPath.forgotPassword), .method(.post),
                 WebPages.csrfField(req),
-                WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email"),
+                WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", errors: errors),
                 WebPages.submit("Send reset link", id: "forgot-submit")
             )
         ))
@@ -212,13 +226,13 @@ struct AccountPages {
         }
     }
 
-    func resetPage(_ req: Request, token: String, errors: [String] = [], status: HTTPResponseStatus = .ok) -> Response {
+    func resetPage(_ req: Request, token: String, errors: FormErrors = [], status: HTTPResponseStatus = .ok) -> Response {
         WebPages.page(req, title: "Choose a new password", status: status, errors: errors, main:
             .form(.id("reset-form"), .action(WebPath.resetPassword), .method(.post),
                 WebPages.csrfField(req),
                 .input(.type(.hidden), .name("token"), .value(token)),
                 WebPages.field("New password", name: "newPassword", type: .password, autocomplete: "new-password",
-                               hint: "At least 10 characters; not a common password."),
+                               hint: "At least 10 characters; not a common password.", errors: errors),
                 WebPages.submit("Save new password", id: "reset-submit")
             ))
     }
@@ -240,7 +254,7 @@ struct AccountPages {
         try await settingsPage(req, webUser: req.requireWebUser())
     }
 
-    func settingsPage(_ req: Request, webUser: WebUser, errors: [String] = [],
+    func settingsPage(_ req: Request, webUser: WebUser, errors: FormErrors = [],
                       status: HTTPResponseStatus = .ok) async throws -> Response {
         let user = webUser.user
         let blocked = try await req.pawpack.playdates.blocks(of: user, on: req.db)
@@ -251,8 +265,8 @@ struct AccountPages {
                    .text(" · "), .span(.id("current-email"), .text(user.email))),
                 .form(.id("profile-form"), .action(WebPath.accountProfile), .method(.post),
                     WebPages.csrfField(req),
-                    WebPages.field("Display name", name: "displayName", value: user.displayName, autocomplete: "name"),
-                    WebPages.field("City", name: "city", value: user.city, autocomplete: "address-level2", required: false),
+                    WebPages.field("Display name", name: "displayName", value: user.displayName, autocomplete: "name", errors: errors),
+                    WebPages.field("City", name: "city", value: user.city, autocomplete: "address-level2", required: false, errors: errors),
                     WebPages.submit("Save profile", id: "profile-submit")
                 )
             ),
@@ -261,7 +275,7 @@ struct AccountPages {
                 .form(.id("username-form"), .action(WebPath.accountUsername), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("New username", name: "username", value: user.username, autocomplete: "username",
-                                   hint: "3–30 letters, digits or _, starting with a letter."),
+                                   hint: "3–30 letters, digits or _, starting with a letter.", errors: errors),
                     WebPages.submit("Change username", id: "username-submit")
                 )
             ),
@@ -269,9 +283,9 @@ struct AccountPages {
                 .h2(.text("Email")),
                 .form(.id("email-form"), .action(WebPath.accountEmail), .method(.post),
                     WebPages.csrfField(req),
-                    WebPages.field("New email", name: "newEmail", type: .email, autocomplete: "email"),
+                    WebPages.field("New email", name: "newEmail", type: .email, autocomplete: "email", errors: errors),
                     WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password",
-                                   idPrefix: "email"),
+                                   idPrefix: "email", errors: errors),
                     WebPages.submit("Change email", id: "email-submit")
                 )
             ),
@@ -280,29 +294,19 @@ struct AccountPages {
                 .form(.id("password-form"), .action(WebPath.accountPassword), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("Current password", name: "currentPassword", type: .password,
-                                   autocomplete: "current-password"),
+                                   autocomplete: "current-password", errors: errors),
                     WebPages.field("New password", name: "newPassword", type: .password, autocomplete: "new-password",
-                                   hint: "At least 10 characters; not a common password."),
+                                   hint: "At least 10 characters; not a common password.", errors: errors),
                     WebPages.submit("Change password", id: "password-submit")
                 )
             ),
-            .section(.class("card"),
+            .section(.class("card"), .id("location-card"),
                 .h2(.text("Where you are")),
-                .p(.class("muted"), .text("Used to find playmates near you. Pawpack keeps only the centre of the 500 m square you are in, and other members only see a rounded distance from it.")),
-                .form(.id("location-form"), .action(WebPath.accountLocation), .method(.post),
-                    WebPages.csrfField(req),
-                    WebPages.field("Latitude", name: "latitude", type: .number, value: user.latitude.map { String(format: "%.4f", $0) },
-                                   autocomplete: "off"),
-                    WebPages.field("Longitude", name: "longitude", type: .number, value: user.longitude.map { String(format: "%.4f", $0) },
-                                   autocomplete: "off"),
-                    .div(.class("actions"),
-                        WebPages.submit("Save location", id: "location-submit"),
-                        .button(.type(.button), .id("locate-button"), .class("button secondary"), .attribute(named: "hidden"),
-                                .text("Use my current location")),
-                        .if(user.latitude != nil,
-                            .button(.type(.submit), .name("clear"), .value("1"), .class("link"), .text("Forget my location")))
-                    )
-                )
+                .p(.class("muted"), .text(user.latitude == nil
+                    ? "Not set yet: your dogs' decks need it to find dogs nearby."
+                    : "Set. Pawpack keeps only the centre of the 500 m square you are in; others see a rounded distance.")),
+                .a(.class("button secondary"), .id("location-link"), .href(WebPath.accountLocation),
+                   .text(user.latitude == nil ? "Set where you are" : "Change where you are"))
             ),
             .section(.class("card"),
                 .h2(.text("Blocked members")),
@@ -317,6 +321,12 @@ struct AccountPages {
                 })
             ),
             .section(.class("card"),
+                .h2(.text("Session")),
+                .form(.id("logout-form"), .action(WebPath.logOut), .method(.post),
+                      WebPages.csrfField(req),
+                      .button(.id("logout-button"), .type(.submit), .class("button secondary"), .text("Log out")))
+            ),
+            .section(.class("card"),
                 .h2(.text("Your data")),
                 .p(.a(.id("export-link"), .href(WebPath.accountExport), .text("Download everything as JSON")))
             ),
@@ -326,7 +336,7 @@ struct AccountPages {
                 .form(.id("delete-form"), .action(WebPath.accountDelete), .method(.post),
                     WebPages.csrfField(req),
                     WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password",
-                                   idPrefix: "delete"),
+                                   idPrefix: "delete", errors: errors),
                     WebPages.submit("Delete my account", id: "delete-submit", danger: true)
                 )
             )
@@ -335,7 +345,7 @@ struct AccountPages {
 
     /// Runs an account change from a settings form: redirect with a flash on success, the
     /// settings page with the problems otherwise.
-    private func settingsAction(_ req: Request, flash: Flash,
+    private func settingsAction(_ req: Request, flash: Flash, fields formFields: Set<String>,
                                 _ change: (WebUser, FormFields) async throws -> Void) async throws -> Response {
         let webUser = try req.requireWebUser()
         let form = try fields(req)
@@ -343,57 +353,43 @@ struct AccountPages {
             try await change(webUser, form)
             return WebPages.redirect(WebPath.account, flash: flash)
         } catch let problem as Problem {
-            return try await settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
+            return try await settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem, ids: formFields),
                                 status: .init(statusCode: problem.status))
         }
     }
 
     @Sendable func updateProfile(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: .profile) { webUser, form in
+        try await settingsAction(req, flash: .profile, fields: ["displayName", "city"]) { webUser, form in
             _ = try await accounts.updateProfile(webUser.user, change: ProfileChange(
                 displayName: form.displayName ?? "", city: form.city ?? ""), on: req.db)
         }
     }
 
     @Sendable func unblock(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: .unblocked) { webUser, form in
+        try await settingsAction(req, flash: .unblocked, fields: []) { webUser, form in
             try await req.pawpack.playdates.unblock(webUser.user, username: form.username ?? "", on: req.db)
         }
     }
 
     @Sendable func changeUsername(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: .username) { webUser, form in
+        try await settingsAction(req, flash: .username, fields: ["username"]) { webUser, form in
             _ = try await accounts.updateProfile(webUser.user, change: ProfileChange(username: form.username ?? ""),
                                                  on: req.db)
         }
     }
 
     @Sendable func changeEmail(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: .email) { webUser, form in
+        try await settingsAction(req, flash: .email, fields: ["newEmail", "email-password"]) { webUser, form in
             try await accounts.changeEmail(webUser.user, newEmail: form.newEmail ?? "", password: form.password ?? "",
                                            on: req.db)
         }
     }
 
     @Sendable func changePassword(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: .password) { webUser, form in
+        try await settingsAction(req, flash: .password, fields: ["currentPassword", "newPassword"]) { webUser, form in
             try await accounts.changePassword(webUser.user, current: form.currentPassword ?? "",
                                               new: form.newPassword ?? "", keepingWebSession: webUser.session.id,
                                               on: req.db)
-        }
-    }
-
-    @Sendable func setLocation(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: .location) { webUser, form in
-            var point: GeoPoint?
-            if form.clear != "1" {
-                guard let latitude = Double(form.latitude ?? ""), let longitude = Double(form.longitude ?? ""),
-                      let valid = GeoPoint.validated(latitude: latitude, longitude: longitude) else {
-                    throw Problem.invalidField("latitude", "give a latitude from -90 to 90 and a longitude from -180 to 180")
-                }
-                point = valid
-            }
-            try await req.pawpack.pets.setLocation(of: webUser.user, to: point, on: req.db)
         }
     }
 
@@ -403,7 +399,7 @@ struct AccountPages {
         do {
             try await accounts.deleteAccount(webUser.user, password: form.password ?? "", on: req.db)
         } catch let problem as Problem {
-            return try await settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
+            return try await settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem, ids: ["delete-password"]),
                                 status: .init(statusCode: problem.status))
         }
         req.webUser = nil

@@ -61,9 +61,12 @@ struct PetPages {
         let mine = try await pets.listMine(user, on: req.db)
         let invitations = try await pets.invitations(for: user, on: req.db)
         return WebPages.page(req, title: "Your pets", main: .group(
-            .p(.a(.id("add-pet-link"), .class("button"), .href(WebPath.newPet), .text("Add a pet"))),
-            .if(mine.isEmpty, .p(.class("muted"), .text("No pets yet. Add your first one!"))),
-            .ul(.class("pet-list"), .forEach(mine) { pet in .li(petSummary(pet)) }),
+            .if(mine.isEmpty, .div(.class("empty"), .id("no-pets"), Icon.dog.node(),
+                .p(.text("No pets yet. Add your dog to find playmates nearby.")))),
+            .ul(.class("dog-list"), .id("pet-list"), .forEach(mine) { pet in
+                DogViews.row(pet.card, today: pets.today, line: summaryLine(pet))
+            }),
+            .p(.a(.id("add-pet-link"), .class("button block"), .href(WebPath.newPet), .text(mine.isEmpty ? "Add your dog" : "Add a pet"))),
             .if(!invitations.isEmpty, .section(.class("card"), .id("invitations"),
                 .h2(.text("Invitations to guard a pet")),
                 .forEach(invitations) { invitation in
@@ -82,20 +85,12 @@ struct PetPages {
         ))
     }
 
-    private func petSummary(_ pet: PetSnapshot) -> Node<HTML.BodyContext> {
-        .a(.class("pet-summary"), .href(WebPath.pet(pet.profile.id)),
-            photoThumb(pet),
-            .span(.class("pet-name"), .text(pet.profile.name)),
-            .span(.class("muted"), .text(" · \(pet.profile.species.rawValue)")),
-            .unwrap(pet.mode) { modeBadge($0) },
-            .if(pet.role == .guardian, .span(.class("badge"), .text("guardian")))
-        )
-    }
-
-    private func photoThumb<Context: HTML.BodyContext>(_ pet: PetSnapshot) -> Node<Context> {
-        .unwrap(pet.photos.first, { photo in
-            .img(.src(WebPath.media(photo.storageKey)), .alt("Photo of \(pet.profile.name)"), .class("thumb"))
-        }, else: .span(.class("thumb placeholder"), .attribute(named: "aria-hidden", value: "true"), .text(String(pet.profile.name.prefix(1)))))
+    /// "Beagle · 3 years · Social Mode" (and "guardian" for a pet guarded for someone).
+    private func summaryLine(_ pet: PetSnapshot) -> String {
+        var parts = [DogViews.facts(pet.card, today: pets.today)]
+        if let mode = pet.mode { parts.append(mode == .puppy ? "Puppy Mode" : "Social Mode") }
+        if pet.role == .guardian { parts.append("guardian") }
+        return parts.joined(separator: " · ")
     }
 
     private func modeBadge<Context: HTML.BodyContext>(_ mode: WelfareMode) -> Node<Context> {
@@ -105,101 +100,76 @@ struct PetPages {
 
     // MARK: Add and edit
 
-    func editPage(_ req: Request, webUser: WebUser, pet: PetSnapshot?, form: PetForm? = nil, errors: [String] = [],
+    static let photoTypes = "image/jpeg,image/png,image/webp,image/heic"
+
+    /// One friendly form with everything a deck needs: photo, sex, neutered, size or weight,
+    /// play styles, energy, birth date or age.
+    func editPage(_ req: Request, webUser: WebUser, pet: PetSnapshot?, form: PetForm? = nil, errors: FormErrors = [],
                   status: HTTPResponseStatus = .ok) throws -> Response {
         let profile = pet?.profile
         let value = { (field: String?, fallback: String?) in field ?? fallback }
-        let heldBack = pet.map { !$0.heldBackFields.isEmpty } ?? true
         let action = pet.map { WebPath.editPet($0.profile.id) } ?? WebPath.pets
         let speciesValue = value(form?.species, profile?.species.rawValue) ?? "dog"
-        return WebPages.page(req, title: pet == nil ? "Add a pet" : "Edit \(profile!.name)", status: status, errors: errors, main:
+        let rules = PetRules()
+        let styles = Set(form?.playStyles ?? profile?.playStyles.map(\.rawValue) ?? [])
+        let env = profile?.environment
+        let heldBack = pet.map { !$0.heldBackFields.isEmpty } ?? true
+        let title = pet == nil ? "Add your pet" : "Edit \(profile!.name)"
+        return WebPages.page(req, title: title, status: status, errors: errors,
+                             back: pet.map { (WebPath.pet($0.profile.id), $0.profile.name) }, main:
             .form(.id("pet-form"), .action(action), .method(.post), .enctype(.multipartData),
                 WebPages.csrfField(req),
-                WebPages.field("Name", name: "name", value: value(form?.name, profile?.name), autocomplete: "off"),
-                .if(pet == nil, select("Species", name: "species", options: Species.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
-                                       selected: speciesValue)),
+                .if(pet == nil, .div(.class("field"),
+                    .label(.for("photo"), .text("Photo")),
+                    .input(.type(.file), .name("photo"), .id("photo"), .attribute(named: "accept", value: Self.photoTypes),
+                           .data(named: "preview", value: "photo-preview"), .attribute(named: "aria-describedby", value: "photo-hint")),
+                    .small(.id("photo-hint"), .class("hint"), .text("A clear face makes friends: JPEG, PNG, WebP or HEIC, up to \(config.maximumUploadBytes / 1_048_576) MB.")),
+                    .img(.id("photo-preview"), .class("preview"), .alt("Preview of the chosen photo"))
+                )),
+                WebPages.field("Name", name: "name", value: value(form?.name, profile?.name), autocomplete: "off",
+                               limits: .init(maxLength: rules.nameLength.upperBound), errors: errors),
+                .if(pet == nil, FormControls.select("Species", name: "species", options: Species.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
+                                                    selected: speciesValue, errors: errors)),
                 WebPages.field("Breed (optional)", name: "breed", value: value(form?.breed, profile?.breed), autocomplete: "off",
-                               required: false, hint: "Mixed breeds welcome: type what you know."),
-                select("Sex", name: "sex", options: PetSex.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
-                       selected: value(form?.sex, profile?.sex.rawValue) ?? "unknown"),
-                WebPages.field("Date of birth", name: "dateOfBirth", type: .date,
-                               value: value(form?.dateOfBirth, profile.flatMap { $0.birthDateIsEstimate ? nil : $0.birthDate.description }),
-                               autocomplete: "off", required: false, hint: "Or give an estimated age below."),
-                WebPages.field("Estimated age in months", name: "estimatedAgeMonths", type: .number,
-                               value: form?.estimatedAgeMonths, autocomplete: "off", required: false),
+                               required: false, hint: "Mixed breeds welcome: type what you know.",
+                               limits: .init(maxLength: rules.maximumBreedLength), errors: errors),
+                FormControls.select("Sex", name: "sex", options: PetSex.allCases.map { ($0.rawValue, SizeWords.sex($0)) },
+                                    selected: value(form?.sex, profile?.sex.rawValue) ?? "unknown", errors: errors),
+                .fieldset(.element(named: "legend", nodes: [.text("Age")]),
+                    WebPages.field("Date of birth", name: "dateOfBirth", type: .date,
+                                   value: value(form?.dateOfBirth, profile.flatMap { $0.birthDateIsEstimate ? nil : $0.birthDate.description }),
+                                   autocomplete: "off", required: false, hint: "If you know it. Otherwise give an age below.",
+                                   limits: .init(min: pets.today.monthsEarlier(rules.maximumAgeYears * 12).description, max: pets.today.description),
+                                   errors: errors),
+                    WebPages.field("Or age in months", name: "estimatedAgeMonths", type: .number,
+                                   value: form?.estimatedAgeMonths, autocomplete: "off", required: false,
+                                   hint: "An estimate is fine: 36 for a three-year-old.",
+                                   limits: .init(min: "0", max: String(rules.maximumAgeYears * 12), step: "1"), errors: errors)),
                 WebPages.field("Weight in kg (optional)", name: "weightKg", type: .number,
                                value: value(form?.weightKg, profile?.weightKg.map { String($0) }), autocomplete: "off",
-                               required: false, hint: "The size class follows from the weight."),
-                select("Energy", name: "energy", options: [("", "Not sure")] + EnergyLevel.allCases.map { ($0.rawValue, energyLabel($0)) },
-                       selected: value(form?.energy, profile?.energy?.rawValue) ?? ""),
+                               required: false, hint: "The size follows from the weight when you do not choose one.",
+                               limits: .init(min: String(rules.weightRange.lowerBound), max: String(Int(rules.weightRange.upperBound))), errors: errors),
+                FormControls.select("Size", name: "sizeClass", options: [("", "From the weight")] + SizeClass.allCases.map { ($0.rawValue, SizeWords.name($0).capitalized) },
+                                    selected: value(form?.sizeClass, profile?.sizeClass?.rawValue) ?? "", errors: errors),
+                FormControls.select("Energy", name: "energy", options: [("", "Not sure")] + EnergyLevel.allCases.map { ($0.rawValue, SizeWords.energy($0)) },
+                                    selected: value(form?.energy, profile?.energy?.rawValue) ?? "", errors: errors),
+                .if(heldBack && speciesValue == "dog",
+                    .p(.class("notice"), .id("held-back-note"),
+                       .text("While a dog is in Puppy Mode, play style, home and neuter status are kept for you but not used for matching or shown to others. They count once it reaches Social Mode."))),
+                FormControls.chips("Plays (up to \(rules.maximumPlayStyles))", name: "playStyles",
+                                   options: PlayStyle.allCases.map { ($0.rawValue, SizeWords.playStyle($0)) }, selected: styles),
+                FormControls.toggle("Neutered", name: "neutered", checked: form.map { $0.neutered == "on" } ?? profile?.neutered ?? false),
+                FormControls.select("Home", name: "area", options: [("", "Not given")] + HomeArea.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
+                                    selected: form?.area ?? env?.area.rawValue ?? ""),
+                FormControls.toggle("Has a garden", name: "hasGarden", checked: env?.hasGarden ?? false),
+                FormControls.toggle("Lives with other pets", name: "livesWithOtherPets", checked: env?.livesWithOtherPets ?? false),
+                FormControls.toggle("Lives with children", name: "livesWithChildren", checked: env?.livesWithChildren ?? false),
                 WebPages.field("Personality (optional)", name: "personality",
                                value: value(form?.personality, profile?.personality.joined(separator: ", ")),
-                               autocomplete: "off", required: false, hint: "A few words, separated by commas: curious, cuddly…"),
-                .if(heldBack && speciesValue == "dog",
-                    .p(.class("hint"), .id("held-back-note"),
-                       .text("While a dog is in Puppy Mode, play style, home and neuter status are kept for you but not used for matching or shown to others. They count once it reaches Social Mode."))),
-                behaviourFields(profile: profile, form: form),
-                .if(pet == nil, .div(.class("field"),
-                    .label(.for("photo"), .text("Profile photo (optional)")),
-                    .input(.type(.file), .name("photo"), .id("photo"),
-                           .attribute(named: "accept", value: "image/jpeg,image/png,image/webp,image/heic"),
-                           .data(named: "preview", value: "photo-preview")),
-                    .img(.id("photo-preview"), .class("preview"), .alt("Preview of the chosen photo"), .src(""))
-                )),
-                WebPages.submit(pet == nil ? "Add pet" : "Save", id: "pet-submit")
+                               autocomplete: "off", required: false, hint: "A few words, separated by commas: curious, cuddly…",
+                               limits: .init(maxLength: 250), errors: errors),
+                WebPages.submit(pet == nil ? "Add \(speciesValue == "dog" ? "dog" : "pet")" : "Save", id: "pet-submit", busy: "Saving…")
             ))
-    }
-
-    private func behaviourFields(profile: PetProfile?, form: PetForm?) -> Node<HTML.FormContext> {
-        let styles = form?.playStyles ?? profile?.playStyles.map(\.rawValue) ?? []
-        let env = profile?.environment
-        return .group(
-            .fieldset(
-                .element(named: "legend", text: "Play style (up to 3)"),
-                .forEach(PlayStyle.allCases) { style in
-                    .label(.class("check"),
-                        .input(.type(.checkbox), .name("playStyles[]"), .value(style.rawValue),
-                               .checked(styles.contains(style.rawValue))),
-                        .text(" \(style.rawValue)"))
-                }
-            ),
-            select("Home", name: "area", options: [("", "Not given")] + HomeArea.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
-                   selected: form?.area ?? env?.area.rawValue ?? ""),
-            checkbox("Has a garden", name: "hasGarden", checked: env?.hasGarden ?? false),
-            checkbox("Lives with other pets", name: "livesWithOtherPets", checked: env?.livesWithOtherPets ?? false),
-            checkbox("Lives with children", name: "livesWithChildren", checked: env?.livesWithChildren ?? false),
-            checkbox("Neutered", name: "neutered", checked: profile?.neutered ?? false)
-        )
-    }
-
-    private func checkbox(_ label: String, name: String, checked: Bool) -> Node<HTML.FormContext> {
-        .label(.class("check"), .input(.type(.checkbox), .name(name), .id(name), .value("on"), .checked(checked)),
-               .text(" \(label)"))
-    }
-
-    private func select(_ label: String, name: String, options: [(String, String)], selected: String) -> Node<HTML.FormContext> {
-        .div(.class("field"),
-            .label(.for(name), .text(label)),
-            .element(named: "select", nodes: [
-                .attribute(named: "name", value: name), .attribute(named: "id", value: name),
-                .forEach(options) { value, title in
-                    .element(named: "option", nodes: [
-                        .attribute(named: "value", value: value, ignoreIfValueIsEmpty: false),
-                        .if(value == selected, .attribute(named: "selected", value: "selected")),
-                        .text(title),
-                    ])
-                },
-            ])
-        )
-    }
-
-    private func energyLabel(_ level: EnergyLevel) -> String {
-        switch level {
-        case .low: "Low"
-        case .moderate: "Moderate"
-        case .high: "High"
-        case .veryHigh: "Very high"
-        }
     }
 
     /// The draft a form describes.
@@ -215,6 +185,7 @@ struct PetPages {
             energy: nonEmpty(form.energy).flatMap(EnergyLevel.init(rawValue:)),
             personality: form.personality.map { $0.split(separator: ",").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty } },
             notes: text(form.notes))
+        draft.sizeClass = nonEmpty(form.sizeClass).flatMap(SizeClass.init(rawValue:))
         draft.playStyles = (form.playStyles ?? []).compactMap(PlayStyle.init(rawValue:))
         draft.neutered = form.neutered == "on"
         draft.environment = nonEmpty(form.area).flatMap(HomeArea.init(rawValue:)).map {
@@ -239,6 +210,10 @@ struct PetPages {
                     req.logger.info("photo refused at creation", metadata: ["code": .string(problem.code.rawValue)])
                     return WebPages.redirect(WebPath.pet(pet.profile.id), flash: .photoRefused)
                 }
+            }
+            // The guided start: a first dog, then where you are, then its deck.
+            if pet.profile.species == .dog, webUser.user.latitude == nil {
+                return WebPages.redirect(WebPath.accountLocation + "?next=" + WebPath.deck(pet.profile.id), flash: .petAdded)
             }
             return WebPages.redirect(WebPath.pet(pet.profile.id), flash: .petAdded)
         } catch let problem as Problem {
@@ -286,36 +261,45 @@ struct PetPages {
         let id = profile.id
         let canEdit = PetPermissions(role: pet.role).canEdit
         let age = PetAge.text(birthDate: profile.birthDate, estimated: profile.birthDateIsEstimate, today: pets.today)
-        return WebPages.page(req, title: profile.name, main: .group(
-            .section(.class("card pet-card"), .id("pet-card"),
-                .div(.class("gallery"), .forEach(pet.photos) { photo in
-                    .img(.src(WebPath.media(photo.storageKey)), .alt(photo.kind == .profile ? "\(profile.name)" : "\(profile.name), gallery photo"),
-                         .class(photo.kind == .profile ? "photo profile" : "photo"))
+        // Others see behaviour only once the dog is in Social Mode; the owner always does.
+        let showsBehaviour = canEdit || pet.mode != .puppy
+        let welfare = canEdit && profile.species == .dog ? try await pets.mode(webUser.user, pet: id, on: req.db) : nil
+        typealias Fact = (String, String)
+        var facts: [Fact] = [("Breed", profile.breed ?? profile.species.rawValue.capitalized), ("Age", age),
+                             ("Sex", SizeWords.sex(profile.sex))]
+        if let size = profile.effectiveSizeClass { facts.append(("Size", SizeWords.name(size).capitalized)) }
+        if let weight = profile.weightKg { facts.append(("Weight", "\(String(format: "%g", weight)) kg")) }
+        if let energy = profile.energy { facts.append(("Energy", SizeWords.energy(energy))) }
+        if showsBehaviour, !profile.playStyles.isEmpty {
+            facts.append(("Plays", profile.playStyles.map(SizeWords.playStyle).joined(separator: ", ")))
+        }
+        if showsBehaviour, let neutered = profile.neutered { facts.append(("Neutered", neutered ? "Yes" : "No")) }
+        if canEdit, let env = profile.environment {
+            let with = [env.hasGarden ? "garden" : nil, env.livesWithOtherPets ? "other pets" : nil, env.livesWithChildren ? "children" : nil]
+            facts.append(("Home", ([env.area.rawValue.capitalized] + with.compactMap { $0 }).joined(separator: ", ")))
+        }
+        if !profile.personality.isEmpty { facts.append(("Personality", profile.personality.joined(separator: ", "))) }
+        return WebPages.page(req, title: profile.name, back: canEdit ? (WebPath.pets, "Your pets") : nil, main: .group(
+            .if(pet.reachedSocialMode, .p(.class("notice"), .id("social-reached"), .attribute(named: "role", value: "status"),
+                .text("\(profile.name) reached Social Mode by itself: the vaccinations recorded allow meet-ups now."))),
+            .div(.class("profile-photos"), .id("pet-photos"),
+                .if(pet.photos.isEmpty, WebPages.noPhoto(profile.name, class: "deck-photo-none avatar large placeholder")),
+                .forEach(pet.photos) { photo in
+                    .img(.src(WebPath.media(photo.storageKey)),
+                         .alt(photo.kind == .profile ? "Photo of \(profile.name)" : "\(profile.name), another photo"))
                 }),
-                .p(.strong(.text(profile.breed ?? profile.species.rawValue.capitalized)), .text(" · \(age)"),
-                   .unwrap(profile.effectiveSizeClass) { .text(" · \($0.rawValue)") }),
-                .unwrap(pet.mode) { modeBadge($0) },
-                .p(.class("muted"), .text("Owner: \(pet.ownerDisplayName)"))
+            .section(.class("card"), .id("pet-card"),
+                .p(.unwrap(pet.mode) { modeBadge($0) }, .if(!canEdit, .span(.class("muted"), .text(" · with \(pet.ownerDisplayName)")))),
+                .element(named: "dl", nodes: [.class("facts"), .id("pet-facts"), .forEach(facts) { fact in
+                    .group(.element(named: "dt", nodes: [.text(fact.0)]), .element(named: "dd", nodes: [.text(fact.1)]))
+                }]),
+                .if(canEdit, .div(.class("actions"),
+                    .a(.id("edit-pet-link"), .class("button secondary"), .href(WebPath.editPet(id)), .text("Edit")),
+                    .if(profile.species == .dog, .a(.id("vaccinations-link"), .class("button secondary"), .href(WebPath.vaccinations(id)), .text("Vaccinations"))),
+                    .a(.id("guardians-link"), .class("button secondary"), .href(WebPath.guardians(id)), .text("Guardians"))))
             ),
+            .unwrap(welfare) { welfare in welfareCard(req, name: profile.name, pet: id, welfare: welfare) },
             .if(canEdit, .group(
-                .section(.class("card"), .id("owner-view"),
-                    .h2(.text("Profile")),
-                    .ul(
-                        .li(.text("Sex: \(profile.sex.rawValue)")),
-                        .li(.text("Born: \(profile.birthDate)\(profile.birthDateIsEstimate ? " (estimated)" : "")")),
-                        .unwrap(profile.weightKg) { .li(.text("Weight: \($0) kg")) },
-                        .unwrap(profile.energy) { .li(.text("Energy: \(energyLabel($0))")) },
-                        .if(!profile.playStyles.isEmpty, .li(.text("Plays: \(profile.playStyles.map(\.rawValue).joined(separator: ", "))"))),
-                        .unwrap(profile.neutered) { .li(.text("Neutered: \($0 ? "yes" : "no")")) },
-                        .unwrap(profile.environment) { env in .li(.text("Home: \(env.area.rawValue)\(env.hasGarden ? ", garden" : "")\(env.livesWithOtherPets ? ", other pets" : "")\(env.livesWithChildren ? ", children" : "")")) },
-                        .if(!profile.personality.isEmpty, .li(.text("Personality: \(profile.personality.joined(separator: ", "))")))
-                    ),
-                    .div(.class("actions"),
-                        .a(.id("edit-pet-link"), .class("button secondary"), .href(WebPath.editPet(id)), .text("Edit")),
-                        .if(profile.species == .dog, .a(.id("vaccinations-link"), .class("button secondary"), .href(WebPath.vaccinations(id)), .text("Vaccinations & mode"))),
-                        .a(.id("guardians-link"), .class("button secondary"), .href(WebPath.guardians(id)), .text("Guardians"))
-                    )
-                ),
                 .section(.class("card"),
                     .h2(.text("Add a photo")),
                     .form(.id("photo-form"), .action(WebPath.petPhotos(id)), .method(.post), .enctype(.multipartData),
@@ -323,21 +307,42 @@ struct PetPages {
                         .div(.class("field"),
                             .label(.for("photo"), .text("Photo (JPEG, PNG, WebP or HEIC)")),
                             .input(.type(.file), .name("photo"), .id("photo"), .required(true),
-                                   .attribute(named: "accept", value: "image/jpeg,image/png,image/webp,image/heic"),
+                                   .attribute(named: "accept", value: Self.photoTypes),
                                    .data(named: "preview", value: "photo-preview")),
-                            .img(.id("photo-preview"), .class("preview"), .alt("Preview of the chosen photo"), .src(""))
+                            .img(.id("photo-preview"), .class("preview"), .alt("Preview of the chosen photo"))
                         ),
-                        select("Use as", name: "kind", options: [("gallery", "Gallery photo"), ("profile", "Profile photo")], selected: "gallery"),
-                        WebPages.submit("Upload", id: "photo-submit")
+                        FormControls.select("Use as", name: "kind", options: [("gallery", "Another photo"), ("profile", "Main photo")],
+                                            selected: pet.photos.isEmpty ? "profile" : "gallery"),
+                        WebPages.submit("Upload", id: "photo-submit", busy: "Uploading…")
                     )
                 ),
                 .if(pet.role == .owner, .section(.class("card"),
                     .h2(.text("Delete \(profile.name)")),
-                    .form(.id("delete-pet-form"), .action(WebPath.deletePet(id)), .method(.post),
-                          WebPages.csrfField(req), WebPages.submit("Delete this pet", id: "delete-pet-submit", danger: true))
+                    DogViews.confirm(req, summary: "Delete \(profile.name)…", question: "Delete \(profile.name) with every photo and record, for good?",
+                                     action: WebPath.deletePet(id), button: "Yes, delete", id: "delete-pet-submit")
                 ))
-            ))
+            ), else: .section(.class("card"),
+                .h2(.text("Not a good fit?")),
+                DogViews.confirm(req, summary: "Block \(pet.ownerDisplayName)", question: "Block \(pet.ownerDisplayName)? Neither of you will see the other's dogs, and any match between you ends.",
+                                 action: WebPath.blockOwner(id), button: "Yes, block", id: "block-owner")))
         ))
+    }
+
+    /// The welfare mode in plain words, with what is missing and where to add it.
+    private func welfareCard(_ req: Request, name: String, pet id: Pet.ID, welfare: WelfareStatusValue) -> Node<HTML.BodyContext> {
+        .section(.class("card"), .id("welfare"),
+            .h2(.text(welfare.mode == .social ? "Social Mode: meet-ups are open" : "Puppy Mode: matching and chatting, no meet-ups yet")),
+            .if(welfare.mode == .social,
+                .p(.text("\(name)'s vaccinations are recorded and protect \(name) now.")),
+                else: .group(
+                    .p(.text("Meet-ups unlock once \(name)'s vaccinations are recorded and protect \(name). Here is what is missing:")),
+                    .ul(.id("welfare-reasons"), .forEach(welfare.assessment.reasons) { .li(.text($0.message)) }),
+                    .unwrap(welfare.assessment.earliestSocialDate) {
+                        .p(.id("earliest-social"), .text("Earliest day for Social Mode: \(DateWords.long($0, for: req)). \(name) switches by itself; you will see it here."))
+                    },
+                    .a(.class("button"), .href(WebPath.vaccinations(id)), .text("Record a vaccination"))
+                ))
+        )
     }
 
     @Sendable func uploadPhoto(_ req: Request) async throws -> Response {
@@ -375,58 +380,48 @@ struct PetPages {
         try await vaccinationsPage(req, webUser: req.requireWebUser())
     }
 
-    func vaccinationsPage(_ req: Request, webUser: WebUser, errors: [String] = [], form: VaccinationForm? = nil,
+    func vaccinationsPage(_ req: Request, webUser: WebUser, errors: FormErrors = [], form: VaccinationForm? = nil,
                           status: HTTPResponseStatus = .ok) async throws -> Response {
         let id = try req.idParameter(Param.pet)
         let (pet, _) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let records = try await pets.vaccinations(webUser.user, pet: id, on: req.db)
-        let welfare = try await pets.welfareStatus(of: pet, on: req.db)
-        return WebPages.page(req, title: "\(pet.name): vaccinations", status: status, errors: errors, main: .group(
-            .unwrap(welfare) { welfare in
-                .section(.class("card"), .id("welfare"),
-                    .p(modeBadge(welfare.mode)),
-                    .if(welfare.mode == .social,
-                        .p(.text("\(pet.name) may meet other dogs.")),
-                        else: .group(
-                            .p(.text("In Puppy Mode \(pet.name) can match and chat, but not meet up yet.")),
-                            .if(!welfare.assessment.reasons.isEmpty, .group(
-                                .h2(.text("Still needed")),
-                                .ul(.id("welfare-reasons"), .forEach(welfare.assessment.reasons) { .li(.text($0.message)) })
-                            )),
-                            .unwrap(welfare.assessment.earliestSocialDate) {
-                                .p(.id("earliest-social"), .text("Earliest date for Social Mode: \($0)"))
-                            },
-                            .if(welfare.assessment.mode == .social,
-                                .form(.id("social-form"), .action(WebPath.switchToSocialMode(id)), .method(.post),
-                                      WebPages.csrfField(req), WebPages.submit("Switch to Social Mode", id: "social-submit")))
-                        ))
-                )
-            },
+        let welfare = pet.species == .dog ? try await pets.mode(webUser.user, pet: id, on: req.db) : nil
+        let today = pets.today
+        return WebPages.page(req, title: "\(pet.name): vaccinations", status: status, errors: errors,
+                             back: (WebPath.pet(id), pet.name), main: .group(
+            .unwrap(welfare) { welfareCard(req, name: pet.name, pet: id, welfare: $0) },
             .section(.class("card"),
                 .h2(.text("Records")),
-                .if(records.isEmpty, .p(.class("muted"), .text("No vaccinations recorded yet."))),
-                .ul(.id("vaccination-list"), .forEach(records) { record in
-                    .li(.text("\(record.givenOn): \(VaccineKind(rawValue: record.vaccine).map { $0 == .other ? record.otherName ?? "Other" : $0.label } ?? record.vaccine)"),
-                        .unwrap(record.nextDueOn) { .text(" · next due \($0)") },
-                        .unwrap(record.clinic) { .text(" · \($0)") },
-                        .form(.class("inline"), .action(WebPath.deleteVaccination(id, record.id)), .method(.post),
-                              WebPages.csrfField(req), .button(.type(.submit), .class("link"), .text("Remove"))))
+                .if(records.isEmpty, .p(.class("muted"), .text("No vaccinations recorded yet. Your vet's booklet has the dates."))),
+                .ul(.class("dog-list"), .id("vaccination-list"), .forEach(records) { record in
+                    let name = VaccineKind(rawValue: record.vaccine).map { $0 == .other ? record.otherName ?? "Other" : $0.label } ?? record.vaccine
+                    let given = LocalDate(record.givenOn).map { DateWords.long($0, for: req) } ?? record.givenOn
+                    let due = record.nextDueOn.flatMap(LocalDate.init).map { " · next due \(DateWords.long($0, for: req))" } ?? ""
+                    return .li(.class("dog-row"),
+                        .div(.class("who"), .strong(.text(name)), .span(.text("\(given)\(due)\(record.clinic.map { " · \($0)" } ?? "")"))),
+                        .div(.class("row-actions"),
+                            DogViews.confirm(req, summary: "Remove", question: "Remove this \(name) record?",
+                                             action: WebPath.deleteVaccination(id, record.id), button: "Yes, remove",
+                                             id: "remove-\(record.id)")))
                 })
             ),
             .section(.class("card"),
                 .h2(.text("Record a vaccination")),
                 .form(.id("vaccination-form"), .action(WebPath.vaccinations(id)), .method(.post),
                     WebPages.csrfField(req),
-                    select("Vaccine", name: "vaccine", options: VaccineKind.allCases.map { ($0.rawValue, $0.label) },
-                           selected: form?.vaccine ?? "dhpp"),
-                    WebPages.field("Name (for other vaccines)", name: "otherName", value: form?.otherName, autocomplete: "off", required: false),
-                    WebPages.field("Date given", name: "givenOn", type: .date, value: form?.givenOn, autocomplete: "off"),
-                    WebPages.field("Next due (optional)", name: "nextDueOn", type: .date, value: form?.nextDueOn, autocomplete: "off", required: false),
-                    WebPages.field("Vet or clinic (optional)", name: "clinic", value: form?.clinic, autocomplete: "off", required: false),
+                    FormControls.select("Vaccine", name: "vaccine", options: VaccineKind.allCases.map { ($0.rawValue, $0.label) },
+                                        selected: form?.vaccine ?? "dhpp", hint: "DHPP, DAPP and DA2PP are the combined shot.", errors: errors),
+                    WebPages.field("Name (for other vaccines)", name: "otherName", value: form?.otherName, autocomplete: "off", required: false,
+                                   limits: .init(maxLength: 60), errors: errors),
+                    WebPages.field("Date given", name: "givenOn", type: .date, value: form?.givenOn, autocomplete: "off",
+                                   limits: .init(max: today.description), errors: errors),
+                    WebPages.field("Next due (optional)", name: "nextDueOn", type: .date, value: form?.nextDueOn, autocomplete: "off", required: false,
+                                   errors: errors),
+                    WebPages.field("Vet or clinic (optional)", name: "clinic", value: form?.clinic, autocomplete: "off", required: false,
+                                   limits: .init(maxLength: 100), errors: errors),
                     WebPages.submit("Save vaccination", id: "vaccination-submit")
                 )
-            ),
-            .p(.a(.href(WebPath.pet(id)), .text("Back to \(pet.name)")))
+            )
         ))
     }
 
@@ -436,10 +431,12 @@ struct PetPages {
         let form = try req.content.decode(VaccinationForm.self)
         let id = try req.idParameter(Param.pet)
         do {
+            let before = try await pets.mode(webUser.user, pet: id, on: req.db).mode
             _ = try await pets.addVaccination(webUser.user, pet: id, input: VaccinationInput(
                 vaccine: VaccineKind(rawValue: form.vaccine ?? "") ?? .other, otherName: form.otherName,
                 givenOn: form.givenOn ?? "", nextDueOn: form.nextDueOn, clinic: form.clinic), on: req.db)
-            return WebPages.redirect(WebPath.vaccinations(id), flash: .vaccinationAdded)
+            let after = try await pets.mode(webUser.user, pet: id, on: req.db).mode
+            return WebPages.redirect(WebPath.vaccinations(id), flash: before == .puppy && after == .social ? .socialReached : .vaccinationAdded)
         } catch let problem as Problem {
             return try await vaccinationsPage(req, webUser: webUser, errors: WebPages.messages(for: problem), form: form,
                                               status: .init(statusCode: problem.status))
@@ -462,7 +459,7 @@ struct PetPages {
             _ = try await pets.switchToSocial(webUser.user, pet: id, on: req.db)
             return WebPages.redirect(WebPath.vaccinations(id), flash: .social)
         } catch let problem as Problem {
-            return try await vaccinationsPage(req, webUser: webUser, errors: [problem.title],
+            return try await vaccinationsPage(req, webUser: webUser, errors: FormErrors(problem),
                                               status: .init(statusCode: problem.status))
         }
     }
@@ -473,12 +470,13 @@ struct PetPages {
         try await guardiansPage(req, webUser: req.requireWebUser())
     }
 
-    func guardiansPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
+    func guardiansPage(_ req: Request, webUser: WebUser, errors: FormErrors = [], status: HTTPResponseStatus = .ok) async throws -> Response {
         let id = try req.idParameter(Param.pet)
         let (pet, role) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let guardians = try await pets.guardians(webUser.user, pet: id, on: req.db)
         let me = try webUser.user.requireID()
-        return WebPages.page(req, title: "\(pet.name): guardians", status: status, errors: errors, main: .group(
+        return WebPages.page(req, title: "\(pet.name): guardians", status: status, errors: errors,
+                             back: (WebPath.pet(id), pet.name), main: .group(
             .p(.class("muted"), .text("Guardians help care for \(pet.name): they can edit the profile and records, but not delete the pet.")),
             .if(guardians.isEmpty, .p(.text("No guardians yet."))),
             .ul(.id("guardian-list"), .forEach(guardians) { guardian in
@@ -493,10 +491,9 @@ struct PetPages {
                 .h2(.text("Invite a guardian")),
                 .form(.id("guardian-form"), .action(WebPath.guardians(id)), .method(.post),
                     WebPages.csrfField(req),
-                    WebPages.field("Their username", name: "username", autocomplete: "off"),
+                    WebPages.field("Their username", name: "username", autocomplete: "off", limits: .init(maxLength: 30), errors: errors),
                     WebPages.submit("Invite", id: "guardian-submit")
                 ))),
-            .p(.a(.href(WebPath.pet(id)), .text("Back to \(pet.name)")))
         ))
     }
 

@@ -3,17 +3,23 @@ import PawpackCore
 import Plot
 import Vapor
 
-/// The Playdates pages: pick a dog, its deck one card at a time (like/pass forms that work
-/// without JavaScript; swipe gestures with it), its preferences, requests and matches.
+/// The Playdates pages: a dog's deck as a stack of photo cards (like/pass forms that work
+/// without JavaScript; drag to swipe with it), the match screen, the pass pile, preferences,
+/// requests and matches.
 struct PlaydatePages {
     let playdates: PlaydateService
     var pets: PetService { playdates.pets }
+
+    /// Cards rendered at once: the top one and those behind it, so the next is already there.
+    static let cardsPerPage = 5
 
     func register(on routes: any RoutesBuilder) {
         routes.get(WebPath.playdates.pathComponents, use: overview)
         routes.get(WebPath.deck(Param.pet).pathComponents, use: deck)
         routes.post(WebPath.swipes(Param.pet).pathComponents, use: swipe)
         routes.post(WebPath.undoSwipe(Param.pet).pathComponents, use: undo)
+        routes.get(WebPath.passes(Param.pet).pathComponents, use: passes)
+        routes.post(WebPath.likeFromPasses(Param.pet).pathComponents, use: likeFromPasses)
         routes.get(WebPath.deckPreferences(Param.pet).pathComponents, use: preferences)
         routes.post(WebPath.deckPreferences(Param.pet).pathComponents, use: savePreferences)
         routes.get(WebPath.matchRequests.pathComponents, use: requests)
@@ -21,22 +27,42 @@ struct PlaydatePages {
         routes.post(WebPath.rejectMatchRequest(Param.matchRequest).pathComponents) { req in try await answer(req, .reject) }
         routes.post(WebPath.cancelMatchRequest(Param.matchRequest).pathComponents) { req in try await answer(req, .cancel) }
         routes.get(WebPath.matches.pathComponents, use: matches)
+        routes.get(WebPath.match(Param.match).pathComponents, use: match)
         routes.post(WebPath.unmatch(Param.match).pathComponents, use: unmatch)
+        routes.post(WebPath.blockOwner(Param.pet).pathComponents, use: blockOwner)
     }
 
+    /// With one dog, straight to its deck; with none, the way to add one; else a choice.
     @Sendable func overview(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let dogs = try await pets.listMine(user, on: req.db).filter { $0.profile.species == .dog }
+        if dogs.count == 1, let only = dogs.first {
+            return WebPages.redirect(WebPath.deck(only.profile.id))
+        }
         return WebPages.page(req, title: "Playdates", main: .group(
-            .p(.text("Find safe, compatible playmates near you. Choose the dog that is looking:")),
-            .if(dogs.isEmpty, .p(.text("Add a dog first: "), .a(.href(WebPath.newPet), .text("add a pet")), .text("."))),
-            .ul(.class("pet-list"), .forEach(dogs) { dog in
-                .li(.a(.class("pet-summary"), .href(WebPath.deck(dog.profile.id)),
-                       .span(.class("pet-name"), .text("\(dog.profile.name)'s deck"))))
-            }),
-            .p(.a(.id("requests-link"), .href(WebPath.matchRequests), .text("Match requests")), .text(" · "),
-               .a(.id("matches-link"), .href(WebPath.matches), .text("Matches")))
+            .if(dogs.isEmpty, .div(.class("empty"), .id("no-dogs"),
+                Icon.dog.node(),
+                .p(.text("Add your dog to see safe, compatible playmates nearby.")),
+                .a(.class("button"), .href(WebPath.newPet), .text("Add your dog"))),
+                else: .group(
+                    .p(.class("muted"), .text("Which dog is looking for a playmate?")),
+                    .ul(.class("dog-list"), .forEach(dogs) { dog in
+                        DogViews.row(dog.card, today: pets.today, actions:
+                            .a(.class("button"), .href(WebPath.deck(dog.profile.id)), .ariaLabel("\(dog.profile.name)'s deck"), .text("Deck")))
+                    }))),
+            links(nil)
         ))
+    }
+
+    private func links(_ pet: Pet.ID?) -> Node<HTML.BodyContext> {
+        .nav(.class("deck-links"), .attribute(named: "aria-label", value: "Playdates"),
+            .unwrap(pet) { pet in .group(
+                .a(.id("preferences-link"), .href(WebPath.deckPreferences(pet)), Icon.sliders.node(), .text("Preferences")),
+                .a(.id("passes-link"), .href(WebPath.passes(pet)), Icon.undo.node(), .text("Dogs you passed"))
+            ) },
+            .a(.id("requests-link"), .href(WebPath.matchRequests), Icon.paw.node(), .text("Requests")),
+            .a(.id("matches-link"), .href(WebPath.matches), Icon.heart.node(), .text("Matches"))
+        )
     }
 
     @Sendable func deck(_ req: Request) async throws -> Response {
@@ -45,46 +71,74 @@ struct PlaydatePages {
         let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
         let page: DeckPageValue
         do {
-            page = try await playdates.deck(webUser.user, pet: petID, overrides: .init(), limit: 1, cursor: nil, on: req.db)
+            page = try await playdates.deck(webUser.user, pet: petID, overrides: .init(), limit: Self.cardsPerPage,
+                                            cursor: nil, on: req.db)
         } catch let problem as Problem where problem.code == .locationNeeded {
-            return WebPages.page(req, title: "\(pet.name)'s deck", status: .conflict, errors: [problem.detail],
-                                 main: .p(.a(.class("button"), .href(WebPath.account), .text("Set your location"))))
+            return WebPages.page(req, title: "\(pet.name)'s playmates", status: .conflict, main: .div(.class("empty"), .id("location-needed"),
+                Icon.pin.node(),
+                .p(.text("Tell Pawpack roughly where you live, and \(pet.name)'s deck fills with dogs nearby.")),
+                .a(.class("button"), .href(WebPath.accountLocation + "?next=" + WebPath.deck(petID)), .text("Set where you are"))))
         }
-        return WebPages.page(req, title: "\(pet.name)'s deck", main: .group(
-            .unwrap(page.cards.first, { entry in
-                .section(.class("card deck-card"), .id("deck-card"), .data(named: "pet", value: entry.pet.id.description),
-                    .unwrap(entry.pet.photos.first) { photo in
-                        .img(.src(WebPath.media(photo.storageKey)), .alt(entry.pet.name), .class("photo profile"))
-                    },
-                    .h2(.id("deck-name"), .text(entry.pet.name)),
-                    .p(.text("\(PetAge.text(birthDate: entry.pet.birthDate, estimated: entry.pet.birthDateIsEstimate, today: pets.today))"),
-                       .unwrap(entry.pet.breed) { .text(" · \($0)") }, .text(" · "),
-                       .span(.id("deck-distance"), .text(entry.card.roundedDistance))),
-                    .p(.class("muted"), .text("Score \(entry.card.score) of 100")),
-                    .ul(.id("deck-reasons"), .forEach(entry.card.reasons) { .li(.text($0)) }),
-                    .div(.class("actions swipe-actions"),
-                        swipeForm(req, pet: petID, target: entry.pet.id, decision: "pass", title: "Pass", id: "pass-button"),
-                        swipeForm(req, pet: petID, target: entry.pet.id, decision: "like", title: "Like", id: "like-button")
+        let canUndo = try await playdates.canUndo(webUser.user, pet: petID, on: req.db)
+        return WebPages.page(req, title: "\(pet.name)'s playmates", main: .group(
+            .if(page.cards.isEmpty,
+                .div(.class("empty"), .id("deck-empty"),
+                    Icon.paw.node(),
+                    .p(.text("No more dogs nearby for now. Widen \(pet.name)'s preferences, look again at the dogs you passed, or come back later.")),
+                    .a(.class("button"), .href(WebPath.deckPreferences(petID)), .text("Widen preferences"))),
+                else: .group(
+                    .div(.class("deck"), .id("deck"), .attribute(named: "aria-label", value: "Dogs near you, one at a time"),
+                        .forEach(page.cards.enumerated()) { index, entry in card(req, seeker: petID, entry: entry, isTop: index == 0) }),
+                    .div(.class("deck-actions"),
+                        .button(.type(.submit), .class("round pass"), .id("pass-button"), .attribute(named: "form", value: "pass-form"),
+                                .data(named: "swipe", value: "pass"), .ariaLabel("Pass on \(page.cards[0].pet.name)"), Icon.cross.node()),
+                        .form(.id("undo-form"), .action(WebPath.undoSwipe(petID)), .method(.post), .attribute(named: "hidden", value: canUndo ? nil : "hidden"),
+                              WebPages.csrfField(req),
+                              .button(.type(.submit), .class("round small"), .id("undo-button"), .ariaLabel("Undo the last swipe"), Icon.undo.node())),
+                        .button(.type(.submit), .class("round like"), .id("like-button"), .attribute(named: "form", value: "like-form"),
+                                .data(named: "swipe", value: "like"), .ariaLabel("Like \(page.cards[0].pet.name)"), Icon.heart.node())
                     )
-                )
-            }, else: .p(.id("deck-empty"), .text("No more dogs nearby for now. Widen your preferences or come back later."))),
-            .div(.class("actions"),
-                .a(.id("preferences-link"), .href(WebPath.deckPreferences(petID)), .text("Preferences")),
-                .form(.class("inline"), .action(WebPath.undoSwipe(petID)), .method(.post), WebPages.csrfField(req),
-                      .button(.type(.submit), .class("link"), .id("undo-button"), .text("Undo last swipe"))),
-                .a(.href(WebPath.matchRequests), .text("Requests")),
-                .a(.href(WebPath.matches), .text("Matches"))
-            )
+                )),
+            links(petID)
         ))
     }
 
-    private func swipeForm(_ req: Request, pet: Pet.ID, target: Pet.ID, decision: String, title: String,
-                           id: String) -> Node<HTML.BodyContext> {
+    /// One card: the photo filling a fixed shape, name, age, breed and distance over it, and
+    /// the strongest reasons as chips. The top card's forms are what the big buttons send.
+    private func card(_ req: Request, seeker: Pet.ID, entry: (card: DeckCard, pet: PetCardValue), isTop: Bool) -> Node<HTML.BodyContext> {
+        let dog = entry.pet
+        let age = PetAge.text(birthDate: dog.birthDate, estimated: dog.birthDateIsEstimate, today: pets.today)
+        // The distance is on the card already; the chips say why this dog suits.
+        let reasons = entry.card.reasons.filter { !$0.hasSuffix(" away") }.prefix(3)
+        return .element(named: "article", nodes: [
+            .class("deck-card"), .id(isTop ? "deck-card" : "deck-card-\(dog.id)"), .data(named: "pet", value: dog.id.description),
+            .a(.href(WebPath.pet(dog.id)), .attribute(named: "draggable", value: "false"),
+                .unwrap(dog.photos.first, { photo in
+                    .img(.src(WebPath.media(photo.storageKey)), .alt("Photo of \(dog.name)"), .attribute(named: "draggable", value: "false"),
+                         .attribute(named: "loading", value: isTop ? nil : "lazy"))
+                }, else: .span(.class("deck-photo-none"), .attribute(named: "role", value: "img"),
+                               .attribute(named: "aria-label", value: "\(dog.name) has no photo yet"), Icon.dog.node())),
+                .span(.class("stamp like"), .attribute(named: "aria-hidden", value: "true"), .text("LIKE")),
+                .span(.class("stamp pass"), .attribute(named: "aria-hidden", value: "true"), .text("NOPE")),
+                .div(.class("deck-info"),
+                    .h2(.id(isTop ? "deck-name" : "deck-name-\(dog.id)"), .text(dog.name), .span(.text(", \(age)"))),
+                    .p(.text(([dog.breed].compactMap { $0 } + [entry.card.roundedDistance == "less than 1 km" ? "less than 1 km away" : "\(entry.card.roundedDistance) away"]).joined(separator: " · ")),
+                       .span(.class("visually-hidden"), .text(". Open \(dog.name)'s profile"))),
+                    .if(!reasons.isEmpty, .ul(.class("chips"), .id(isTop ? "deck-reasons" : "deck-reasons-\(dog.id)"),
+                                              .forEach(Array(reasons)) { .li(.text($0.prefix(1).uppercased() + $0.dropFirst())) }))
+                )
+            ),
+            swipeForm(req, pet: seeker, target: dog.id, decision: "pass", isTop: isTop),
+            swipeForm(req, pet: seeker, target: dog.id, decision: "like", isTop: isTop),
+        ])
+    }
+
+    private func swipeForm(_ req: Request, pet: Pet.ID, target: Pet.ID, decision: String, isTop: Bool) -> Node<HTML.BodyContext> {
         .form(.action(WebPath.swipes(pet)), .method(.post), .class("swipe-form"), .data(named: "decision", value: decision),
+              .unwrap(isTop ? "\(decision)-form" : nil) { .id($0) },
             WebPages.csrfField(req),
             .input(.type(.hidden), .name("targetPetId"), .value(target.description)),
-            .input(.type(.hidden), .name("decision"), .value(decision)),
-            .button(.type(.submit), .id(id), .class(decision == "like" ? "button" : "button secondary"), .text(title))
+            .input(.type(.hidden), .name("decision"), .value(decision))
         )
     }
 
@@ -93,6 +147,8 @@ struct PlaydatePages {
         var decision: String?
     }
 
+    /// A swipe from a form (a redirect) or from the deck's script (`Accept: application/json`:
+    /// where a match leads, if it made one).
     @Sendable func swipe(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
@@ -101,8 +157,15 @@ struct PlaydatePages {
         guard let target = form.targetPetId.flatMap(Pet.ID.init(string:)) else { throw Problem.notFound }
         let outcome = try await playdates.swipe(webUser.user, pet: petID, target: target,
                                                 decision: form.decision == "like" ? .like : .pass, on: req.db)
-        let flash: Flash = outcome.match != nil ? .matched : outcome.decision == .like ? .liked : .passed
-        return WebPages.redirect(WebPath.deck(petID), flash: flash)
+        let matchPath = outcome.match.map { WebPath.match($0.id) }
+        if req.headers.accept.contains(where: { $0.mediaType == .json }) {
+            struct Outcome: Content { var match: String? }
+            let response = try await Outcome(match: matchPath).encodeResponse(for: req)
+            response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
+            return response
+        }
+        if let matchPath { return WebPages.redirect(matchPath) }
+        return WebPages.redirect(WebPath.deck(petID), flash: outcome.decision == .like ? .liked : .passed)
     }
 
     @Sendable func undo(_ req: Request) async throws -> Response {
@@ -113,34 +176,115 @@ struct PlaydatePages {
         return WebPages.redirect(WebPath.deck(petID), flash: .undone)
     }
 
+    // MARK: It's a match
+
+    @Sendable func match(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let match = try await playdates.match(user, id: try req.idParameter(Param.match), on: req.db)
+        return WebPages.page(req, title: "It's a match", bare: true, main: .section(.class("match-screen"), .id("match-screen"),
+            .attribute(named: "aria-labelledby", value: "match-title"),
+            .div(.class("match-pair"),
+                .element(named: "figure", nodes: [DogViews.avatar(match.myPet, large: true),
+                                                  .element(named: "figcaption", nodes: [.text(match.myPet.name)])]),
+                .element(named: "figure", nodes: [DogViews.avatar(match.otherPet, large: true),
+                                                  .element(named: "figcaption", nodes: [.id("match-other"), .text(match.otherPet.name)])])),
+            .h1(.id("match-title"), .text("It's a match!")),
+            .p(.text("\(match.myPet.name) and \(match.otherPet.name) like each other. Say hello to \(match.otherPet.ownerDisplayName) and plan a first walk together.")),
+            .a(.class("button"), .id("view-matches"), .href(WebPath.matches), .text("See your matches")),
+            .a(.class("button secondary"), .id("keep-swiping"), .href(WebPath.deck(match.myPet.id)), .text("Keep swiping"))
+        ))
+    }
+
+    // MARK: The pass pile
+
+    @Sendable func passes(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let petID = try req.idParameter(Param.pet)
+        let pet = try await playdates.actingDog(user, pet: petID, on: req.db)
+        let passed = try await playdates.passes(user, pet: petID, on: req.db)
+        return WebPages.page(req, title: "Dogs \(pet.name) passed", back: (WebPath.deck(petID), "\(pet.name)'s deck"), main: .group(
+            .if(passed.isEmpty, .div(.class("empty"), .id("passes-empty"), Icon.undo.node(),
+                                     .p(.text("No dogs passed yet. A dog you pass on waits here in case you change your mind.")))),
+            .ul(.class("dog-list"), .id("pass-list"), .forEach(passed) { dog in
+                DogViews.row(dog, today: pets.today, actions:
+                    .form(.action(WebPath.likeFromPasses(petID)), .method(.post), WebPages.csrfField(req),
+                          .input(.type(.hidden), .name("targetPetId"), .value(dog.id.description)),
+                          .button(.type(.submit), .class("icon-button yes"), .id("like-\(dog.id)"), .ariaLabel("Like \(dog.name) after all"),
+                                  Icon.heart.node())))
+            })
+        ))
+    }
+
+    @Sendable func likeFromPasses(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        let petID = try req.idParameter(Param.pet)
+        let form = try req.content.decode(SwipeForm.self)
+        guard let target = form.targetPetId.flatMap(Pet.ID.init(string:)) else { throw Problem.notFound }
+        let outcome = try await playdates.likeFromPasses(user, pet: petID, target: target, on: req.db)
+        if let match = outcome.match { return WebPages.redirect(WebPath.match(match.id)) }
+        return WebPages.redirect(WebPath.passes(petID), flash: .liked)
+    }
+
     // MARK: Preferences
 
     struct PreferencesForm: Content {
         var maxDistanceKm: String?
+        var minAgeYears: String?
         var minAgeMonths: String?
+        var maxAgeYears: String?
         var maxAgeMonths: String?
+        var sexes: [String]?
         var neuteredOnly: String?
+        var sizes: [String]?
+        var minWeightKg: String?
+        var maxWeightKg: String?
+        var playStyles: [String]?
     }
 
     @Sendable func preferences(_ req: Request) async throws -> Response {
         try await preferencesPage(req, webUser: req.requireWebUser())
     }
 
-    func preferencesPage(_ req: Request, webUser: WebUser, errors: [String] = [], status: HTTPResponseStatus = .ok) async throws -> Response {
+    func preferencesPage(_ req: Request, webUser: WebUser, errors: FormErrors = [], status: HTTPResponseStatus = .ok) async throws -> Response {
         let petID = try req.idParameter(Param.pet)
         let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
         let saved = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
-        return WebPages.page(req, title: "\(pet.name)'s preferences", status: status, errors: errors, main:
+        func years(_ months: Int?) -> String? { months.map { String($0 / 12) } }
+        func months(_ months: Int?) -> String? { months.map { String($0 % 12) } }
+        let ageLimits = WebPages.Limits(min: "0", max: "40", step: "1")
+        let monthLimits = WebPages.Limits(min: "0", max: "11", step: "1")
+        return WebPages.page(req, title: "What \(pet.name) looks for", status: status, errors: errors,
+                             back: (WebPath.deck(petID), "\(pet.name)'s deck"), main:
             .form(.id("preferences-form"), .action(WebPath.deckPreferences(petID)), .method(.post),
                 WebPages.csrfField(req),
-                WebPages.field("Maximum distance (km)", name: "maxDistanceKm", type: .number,
-                               value: String(Int(saved.maxDistanceKm)), autocomplete: "off"),
-                WebPages.field("Youngest (months, optional)", name: "minAgeMonths", type: .number,
-                               value: saved.minAgeMonths.map(String.init), autocomplete: "off", required: false),
-                WebPages.field("Oldest (months, optional)", name: "maxAgeMonths", type: .number,
-                               value: saved.maxAgeMonths.map(String.init), autocomplete: "off", required: false),
-                .label(.class("check"), .input(.type(.checkbox), .name("neuteredOnly"), .id("neuteredOnly"), .value("on"),
-                                               .checked(saved.neuteredOnly)), .text(" Neutered dogs only")),
+                WebPages.field("Maximum distance in km", name: "maxDistanceKm", type: .number, value: String(Int(saved.maxDistanceKm)),
+                               autocomplete: "off", limits: .init(min: "1", max: "200", step: "1"), errors: errors),
+                .fieldset(.element(named: "legend", text: "Youngest"),
+                    .div(.class("row"),
+                        WebPages.field("Years", name: "minAgeYears", type: .number, value: years(saved.minAgeMonths), autocomplete: "off",
+                                       required: false, limits: ageLimits, errors: errors),
+                        WebPages.field("Months", name: "minAgeMonths", type: .number, value: months(saved.minAgeMonths), autocomplete: "off",
+                                       required: false, limits: monthLimits, errors: errors))),
+                .fieldset(.element(named: "legend", text: "Oldest"),
+                    .div(.class("row"),
+                        WebPages.field("Years", name: "maxAgeYears", type: .number, value: years(saved.maxAgeMonths), autocomplete: "off",
+                                       required: false, limits: ageLimits, errors: errors),
+                        WebPages.field("Months", name: "maxAgeMonths", type: .number, value: months(saved.maxAgeMonths), autocomplete: "off",
+                                       required: false, limits: monthLimits, errors: errors))),
+                FormControls.chips("Sex", name: "sexes", options: [PetSex.female, .male].map { ($0.rawValue, SizeWords.sex($0)) },
+                                   selected: Set((saved.sexes ?? []).map(\.rawValue)), hint: "None chosen means any."),
+                FormControls.toggle("Neutered dogs only", name: "neuteredOnly", checked: saved.neuteredOnly,
+                                    hint: "Dogs in Puppy Mode are never filtered on this: their neuter status is not shared yet."),
+                FormControls.chips("Size", name: "sizes", options: SizeClass.allCases.map { ($0.rawValue, SizeWords.name($0).capitalized) },
+                                   selected: Set((saved.sizes ?? []).map(\.rawValue)), hint: "None chosen means any."),
+                .div(.class("row"),
+                    WebPages.field("Lightest (kg)", name: "minWeightKg", type: .number, value: saved.minWeightKg.map { String(format: "%g", $0) },
+                                   autocomplete: "off", required: false, limits: .init(min: "0.1", max: "150"), errors: errors),
+                    WebPages.field("Heaviest (kg)", name: "maxWeightKg", type: .number, value: saved.maxWeightKg.map { String(format: "%g", $0) },
+                                   autocomplete: "off", required: false, limits: .init(min: "0.1", max: "150"), errors: errors)),
+                FormControls.chips("Plays", name: "playStyles", options: PlayStyle.allCases.map { ($0.rawValue, SizeWords.playStyle($0)) },
+                                   selected: Set((saved.playStyles ?? []).map(\.rawValue)), hint: "Dogs sharing at least one; none chosen means any."),
                 WebPages.submit("Save preferences", id: "preferences-submit")
             ))
     }
@@ -151,16 +295,32 @@ struct PlaydatePages {
         let petID = try req.idParameter(Param.pet)
         let form = try req.content.decode(PreferencesForm.self)
         var preferences = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
-        func number(_ text: String?) -> Int? { text.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
-        preferences.maxDistanceKm = form.maxDistanceKm.flatMap { Double($0) } ?? -1
-        preferences.minAgeMonths = number(form.minAgeMonths)
-        preferences.maxAgeMonths = number(form.maxAgeMonths)
+        func text(_ value: String?) -> String? {
+            value.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        /// Years and months as months; nil when both are empty, -1 (refused) when unreadable.
+        func age(years: String?, months: String?) -> Int? {
+            guard text(years) != nil || text(months) != nil else { return nil }
+            guard let y = Int(text(years) ?? "0"), let m = Int(text(months) ?? "0"), (0...11).contains(m), y >= 0 else { return -1 }
+            return y * 12 + m
+        }
+        func weight(_ value: String?) -> Double? { text(value).map { Double($0.replacingOccurrences(of: ",", with: ".")) ?? -1 } }
+        preferences.maxDistanceKm = text(form.maxDistanceKm).flatMap { Double($0) } ?? -1
+        preferences.minAgeMonths = age(years: form.minAgeYears, months: form.minAgeMonths)
+        preferences.maxAgeMonths = age(years: form.maxAgeYears, months: form.maxAgeMonths)
+        preferences.sexes = Set((form.sexes ?? []).compactMap(PetSex.init(rawValue:)))
         preferences.neuteredOnly = form.neuteredOnly == "on"
+        preferences.sizes = Set((form.sizes ?? []).compactMap(SizeClass.init(rawValue:)))
+        preferences.minWeightKg = weight(form.minWeightKg)
+        preferences.maxWeightKg = weight(form.maxWeightKg)
+        preferences.playStyles = Set((form.playStyles ?? []).compactMap(PlayStyle.init(rawValue:)))
         do {
-            _ = try await playdates.savePreferences(webUser.user, pet: petID, preferences, on: req.db)
+            _ = try await playdates.savePreferences(webUser.user, pet: petID, preferences.validated(), on: req.db)
             return WebPages.redirect(WebPath.deck(petID), flash: .preferences)
         } catch let problem as Problem {
-            return try await preferencesPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
+            // The form asks for ages in years and months: errors about an age stand by its years.
+            let renamed = problem.renamingFields(["minAgeMonths": "minAgeYears", "maxAgeMonths": "maxAgeYears"])
+            return try await preferencesPage(req, webUser: webUser, errors: WebPages.messages(for: renamed),
                                              status: .init(statusCode: problem.status))
         }
     }
@@ -171,26 +331,28 @@ struct PlaydatePages {
         let user = try req.requireWebUser().user
         let incoming = try await playdates.requests(user, incoming: true, on: req.db)
         let outgoing = try await playdates.requests(user, incoming: false, on: req.db)
-        typealias Action = (name: String, title: String, path: (Playdates.MatchRequest.ID) -> String)
-        func row(_ request: MatchRequestValue, actions: [Action]) -> Node<HTML.ListContext> {
-            .li(.class("request"),
-                .text("\(request.fromPet.name) → \(request.toPet.name)"),
-                .div(.class("actions"), .forEach(actions) { action in
-                    .form(.class("inline"), .action(action.path(request.id)), .method(.post),
-                          WebPages.csrfField(req),
-                          .button(.type(.submit), .class(action.name == "accept" ? "button" : "button secondary"),
-                                  .id("\(action.name)-\(request.id)"), .text(action.title)))
-                }))
-        }
-        return WebPages.page(req, title: "Match requests", main: .group(
+        let today = pets.today
+        return WebPages.page(req, title: "Match requests", back: (WebPath.playdates, "Playdates"), main: .group(
             .h2(.text("Waiting for you")),
-            .if(incoming.isEmpty, .p(.class("muted"), .text("No requests right now."))),
-            .ul(.id("incoming-requests"), .forEach(incoming) {
-                row($0, actions: [("accept", "Accept", WebPath.acceptMatchRequest), ("reject", "Decline", WebPath.rejectMatchRequest)])
+            .if(incoming.isEmpty, .p(.class("muted"), .text("No requests right now. When another dog likes yours, it shows here."))),
+            .ul(.class("dog-list"), .id("incoming-requests"), .forEach(incoming) { request in
+                DogViews.row(request.fromPet, today: today, line: "\(DogViews.facts(request.fromPet, today: today)) · likes \(request.toPet.name)",
+                             actions: .group(
+                    .form(.action(WebPath.rejectMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
+                          .button(.type(.submit), .class("icon-button"), .id("reject-\(request.id)"),
+                                  .ariaLabel("Decline \(request.fromPet.name)'s request"), Icon.cross.node())),
+                    .form(.action(WebPath.acceptMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
+                          .button(.type(.submit), .class("icon-button yes"), .id("accept-\(request.id)"),
+                                  .ariaLabel("Accept \(request.fromPet.name)'s request"), Icon.heart.node()))))
             }),
             .h2(.text("Sent")),
             .if(outgoing.isEmpty, .p(.class("muted"), .text("Nothing sent and unanswered."))),
-            .ul(.id("outgoing-requests"), .forEach(outgoing) { row($0, actions: [("cancel", "Withdraw", WebPath.cancelMatchRequest)]) })
+            .ul(.class("dog-list"), .id("outgoing-requests"), .forEach(outgoing) { request in
+                DogViews.row(request.toPet, today: today, line: "\(request.fromPet.name) asked", actions:
+                    .form(.action(WebPath.cancelMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
+                          .button(.type(.submit), .class("button secondary"), .id("cancel-\(request.id)"),
+                                  .ariaLabel("Withdraw the request to \(request.toPet.name)"), .text("Withdraw"))))
+            })
         ))
     }
 
@@ -202,8 +364,8 @@ struct PlaydatePages {
         let requestID = try req.idParameter(Param.matchRequest)
         switch answer {
         case .accept:
-            _ = try await playdates.accept(user, request: requestID, on: req.db)
-            return WebPages.redirect(WebPath.matches, flash: .matched)
+            let match = try await playdates.accept(user, request: requestID, on: req.db)
+            return WebPages.redirect(WebPath.match(match.id))
         case .reject:
             try await playdates.reject(user, request: requestID, on: req.db)
         case .cancel:
@@ -215,14 +377,19 @@ struct PlaydatePages {
     @Sendable func matches(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let rows = try await playdates.matches(user, on: req.db)
-        return WebPages.page(req, title: "Matches", main: .group(
-            .if(rows.isEmpty, .p(.class("muted"), .text("No matches yet. Like some dogs in your deck!"))),
-            .ul(.id("match-list"), .forEach(rows) { match in
-                .li(.class("match"),
-                    .strong(.text(match.myPet.name)), .text(" & "), .strong(.text(match.otherPet.name)),
-                    .span(.class("muted"), .text(" · \(match.otherPet.ownerDisplayName)")),
-                    .form(.class("inline"), .action(WebPath.unmatch(match.id)), .method(.post),
-                          WebPages.csrfField(req), .button(.type(.submit), .class("link"), .text("Unmatch"))))
+        let today = pets.today
+        return WebPages.page(req, title: "Matches", back: (WebPath.playdates, "Playdates"), main: .group(
+            .if(rows.isEmpty, .div(.class("empty"), .id("matches-empty"), Icon.heart.node(),
+                .p(.text("No matches yet. When a dog you like likes yours back, you meet here.")),
+                .a(.class("button"), .href(WebPath.playdates), .text("Go to your deck")))),
+            .ul(.class("dog-list"), .id("match-list"), .forEach(rows) { match in
+                DogViews.row(match.otherPet, today: today,
+                             line: "\(DogViews.facts(match.otherPet, today: today)) · with \(match.myPet.name)",
+                             id: "match-\(match.id)", actions: .group(
+                    DogViews.confirm(req, summary: "Unmatch", question: "Unmatch \(match.myPet.name) and \(match.otherPet.name)? You can find each other again later.",
+                                     action: WebPath.unmatch(match.id), button: "Yes, unmatch", id: "unmatch-\(match.id)"),
+                    DogViews.confirm(req, summary: "Block", question: "Block \(match.otherPet.ownerDisplayName)? Neither of you will see the other's dogs; this ends every match between you.",
+                                     action: WebPath.blockOwner(match.otherPet.id), button: "Yes, block", id: "block-\(match.id)")))
             })
         ))
     }
@@ -231,6 +398,13 @@ struct PlaydatePages {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
         try await playdates.unmatch(user, match: try req.idParameter(Param.match), on: req.db)
-        return WebPages.redirect(WebPath.matches)
+        return WebPages.redirect(WebPath.matches, flash: .unmatched)
+    }
+
+    @Sendable func blockOwner(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        try await playdates.blockOwner(user, of: try req.idParameter(Param.pet), on: req.db)
+        return WebPages.redirect(WebPath.matches, flash: .blocked)
     }
 }

@@ -407,20 +407,35 @@ final class PlaydateService: Sendable {
         return target
     }
 
+    /// The dog's last swipe if it can be undone: a like that made a match cannot (unmatch
+    /// instead). Nil when there is nothing to undo.
+    private func undoableSwipe(of petID: Pet.ID, on db: any Database) async throws -> Result<SwipeRecord, Problem>? {
+        guard let last = try await SwipeRecord.query(on: db).filter(\.$pet.$id == petID)
+            .sort(\.$createdAt, .descending).first() else { return nil }
+        let (a, b) = Self.pair(petID, last.$target.id)
+        if last.decision == .like,
+           try await MatchRecord.query(on: db).filter(\.$petA.$id == a).filter(\.$petB.$id == b).first() != nil {
+            return .failure(Problem(status: 409, code: .invalidRequest, title: "Already a match",
+                                    detail: "That like made a match; unmatch instead."))
+        }
+        return .success(last)
+    }
+
+    /// Whether `undoLastSwipe` would work now (the deck shows Undo only then).
+    func canUndo(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> Bool {
+        let pet = try await actingDog(user, pet: id, on: db)
+        if case .success = try await undoableSwipe(of: pet.requireID(), on: db) { return true }
+        return false
+    }
+
     func undoLastSwipe(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws {
         let pet = try await actingDog(user, pet: id, on: db)
         let petID = try pet.requireID()
-        guard let last = try await SwipeRecord.query(on: db).filter(\.$pet.$id == petID)
-            .sort(\.$createdAt, .descending).first() else {
+        guard let undoable = try await undoableSwipe(of: petID, on: db) else {
             throw Problem(status: 409, code: .invalidRequest, title: "Nothing to undo", detail: "This dog has not swiped yet.")
         }
+        let last = try undoable.get()
         let targetID = last.$target.id
-        let (a, b) = Self.pair(petID, targetID)
-        if last.decision == .like,
-           try await MatchRecord.query(on: db).filter(\.$petA.$id == a).filter(\.$petB.$id == b).first() != nil {
-            throw Problem(status: 409, code: .invalidRequest, title: "Already a match",
-                          detail: "That like made a match; unmatch instead.")
-        }
         try await db.transaction { tx in
             try await MatchRequestRecord.query(on: tx).filter(\.$fromPet.$id == petID).filter(\.$toPet.$id == targetID)
                 .filter(\.$status == .pending).delete()
@@ -526,6 +541,37 @@ final class PlaydateService: Sendable {
             try await SwipeRecord.query(on: tx).filter(\.$pet.$id == row.$fromPet.id)
                 .filter(\.$target.$id == row.$toPet.id).delete()
         }
+    }
+
+    /// Whether any of these dogs has swiped yet (the home checklist's last step).
+    func hasSwiped(_ pets: [Pet.ID], on db: any Database) async throws -> Bool {
+        guard !pets.isEmpty else { return false }
+        return try await SwipeRecord.query(on: db).filter(\.$pet.$id ~~ pets).first() != nil
+    }
+
+    /// How many match requests wait for this member's answer.
+    func waitingRequestCount(_ user: UserRecord, on db: any Database) async throws -> Int {
+        try await MatchRequestRecord.query(on: db).filter(\.$status == .pending)
+            .filter(\.$toUser.$id == user.requireID()).count()
+    }
+
+    /// One of the member's matches; 404 for anyone else's, or one a block has hidden.
+    func match(_ user: UserRecord, id: Playdates.Match.ID, on db: any Database) async throws -> MatchValue {
+        let me = try user.requireID()
+        guard let row = try await MatchRecord.query(on: db).filter(\.$id == id)
+            .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first(),
+              try await blockedUsers(of: me, on: db).isDisjoint(with: [row.$userA.id, row.$userB.id]) else {
+            throw Problem.notFound
+        }
+        return try await matchValue(row, viewer: me, on: db)
+    }
+
+    /// Blocks the owner of a dog the member can see (a profile, a request, a match), without
+    /// ever showing the owner's username.
+    func blockOwner(_ user: UserRecord, of petID: Pet.ID, on db: any Database) async throws {
+        let pet = try await pets.view(user, pet: petID, on: db)
+        guard pet.role == nil, let owner = try await UserRecord.find(pet.profile.ownerID, on: db) else { throw Problem.notFound }
+        try await block(user, username: owner.username, on: db)
     }
 
     func matches(_ user: UserRecord, on db: any Database) async throws -> [MatchValue] {

@@ -3,38 +3,93 @@ import PawpackCore
 import Plot
 import Vapor
 
-/// The page frame every web page shares, and helpers for forms. Pages are plain HTML forms
-/// that work without JavaScript; one stylesheet, mobile first.
+/// The app shell every web page shares, and the helpers forms are built from. Pages are plain
+/// HTML forms that work without JavaScript; `app.js` makes them nicer where it runs.
 enum WebPages {
+    /// A tab of the app's navigation: a bottom bar on a phone, a side rail on a wide screen.
+    /// Only areas that exist are tabs (Chats, Care and Moments join when they are built).
+    enum Tab: CaseIterable {
+        case playdates, pets, me
+
+        var title: String {
+            switch self {
+            case .playdates: "Playdates"
+            case .pets: "Pets"
+            case .me: "Me"
+            }
+        }
+
+        var path: String {
+            switch self {
+            case .playdates: WebPath.playdates
+            case .pets: WebPath.pets
+            case .me: WebPath.account
+            }
+        }
+
+        var icon: Icon {
+            switch self {
+            case .playdates: .paw
+            case .pets: .dog
+            case .me: .person
+            }
+        }
+
+        /// The tab a page belongs to, from its path: a dog's deck and preferences are Playdates.
+        static func of(path: String) -> Tab? {
+            if path.hasPrefix(WebPath.playdates) || path.hasSuffix("/deck") || path.hasSuffix("/preferences")
+                || path.hasSuffix("/passes") { return .playdates }
+            if path.hasPrefix(WebPath.pets) || path.hasPrefix("/guardian-invitations") { return .pets }
+            if path.hasPrefix(WebPath.account) || path == WebPath.home { return .me }
+            return nil
+        }
+    }
+
+    static let contentSecurityPolicy = "default-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'; manifest-src 'self'; worker-src 'self'"
+
+    /// A whole page. `errors` says what went wrong with a form: messages for fields the page
+    /// shows stand next to them; the others, and a count, at the top. `back` is the way up
+    /// from a page below a tab; `bare` leaves the navigation out (the match screen).
     static func page(_ request: Request, title: String, status: HTTPResponseStatus = .ok,
-                     errors: [String] = [], main: Node<HTML.BodyContext>) -> Response {
+                     errors: FormErrors = [], back: (path: String, title: String)? = nil, bare: Bool = false,
+                     main: Node<HTML.BodyContext>) -> Response {
         let flash = request.query[String.self, at: "flash"].flatMap(Flash.init(rawValue:))?.message
+        let signedIn = request.webUser != nil
         let html = HTML(
             .lang(.english),
             .head(
                 .meta(.charset(.utf8)),
-                .meta(.name("viewport"), .content("width=device-width, initial-scale=1")),
+                .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
                 .title("\(title) · Pawpack"),
+                .meta(.name("description"), .content("Safe playmates for your dog, nearby.")),
+                .meta(.name("theme-color"), .content(DesignTokens.themeColour),
+                      .attribute(named: "media", value: "(prefers-color-scheme: light)")),
+                .meta(.name("theme-color"), .content(DesignTokens.darkThemeColour),
+                      .attribute(named: "media", value: "(prefers-color-scheme: dark)")),
+                .link(.rel(.manifest), .href(WebPath.manifest)),
+                .link(.rel(.icon), .href(WebPath.iconSVG), .attribute(named: "type", value: "image/svg+xml")),
+                .link(.rel(.appleTouchIcon), .href(WebPath.icon(size: 192))),
                 .link(.rel(.stylesheet), .href(WebPath.stylesheet)),
                 .script(.src(WebPath.script), .attribute(named: "defer"))
             ),
-            .body(
-                .header(.class("top"),
-                    .a(.class("brand"), .href(request.webUser == nil ? WebPath.landing : WebPath.home), .text("Pawpack")),
-                    .unwrap(request.webUser) { navigation(request, $0) }
-                ),
-                .main(
-                    .h1(.text(title)),
-                    .unwrap(flash) { .p(.class("flash"), .attribute(named: "role", value: "status"), .text($0)) },
-                    .forEach(errors) { .p(.class("error"), .attribute(named: "role", value: "alert"), .text($0)) },
+            .body(.class(signedIn ? "signed-in" : "signed-out"),
+                .a(.class("skip-link"), .href("#main"), .text("Skip to content")),
+                .if(!bare, topBar(request)),
+                .if(!bare && signedIn, navigation(request)),
+                .main(.id("main"), .attribute(named: "tabindex", value: "-1"),
+                    .unwrap(back) { back in
+                        .a(.class("back-link"), .href(back.path), Icon.back.node(), .text(back.title))
+                    },
+                    .if(!bare, .h1(.text(title))),
+                    .unwrap(flash) { .div(.class("toast"), .id("toast"), .attribute(named: "role", value: "status"), Icon.check.node(), .text($0)) },
+                    errors.summary,
                     main
                 )
             )
         )
         let response = Response(status: status, body: .init(string: html.render()))
         response.headers.contentType = .html
-        response.headers.replaceOrAdd(name: "Content-Security-Policy",
-                                      value: "default-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+        response.headers.replaceOrAdd(name: "Content-Security-Policy", value: contentSecurityPolicy)
         // Links in mail carry tokens in the query: never send a Referer to another site. Not
         // `no-referrer`: with it browsers send `Origin: null` on our own forms, which the
         // Origin check (`checkCSRF`) must refuse.
@@ -43,22 +98,28 @@ enum WebPages {
         return response
     }
 
-    /// The areas later features fill; those not built yet are listed, not linked.
-    static func navigation(_ request: Request, _ webUser: WebUser) -> Node<HTML.BodyContext> {
-        let areas = ["Chats", "Care", "Moments"]
-        return .nav(.id("app-nav"), .attribute(named: "aria-label", value: "Main"),
-            .ul(
-                .li(.a(.href(WebPath.home), .text("Home"))),
-                .li(.a(.id("nav-pets"), .href(WebPath.pets), .text("Pets"))),
-                .li(.a(.id("nav-playdates"), .href(WebPath.playdates), .text("Playdates"))),
-                .forEach(areas) { .li(.span(.class("soon"), .attribute(named: "aria-disabled", value: "true"),
-                                            .text($0), .span(.class("badge"), .text("soon")))) },
-                .li(.a(.id("nav-account"), .href(WebPath.account), .text("Account")))
-            ),
-            .form(.id("logout-form"), .action(WebPath.logOut), .method(.post),
-                csrfField(request),
-                .button(.id("logout-button"), .type(.submit), .class("link"), .text("Log out"))
-            )
+    static func topBar(_ request: Request) -> Node<HTML.BodyContext> {
+        .header(.class("topbar"),
+            .a(.class("brand"), .href(request.webUser == nil ? WebPath.landing : WebPath.home), Icon.paw.node(), .text("Pawpack")),
+            .if(request.webUser == nil,
+                .div(.class("topbar-actions"), .a(.id("topbar-login"), .href(WebPath.logIn), .text("Log in"))))
+        )
+    }
+
+    /// The tabs, the current one marked for assistive technology, with a count of match
+    /// requests waiting on Playdates.
+    static func navigation(_ request: Request) -> Node<HTML.BodyContext> {
+        let current = Tab.of(path: request.url.path)
+        let waiting = request.waitingRequests
+        return .nav(.class("tabbar"), .id("app-nav"), .attribute(named: "aria-label", value: "Main"),
+            .ul(.forEach(Tab.allCases) { tab in
+                .li(.a(.class("tab"), .id("nav-\(tab)"), .href(tab.path),
+                       .attribute(named: "aria-current", value: tab == current ? "page" : nil),
+                       tab.icon.node(), .span(.text(tab.title)),
+                       .if(tab == .playdates && waiting > 0,
+                           .span(.class("count"), .id("requests-count"), .text(waiting > 99 ? "99+" : String(waiting)),
+                                 .span(.class("visually-hidden"), .text(waiting == 1 ? " request waiting" : " requests waiting"))))))
+            })
         )
     }
 
@@ -66,53 +127,186 @@ enum WebPages {
         .input(.type(.hidden), .name("_csrf"), .value(request.csrfToken))
     }
 
-    /// A labelled input. `autocomplete` helps password managers fill the right field.
+    /// The limits an input tells the browser about, so it helps before the server refuses.
+    struct Limits {
+        var maxLength: Int?
+        var min: String?
+        var max: String?
+        var step: String?
+        var pattern: String?
+
+        static let none = Limits()
+    }
+
+    /// A labelled input with its hint and, after a failed submit, its error: the input is
+    /// marked invalid, described by the error, and the first invalid input takes the focus.
     static func field(_ label: String, name: String, type: HTMLInputType = .text, value: String? = nil,
                       autocomplete: String, required: Bool = true, hint: String? = nil,
-                      idPrefix: String = "") -> Node<HTML.FormContext> {
+                      idPrefix: String = "", limits: Limits = .none, errors: FormErrors = []) -> Node<HTML.FormContext> {
         let id = idPrefix.isEmpty ? name : "\(idPrefix)-\(name)"
-        return .div(.class("field"),
-            .label(.for(id), .text(label)),
-            .input(.type(type), .name(name), .id(id), .value(value ?? ""),
+        let error = errors.claim(field: name, id: id, label: label)
+        let describedBy = [hint.map { _ in "\(id)-hint" }, error.map { _ in "\(id)-error" }].compactMap { $0 }
+        let input: Node<HTML.FormContext> = .input(.type(type), .name(name), .id(id), .value(value ?? ""),
                    .attribute(named: "autocomplete", value: autocomplete), .required(required),
-                   // Numbers such as a weight in kg take decimals.
-                   .attribute(named: "step", value: type == .number ? "any" : nil),
-                   .attribute(named: "aria-describedby", value: hint == nil ? nil : "\(id)-hint")),
-            .unwrap(hint) { .small(.id("\(id)-hint"), .class("hint"), .text($0)) }
+                   .attribute(named: "maxlength", value: limits.maxLength.map(String.init)),
+                   .attribute(named: "min", value: limits.min), .attribute(named: "max", value: limits.max),
+                   .attribute(named: "pattern", value: limits.pattern),
+                   // Numbers such as a weight in kg take decimals unless told otherwise.
+                   .attribute(named: "step", value: limits.step ?? (type == .number ? "any" : nil)),
+                   .attribute(named: "aria-invalid", value: error == nil ? nil : "true"),
+                   .attribute(named: "autofocus", value: error != nil && errors.takeFocus() ? "autofocus" : nil),
+                   .attribute(named: "aria-describedby", value: describedBy.isEmpty ? nil : describedBy.joined(separator: " ")))
+        return .div(.class(type == .password ? "field password-field" : "field"),
+            .label(.for(id), .text(label)),
+            input,
+            .if(type == .password, .button(.type(.button), .class("password-toggle"), .attribute(named: "hidden"),
+                                           .data(named: "toggles", value: id), .attribute(named: "aria-pressed", value: "false"),
+                                           .text("Show"))),
+            .unwrap(hint) { .small(.id("\(id)-hint"), .class("hint"), .text($0)) },
+            .unwrap(error) { .p(.id("\(id)-error"), .class("field-error"), .text($0)) }
         )
     }
 
-    static func submit(_ title: String, id: String, danger: Bool = false) -> Node<HTML.FormContext> {
-        .button(.id(id), .type(.submit), .class(danger ? "button danger" : "button"), .text(title))
+    /// A submit button; `busy` is what it says while the server works (slow ones: passwords).
+    static func submit(_ title: String, id: String, danger: Bool = false, busy: String? = nil) -> Node<HTML.FormContext> {
+        .button(.id(id), .type(.submit), .class(danger ? "button danger" : "button"),
+                .unwrap(busy) { .data(named: "busy", value: $0) }, .text(title))
     }
 
-    /// Turns a problem into lines a person can act on, one per field.
-    static func messages(for problem: Problem) -> [String] {
-        if problem.errors.isEmpty { return [problem.detail] }
-        return problem.errors.map { "\(fieldLabels[$0.field] ?? $0.field): \($0.message)" }
+    /// The problem a form came back with, ready to be shown.
+    static func messages(for problem: Problem, ids: Set<String>? = nil) -> FormErrors {
+        FormErrors(problem, ids: ids)
     }
 
+    /// The names people know fields by; never the wire's names.
     static let fieldLabels = [
         "email": "Email", "password": "Password", "username": "Username", "displayName": "Display name",
-        "dateOfBirth": "Date of birth", "city": "City", "newEmail": "New email",
-        "currentPassword": "Current password", "newPassword": "New password", "latitude": "Location",
-        "name": "Name", "species": "Species", "breed": "Breed", "weightKg": "Weight", "estimatedAgeMonths": "Estimated age",
-        "personality": "Personality", "notes": "Notes", "givenOn": "Date given", "nextDueOn": "Next due",
+        "dateOfBirth": "Date of birth", "city": "Town or city", "newEmail": "New email",
+        "currentPassword": "Current password", "newPassword": "New password", "latitude": "Location", "longitude": "Location",
+        "name": "Name", "species": "Species", "breed": "Breed", "weightKg": "Weight", "estimatedAgeMonths": "Age",
+        "personality": "Personality", "notes": "Notes", "givenOn": "Date given", "nextDueOn": "Next due date",
         "otherName": "Vaccine name", "clinic": "Clinic", "photo": "Photo", "playStyles": "Play style",
-        "environment": "Home", "neutered": "Neutered", "vaccinations": "Vaccinations",
-        "maxDistanceKm": "Maximum distance", "minAgeMonths": "Youngest", "maxAgeMonths": "Oldest",
+        "environment": "Home", "neutered": "Neutered", "vaccinations": "Vaccinations", "vaccine": "Vaccine",
+        "maxDistanceKm": "Maximum distance", "minAgeMonths": "Youngest age", "maxAgeMonths": "Oldest age",
+        "minWeightKg": "Lightest weight", "maxWeightKg": "Heaviest weight", "sexes": "Sex", "sizes": "Size",
+        "place": "Place", "targetPetId": "Dog", "token": "Link", "query": "Place",
     ]
 
-    /// The page a browser sees for an error outside a form.
+    /// The page a browser sees for an error outside a form: it leads back to where the user
+    /// came from (the Referer, when it is one of our pages), else to their home.
     @Sendable static func errorPage(_ problem: Problem, _ request: Request) -> Response {
-        page(request, title: problem.title, status: .init(statusCode: problem.status),
-             errors: [problem.detail],
-             main: .p(.a(.href(request.webUser == nil ? WebPath.landing : WebPath.home), .text("Back to Pawpack"))))
+        let fallback = request.webUser == nil ? WebPath.landing : WebPath.home
+        let back = request.headers.first(name: .referer).flatMap(localPath(fromReferer:)) ?? fallback
+        let errors = FormErrors(nil)
+        errors.general = [problem.detail]
+        return page(request, title: problem.title, status: .init(statusCode: problem.status), errors: errors,
+                    main: .p(.a(.class("button"), .id("error-back"), .href(back), .text(back == fallback ? "Back to Pawpack" : "Go back"))))
+    }
+
+    /// The path of a Referer that is one of our own pages (same host), else nil.
+    static func localPath(fromReferer referer: String) -> String? {
+        guard let url = URL(string: referer), let path = url.path.isEmpty ? nil : url.path else { return nil }
+        return safeNext(path + (url.query.map { "?" + $0 } ?? ""))
+    }
+
+    /// `next` when it is a path on this site (never `//host` or a scheme), else nil.
+    static func safeNext(_ next: String?) -> String? {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), next.count <= 300,
+              !next.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else { return nil }
+        return next
     }
 
     /// "See other" to a page of `WebPath`, which shows `flash` once it loads.
     static func redirect(_ path: String, flash: Flash? = nil) -> Response {
-        let location = flash.map { path + "?flash=" + $0.rawValue } ?? path
+        let location = flash.map { path + (path.contains("?") ? "&" : "?") + "flash=" + $0.rawValue } ?? path
         return Response(status: .seeOther, headers: ["Location": location])
+    }
+
+    /// A placeholder where a dog has no photo yet.
+    static func noPhoto<Context: HTML.BodyContext>(_ name: String, class className: String = "avatar placeholder") -> Node<Context> {
+        .span(.class(className), .attribute(named: "role", value: "img"), .attribute(named: "aria-label", value: "\(name) has no photo yet"),
+              Icon.dog.node())
+    }
+}
+
+/// What went wrong with a form, as people read it: one sentence per field ("Username is
+/// already taken."), placed next to the field by `WebPages.field`; messages no field claimed
+/// and problems about no field show at the top of the page.
+final class FormErrors: ExpressibleByArrayLiteral {
+    private var byField: [(field: String, message: String)]
+    /// The ids of the inputs that may show these errors (a page with several forms); nil: any.
+    private let ids: Set<String>?
+    private var claimed: Set<Int> = []
+    private var focusTaken = false
+    var general: [String]
+
+    init(_ problem: Problem? = nil, ids: Set<String>? = nil) {
+        self.ids = ids
+        byField = problem?.errors.map { ($0.field, $0.message) } ?? []
+        general = problem.map { $0.errors.isEmpty ? [$0.detail] : [] } ?? []
+    }
+
+    convenience init(arrayLiteral elements: String...) {
+        self.init(nil)
+        general = elements
+    }
+
+    var isEmpty: Bool { byField.isEmpty && general.isEmpty }
+
+    /// The sentence for `field` if the problem names it, marking it shown; on a page with
+    /// several forms only the inputs of the form sent (`ids`) claim.
+    func claim(field: String, id: String, label: String) -> String? {
+        guard ids?.contains(id) ?? true else { return nil }
+        guard let index = byField.indices.first(where: { byField[$0].field == field && !claimed.contains($0) }) else { return nil }
+        claimed.insert(index)
+        return Self.sentence(label: Self.plainLabel(label), message: byField[index].message)
+    }
+
+    /// True once: the first invalid input gets the focus.
+    func takeFocus() -> Bool {
+        defer { focusTaken = true }
+        return !focusTaken
+    }
+
+    /// "Username" + "is already taken" → "Username is already taken."; a message that is a
+    /// sentence of its own ("give a date of birth …") is only capitalised.
+    static func sentence(label: String, message: String) -> String {
+        let trimmed = message.trimmingCharacters(in: .whitespaces)
+        let first = trimmed.split(separator: " ").first.map(String.init) ?? ""
+        let verbs: Set<String> = ["is", "are", "must", "may", "cannot", "can", "has", "does", "should", "needs", "was", "tags", "at"]
+        let text = verbs.contains(first) ? "\(label) \(trimmed)" : trimmed.prefix(1).uppercased() + trimmed.dropFirst()
+        return text.hasSuffix(".") ? text : text + "."
+    }
+
+    /// A label without its "(optional)" or unit: "Weight in kg (optional)" reads "Weight".
+    static func plainLabel(_ label: String) -> String {
+        var text = label
+        if let paren = text.firstIndex(of: "(") { text = String(text[..<paren]) }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The top of the page: problems not about a field, and those of fields the page did not
+    /// show, with how many fields need a look.
+    var summary: Node<HTML.BodyContext> {
+        let unclaimed = byField.indices.filter { !claimed.contains($0) }.map {
+            Self.sentence(label: WebPages.fieldLabels[byField[$0].field] ?? "This", message: byField[$0].message)
+        }
+        let lines = general + unclaimed
+        let fieldCount = claimed.count
+        guard !lines.isEmpty || fieldCount > 0 else { return .empty }
+        return .div(.class("alert"), .id("form-errors"), .attribute(named: "role", value: "alert"),
+            .forEach(lines) { .p(.text($0)) },
+            .if(fieldCount > 0, .p(.text(fieldCount == 1 ? "Please check the field marked below." : "Please check the \(fieldCount) fields marked below.")))
+        )
+    }
+}
+
+extension Request {
+    private struct WaitingRequestsKey: StorageKey { typealias Value = Int }
+
+    /// Match requests waiting for the signed-in member's answer (the Playdates badge).
+    var waitingRequests: Int {
+        get { storage[WaitingRequestsKey.self] ?? 0 }
+        set { storage[WaitingRequestsKey.self] = newValue }
     }
 }

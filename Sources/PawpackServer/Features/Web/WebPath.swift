@@ -11,6 +11,18 @@ enum WebPath {
     static let home = "/home"
     static let stylesheet = "/styles.css"
     static let script = "/app.js"
+    /// The web app manifest, so the app can be added to a home screen.
+    static let manifest = "/manifest.webmanifest"
+    /// The service worker: it caches the shell and shows `offline` without a network.
+    static let serviceWorker = "/sw.js"
+    static let offline = "/offline"
+    static let iconSVG = "/icon.svg"
+    static func icon(size: Int) -> String { "/icon-\(size).png" }
+    /// The sizes `icon(size:)` serves.
+    static let iconSizes = [192, 512]
+    /// The shell's files: the same for everyone, so no session is looked up for them.
+    static let staticFiles: Set<String> = Set([stylesheet, script, manifest, serviceWorker, offline, iconSVG]
+                                              + iconSizes.map { icon(size: $0) })
     /// The development outbox (development only).
     static let devMail = "/dev/mail"
 
@@ -66,6 +78,9 @@ enum WebPath {
 
     static let playdates = "/playdates"
     static func deck(_ id: some PathID<Pet>) -> String { pet(id) + "/deck" }
+    /// The dogs this dog passed on; each can still be liked.
+    static func passes(_ id: some PathID<Pet>) -> String { pet(id) + "/passes" }
+    static func likeFromPasses(_ id: some PathID<Pet>) -> String { passes(id) + "/like" }
     static func swipes(_ id: some PathID<Pet>) -> String { pet(id) + "/swipes" }
     static func undoSwipe(_ id: some PathID<Pet>) -> String { swipes(id) + "/undo" }
     static func deckPreferences(_ id: some PathID<Pet>) -> String { pet(id) + "/preferences" }
@@ -74,7 +89,11 @@ enum WebPath {
     static func rejectMatchRequest(_ id: some PathID<Playdates.MatchRequest>) -> String { matchRequests + "/\(id)/reject" }
     static func cancelMatchRequest(_ id: some PathID<Playdates.MatchRequest>) -> String { matchRequests + "/\(id)/cancel" }
     static let matches = "/playdates/matches"
+    /// A match, full screen: both dogs and what to do next.
+    static func match(_ id: some PathID<Playdates.Match>) -> String { matches + "/\(id)" }
     static func unmatch(_ id: some PathID<Playdates.Match>) -> String { matches + "/\(id)/unmatch" }
+    /// Blocks the owner of a dog (from its profile, a request or a match).
+    static func blockOwner(_ id: some PathID<Pet>) -> String { pet(id) + "/block-owner" }
 }
 
 /// A path segment naming a record of `Owner`: its id in a link (`Identifier`), or the route's
@@ -136,6 +155,10 @@ enum Flash: String, CaseIterable {
     case undone
     case preferences
     case unblocked
+    case verified
+    case blocked
+    case unmatched
+    case socialReached = "social-reached"
 
     var message: String {
         switch self {
@@ -163,6 +186,10 @@ enum Flash: String, CaseIterable {
         case .undone: "Last swipe undone."
         case .preferences: "Preferences saved."
         case .unblocked: "Unblocked: you may find each other again."
+        case .verified: "Your email is verified. Welcome to Pawpack!"
+        case .blocked: "Blocked. You will not see each other's dogs any more."
+        case .unmatched: "Unmatched."
+        case .socialReached: "Good news: your dog's vaccinations allow Social Mode now, so meet-ups are open."
         }
     }
 }

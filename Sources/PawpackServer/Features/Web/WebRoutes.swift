@@ -7,20 +7,9 @@ struct WebRoutes {
     let services: PawpackServices
 
     func register(on app: Application) throws {
-        app.get(WebPath.stylesheet.pathComponents) { _ in
-            let response = Response(status: .ok, body: .init(string: Stylesheet.css))
-            response.headers.contentType = HTTPMediaType(type: "text", subType: "css", parameters: ["charset": "utf-8"])
-            response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=3600")
-            return response
-        }
-        app.get(WebPath.script.pathComponents) { _ in
-            let response = Response(status: .ok, body: .init(string: Script.js))
-            response.headers.contentType = HTTPMediaType(type: "text", subType: "javascript", parameters: ["charset": "utf-8"])
-            response.headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=3600")
-            return response
-        }
+        AppShell.register(on: app)
         app.get(WebPath.landing.pathComponents) { req in landing(req) }
-        app.get(WebPath.home.pathComponents) { req in try home(req) }
+        app.get(WebPath.home.pathComponents) { req in try await home(req) }
         AccountPages(accounts: services.accounts).register(on: app)
         PetPages(pets: services.pets, config: services.config).register(on: app)
         PlaydatePages(playdates: services.playdates).register(on: app)
@@ -29,32 +18,62 @@ struct WebRoutes {
         }
     }
 
+    /// What a visitor sees first: what Pawpack does today, and the way in. It promises
+    /// nothing that is not built.
     func landing(_ req: Request) -> Response {
-        WebPages.page(req, title: "Welcome to Pawpack", main: .group(
-            .p(.text("Safe playmates for your dog nearby, shared feeding and health care for your family, and the best pet photos of the week — in one place.")),
-            .if(req.webUser == nil,
-                .div(.class("actions"),
-                    .a(.id("signup-link"), .class("button"), .href(WebPath.signUp), .text("Create an account")),
-                    .a(.id("login-link"), .class("button secondary"), .href(WebPath.logIn), .text("Log in"))
-                ),
-                else: .p(.a(.class("button"), .href(WebPath.home), .text("Go to your home")))
-            )
+        if req.webUser != nil { return WebPages.redirect(WebPath.home) }
+        return WebPages.page(req, title: "Safe playmates for your dog, nearby", main: .group(
+            .div(.class("hero"),
+                Icon.paw.node(),
+                .p(.text("Swipe through dogs near you, matched on size, age, energy and play style. When two owners both say yes, it's a match."))),
+            .ul(.class("checklist"),
+                .li(.span(.class("tick"), Icon.shield.node()), .span(.class("step"), .text("Puppies stay in Puppy Mode until their vaccinations protect them."))),
+                .li(.span(.class("tick"), Icon.pin.node()), .span(.class("step"), .text("Your home is never shown: others see only a rounded distance."))),
+                .li(.span(.class("tick"), Icon.heart.node()), .span(.class("step"), .text("Nobody can message you unless you matched.")))),
+            .div(.class("actions"),
+                .a(.id("signup-link"), .class("button block"), .href(WebPath.signUp), .text("Create an account")),
+                .a(.id("login-link"), .class("button secondary block"), .href(WebPath.logIn), .text("Log in")))
         ))
     }
 
-    func home(_ req: Request) throws -> Response {
+    /// The member's start: a checklist of what a first deck needs, ticked as it is done, and
+    /// then the way to each dog's deck.
+    func home(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
+        let dogs = try await services.pets.listMine(user, on: req.db).filter { $0.profile.species == .dog && $0.role == .owner }
+        let firstDog = dogs.first
+        let hasPhoto = dogs.contains { !$0.photos.isEmpty }
+        let located = user.latitude != nil
+        let swiped = try await services.playdates.hasSwiped(dogs.map(\.profile.id), on: req.db)
+        typealias Step = (id: String, title: String, done: Bool, path: String)
+        let steps: [Step] = [
+            ("step-dog", "Add your dog", firstDog != nil, WebPath.newPet),
+            ("step-photo", firstDog.map { "Add a photo of \($0.profile.name)" } ?? "Add a photo", hasPhoto,
+             firstDog.map { WebPath.pet($0.profile.id) } ?? WebPath.newPet),
+            ("step-location", "Say where you are", located, WebPath.accountLocation),
+            ("step-deck", "Like a dog in your deck", swiped, WebPath.playdates),
+        ]
+        let remaining = steps.filter { !$0.done }.count
+        let waiting = req.waitingRequests
         return WebPages.page(req, title: "Hello, \(user.displayName)", main: .group(
-            .p(.text("You are signed in as "), .strong(.id("current-username"), .text(user.username)), .text(".")),
-            .section(.class("card"),
-                .h2(.text("Your pets")),
-                .p(.text("Add your pets with their photos and vaccinations; a dog reaches Social Mode when its vaccinations allow.")),
-                .p(.a(.class("button"), .href(WebPath.pets), .text("Go to your pets")))
-            ),
-            .section(.class("card"),
-                .h2(.text("What is coming")),
-                .p(.text("Playdates, chats, care and moments arrive here as Pawpack grows."))
-            )
+            .if(remaining > 0, .section(.class("card"), .id("checklist"),
+                .h2(.text(remaining == steps.count ? "Let's get your first playdate going" : "Almost there: \(remaining) to go")),
+                .ul(.class("checklist"), .forEach(steps) { step in
+                    .li(.class(step.done ? "done" : "todo"), .id(step.id),
+                        .span(.class("tick"), .if(step.done, Icon.check.node())),
+                        .if(step.done,
+                            .span(.class("step"), .text(step.title), .span(.class("visually-hidden"), .text(" (done)"))),
+                            else: .a(.href(step.path), .text(step.title))))
+                }))),
+            .if(waiting > 0, .section(.class("card"), .id("waiting"),
+                .h2(.text(waiting == 1 ? "A dog wants to meet yours" : "\(waiting) dogs want to meet yours")),
+                .a(.class("button"), .href(WebPath.matchRequests), .text("See requests")))),
+            .if(!dogs.isEmpty, .section(.class("card"), .id("your-dogs"),
+                .h2(.text("Find playmates")),
+                .ul(.class("dog-list"), .forEach(dogs) { dog in
+                    DogViews.row(dog.card, today: services.pets.today, actions:
+                        .a(.class("button"), .href(WebPath.deck(dog.profile.id)), .ariaLabel("Open \(dog.profile.name)'s deck"), .text("Deck")))
+                })))
         ))
     }
 }

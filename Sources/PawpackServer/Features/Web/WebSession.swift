@@ -39,7 +39,12 @@ extension Request {
 
     /// The signed-in user, or a redirect to the login page.
     func requireWebUser() throws -> WebUser {
-        guard let webUser else { throw Abort.redirect(to: WebPath.logIn) }
+        guard let webUser else {
+            // A page asked for while signed out comes back after logging in.
+            let here = url.path + (url.query.map { "?" + $0 } ?? "")
+            guard method == .GET, WebPages.safeNext(here) != nil else { throw Abort.redirect(to: WebPath.logIn) }
+            throw Abort.redirect(to: WebPath.logIn + "?next=" + (here.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        }
         return webUser
     }
 
@@ -74,7 +79,7 @@ extension Request {
 struct WebSessionMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let path = request.url.path
-        if path.hasPrefix("/v1/") || path == "/healthz" || path == "/openapi.yaml" || path == WebPath.stylesheet {
+        if path.hasPrefix("/v1/") || path == "/healthz" || path == "/openapi.yaml" || WebPath.staticFiles.contains(path) {
             return try await next.respond(to: request)
         }
         if let token = request.cookies[WebCookie.session]?.string,
@@ -82,8 +87,11 @@ struct WebSessionMiddleware: AsyncMiddleware {
             request.webUser = WebUser(user: user, session: session)
         }
         let existingCSRF = request.cookies[WebCookie.csrf]?.string
-        if let session = request.webUser?.session {
-            request.csrfToken = try CSRFToken.bound(to: session.requireID(), secret: request.pawpack.config.secret)
+        if let webUser = request.webUser {
+            request.csrfToken = try CSRFToken.bound(to: webUser.session.requireID(), secret: request.pawpack.config.secret)
+            if request.method == .GET {
+                request.waitingRequests = try await request.pawpack.playdates.waitingRequestCount(webUser.user, on: request.db)
+            }
         } else {
             request.csrfToken = existingCSRF ?? OpaqueToken.generate(prefix: "")
         }

@@ -1,0 +1,111 @@
+import Foundation
+import PawpackCore
+import Plot
+import Vapor
+
+/// How a dog shows in lists and cards, the same on every page: its photo (or a drawn
+/// placeholder), its name, and a line of facts.
+enum DogViews {
+    static func avatar<Context: HTML.BodyContext>(_ pet: PetCardValue, large: Bool = false) -> Node<Context> {
+        .unwrap(pet.photos.first, { photo in
+            .img(.src(WebPath.media(photo.storageKey)), .alt("Photo of \(pet.name)"), .class(large ? "avatar large" : "avatar"),
+                 .attribute(named: "width", value: large ? "112" : "56"), .attribute(named: "height", value: large ? "112" : "56"))
+        }, else: WebPages.noPhoto(pet.name, class: large ? "avatar large placeholder" : "avatar placeholder"))
+    }
+
+    /// "Beagle · 3 years · medium".
+    static func facts(_ pet: PetCardValue, today: LocalDate) -> String {
+        ([pet.breed ?? pet.species.rawValue.capitalized,
+          PetAge.text(birthDate: pet.birthDate, estimated: pet.birthDateIsEstimate, today: today)]
+         + [pet.sizeClass.map { SizeWords.name($0) }].compactMap { $0 }).joined(separator: " · ")
+    }
+
+    /// A row: photo and name linking to the dog's profile, a line below, actions at the end.
+    static func row(_ pet: PetCardValue, today: LocalDate, line: String? = nil, id: String? = nil,
+                    actions: Node<HTML.BodyContext> = .empty) -> Node<HTML.ListContext> {
+        .li(.class("dog-row"), .unwrap(id) { .id($0) },
+            .a(.class("who"), .href(WebPath.pet(pet.id)),
+               .div(.class("row-photo"), avatar(pet)),
+               .strong(.text(pet.name)), .span(.text(line ?? facts(pet, today: today)))),
+            .div(.class("row-actions"), actions))
+    }
+
+    /// Unmatch or block behind a second step: a disclosure that needs no script.
+    static func confirm(_ request: Request, summary: String, question: String, action: String,
+                        button: String, id: String, hiddenFields: [(String, String)] = []) -> Node<HTML.BodyContext> {
+        .element(named: "details", nodes: [
+            .class("confirm"),
+            .element(named: "summary", nodes: [.id("\(id)-open"), .text(summary)]),
+            .p(.text(question)),
+            .form(.action(action), .method(.post), WebPages.csrfField(request),
+                  .forEach(hiddenFields) { .input(.type(.hidden), .name($0.0), .value($0.1)) },
+                  .button(.type(.submit), .class("button danger"), .id(id), .text(button))),
+        ])
+    }
+}
+
+/// Words for sizes and energy as owners say them.
+enum SizeWords {
+    static func name(_ size: SizeClass) -> String {
+        switch size {
+        case .toy: "toy"
+        case .small: "small"
+        case .medium: "medium"
+        case .large: "large"
+        case .giant: "giant"
+        }
+    }
+
+    static func energy(_ level: EnergyLevel) -> String {
+        switch level {
+        case .low: "Low"
+        case .moderate: "Moderate"
+        case .high: "High"
+        case .veryHigh: "Very high"
+        }
+    }
+
+    static func playStyle(_ style: PlayStyle) -> String {
+        switch style {
+        case .chase: "Chase"
+        case .wrestle: "Wrestling"
+        case .tug: "Tug"
+        case .fetch: "Fetch"
+        case .gentle: "Gentle play"
+        case .independent: "Plays alone"
+        }
+    }
+
+    static func sex(_ sex: PetSex) -> String {
+        switch sex {
+        case .female: "Female"
+        case .male: "Male"
+        case .unknown: "Not known"
+        }
+    }
+}
+
+/// Dates as people read them, in the member's language (the browser's `Accept-Language`):
+/// "12 March 2026" in British English, "March 12, 2026" in American English.
+enum DateWords {
+    static func long(_ date: LocalDate, for request: Request) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = locale(of: request)
+        formatter.setLocalizedDateFormatFromTemplate("d MMMM y")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard let day = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day)) else {
+            return date.description
+        }
+        return formatter.string(from: day)
+    }
+
+    /// The first language the browser asks for that Foundation knows; British English otherwise.
+    static func locale(of request: Request) -> Locale {
+        let wanted = (request.headers.first(name: .acceptLanguage) ?? "").split(separator: ",")
+            .map { $0.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+            .first { !$0.isEmpty && $0 != "*" && $0.count <= 20 }
+        return Locale(identifier: wanted.map { $0.replacingOccurrences(of: "-", with: "_") } ?? "en_GB")
+    }
+}
