@@ -228,6 +228,33 @@ import Testing
         }
     }
 
+    @Test func anEmptyDeckSaysSoAndAFullOneShowsPhotoCardsWithChipsButNoScore() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+            let empty = try await browser.get("/pets/\(ada.dogID)/deck")
+            #expect(empty.status == 200)
+            #expect(empty.html.contains(#"id="deck-empty""#))
+            #expect(empty.html.contains(#"<form id="undo-form" action="/pets/\#(ada.dogID)/swipes/undo" method="post" hidden="hidden">"#))
+
+            _ = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let full = try await browser.get("/pets/\(ada.dogID)/deck")
+            #expect(full.html.contains(#"<h2 id="deck-name">Bob&#39;s dog<span>, about 2 years</span></h2>"#))
+            #expect(full.html.contains(#"<ul class="chips" id="deck-reasons">"#))
+            #expect(!full.html.lowercased().contains("score"))
+            #expect(full.html.contains(#"aria-label="Like Bob&#39;s dog""#))
+
+            // a swipe from the deck's script gets JSON; from a form, a redirect
+            let liked = try await browser.post("/pets/\(ada.dogID)/swipes", ["targetPetId": try await server.deck(ada).items[0].pet.id, "decision": "like"],
+                                               headers: [("Accept", "application/json")])
+            #expect(liked.status == 200)
+            #expect(liked.html == "{}")
+            let again = try await browser.get("/pets/\(ada.dogID)/deck")
+            #expect(again.html.contains(#"id="deck-empty""#))
+            #expect(again.html.contains(#"<form id="undo-form" action="/pets/\#(ada.dogID)/swipes/undo" method="post">"#))
+        }
+    }
+
     @Test func theExportDownloadsAsJSON() async throws {
         try await TestServer.run { server in
             let browser = try await signedInBrowser(server)

@@ -1,6 +1,8 @@
 """Shared setup for Pawpack's browser tests: a headless Chromium that behaves like a 390 px
-phone, numbered screenshots of every page visited, and small helpers that speak the page
-contract (ids, `p.flash`, `p.error`, the development outbox at /dev/mail).
+phone (or a 1280 px desktop, light or dark, with or without JavaScript), numbered screenshots
+of every page visited, small helpers that speak the page contract (ids, the `.toast`
+confirmation, `#form-errors` and `.field-error`, the development outbox at /dev/mail), and a
+client of the JSON API to set up other members quickly.
 
 The server must already be running; `Tests/browser/run.sh` starts one and points
 PAWPACK_BASE_URL at it.
@@ -8,10 +10,12 @@ PAWPACK_BASE_URL at it.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
@@ -39,8 +43,12 @@ PHONE_WIDTH, PHONE_HEIGHT = 390, 844
 WAIT_SECONDS = 20
 
 
-def make_driver() -> webdriver.Chrome:
-    """A headless Chromium whose viewport is a 390 x 844 phone.
+DESKTOP_WIDTH, DESKTOP_HEIGHT = 1280, 800
+
+
+def make_driver(width: int = PHONE_WIDTH, height: int = PHONE_HEIGHT, *, dark: bool = False,
+                javascript: bool = True) -> webdriver.Chrome:
+    """A headless Chromium whose viewport is a 390 x 844 phone (or the size given).
 
     `--window-size` alone is not enough: headless Chromium clamps windows to at least
     500 px wide, so the viewport is pinned with device-metrics emulation (mobile=True also
@@ -52,22 +60,26 @@ def make_driver() -> webdriver.Chrome:
         "--headless=new",
         "--no-sandbox",
         "--disable-dev-shm-usage",
-        f"--window-size={PHONE_WIDTH},{PHONE_HEIGHT}",
+        f"--window-size={width},{height}",
     ):
         options.add_argument(argument)
     # No password-manager or leaked-password bubbles over the forms.
-    options.add_experimental_option(
-        "prefs",
-        {
-            "credentials_enable_service": False,
-            "profile.password_manager_enabled": False,
-            "profile.password_manager_leak_detection": False,
-        },
-    )
+    prefs = {
+        "credentials_enable_service": False,
+        "profile.password_manager_enabled": False,
+        "profile.password_manager_leak_detection": False,
+    }
+    if not javascript:
+        prefs["profile.managed_default_content_settings.javascript"] = 2
+    options.add_experimental_option("prefs", prefs)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride",
-        {"width": PHONE_WIDTH, "height": PHONE_HEIGHT, "deviceScaleFactor": 1, "mobile": True},
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]},
     )
     return driver
 
@@ -94,7 +106,8 @@ for (const el of document.querySelectorAll('input, select, textarea')) {
   const ariaLabel = (el.getAttribute('aria-label') || '').trim();
   const forLabel = el.id && Array.from(document.querySelectorAll('label'))
     .some(label => label.htmlFor === el.id && label.textContent.trim() !== '');
-  if (!ariaLabel && !forLabel) problems.push(`${where}: no <label for> or aria-label`);
+  const wrapping = el.closest('label') && el.closest('label').textContent.trim() !== '';
+  if (!ariaLabel && !forLabel && !wrapping) problems.push(`${where}: no <label for>, wrapping <label> or aria-label`);
 }
 return problems;
 """
@@ -125,6 +138,9 @@ class Owner:
     password: str
     date_of_birth: str = "1990-05-17"
     city: str = "Lisbon"
+
+    def living_in(self, city: str) -> "Owner":
+        return Owner(self.email, self.username, self.display_name, self.password, self.date_of_birth, city)
 
     @classmethod
     def fresh(cls, prefix: str = "walker") -> "Owner":
@@ -165,6 +181,8 @@ class Browser:
         mark = secrets.token_hex(8)
         self.driver.execute_script("window.__pawpackPage = arguments[0]", mark)
         where = self.path
+        # Fixed bars (the tab bar) must not cover what is clicked.
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", element)
         element.click()
 
         def next_page_loaded(driver: webdriver.Chrome) -> bool:
@@ -194,6 +212,12 @@ class Browser:
         if skip_browser_validation:
             self.driver.execute_script("arguments[0].noValidate = true", form)
         self.click(f"{form_css} {button_css}", shot)
+
+    def tap(self, css: str) -> None:
+        """Click something that changes the page in place (a chip, a toggle, a disclosure)."""
+        element = self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, css)))
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", element)
+        element.click()
 
     def fill(self, field: WebElement, value: str) -> None:
         if field.tag_name.lower() == "select":
@@ -234,11 +258,22 @@ class Browser:
 
     @property
     def flashes(self) -> list[str]:
-        return self.texts("p.flash")
+        """The confirmation toast (read through textContent: it fades after a few seconds)."""
+        return [element.get_attribute("textContent").strip()
+                for element in self.driver.find_elements(By.CSS_SELECTOR, "div.toast")]
 
     @property
     def errors(self) -> list[str]:
-        return self.texts("p.error")
+        return self.texts("#form-errors p") + self.texts("p.field-error")
+
+    def mark_page(self) -> str:
+        """Marks the current document; `same_page(mark)` is true until another one loads."""
+        mark = secrets.token_hex(8)
+        self.driver.execute_script("window.__pawpackPage = arguments[0]", mark)
+        return mark
+
+    def same_page(self, mark: str) -> bool:
+        return self.driver.execute_script("return window.__pawpackPage === arguments[0]", mark)
 
     def has(self, css: str) -> bool:
         return bool(self.driver.find_elements(By.CSS_SELECTOR, css))
@@ -272,14 +307,15 @@ class Browser:
     # --- flows every test needs -----------------------------------------------------
 
     def sign_up_and_verify(self, owner: Owner, shot_prefix: str = "") -> None:
-        """Landing -> sign-up form -> verification mail -> verified page, leaving the browser on it."""
+        """Landing -> sign-up form -> verification mail -> the link signs in: home."""
         self.visit("/", f"{shot_prefix}landing")
         self.click("a#signup-link", f"{shot_prefix}signup")
         assert self.path == "/signup"
         self.sign_up(owner, f"{shot_prefix}check-your-email")
         assert self.h1 == "Check your email", self.errors
-        self.visit(self.verification_link(owner.email), f"{shot_prefix}email-verified")
-        assert self.h1 == "Email verified"
+        self.visit(self.verification_link(owner.email), f"{shot_prefix}home-after-verifying")
+        assert self.path == "/home", self.errors
+        assert self.h1 == f"Hello, {owner.display_name}"
 
     def sign_up(self, owner: Owner, shot: str = "signup-submitted", *,
                 password: str | None = None, skip_browser_validation: bool = False) -> None:
@@ -309,6 +345,60 @@ class Browser:
             # A failed login must be refused by the server, not by the browser.
             skip_browser_validation=True,
         )
+
+
+# --- the JSON API, to set up other members quickly --------------------------------------
+
+
+class Api:
+    """Another member, through the API: signed up, verified through the development outbox,
+    logged in. Used to put dogs near the member the browser plays."""
+
+    def __init__(self, owner: Owner) -> None:
+        self.owner = owner
+        self.token = ""
+        self.call("POST", "/v1/auth/signup", {
+            "email": owner.email, "password": owner.password, "username": owner.username,
+            "displayName": owner.display_name, "dateOfBirth": owner.date_of_birth, "city": owner.city,
+        })
+        with urllib.request.urlopen(urllib.request.Request(BASE_URL + "/dev/mail", headers={"Accept": "text/html"})) as reply:
+            outbox = reply.read().decode()
+        tokens = re.findall(r'<p class="mail-to">' + re.escape(owner.email) + r'</p>.*?/verify\?token=([^\s"<&]+)', outbox, re.S)
+        assert tokens, f"no verification mail for {owner.email}"
+        self.call("POST", "/v1/auth/verify-email", {"token": tokens[0]})
+        self.token = self.call("POST", "/v1/auth/login", {"email": owner.email, "password": owner.password})["accessToken"]
+
+    def call(self, method: str, path: str, body: dict | None = None) -> dict:
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(BASE_URL + path, data=data, method=method, headers=headers)
+        with urllib.request.urlopen(request) as reply:
+            text = reply.read().decode()
+        return json.loads(text) if text else {}
+
+    def dog(self, name: str, latitude: float, longitude: float, **profile) -> str:
+        """Places the member and adds a dog; its id."""
+        self.call("PUT", "/v1/me/location", {"latitude": latitude, "longitude": longitude})
+        body = {"name": name, "species": "dog", "estimatedAgeMonths": 30, "weightKg": 14.0}
+        body.update(profile)
+        return self.call("POST", "/v1/pets", body)["card"]["id"]
+
+    def upload_photo(self, pet: str, path: Path) -> None:
+        boundary = "pawpack" + secrets.token_hex(8)
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"{path.name}\"\r\n"
+                f"Content-Type: image/jpeg\r\n\r\n").encode() + path.read_bytes() + f"\r\n--{boundary}--\r\n".encode()
+        request = urllib.request.Request(BASE_URL + f"/v1/pets/{pet}/photos", data=body, method="POST", headers={
+            "Authorization": f"Bearer {self.token}", "Accept": "application/json",
+            "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        urllib.request.urlopen(request).read()
+
+    def like(self, pet: str, target: str) -> dict:
+        return self.call("POST", f"/v1/pets/{pet}/swipes", {"targetPetId": target, "decision": "like"})
 
 
 # --- fixtures -------------------------------------------------------------------------

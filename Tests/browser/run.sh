@@ -59,6 +59,7 @@ echo "run.sh: starting $BIN on $BASE_URL (data in $DATA_DIR, log in $SERVER_LOG)
 PAWPACK_ENV=development \
 PAWPACK_DATA_DIR="$DATA_DIR" \
 PAWPACK_BCRYPT_COST=10 \
+PAWPACK_MAIL_REQUESTS_PER_HOUR=1000 \
     "$BIN" serve --hostname 127.0.0.1 --port "$PORT" >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
 

@@ -1,68 +1,165 @@
-"""Two dog owners near each other find each other's dogs in their decks, like them, and both
-see the match — in two real browsers on 390 px phone screens."""
+"""Playdates in real browsers on 390 px phone screens: a new member's first run from sign-up to
+a first like, swiping by dragging with JavaScript (no page load) and with plain forms without
+it, and the full-screen match.
+
+Each test's members live in a town of their own (picked from the bundled places), so decks
+hold exactly the dogs the test put there. Other members are set up through the JSON API.
+"""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
 
-from conftest import Browser, Owner, Screenshots, make_driver
+from conftest import REPO_ROOT, Api, Browser, Owner, Screenshots, make_driver
 
-
-def join_with_a_dog(browser: Browser, owner: Owner, dog_name: str, latitude: str, longitude: str, prefix: str) -> None:
-    """Sign up, verify, log in, set a location and add a 30-month-old dog."""
-    browser.sign_up_and_verify(owner, f"{prefix}-")
-    browser.click("a#login-link", f"{prefix}-login")
-    browser.log_in(owner.email, owner.password, f"{prefix}-home")
-    assert browser.path == "/home", browser.errors
-    browser.visit("/account", f"{prefix}-account")
-    browser.submit("form#location-form", {"latitude": latitude, "longitude": longitude},
-                   "button#location-submit", f"{prefix}-location-saved")
-    assert "Location saved. Only you can see it." in browser.flashes, browser.errors
-    browser.visit("/pets/new", f"{prefix}-add-pet")
-    browser.submit("form#pet-form", {"name": dog_name, "species": "dog", "estimatedAgeMonths": "30", "weightKg": "14"},
-                   "button#pet-submit", f"{prefix}-pet-added")
-    assert "Pet added." in browser.flashes, browser.errors
+PHOTO = REPO_ROOT / "Tests" / "PawpackCoreTests" / "Fixtures" / "plain.jpg"
+DECK_PATH = re.compile(r"^/pets/([0-9a-f-]{36})/deck$")
+# Tromsø's centre, as the bundled places have it.
+TROMSO = (69.649, 18.957)
 
 
-def open_deck(browser: Browser, prefix: str) -> None:
-    browser.click("nav#app-nav a#nav-playdates", f"{prefix}-playdates")
-    browser.click("a.pet-summary", f"{prefix}-deck")
+def drag(browser: Browser, element, dx: int) -> None:
+    """A finger (mouse) dragging `element` sideways by dx pixels from its middle, in small
+    steps; the page is scrolled so that the card is in view first."""
+    browser.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    actions = ActionChains(browser.driver, duration=40)
+    actions.move_to_element(element).click_and_hold()
+    for _ in range(6):
+        actions.move_by_offset(dx // 6, 0)
+    actions.release().perform()
+
+
+def test_a_new_member_goes_from_sign_up_to_a_first_like_and_swipes_without_reloading(browser: Browser) -> None:
+    # given two dogs in Tromsø: Rex, like the newcomer's, and Cleo, a giant old dog
+    rex_owner = Api(Owner.fresh("rex").living_in("Tromsø"))
+    rex_owner.dog("Rex", *TROMSO, estimatedAgeMonths=30, weightKg=12.0)
+    cleo_owner = Api(Owner.fresh("cleo").living_in("Tromsø"))
+    cleo_owner.dog("Cleo", *TROMSO, estimatedAgeMonths=140, weightKg=60.0)
+
+    # when a newcomer from Tromsø signs up and opens the link in the mail, they are signed in
+    # and their home lists what a first playdate needs
+    ada = Owner.fresh("ada").living_in("Tromsø")
+    browser.sign_up_and_verify(ada, "first-run-")
+    assert browser.texts("#checklist li.todo"), "nothing done yet"
+
+    # and they add their dog with a photo from the checklist
+    browser.click("#step-dog a", "first-run-add-dog")
+    form = browser.driver.find_element(By.CSS_SELECTOR, "form#pet-form")
+    for name, value in {"name": "Biscuit", "estimatedAgeMonths": "30", "weightKg": "11"}.items():
+        browser.fill(form.find_element(By.NAME, name), value)
+    browser.fill(form.find_element(By.CSS_SELECTOR, "input#photo"), str(PHOTO))
+    browser.click("button#pet-submit", "first-run-where-are-you")
+
+    # then Pawpack asks where they are, offering the town they gave at sign-up
+    assert browser.path == "/account/location", browser.errors
+    assert "Tromsø" in browser.text_of("#places li:first-child button")
+    browser.click("#places li:first-child button", "first-run-deck")
+
+    # and their deck opens, photo cards with chips and no raw score, Rex on top
+    match = DECK_PATH.match(browser.path)
+    assert match, browser.path
+    assert "Location saved. Only you can see it." in browser.flashes
+    assert browser.text_of("#deck-name").startswith("Rex")
+    assert browser.texts("#deck-reasons li"), "the card says why Rex suits"
+    assert "score" not in browser.text_of("#deck").lower()
+    assert not browser.layout_problems(), browser.layout_problems()
+    assert browser.has("#undo-form[hidden]"), "nothing to undo yet"
+
+    # when they drag Rex's card to the right
+    mark = browser.mark_page()
+    drag(browser, browser.driver.find_element(By.CSS_SELECTOR, "#deck .deck-card"), 150)
+
+    # then the like is sent without loading a page, Cleo comes up and Undo appears
+    top_name = "return (document.querySelector('#deck .deck-card h2') || {}).textContent || ''"
+    browser.wait.until(lambda d: "Cleo" in d.execute_script(top_name))
+    assert browser.same_page(mark), "the swipe loaded a new page"
+    assert browser.has("#undo-form:not([hidden])")
+    browser.screenshots.take(browser.driver, "first-run-after-a-drag")
+    requests = rex_owner.call("GET", "/v1/match-requests?direction=incoming")["items"]
+    assert [r["fromPet"]["name"] for r in requests] == ["Biscuit"], requests
+
+    # and a tap on Pass sends the last card away; the deck then says it is empty
+    browser.driver.find_element(By.CSS_SELECTOR, "button#pass-button").click()
+    browser.wait.until(lambda d: browser.has("#deck-empty"))
+    browser.screenshots.take(browser.driver, "first-run-deck-empty")
+
+    # and the home checklist is done
+    browser.visit("/home", "first-run-home-done")
+    assert not browser.has("#checklist"), browser.texts("#checklist li")
 
 
 @pytest.fixture
-def second_browser(screenshots: Screenshots):
-    driver = make_driver()
+def plain_browser(screenshots: Screenshots):
+    driver = make_driver(javascript=False)
     yield Browser(driver, screenshots)
     driver.quit()
 
 
-def test_two_owners_like_each_others_dogs_and_both_see_the_match(browser: Browser, second_browser: Browser) -> None:
-    # given two owners in Lyon, 2 km apart, each with a dog
-    ada, bob = Owner.fresh("ada"), Owner.fresh("bob")
-    join_with_a_dog(browser, ada, "Biscuit", "45.7640", "4.8357", "ada")
-    join_with_a_dog(second_browser, bob, "Rex", "45.7820", "4.8357", "bob")
+def test_without_javascript_the_like_and_pass_buttons_post_forms(plain_browser: Browser) -> None:
+    browser = plain_browser
+    # given a member in Bodø with a dog, and two dogs nearby
+    for name in ("Otto", "Maple"):
+        Api(Owner.fresh(name.lower())).dog(name, 67.280, 14.405)
+    member = Owner.fresh("plain").living_in("Bodø")
+    api = Api(member)
+    api.dog("Pepper", 67.280, 14.405)
+    browser.visit("/login", "plain-login")
+    browser.log_in(member.email, member.password, "plain-home")
+    browser.visit("/playdates", "plain-deck")
+    assert DECK_PATH.match(browser.path), browser.path
+    first = browser.text_of("#deck-name")
 
-    # when Ada opens Biscuit's deck, Rex is there, with why and how far — and she likes him
-    open_deck(browser, "ada")
-    assert browser.text_of("#deck-name") == "Rex"
-    assert browser.text_of("#deck-distance") == "2 km"
-    assert browser.texts("#deck-reasons li"), "a card says why it scored as it did"
-    assert not browser.layout_problems(), browser.layout_problems()
-    browser.click("button#like-button", "ada-liked")
+    # when they press Like (a plain form: the page loads again)
+    browser.click("button#like-button", "plain-liked")
+
+    # then they are told, and the other dog is on top
     assert "Liked! Their owner will be asked." in browser.flashes
+    assert browser.text_of("#deck-name") != first
+    browser.click("button#pass-button", "plain-passed")
+    assert "Passed." in browser.flashes
     assert browser.has("#deck-empty")
+    # and the dog passed on waits in the pass pile, reachable from the deck
+    browser.click("a#passes-link", "plain-pass-pile")
+    assert len(browser.texts("#pass-list li")) == 1
 
-    # then Bob sees the request, finds Biscuit in Rex's deck and likes her back: a match
-    second_browser.visit("/playdates/requests", "bob-requests")
-    assert second_browser.texts("#incoming-requests li"), "Bob has a request waiting"
-    open_deck(second_browser, "bob")
-    assert second_browser.text_of("#deck-name") == "Biscuit"
-    second_browser.click("button#like-button", "bob-liked")
-    assert "It's a match!" in second_browser.flashes
 
-    # and both see the match on their matches page
-    for side, prefix in ((browser, "ada"), (second_browser, "bob")):
-        side.visit("/playdates/matches", f"{prefix}-matches")
-        matches = side.texts("#match-list li")
-        assert len(matches) == 1, matches
-        assert "Biscuit" in matches[0] and "Rex" in matches[0]
+def test_accepting_a_request_is_a_full_screen_match_with_both_dogs(browser: Browser) -> None:
+    # given a member in Narvik whose dog Rosie another dog, Teddy, has asked to meet
+    member = Owner.fresh("rosie")
+    api = Api(member)
+    rosie = api.dog("Rosie", 68.438, 17.427)
+    teddy_owner = Api(Owner.fresh("teddy"))
+    teddy = teddy_owner.dog("Teddy", 68.438, 17.427)
+    teddy_owner.upload_photo(teddy, PHOTO)
+    teddy_owner.like(teddy, rosie)
+    browser.visit("/login", "match-login")
+    browser.log_in(member.email, member.password, "match-home")
+    assert browser.text_of("#requests-count").startswith("1"), "the Playdates tab counts the request"
+
+    # when they accept it on the requests page (buttons named for screen readers)
+    browser.visit("/playdates/requests", "match-requests")
+    accept = browser.driver.find_element(By.CSS_SELECTOR, "#incoming-requests button[id^=accept-]")
+    assert accept.get_attribute("aria-label") == "Accept Teddy's request"
+    browser.click("#incoming-requests button[id^=accept-]", "match-screen")
+
+    # then a full-screen match shows both dogs and what to do next
+    assert browser.text_of("#match-title") == "It's a match!"
+    assert browser.text_of("#match-other") == "Teddy"
+    assert browser.has("a#view-matches") and browser.has("a#keep-swiping")
+    assert not browser.has("nav#app-nav"), "the match screen stands alone"
+    photo = browser.driver.find_element(By.CSS_SELECTOR, ".match-pair img")
+    assert browser.driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", photo)
+
+    # and the match is listed with Teddy's photo; unmatching asks first
+    browser.click("a#view-matches", "match-list")
+    rows = browser.texts("#match-list li")
+    assert len(rows) == 1 and "Teddy" in rows[0], rows
+    assert not browser.driver.find_element(By.CSS_SELECTOR, "#match-list button[id^=unmatch-]").is_displayed()
+    browser.driver.find_element(By.CSS_SELECTOR, "#match-list summary[id^=unmatch-]").click()
+    browser.click("#match-list button[id^=unmatch-]", "match-unmatched")
+    assert "Unmatched." in browser.flashes
+    assert browser.has("#matches-empty")

@@ -80,27 +80,35 @@ struct PlaydatePages {
                 .a(.class("button"), .href(WebPath.accountLocation + "?next=" + WebPath.deck(petID)), .text("Set where you are"))))
         }
         let canUndo = try await playdates.canUndo(webUser.user, pet: petID, on: req.db)
-        return WebPages.page(req, title: "\(pet.name)'s playmates", main: .group(
-            .if(page.cards.isEmpty,
+        // Plot builds both branches of `.if`: the stack is built only when there is a card.
+        let stack: Node<HTML.BodyContext>
+        if let top = page.cards.first {
+            stack = .group(
+                .div(.class("deck"), .id("deck"), .attribute(named: "aria-label", value: "Dogs near you, one at a time"),
+                    .forEach(page.cards.enumerated()) { index, entry in card(req, seeker: petID, entry: entry, isTop: index == 0) }),
+                .div(.class("deck-actions"),
+                    .button(.type(.submit), .class("round pass"), .id("pass-button"), .attribute(named: "form", value: "pass-form"),
+                            .data(named: "swipe", value: "pass"), .ariaLabel("Pass on \(top.pet.name)"), Icon.cross.node()),
+                    undoForm(req, pet: petID, visible: canUndo),
+                    .button(.type(.submit), .class("round like"), .id("like-button"), .attribute(named: "form", value: "like-form"),
+                            .data(named: "swipe", value: "like"), .ariaLabel("Like \(top.pet.name)"), Icon.heart.node())))
+        } else {
+            stack = .group(
                 .div(.class("empty"), .id("deck-empty"),
                     Icon.paw.node(),
                     .p(.text("No more dogs nearby for now. Widen \(pet.name)'s preferences, look again at the dogs you passed, or come back later.")),
                     .a(.class("button"), .href(WebPath.deckPreferences(petID)), .text("Widen preferences"))),
-                else: .group(
-                    .div(.class("deck"), .id("deck"), .attribute(named: "aria-label", value: "Dogs near you, one at a time"),
-                        .forEach(page.cards.enumerated()) { index, entry in card(req, seeker: petID, entry: entry, isTop: index == 0) }),
-                    .div(.class("deck-actions"),
-                        .button(.type(.submit), .class("round pass"), .id("pass-button"), .attribute(named: "form", value: "pass-form"),
-                                .data(named: "swipe", value: "pass"), .ariaLabel("Pass on \(page.cards[0].pet.name)"), Icon.cross.node()),
-                        .form(.id("undo-form"), .action(WebPath.undoSwipe(petID)), .method(.post), .attribute(named: "hidden", value: canUndo ? nil : "hidden"),
-                              WebPages.csrfField(req),
-                              .button(.type(.submit), .class("round small"), .id("undo-button"), .ariaLabel("Undo the last swipe"), Icon.undo.node())),
-                        .button(.type(.submit), .class("round like"), .id("like-button"), .attribute(named: "form", value: "like-form"),
-                                .data(named: "swipe", value: "like"), .ariaLabel("Like \(page.cards[0].pet.name)"), Icon.heart.node())
-                    )
-                )),
-            links(petID)
-        ))
+                .div(.class("deck-actions"), undoForm(req, pet: petID, visible: canUndo)))
+        }
+        return WebPages.page(req, title: "\(pet.name)'s playmates", main: .group(stack, links(petID)))
+    }
+
+    /// Undo, on the page only when there is a swipe to undo (the deck's script shows it after
+    /// a swipe it sent).
+    private func undoForm(_ req: Request, pet: Pet.ID, visible: Bool) -> Node<HTML.BodyContext> {
+        .form(.id("undo-form"), .action(WebPath.undoSwipe(pet)), .method(.post), .attribute(named: "hidden", value: visible ? nil : "hidden"),
+              WebPages.csrfField(req),
+              .button(.type(.submit), .class("round small"), .id("undo-button"), .ariaLabel("Undo the last swipe"), Icon.undo.node()))
     }
 
     /// One card: the photo filling a fixed shape, name, age, breed and distance over it, and
@@ -114,8 +122,7 @@ struct PlaydatePages {
             .class("deck-card"), .id(isTop ? "deck-card" : "deck-card-\(dog.id)"), .data(named: "pet", value: dog.id.description),
             .a(.href(WebPath.pet(dog.id)), .attribute(named: "draggable", value: "false"),
                 .unwrap(dog.photos.first, { photo in
-                    .img(.src(WebPath.media(photo.storageKey)), .alt("Photo of \(dog.name)"), .attribute(named: "draggable", value: "false"),
-                         .attribute(named: "loading", value: isTop ? nil : "lazy"))
+                    .img(.src(WebPath.media(photo.storageKey)), .alt("Photo of \(dog.name)"), .attribute(named: "draggable", value: "false"))
                 }, else: .span(.class("deck-photo-none"), .attribute(named: "role", value: "img"),
                                .attribute(named: "aria-label", value: "\(dog.name) has no photo yet"), Icon.dog.node())),
                 .span(.class("stamp like"), .attribute(named: "aria-hidden", value: "true"), .text("LIKE")),
@@ -158,7 +165,8 @@ struct PlaydatePages {
         let outcome = try await playdates.swipe(webUser.user, pet: petID, target: target,
                                                 decision: form.decision == "like" ? .like : .pass, on: req.db)
         let matchPath = outcome.match.map { WebPath.match($0.id) }
-        if req.headers.accept.contains(where: { $0.mediaType == .json }) {
+        // Exactly JSON (HTTPMediaType's == lets a browser's `*/*` match too).
+        if req.headers.accept.contains(where: { $0.mediaType.type == "application" && $0.mediaType.subType == "json" }) {
             struct Outcome: Content { var match: String? }
             let response = try await Outcome(match: matchPath).encodeResponse(for: req)
             response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")

@@ -20,7 +20,7 @@ enum AppShell {
     }
 
     /// Bumped whenever the shell's files change, so the worker replaces its cache.
-    static let cacheVersion = "pawpack-shell-3"
+    static let cacheVersion = "pawpack-shell-4"
 
     static var serviceWorker: String {
         let shell = [WebPath.offline, WebPath.stylesheet, WebPath.script, WebPath.iconSVG] + WebPath.iconSizes.map { WebPath.icon(size: $0) }
@@ -36,7 +36,9 @@ enum AppShell {
         self.addEventListener('activate', function (event) {
           event.waitUntil(caches.keys().then(function (keys) {
             return Promise.all(keys.filter(function (key) { return key !== CACHE; }).map(function (key) { return caches.delete(key); }));
-          }).then(function () { return self.clients.claim(); }));
+          }));
+          // No clients.claim(): a page keeps the worker it loaded with, so a worker installed
+          // during a form's redirect never takes that navigation over half-way.
         });
         self.addEventListener('fetch', function (event) {
           var request = event.request;

@@ -8,6 +8,8 @@ struct WebRoutes {
 
     func register(on app: Application) throws {
         AppShell.register(on: app)
+        // Read the bundled places (2.4 MB) now, not on the first member's search.
+        Task.detached(priority: .background) { _ = LocationPages.places.count }
         app.get(WebPath.landing.pathComponents) { req in landing(req) }
         app.get(WebPath.home.pathComponents) { req in try await home(req) }
         AccountPages(accounts: services.accounts).register(on: app)
