@@ -4,7 +4,7 @@ import Foundation
 /// None of the available packages encodes images, and Foundation on Linux has no deflate, so
 /// this is a small encoder of its own: rows unfiltered, compressed with fixed-Huffman deflate
 /// whose only matches repeat the pixel to the left or the row above. Flat drawings shrink about
-/// twentyfold with it (a 360×450 portrait is some 25 KB instead of 486 KB stored); photographs
+/// twentyfold with it (a 360×450 portrait is some 15–20 KB instead of 486 KB stored); photographs
 /// are not its business.
 public enum PNGEncoder {
     /// `pixels` holds `width × height` RGB triples, row by row.
