@@ -118,6 +118,13 @@ extension Data {
         return bob
     }
 
+    /// Ada, 2 km from Bob, with a dog of this age that is neutered, loves chase games and has a garden.
+    func adasDog(_ server: TestServer, months: Int) async throws -> TestServer.Owner {
+        var dog = Self.behaviour
+        dog["estimatedAgeMonths"] = months
+        return try await server.owner("ada", at: TestServer.Place.lyon, dog: dog)
+    }
+
     /// What Bob's deck says about Ada's dog.
     func reasons(in server: TestServer, deckOf bob: TestServer.Owner, about dogID: String) async throws -> [String] {
         let page = try await server.deck(bob)
@@ -127,9 +134,7 @@ extension Data {
     @Test func aPuppysBehaviourIsKeptForItsOwnerButNeverMatchedOnNorShown() async throws {
         try await TestServer.run { server in
             let bob = try await bobsSocialChaser(server)
-            var puppy = Self.behaviour
-            puppy["estimatedAgeMonths"] = 4
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: puppy)
+            let ada = try await adasDog(server, months: 4)
 
             let mine = try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: ada.token)
             let profile = try #require(mine.json["profile"] as? [String: Any])
@@ -155,9 +160,7 @@ extension Data {
     @Test func anUnvaccinatedAdultSaysItIsNeuteredAndWaitsForItsVaccinations() async throws {
         try await TestServer.run { server in
             let bob = try await bobsSocialChaser(server)
-            var rex = Self.behaviour
-            rex["estimatedAgeMonths"] = 36
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: rex)
+            let ada = try await adasDog(server, months: 36)
 
             let status = try await server.get("/v1/pets/\(ada.dogID)/mode", token: ada.token, as: Components.Schemas.WelfareStatus.self)
             #expect(status.mode == .puppy)
@@ -173,9 +176,7 @@ extension Data {
     @Test func aVaccinatedAdultReachesSocialModeByItselfAndItsBehaviourCountsAtOnce() async throws {
         try await TestServer.run { server in
             let bob = try await bobsSocialChaser(server)
-            var rex = Self.behaviour
-            rex["estimatedAgeMonths"] = 36
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: rex)
+            let ada = try await adasDog(server, months: 36)
             #expect(!(try await reasons(in: server, deckOf: bob, about: ada.dogID)).contains("both love chase games"))
 
             // a dose three weeks ago: the buffer has passed, no button to press

@@ -258,28 +258,14 @@ struct PlaydatePages {
         let petID = try req.idParameter(Param.pet)
         let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
         let saved = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
-        func years(_ months: Int?) -> String? { months.map { String($0 / 12) } }
-        func months(_ months: Int?) -> String? { months.map { String($0 % 12) } }
-        let ageLimits = WebPages.Limits(min: "0", max: "40", step: "1")
-        let monthLimits = WebPages.Limits(min: "0", max: "11", step: "1")
         return WebPages.page(req, title: "What \(pet.name) looks for", status: status, errors: errors,
                              back: (WebPath.deck(petID), "\(pet.name)'s deck"), main:
             .form(.id("preferences-form"), .action(WebPath.deckPreferences(petID)), .method(.post),
                 WebPages.csrfField(req),
                 WebPages.field("Maximum distance in km", name: "maxDistanceKm", type: .number, value: String(Int(saved.maxDistanceKm)),
                                autocomplete: "off", limits: .init(min: "1", max: "200", step: "1"), errors: errors),
-                .fieldset(.element(named: "legend", text: "Youngest"),
-                    .div(.class("row"),
-                        WebPages.field("Years", name: "minAgeYears", type: .number, value: years(saved.minAgeMonths), autocomplete: "off",
-                                       required: false, limits: ageLimits, errors: errors),
-                        WebPages.field("Months", name: "minAgeMonths", type: .number, value: months(saved.minAgeMonths), autocomplete: "off",
-                                       required: false, limits: monthLimits, errors: errors))),
-                .fieldset(.element(named: "legend", text: "Oldest"),
-                    .div(.class("row"),
-                        WebPages.field("Years", name: "maxAgeYears", type: .number, value: years(saved.maxAgeMonths), autocomplete: "off",
-                                       required: false, limits: ageLimits, errors: errors),
-                        WebPages.field("Months", name: "maxAgeMonths", type: .number, value: months(saved.maxAgeMonths), autocomplete: "off",
-                                       required: false, limits: monthLimits, errors: errors))),
+                ageFields("Youngest", prefix: "min", months: saved.minAgeMonths, errors: errors),
+                ageFields("Oldest", prefix: "max", months: saved.maxAgeMonths, errors: errors),
                 FormControls.chips("Sex", name: "sexes", options: [PetSex.female, .male].map { ($0.rawValue, SizeWords.sex($0)) },
                                    selected: Set((saved.sexes ?? []).map(\.rawValue)), hint: "None chosen means any."),
                 FormControls.toggle("Neutered dogs only", name: "neuteredOnly", checked: saved.neuteredOnly,
@@ -295,6 +281,16 @@ struct PlaydatePages {
                                    selected: Set((saved.playStyles ?? []).map(\.rawValue)), hint: "Dogs sharing at least one; none chosen means any."),
                 WebPages.submit("Save preferences", id: "preferences-submit")
             ))
+    }
+
+    /// An age limit as years and months (`minAgeYears` and `minAgeMonths`, or `max…`).
+    private func ageFields(_ legend: String, prefix: String, months: Int?, errors: FormErrors) -> Node<HTML.FormContext> {
+        .fieldset(.element(named: "legend", text: legend),
+            .div(.class("row"),
+                WebPages.field("Years", name: "\(prefix)AgeYears", type: .number, value: months.map { String($0 / 12) },
+                               autocomplete: "off", required: false, limits: .init(min: "0", max: "40", step: "1"), errors: errors),
+                WebPages.field("Months", name: "\(prefix)AgeMonths", type: .number, value: months.map { String($0 % 12) },
+                               autocomplete: "off", required: false, limits: .init(min: "0", max: "11", step: "1"), errors: errors)))
     }
 
     @Sendable func savePreferences(_ req: Request) async throws -> Response {
