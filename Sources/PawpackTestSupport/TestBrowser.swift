@@ -38,8 +38,8 @@ package final class TestBrowser {
         package var headers: HTTPHeaders
     }
 
-    package func get(_ path: String) async throws -> Page {
-        try await send(.GET, path, form: nil)
+    package func get(_ path: String, headers: [(String, String)] = []) async throws -> Page {
+        try await send(.GET, path, form: nil, headers: headers)
     }
 
     /// The CSRF token a form sends.

@@ -47,7 +47,21 @@ import Testing
             let pixel = try #require(((pets.json["items"] as? [[String: Any]])?.first?["card"] as? [String: Any])?["id"] as? String)
             let deck = try await server.request(.GET, "/v1/pets/\(pixel)/deck?limit=20", token: token)
             #expect(deck.status == 200)
-            #expect((deck.json["items"] as? [Any])?.count == 20)
+            let cards = try #require(deck.json["items"] as? [[String: Any]])
+            #expect(cards.count == 20)
+            // every dog in the first deck has its drawn portrait, and owners have human names
+            for card in cards {
+                let pet = try #require(card["pet"] as? [String: Any])
+                let photo = try #require((pet["photos"] as? [[String: Any]])?.first?["url"] as? String)
+                let image = try await server.request(.GET, try #require(URL(string: photo)).path, token: token)
+                #expect(image.status == 200 && image.headers.contentType == .png)
+                #expect(!(pet["ownerDisplayName"] as? String ?? "").hasPrefix("Member"))
+            }
+            // Pixel is a vaccinated adult in Social Mode with a photo
+            let mine = try #require((pets.json["items"] as? [[String: Any]])?.first?["card"] as? [String: Any])
+            #expect(mine["mode"] as? String == "social")
+            #expect((mine["photos"] as? [Any])?.count == 1)
+            #expect(mine["ageText"] as? String == "3 years")
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import PawpackAPI
 import PawpackCore
-import PawpackServer
+@testable import PawpackServer
+import Vapor
 import PawpackTestSupport
 import Testing
 
@@ -252,6 +253,82 @@ import Testing
             let again = try await browser.get("/pets/\(ada.dogID)/deck")
             #expect(again.html.contains(#"id="deck-empty""#))
             #expect(again.html.contains(#"<form id="undo-form" action="/pets/\#(ada.dogID)/swipes/undo" method="post">"#))
+        }
+    }
+
+    @Test func webPreferencesTakeAgesInYearsAndMonthsAndPlaceTheirErrorsThere() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+            let path = "/pets/\(ada.dogID)/preferences"
+            let bad = try await browser.post(path, ["maxDistanceKm": "10", "minAgeYears": "1", "minAgeMonths": "14"])
+            #expect(bad.status == 422)
+            #expect(bad.html.contains(#"<p id="minAgeYears-error" class="field-error">"#))
+            #expect(try await server.get(path.replacingOccurrences(of: "/pets", with: "/v1/pets"), token: ada.token,
+                                         as: Components.Schemas.DeckPreferences.self).maxDistanceKm == 25)
+
+            let saved = try await browser.post(path, ["maxDistanceKm": "10", "minAgeYears": "1", "minAgeMonths": "6",
+                                                      "maxAgeYears": "4", "sexes[]": "female", "sizes[]": "medium",
+                                                      "playStyles[]": "chase", "neuteredOnly": "on", "maxWeightKg": "20,5"])
+            #expect(saved.location == "/pets/\(ada.dogID)/deck?flash=preferences")
+            let stored = try await server.get("/v1/pets/\(ada.dogID)/preferences", token: ada.token, as: Components.Schemas.DeckPreferences.self)
+            #expect(stored.maxDistanceKm == 10 && stored.minAgeMonths == 18 && stored.maxAgeMonths == 48)
+            #expect(stored.sexes == [.female] && stored.sizes == [.medium] && stored.playStyles == [.chase])
+            #expect(stored.neuteredOnly == true && stored.maxWeightKg == 20.5)
+            let page = try await browser.get(path)
+            #expect(page.html.contains(#"name="minAgeYears" id="minAgeYears" value="1""#))
+            #expect(page.html.contains(#"name="minAgeMonths" id="minAgeMonths" value="6""#))
+            #expect(page.html.contains(#"value="female" id="sexes-female" checked"#))
+        }
+    }
+
+    @Test func aPuppysProfileShowsItsBehaviourToItsOwnerOnly() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: ["estimatedAgeMonths": 4, "playStyles": ["chase"], "neutered": true])
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let own = try await TestBrowser.signedIn(server, as: ada.member).get("/pets/\(ada.dogID)")
+            #expect(own.html.contains("<dt>Plays</dt><dd>Chase</dd>") && own.html.contains("<dt>Neutered</dt><dd>Yes</dd>"))
+            #expect(own.html.contains("Meet-ups unlock once"))
+            let theirs = try await TestBrowser.signedIn(server, as: bob.member).get("/pets/\(ada.dogID)")
+            #expect(theirs.status == 200)
+            #expect(!theirs.html.contains("<dt>Plays</dt>") && !theirs.html.contains("<dt>Neutered</dt>"))
+            #expect(!theirs.html.contains(#"id="welfare""#))
+        }
+    }
+
+    @Test func anErrorPageLeadsBackToOurPageItCameFromAndALockoutSaysForHowLong() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+            let host = String(server.baseURL.dropFirst("http://".count))
+            let missing = "/pets/\(Pet.ID())"
+            let fromDeck = try await browser.get(missing, headers: [("Referer", "http://\(host)/pets/\(ada.dogID)/deck")])
+            #expect(fromDeck.status == 404)
+            #expect(fromDeck.html.contains(#"<a class="button" id="error-back" href="/pets/\#(ada.dogID)/deck">Go back</a>"#))
+            let fromElsewhere = try await browser.get(missing, headers: [("Referer", "https://evil.example/pets/\(ada.dogID)/deck")])
+            #expect(fromElsewhere.html.contains(#"<a class="button" id="error-back" href="/home">Back to Pawpack</a>"#))
+
+            let guesser = TestBrowser(server)
+            _ = try await guesser.get("/login")
+            for _ in 1...5 { _ = try await guesser.post("/login", ["email": ada.member.email, "password": "not the password"]) }
+            let locked = try await guesser.post("/login", ["email": ada.member.email, "password": ada.member.password])
+            #expect(locked.status == 429)
+            #expect(locked.html.contains(#"<p class="notice" id="locked-out">For your safety, logging in is paused for 5 minutes. Forgot your password? <a href="/forgot-password">Reset it by email</a>.</p>"#))
+        }
+    }
+
+    @Test func datesReadInTheMembersLanguage() async throws {
+        try await TestServer.run { server in
+            let day = try #require(LocalDate("2026-03-12"))
+            func long(_ language: String?) -> String {
+                let request = Request(application: server.app, on: server.app.eventLoopGroup.next())
+                if let language { request.headers.replaceOrAdd(name: .acceptLanguage, value: language) }
+                return DateWords.long(day, for: request)
+            }
+            #expect(long("en-US,en;q=0.9") == "March 12, 2026")
+            #expect(long("en-GB") == "12 March 2026")
+            #expect(long("fr-FR") == "12 mars 2026")
+            #expect(long(nil) == "12 March 2026")
         }
     }
 

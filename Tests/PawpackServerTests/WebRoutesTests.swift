@@ -58,7 +58,7 @@ import Vapor
                 (.GET, WebPath.editPet(pet)), (.POST, WebPath.editPet(pet)), (.POST, WebPath.deletePet(pet)),
                 (.POST, WebPath.petPhotos(pet)), (.POST, WebPath.deletePetPhoto(pet, photo)),
                 (.GET, WebPath.vaccinations(pet)), (.POST, WebPath.vaccinations(pet)),
-                (.POST, WebPath.deleteVaccination(pet, vaccination)), (.POST, WebPath.switchToSocialMode(pet)),
+                (.POST, WebPath.deleteVaccination(pet, vaccination)),
                 (.GET, WebPath.guardians(pet)), (.POST, WebPath.guardians(pet)), (.POST, WebPath.removeGuardian(pet, member)),
                 (.POST, WebPath.acceptGuardianInvitation(guardianship)), (.POST, WebPath.rejectGuardianInvitation(guardianship)),
                 (.GET, WebPath.media("pets/\(pet)/\(photo).jpg")),

@@ -92,7 +92,7 @@ struct AccountPages {
                 client: req.clientAddress, on: req.db)
             return checkInboxPage(req, email: user.email)
         } catch let problem as Problem {
-            return signUpPage(req, form: form, errors: WebPages.messages(for: problem),
+            return signUpPage(req, form: form, errors: FormErrors(problem),
                               status: .init(statusCode: problem.status))
         }
     }
@@ -139,7 +139,7 @@ struct AccountPages {
             return WebPages.page(req, title: "Check your email", main:
                 .p(.text("If that address is waiting for verification, a new link is on its way. You can ask again after a minute.")))
         } catch let problem as Problem {
-            let errors = WebPages.messages(for: problem, ids: ["resend-email"])
+            let errors = FormErrors(problem, ids: ["resend-email"])
             return WebPages.page(req, title: "Send the link again", status: .init(statusCode: problem.status),
                                  errors: errors, main: resendForm(req, email: form.email, errors: errors))
         }
@@ -179,7 +179,7 @@ struct AccountPages {
             return response
         } catch let problem as Problem {
             let locked = [.accountLocked, .tooManyAttempts].contains(problem.code)
-            let response = loginPage(req, email: form.email, errors: locked ? [] : WebPages.messages(for: problem),
+            let response = loginPage(req, email: form.email, errors: locked ? [] : FormErrors(problem),
                                      status: .init(statusCode: problem.status),
                                      unverified: problem.code == .emailNotVerified,
                                      lockedMinutes: locked ? max(1, Int(((Double(problem.retryAfter ?? 60)) / 60).rounded(.up))) : nil,
@@ -221,7 +221,7 @@ struct AccountPages {
             return WebPages.page(req, title: "Check your email", main:
                 .p(.text("If that address has a Pawpack account, a reset link is on its way. It works once, for one hour.")))
         } catch let problem as Problem {
-            return forgotPage(req, email: form.email, errors: WebPages.messages(for: problem),
+            return forgotPage(req, email: form.email, errors: FormErrors(problem),
                               status: .init(statusCode: problem.status))
         }
     }
@@ -243,7 +243,7 @@ struct AccountPages {
             try await accounts.confirmPasswordReset(token: form.token ?? "", newPassword: form.newPassword ?? "", on: req.db)
             return WebPages.redirect(WebPath.logIn, flash: .passwordReset)
         } catch let problem as Problem {
-            return resetPage(req, token: form.token ?? "", errors: WebPages.messages(for: problem),
+            return resetPage(req, token: form.token ?? "", errors: FormErrors(problem),
                              status: .init(statusCode: problem.status))
         }
     }
@@ -353,7 +353,7 @@ struct AccountPages {
             try await change(webUser, form)
             return WebPages.redirect(WebPath.account, flash: flash)
         } catch let problem as Problem {
-            return try await settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem, ids: formFields),
+            return try await settingsPage(req, webUser: webUser, errors: FormErrors(problem, ids: formFields),
                                 status: .init(statusCode: problem.status))
         }
     }
@@ -399,7 +399,7 @@ struct AccountPages {
         do {
             try await accounts.deleteAccount(webUser.user, password: form.password ?? "", on: req.db)
         } catch let problem as Problem {
-            return try await settingsPage(req, webUser: webUser, errors: WebPages.messages(for: problem, ids: ["delete-password"]),
+            return try await settingsPage(req, webUser: webUser, errors: FormErrors(problem, ids: ["delete-password"]),
                                 status: .init(statusCode: problem.status))
         }
         req.webUser = nil

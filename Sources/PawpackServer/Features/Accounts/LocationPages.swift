@@ -100,7 +100,7 @@ struct LocationPages {
             }
             try await req.pawpack.pets.setLocation(of: user, to: point, on: req.db)
         } catch let problem as Problem {
-            return try render(req, user: user, errors: WebPages.messages(for: problem), status: .init(statusCode: problem.status))
+            return try render(req, user: user, errors: FormErrors(problem), status: .init(statusCode: problem.status))
         }
         return WebPages.redirect(WebPages.safeNext(form.next) ?? WebPath.account, flash: .location)
     }

@@ -24,7 +24,6 @@ struct PetPages {
         routes.get(WebPath.vaccinations(Param.pet).pathComponents, use: vaccinations)
         routes.post(WebPath.vaccinations(Param.pet).pathComponents, use: addVaccination)
         routes.post(WebPath.deleteVaccination(Param.pet, Param.vaccination).pathComponents, use: deleteVaccination)
-        routes.post(WebPath.switchToSocialMode(Param.pet).pathComponents, use: switchToSocial)
         routes.get(WebPath.guardians(Param.pet).pathComponents, use: guardians)
         routes.post(WebPath.guardians(Param.pet).pathComponents, use: invite)
         routes.post(WebPath.removeGuardian(Param.pet, Param.member).pathComponents, use: removeGuardian)
@@ -133,7 +132,7 @@ struct PetPages {
                 WebPages.field("Breed (optional)", name: "breed", value: value(form?.breed, profile?.breed), autocomplete: "off",
                                required: false, hint: "Mixed breeds welcome: type what you know.",
                                limits: .init(maxLength: rules.maximumBreedLength), errors: errors),
-                FormControls.select("Sex", name: "sex", options: PetSex.allCases.map { ($0.rawValue, SizeWords.sex($0)) },
+                FormControls.select("Sex", name: "sex", options: PetSex.allCases.map { ($0.rawValue, PetWords.sex($0)) },
                                     selected: value(form?.sex, profile?.sex.rawValue) ?? "unknown", errors: errors),
                 .fieldset(.element(named: "legend", nodes: [.text("Age")]),
                     WebPages.field("Date of birth", name: "dateOfBirth", type: .date,
@@ -149,15 +148,15 @@ struct PetPages {
                                value: value(form?.weightKg, profile?.weightKg.map { String($0) }), autocomplete: "off",
                                required: false, hint: "The size follows from the weight when you do not choose one.",
                                limits: .init(min: String(rules.weightRange.lowerBound), max: String(Int(rules.weightRange.upperBound))), errors: errors),
-                FormControls.select("Size", name: "sizeClass", options: [("", "From the weight")] + SizeClass.allCases.map { ($0.rawValue, SizeWords.name($0).capitalized) },
+                FormControls.select("Size", name: "sizeClass", options: [("", "From the weight")] + SizeClass.allCases.map { ($0.rawValue, PetWords.name($0).capitalized) },
                                     selected: value(form?.sizeClass, profile?.sizeClass?.rawValue) ?? "", errors: errors),
-                FormControls.select("Energy", name: "energy", options: [("", "Not sure")] + EnergyLevel.allCases.map { ($0.rawValue, SizeWords.energy($0)) },
+                FormControls.select("Energy", name: "energy", options: [("", "Not sure")] + EnergyLevel.allCases.map { ($0.rawValue, PetWords.energy($0)) },
                                     selected: value(form?.energy, profile?.energy?.rawValue) ?? "", errors: errors),
                 .if(heldBack && speciesValue == "dog",
                     .p(.class("notice"), .id("held-back-note"),
                        .text("While a dog is in Puppy Mode, play style, home and neuter status are kept for you but not used for matching or shown to others. They count once it reaches Social Mode."))),
                 FormControls.chips("Plays (up to \(rules.maximumPlayStyles))", name: "playStyles",
-                                   options: PlayStyle.allCases.map { ($0.rawValue, SizeWords.playStyle($0)) }, selected: styles),
+                                   options: PlayStyle.allCases.map { ($0.rawValue, PetWords.playStyle($0)) }, selected: styles),
                 FormControls.toggle("Neutered", name: "neutered", checked: form.map { $0.neutered == "on" } ?? profile?.neutered ?? false),
                 FormControls.select("Home", name: "area", options: [("", "Not given")] + HomeArea.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
                                     selected: form?.area ?? env?.area.rawValue ?? ""),
@@ -217,7 +216,7 @@ struct PetPages {
             }
             return WebPages.redirect(WebPath.pet(pet.profile.id), flash: .petAdded)
         } catch let problem as Problem {
-            return try editPage(req, webUser: webUser, pet: nil, form: form, errors: WebPages.messages(for: problem),
+            return try editPage(req, webUser: webUser, pet: nil, form: form, errors: FormErrors(problem),
                                 status: .init(statusCode: problem.status))
         }
     }
@@ -240,7 +239,7 @@ struct PetPages {
                                       on: req.db)
             return WebPages.redirect(WebPath.pet(id), flash: .petSaved)
         } catch let problem as Problem {
-            return try editPage(req, webUser: webUser, pet: current, form: form, errors: WebPages.messages(for: problem),
+            return try editPage(req, webUser: webUser, pet: current, form: form, errors: FormErrors(problem),
                                 status: .init(statusCode: problem.status))
         }
     }
@@ -263,15 +262,15 @@ struct PetPages {
         let age = PetAge.text(birthDate: profile.birthDate, estimated: profile.birthDateIsEstimate, today: pets.today)
         // Others see behaviour only once the dog is in Social Mode; the owner always does.
         let showsBehaviour = canEdit || pet.mode != .puppy
-        let welfare = canEdit && profile.species == .dog ? try await pets.mode(webUser.user, pet: id, on: req.db) : nil
+        let welfare = canEdit ? pet.welfare : nil
         typealias Fact = (String, String)
         var facts: [Fact] = [("Breed", profile.breed ?? profile.species.rawValue.capitalized), ("Age", age),
-                             ("Sex", SizeWords.sex(profile.sex))]
-        if let size = profile.effectiveSizeClass { facts.append(("Size", SizeWords.name(size).capitalized)) }
+                             ("Sex", PetWords.sex(profile.sex))]
+        if let size = profile.effectiveSizeClass { facts.append(("Size", PetWords.name(size).capitalized)) }
         if let weight = profile.weightKg { facts.append(("Weight", "\(String(format: "%g", weight)) kg")) }
-        if let energy = profile.energy { facts.append(("Energy", SizeWords.energy(energy))) }
+        if let energy = profile.energy { facts.append(("Energy", PetWords.energy(energy))) }
         if showsBehaviour, !profile.playStyles.isEmpty {
-            facts.append(("Plays", profile.playStyles.map(SizeWords.playStyle).joined(separator: ", ")))
+            facts.append(("Plays", profile.playStyles.map(PetWords.playStyle).joined(separator: ", ")))
         }
         if showsBehaviour, let neutered = profile.neutered { facts.append(("Neutered", neutered ? "Yes" : "No")) }
         if canEdit, let env = profile.environment {
@@ -431,14 +430,12 @@ struct PetPages {
         let form = try req.content.decode(VaccinationForm.self)
         let id = try req.idParameter(Param.pet)
         do {
-            let before = try await pets.mode(webUser.user, pet: id, on: req.db).mode
-            _ = try await pets.addVaccination(webUser.user, pet: id, input: VaccinationInput(
+            let added = try await pets.addVaccination(webUser.user, pet: id, input: VaccinationInput(
                 vaccine: VaccineKind(rawValue: form.vaccine ?? "") ?? .other, otherName: form.otherName,
                 givenOn: form.givenOn ?? "", nextDueOn: form.nextDueOn, clinic: form.clinic), on: req.db)
-            let after = try await pets.mode(webUser.user, pet: id, on: req.db).mode
-            return WebPages.redirect(WebPath.vaccinations(id), flash: before == .puppy && after == .social ? .socialReached : .vaccinationAdded)
+            return WebPages.redirect(WebPath.vaccinations(id), flash: added.reachedSocialMode ? .socialReached : .vaccinationAdded)
         } catch let problem as Problem {
-            return try await vaccinationsPage(req, webUser: webUser, errors: WebPages.messages(for: problem), form: form,
+            return try await vaccinationsPage(req, webUser: webUser, errors: FormErrors(problem), form: form,
                                               status: .init(statusCode: problem.status))
         }
     }
@@ -449,19 +446,6 @@ struct PetPages {
         let id = try req.idParameter(Param.pet)
         try await pets.deleteVaccination(webUser.user, pet: id, vaccination: try req.idParameter(Param.vaccination), on: req.db)
         return WebPages.redirect(WebPath.vaccinations(id))
-    }
-
-    @Sendable func switchToSocial(_ req: Request) async throws -> Response {
-        let webUser = try req.requireWebUser()
-        try req.checkCSRF()
-        let id = try req.idParameter(Param.pet)
-        do {
-            _ = try await pets.switchToSocial(webUser.user, pet: id, on: req.db)
-            return WebPages.redirect(WebPath.vaccinations(id), flash: .social)
-        } catch let problem as Problem {
-            return try await vaccinationsPage(req, webUser: webUser, errors: FormErrors(problem),
-                                              status: .init(statusCode: problem.status))
-        }
     }
 
     // MARK: Guardians
@@ -508,7 +492,7 @@ struct PetPages {
             _ = try await pets.invite(webUser.user, pet: id, username: form.username ?? "", on: req.db)
             return WebPages.redirect(WebPath.guardians(id), flash: .invited)
         } catch let problem as Problem {
-            return try await guardiansPage(req, webUser: webUser, errors: WebPages.messages(for: problem),
+            return try await guardiansPage(req, webUser: webUser, errors: FormErrors(problem),
                                            status: .init(statusCode: problem.status))
         }
     }

@@ -12,12 +12,14 @@ struct PetSnapshot: Sendable {
     var role: PetRole?
     var ownerDisplayName: String
     var photos: [PetPhotoRecordValue]
-    /// Nil for species without welfare modes (cats, others).
-    var mode: WelfareMode?
-    var heldBackFields: [String]
+    /// The welfare status as of this snapshot; nil for species without welfare modes.
+    var welfare: WelfareStatusValue?
     /// The dog switched to Social Mode by itself while this snapshot was taken: its owner
     /// should be told.
     var reachedSocialMode = false
+
+    var mode: WelfareMode? { welfare?.mode }
+    var heldBackFields: [String] { welfare?.heldBackFields ?? [] }
 }
 
 /// What every member may see of a pet: its card (deck, pass pile, requests, matches, and a
@@ -278,7 +280,7 @@ final class PetService: Sendable {
                 PetPhotoRecordValue(id: try $0.requireID(), kind: $0.kind, storageKey: $0.storageKey,
                                     contentType: $0.contentType, createdAt: $0.createdAt)
             }),
-            mode: status?.mode, heldBackFields: status?.heldBackFields ?? [])
+            welfare: status)
     }
 
     // MARK: Where the owner lives
@@ -492,8 +494,9 @@ final class PetService: Sendable {
         records.sorted { ($0.givenOn, $0.createdAt) > ($1.givenOn, $1.createdAt) }
     }
 
+    /// Records a dose; the record, and whether it brought the dog to Social Mode just now.
     func addVaccination(_ user: UserRecord, pet id: Pet.ID, input: VaccinationInput,
-                        on db: any Database) async throws -> VaccinationRecordValue {
+                        on db: any Database) async throws -> (record: VaccinationRecordValue, reachedSocialMode: Bool) {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         let valid = try VaccinationRules().validate(input, birthDate: pet.birthLocalDate, today: today)
         guard try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).count() < limits.vaccinationsPerPet else {
@@ -508,8 +511,8 @@ final class PetService: Sendable {
         record.clinic = valid.clinic
         record.createdAt = clock.now()
         try await record.create(on: db)
-        try await reachSocialModeIfAllowed(pet, doses: try await records(of: pet, on: db).compactMap(\.dose), on: db)
-        return try VaccinationRecordValue(record)
+        let reached = try await reachSocialModeIfAllowed(pet, doses: try await records(of: pet, on: db).compactMap(\.dose), on: db)
+        return (try VaccinationRecordValue(record), reached)
     }
 
     func deleteVaccination(_ user: UserRecord, pet id: Pet.ID, vaccination: Pet.Vaccination.ID,
@@ -552,8 +555,9 @@ final class PetService: Sendable {
 
     func mode(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> WelfareStatusValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
-        try await reachSocialModeIfAllowed(pet, doses: try await records(of: pet, on: db).compactMap(\.dose), on: db)
-        guard let status = try await welfareStatus(of: pet, on: db) else { throw Self.notADog }
+        let doses = try await records(of: pet, on: db).compactMap(\.dose)
+        try await reachSocialModeIfAllowed(pet, doses: doses, on: db)
+        guard let status = welfareStatus(of: pet, doses: doses, today: today) else { throw Self.notADog }
         return status
     }
 

@@ -128,7 +128,7 @@ extension APIHandler {
     func addVaccination(_ input: Operations.AddVaccination.Input) async throws -> Operations.AddVaccination.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let record = try await pets.addVaccination(
+        let (record, _) = try await pets.addVaccination(
             auth.user, pet: try pathID(input.path.petId),
             input: VaccinationInput(vaccine: VaccineKind(rawValue: body.vaccine.rawValue) ?? .other,
                                     otherName: body.otherName, givenOn: body.givenOn,

@@ -79,7 +79,7 @@ struct PlaydatePages {
                 .p(.text("Tell Pawpack roughly where you live, and \(pet.name)'s deck fills with dogs nearby.")),
                 .a(.class("button"), .href(WebPath.accountLocation + "?next=" + WebPath.deck(petID)), .text("Set where you are"))))
         }
-        let canUndo = try await playdates.canUndo(webUser.user, pet: petID, on: req.db)
+        let canUndo = try await playdates.canUndo(pet, on: req.db)
         // Plot builds both branches of `.if`: the stack is built only when there is a card.
         let stack: Node<HTML.BodyContext>
         if let top = page.cards.first {
@@ -266,18 +266,18 @@ struct PlaydatePages {
                                autocomplete: "off", limits: .init(min: "1", max: "200", step: "1"), errors: errors),
                 ageFields("Youngest", prefix: "min", months: saved.minAgeMonths, errors: errors),
                 ageFields("Oldest", prefix: "max", months: saved.maxAgeMonths, errors: errors),
-                FormControls.chips("Sex", name: "sexes", options: [PetSex.female, .male].map { ($0.rawValue, SizeWords.sex($0)) },
+                FormControls.chips("Sex", name: "sexes", options: [PetSex.female, .male].map { ($0.rawValue, PetWords.sex($0)) },
                                    selected: Set((saved.sexes ?? []).map(\.rawValue)), hint: "None chosen means any."),
                 FormControls.toggle("Neutered dogs only", name: "neuteredOnly", checked: saved.neuteredOnly,
                                     hint: "Dogs in Puppy Mode are never filtered on this: their neuter status is not shared yet."),
-                FormControls.chips("Size", name: "sizes", options: SizeClass.allCases.map { ($0.rawValue, SizeWords.name($0).capitalized) },
+                FormControls.chips("Size", name: "sizes", options: SizeClass.allCases.map { ($0.rawValue, PetWords.name($0).capitalized) },
                                    selected: Set((saved.sizes ?? []).map(\.rawValue)), hint: "None chosen means any."),
                 .div(.class("row"),
                     WebPages.field("Lightest (kg)", name: "minWeightKg", type: .number, value: saved.minWeightKg.map { String(format: "%g", $0) },
                                    autocomplete: "off", required: false, limits: .init(min: "0.1", max: "150"), errors: errors),
                     WebPages.field("Heaviest (kg)", name: "maxWeightKg", type: .number, value: saved.maxWeightKg.map { String(format: "%g", $0) },
                                    autocomplete: "off", required: false, limits: .init(min: "0.1", max: "150"), errors: errors)),
-                FormControls.chips("Plays", name: "playStyles", options: PlayStyle.allCases.map { ($0.rawValue, SizeWords.playStyle($0)) },
+                FormControls.chips("Plays", name: "playStyles", options: PlayStyle.allCases.map { ($0.rawValue, PetWords.playStyle($0)) },
                                    selected: Set((saved.playStyles ?? []).map(\.rawValue)), hint: "Dogs sharing at least one; none chosen means any."),
                 WebPages.submit("Save preferences", id: "preferences-submit")
             ))
@@ -324,7 +324,7 @@ struct PlaydatePages {
         } catch let problem as Problem {
             // The form asks for ages in years and months: errors about an age stand by its years.
             let renamed = problem.renamingFields(["minAgeMonths": "minAgeYears", "maxAgeMonths": "maxAgeYears"])
-            return try await preferencesPage(req, webUser: webUser, errors: WebPages.messages(for: renamed),
+            return try await preferencesPage(req, webUser: webUser, errors: FormErrors(renamed),
                                              status: .init(statusCode: problem.status))
         }
     }

@@ -421,9 +421,9 @@ final class PlaydateService: Sendable {
         return .success(last)
     }
 
-    /// Whether `undoLastSwipe` would work now (the deck shows Undo only then).
-    func canUndo(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> Bool {
-        let pet = try await actingDog(user, pet: id, on: db)
+    /// Whether `undoLastSwipe` would work now for a dog already checked with `actingDog` (the
+    /// deck shows Undo only then).
+    func canUndo(_ pet: PetRecord, on db: any Database) async throws -> Bool {
         if case .success = try await undoableSwipe(of: pet.requireID(), on: db) { return true }
         return false
     }

@@ -17,7 +17,7 @@ enum DogViews {
     static func facts(_ pet: PetCardValue, today: LocalDate) -> String {
         ([pet.breed ?? pet.species.rawValue.capitalized,
           PetAge.text(birthDate: pet.birthDate, estimated: pet.birthDateIsEstimate, today: today)]
-         + [pet.sizeClass.map { SizeWords.name($0) }].compactMap { $0 }).joined(separator: " · ")
+         + [pet.sizeClass.map { PetWords.name($0) }].compactMap { $0 }).joined(separator: " · ")
     }
 
     /// A row: photo and name linking to the dog's profile, a line below, actions at the end.
@@ -44,8 +44,8 @@ enum DogViews {
     }
 }
 
-/// Words for sizes and energy as owners say them.
-enum SizeWords {
+/// A pet's sizes, energy, play styles and sex as owners say them.
+enum PetWords {
     static func name(_ size: SizeClass) -> String {
         switch size {
         case .toy: "toy"

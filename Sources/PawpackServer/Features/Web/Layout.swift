@@ -173,11 +173,6 @@ enum WebPages {
                 .unwrap(busy) { .data(named: "busy", value: $0) }, .text(title))
     }
 
-    /// The problem a form came back with, ready to be shown.
-    static func messages(for problem: Problem, ids: Set<String>? = nil) -> FormErrors {
-        FormErrors(problem, ids: ids)
-    }
-
     /// The names people know fields by; never the wire's names.
     static let fieldLabels = [
         "email": "Email", "password": "Password", "username": "Username", "displayName": "Display name",
@@ -196,7 +191,8 @@ enum WebPages {
     /// came from (the Referer, when it is one of our pages), else to their home.
     @Sendable static func errorPage(_ problem: Problem, _ request: Request) -> Response {
         let fallback = request.webUser == nil ? WebPath.landing : WebPath.home
-        let back = request.headers.first(name: .referer).flatMap(localPath(fromReferer:)) ?? fallback
+        let back = request.headers.first(name: .referer).flatMap { localPath(fromReferer: $0, host: request.headers.first(name: .host)) }
+            ?? fallback
         let errors = FormErrors(nil)
         errors.general = [problem.detail]
         return page(request, title: problem.title, status: .init(statusCode: problem.status), errors: errors,
@@ -204,8 +200,10 @@ enum WebPages {
     }
 
     /// The path of a Referer that is one of our own pages (same host), else nil.
-    static func localPath(fromReferer referer: String) -> String? {
-        guard let url = URL(string: referer), let path = url.path.isEmpty ? nil : url.path else { return nil }
+    static func localPath(fromReferer referer: String, host: String?) -> String? {
+        guard let url = URL(string: referer), let refererHost = url.host, let host,
+              (url.port.map { "\(refererHost):\($0)" } ?? refererHost).lowercased() == host.lowercased(),
+              let path = url.path.isEmpty ? nil : url.path else { return nil }
         return safeNext(path + (url.query.map { "?" + $0 } ?? ""))
     }
 

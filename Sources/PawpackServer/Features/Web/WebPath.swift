@@ -62,7 +62,6 @@ enum WebPath {
     static func deleteVaccination(_ id: some PathID<Pet>, _ vaccination: some PathID<Pet.Vaccination>) -> String {
         vaccinations(id) + "/\(vaccination)/delete"
     }
-    static func switchToSocialMode(_ id: some PathID<Pet>) -> String { pet(id) + "/mode/social" }
     static func guardians(_ id: some PathID<Pet>) -> String { pet(id) + "/guardians" }
     static func removeGuardian(_ id: some PathID<Pet>, _ guardian: some PathID<User>) -> String {
         guardians(id) + "/\(guardian)/remove"
@@ -145,7 +144,6 @@ enum Flash: String, CaseIterable {
     case photoAdded = "photo-added"
     case photoRefused = "photo-refused"
     case vaccinationAdded = "vaccination-added"
-    case social
     case invited
     case guardianAccepted = "guardian-accepted"
     case guardianDeclined = "guardian-declined"
@@ -176,7 +174,6 @@ enum Flash: String, CaseIterable {
         case .photoAdded: "Photo added."
         case .photoRefused: "The pet was added, but the photo was refused: upload a JPEG, PNG, WebP or HEIC of at most 10 MB."
         case .vaccinationAdded: "Vaccination recorded."
-        case .social: "Social Mode is on: meet-ups are open."
         case .invited: "Invitation sent."
         case .guardianAccepted: "You now guard this pet."
         case .guardianDeclined: "Invitation declined."

@@ -89,7 +89,8 @@ struct WebSessionMiddleware: AsyncMiddleware {
         let existingCSRF = request.cookies[WebCookie.csrf]?.string
         if let webUser = request.webUser {
             request.csrfToken = try CSRFToken.bound(to: webUser.session.requireID(), secret: request.pawpack.config.secret)
-            if request.method == .GET {
+            // The tab bar's count, for pages; photos (`/media`) skip the query.
+            if request.method == .GET, !path.hasPrefix("/media/") {
                 request.waitingRequests = try await request.pawpack.playdates.waitingRequestCount(webUser.user, on: request.db)
             }
         } else {
