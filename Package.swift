@@ -83,7 +83,7 @@ let package = Package(
                 .product(name: "Plot", package: "Plot"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            resources: [.copy("Resources/places.tsv")]
+            resources: [.copy("Resources/places.tsv"), .copy("Resources/postcodes.tsv")]
         ),
         .executableTarget(
             name: "pawpack",

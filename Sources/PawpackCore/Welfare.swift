@@ -137,39 +137,43 @@ public enum WelfareReason: Sendable, Hashable {
     /// A sentence an owner understands, e.g.
     /// "Give a parvovirus dose on or after 12 June 2026: the last dose of the series must be
     /// given at 16 weeks old or later, and the one on 3 June 2026 was earlier."
-    public var message: String {
+    public var message: String { message(writingDates: \.spelledOut) }
+
+    /// The sentence with its dates written by `date`, which the server gives the member's
+    /// language ("June 12, 2026" in American English).
+    public func message(writingDates date: (LocalDate) -> String) -> String {
         switch self {
         case .tooYoung(let until, let weeks):
-            return "Your dog turns \(weeks) weeks old on \(until.spelledOut); Puppy Mode lasts at least until then."
+            return "Your dog turns \(weeks) weeks old on \(date(until)); Puppy Mode lasts at least until then."
         case .missingDoses(let vaccine, let have, let need, let lastDoseOn):
             let name = vaccine.spokenName
-            let date = lastDoseOn.spelledOut
+            let last = date(lastDoseOn)
             if have <= 0 {
                 return need <= 1
-                    ? "Give \(WelfareReason.article(name)) \(name) dose on or after \(date)."
-                    : "Give \(need) \(name) doses, the last on or after \(date)."
+                    ? "Give \(WelfareReason.article(name)) \(name) dose on or after \(last)."
+                    : "Give \(need) \(name) doses, the last on or after \(last)."
             }
             let more = need - have
             let soFar = "(\(have) of \(need) count so far)"
             return more <= 1
-                ? "Give one more \(name) dose on or after \(date) \(soFar)."
-                : "Give \(more) more \(name) doses, the last on or after \(date) \(soFar)."
+                ? "Give one more \(name) dose on or after \(last) \(soFar)."
+                : "Give \(more) more \(name) doses, the last on or after \(last) \(soFar)."
         case .dosesTooClose(let vaccine, let earlier, let later, let minimumDays):
             let apart = earlier.days(until: later)
-            return "The \(vaccine.spokenName) dose on \(later.spelledOut) was given "
-                + "\(WelfareReason.days(apart)) after the one on \(earlier.spelledOut) and does not count: "
+            return "The \(vaccine.spokenName) dose on \(date(later)) was given "
+                + "\(WelfareReason.days(apart)) after the one on \(date(earlier)) and does not count: "
                 + "doses must be at least \(WelfareReason.days(minimumDays)) apart."
         case .lastDoseTooEarly(let vaccine, let lastDose, let nextDoseOn, let weeks):
             let name = vaccine.spokenName
-            return "Give \(WelfareReason.article(name)) \(name) dose on or after \(nextDoseOn.spelledOut): "
+            return "Give \(WelfareReason.article(name)) \(name) dose on or after \(date(nextDoseOn)): "
                 + "the last dose of the series must be given at \(weeks) weeks old or later, "
-                + "and the one on \(lastDose.spelledOut) was earlier."
+                + "and the one on \(date(lastDose)) was earlier."
         case .adultBoosterExpired(let vaccine, let expiredOn):
             let name = vaccine.spokenName
             return "Give \(WelfareReason.article(name)) \(name) booster: "
-                + "the last dose stopped counting on \(expiredOn.spelledOut)."
+                + "the last dose stopped counting on \(date(expiredOn))."
         case .bufferRunning(let until):
-            return "Every dose needed is recorded; Social Mode starts on \(until.spelledOut), "
+            return "Every dose needed is recorded; Social Mode starts on \(date(until)), "
                 + "once the protection has had time to build."
         }
     }

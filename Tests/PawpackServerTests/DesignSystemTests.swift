@@ -115,7 +115,34 @@ import Testing
         #expect(places.search("springfield").count == 8)
         #expect(places.search("").isEmpty && places.search(", France").isEmpty)
         #expect(places.search(String(repeating: "a", count: 10_000)).isEmpty)
-        let lyon = try #require(places.place(Place.ID(rawValue: 2996944)))
+        let lyon = try #require(places.place(.town(2996944)))
         #expect(lyon.centre == GeoPoint(latitude: 45.748, longitude: 4.847))
+    }
+
+    @Test func postcodesAreFoundWhetherTypedWholeOrInPart() throws {
+        let places = LocationPages.places
+        #expect(places.postcodeCount > 300_000)
+        // typed whole, however spaced or cased: the area that holds it
+        #expect(places.search("90210").first?.label == "90210 Beverly Hills, United States")
+        #expect(places.search("90210, united states").count == 1)
+        #expect(places.search("sw1a 1aa").first?.label == "SW1A… Westminster Abbey, United Kingdom")
+        #expect(places.search("K1A 0B1").first?.postcode == "K1A…")
+        #expect(places.search("K1A 0B1").first?.countryName == "Canada")
+        // Portugal's seven-digit codes are kept under their shared beginning in Lisbon
+        let lisbon = try #require(places.search("1000-001, portugal").first)
+        #expect(lisbon.name == "Lisboa" && lisbon.postcode?.hasSuffix("…") == true)
+        // a code many countries use: the country narrows it, and each result says its country
+        let belgium = places.search("1000, belgium")
+        #expect(belgium.count == 1 && belgium.first?.label == "1000 Bruxelles, Belgium")
+        #expect(Set(places.search("1000").map(\.countryCode)).count > 3)
+        // typed in part: the areas it begins
+        let paris = places.search("7501, france")
+        #expect(paris.count == 8 && paris.allSatisfy { $0.postcode?.hasPrefix("7501") == true && $0.countryCode == "FR" })
+        #expect(places.search("7").isEmpty && places.search("zz99 9zz, france").isEmpty)
+        // an id read back from a form finds the same place, and a made-up one nothing
+        let id = try #require(Place.ID("FR-75013"))
+        #expect(places.place(id)?.label == "75013 Paris, France")
+        #expect(Place.ID("FR-7501 3") == nil && Place.ID("fr-75013") == nil && Place.ID("0") == nil)
+        #expect(places.place(.postcode(country: "FR", code: "00000")) == nil)
     }
 }

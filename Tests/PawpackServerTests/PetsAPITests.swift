@@ -173,6 +173,31 @@ extension Data {
         }
     }
 
+    @Test func theWelfareReasonsWriteDatesInTheMembersLanguage() async throws {
+        try await TestServer.run { server in
+            let ada = try await adasDog(server, months: 36)
+            let american = #/^[A-Z][a-z]+ [0-9]{1,2}, 20[0-9]{2}$/#
+            let british = #/^[0-9]{1,2} [A-Z][a-z]+ 20[0-9]{2}$/#
+            // "Give a rabies dose on or after June 12, 2026." — the date is the sentence's last words
+            func dates(_ messages: [String]) -> [Substring] {
+                messages.compactMap { $0.firstMatch(of: #/after (.+?)\.$/#)?.output.1 }
+            }
+            let path = "/v1/pets/\(ada.dogID)/mode"
+            let inAmerican = try await server.request(.GET, path, token: ada.token, headers: [("Accept-Language", "en-US,en;q=0.8")])
+                .decode(Components.Schemas.WelfareStatus.self).reasons.map(\.message)
+            let inBritish = try await server.request(.GET, path, token: ada.token)
+                .decode(Components.Schemas.WelfareStatus.self).reasons.map(\.message)
+            #expect(dates(inAmerican).count == 3 && dates(inBritish).count == 3)
+            #expect(dates(inAmerican).allSatisfy { $0.wholeMatch(of: american) != nil })
+            #expect(dates(inBritish).allSatisfy { $0.wholeMatch(of: british) != nil })
+
+            // the dog's page says the same sentences, in the browser's language
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+            let page = try await browser.get("/pets/\(ada.dogID)", headers: [("Accept-Language", "en-US")])
+            #expect(inAmerican.allSatisfy { page.html.contains("<li>\($0)</li>") })
+        }
+    }
+
     @Test func aVaccinatedAdultReachesSocialModeByItselfAndItsBehaviourCountsAtOnce() async throws {
         try await TestServer.run { server in
             let bob = try await bobsSocialChaser(server)

@@ -202,7 +202,7 @@ import Testing
             #expect(!page.html.contains(#"name="latitude" id="#))
             #expect(page.html.contains("Is it one of these?"))
             #expect(page.html.contains("<strong>Lyon</strong><span>France</span>"))
-            #expect(page.html.contains("Places from GeoNames (geonames.org), CC BY 4.0."))
+            #expect(page.html.contains("Towns and postcodes from GeoNames (geonames.org), CC BY 4.0."))
             let springfield = try await browser.get("/account/location?q=springfield%2C%20illinois")
             #expect(springfield.html.contains("<strong>Springfield</strong><span>Illinois, United States</span>"))
             #expect(!springfield.html.contains("Missouri"))
@@ -212,7 +212,9 @@ import Testing
             // a place that does not exist changes nothing
             let bad = try await browser.post("/account/location", ["placeId": "999999999"])
             #expect(bad.status == 422)
-            #expect(bad.html.contains("Place is not a town Pawpack knows; search again."))
+            #expect(bad.html.contains("Place is not a place Pawpack knows; search again."))
+            let badPostcode = try await browser.post("/account/location", ["placeId": "FR-00000"])
+            #expect(badPostcode.status == 422)
             let unreadable = try await browser.post("/account/location", ["latitude": "123", "longitude": "4.8"])
             #expect(unreadable.status == 422)
 
@@ -226,6 +228,31 @@ import Testing
             #expect((me.json["location"] as? [String: Any])?["latitude"] as? Double == centre.latitude)
             _ = try await browser.post("/account/location", ["clear": "1"])
             #expect(try await server.request(.GET, "/v1/me", token: token).json["location"] == nil)
+        }
+    }
+
+    @Test func theLocationCanBeChosenByPostcode() async throws {
+        try await TestServer.run { server in
+            let browser = try await signedInBrowser(server)
+            // a full British postcode finds its district; Paris's 13th by its code, narrowed to France
+            let london = try await browser.get("/account/location?q=SW1A%201AA")
+            #expect(london.html.contains(#"<button type="submit" id="place-GB-SW1A">"#))
+            #expect(london.html.contains("<strong>SW1A… Westminster Abbey</strong><span>United Kingdom</span>"))
+            let paris = try await browser.get("/account/location?q=75013%2C%20france")
+            #expect(paris.html.contains("<strong>75013 Paris</strong><span>France</span>"))
+            #expect(!paris.html.contains("<span>Germany</span>"))
+            let nowhere = try await browser.get("/account/location?q=ZZ99%209ZZ%2C%20france")
+            #expect(nowhere.html.contains(#"id="no-places""#) && nowhere.html.contains("No postcode “ZZ99 9ZZ, france”"))
+
+            let saved = try await browser.post("/account/location", ["placeId": "FR-75013", "next": "/playdates"])
+            #expect(saved.location == "/playdates?flash=location")
+            let token = try await server.request(.POST, "/v1/auth/login", json: ["email": "ada@example.com", "password": TestServer.password])
+                .decode(Components.Schemas.Session.self).accessToken
+            let location = try #require(try await server.request(.GET, "/v1/me", token: token).json["location"] as? [String: Any])
+            let paris13 = try #require(LocationPages.places.place(.postcode(country: "FR", code: "75013")))
+            let centre = LocationBlur.matchingPoint(of: paris13.centre, offset: TestServer.centredGrid)
+            #expect(location["latitude"] as? Double == centre.latitude)
+            #expect(location["longitude"] as? Double == centre.longitude)
         }
     }
 

@@ -83,10 +83,14 @@ def test_owner_adds_a_puppy_with_photo_and_it_reaches_social_mode_by_itself_once
     assert not invalid, f"the browser would refuse to submit the add-pet form: {invalid}"
     browser.click("form#pet-form button#pet-submit", "pet-added")
 
-    # Then, with no location yet, the guided start asks where they are next; they pick their town
+    # Then, with no location yet, the guided start asks where they are next; they give their
+    # postcode, whole, and pick the district it finds
     assert browser.path == "/account/location", browser.errors
     assert "Pet added." in browser.flashes
     assert browser.has("ol.steps"), "the guided start shows its steps"
+    browser.submit("form#place-search", {"q": "SW1A 1AA"}, "button#place-search-submit", "pets-location-postcode")
+    found = browser.text_of("#places li:first-child button")
+    assert "SW1A… Westminster Abbey" in found and "United Kingdom" in found, found
     browser.click("#places li:first-child button", "pets-location-saved")
     assert browser.path.endswith("/deck"), browser.errors
     pet_path = browser.path.removesuffix("/deck")

@@ -47,11 +47,7 @@ struct AccountPages {
         var currentPassword: String?
         var newPassword: String?
         var token: String?
-        var latitude: String?
-        var longitude: String?
-        var clear: String?
         var next: String?
-        var placeId: String?
     }
 
     private func fields(_ req: Request) throws -> FormFields {

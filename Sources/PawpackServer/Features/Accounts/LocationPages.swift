@@ -7,14 +7,17 @@ import Vapor
 /// from the city they gave at sign-up), or lets the browser tell; no coordinates to type. The
 /// place's centre is stored, as a point, through `PetService.setLocation` and its blur.
 struct LocationPages {
-    /// The bundled places (`scripts/derive-places.py`), read on first use.
-    static let places: PlaceDirectory = {
-        guard let url = Bundle.module.url(forResource: "places", withExtension: "tsv"),
-              let text = try? String(contentsOf: url, encoding: .utf8) else { return PlaceDirectory(tsv: "") }
-        return PlaceDirectory(tsv: text)
-    }()
+    /// The bundled towns and postcodes (`scripts/derive-places.py`, `scripts/derive-postcodes.py`),
+    /// read on first use; `WebRoutes` starts that in the background when the server starts.
+    static let places = PlaceDirectory(tsv: resource("places"), postcodes: resource("postcodes"))
 
-    static let attribution = "Places from GeoNames (geonames.org), CC BY 4.0."
+    private static func resource(_ name: String) -> String {
+        guard let url = Bundle.module.url(forResource: name, withExtension: "tsv"),
+              let text = try? String(contentsOf: url, encoding: .utf8) else { return "" }
+        return text
+    }
+
+    static let attribution = "Towns and postcodes from GeoNames (geonames.org), CC BY 4.0."
 
     func register(on routes: any RoutesBuilder) {
         routes.get(WebPath.accountLocation.pathComponents, use: page)
@@ -47,21 +50,24 @@ struct LocationPages {
             .p(.class("muted"), .text("Your deck shows dogs near you. Pawpack keeps only the centre of the 500 m square you are in; other members see a rounded distance, never where you live.")),
             .form(.id("place-search"), .action(WebPath.accountLocation), .method(.get), .attribute(named: "role", value: "search"),
                 .unwrap(next) { .input(.type(.hidden), .name("next"), .value($0)) },
-                WebPages.field("Town or city", name: "q", type: .search, value: query, autocomplete: "address-level2",
-                               hint: "Add the country to narrow it down: “Springfield, Illinois”.",
+                WebPages.field("Town, city or postcode", name: "q", type: .search, value: query, autocomplete: "address-level2",
+                               hint: "Add the country to narrow it down: “Springfield, Illinois” or “1000, Belgium”.",
                                limits: .init(maxLength: PlaceDirectory.maximumQueryLength), errors: errors),
                 .button(.type(.submit), .class("button secondary"), .id("place-search-submit"), .text("Search"))),
             .if(!query.isEmpty && results.isEmpty && typed != nil,
-                .p(.id("no-places"), .text("No town called “\(query)” in Pawpack's list of towns of 5,000 people or more. Try the nearest bigger town, or your current location."))),
+                .p(.id("no-places"), .text(query.contains(where: \.isNumber)
+                    ? "No postcode “\(query)” in Pawpack's list. Check it, add the country after a comma, or search for your town."
+                    : "No town called “\(query)” in Pawpack's list of towns of 5,000 people or more. Try the nearest bigger town, a postcode, or your current location."))),
             .if(!results.isEmpty, .group(
-                .h2(.id("places-heading"), .text(typed == nil ? "Is it one of these?" : "Choose your town")),
+                .h2(.id("places-heading"), .text(typed == nil ? "Is it one of these?" : "Choose your place")),
                 .ul(.class("place-list"), .id("places"), .attribute(named: "aria-labelledby", value: "places-heading"),
                     .forEach(results) { place in
                         .li(.form(.action(WebPath.accountLocation), .method(.post), WebPages.csrfField(req),
                             .input(.type(.hidden), .name("placeId"), .value(place.id.description)),
                             .unwrap(next) { .input(.type(.hidden), .name("next"), .value($0)) },
                             .button(.type(.submit), .id("place-\(place.id)"), Icon.pin.node(),
-                                    .strong(.text(place.name)), .span(.text([place.region, place.countryName].compactMap { $0 }.joined(separator: ", "))))))
+                                    .strong(.text(place.postcode.map { "\($0) \(place.name)" } ?? place.name)),
+                                    .span(.text([place.region, place.countryName].compactMap { $0 }.joined(separator: ", "))))))
                     }))),
             .form(.id("geo-form"), .action(WebPath.accountLocation), .method(.post),
                 WebPages.csrfField(req),
@@ -87,7 +93,7 @@ struct LocationPages {
             if form.clear != "1" {
                 if let id = form.placeId {
                     guard let place = Place.ID(id).flatMap(Self.places.place) else {
-                        throw Problem.invalidField("place", "is not a town Pawpack knows; search again")
+                        throw Problem.invalidField("place", "is not a place Pawpack knows; search again")
                     }
                     point = place.centre
                 } else {

@@ -329,15 +329,16 @@ struct PetPages {
 
     /// The welfare mode in plain words, with what is missing and where to add it.
     private func welfareCard(_ req: Request, name: String, pet id: Pet.ID, welfare: WelfareStatusValue) -> Node<HTML.BodyContext> {
-        .section(.class("card"), .id("welfare"),
+        let dates = DateWords.writer(for: req)
+        return .section(.class("card"), .id("welfare"),
             .h2(.text(welfare.mode == .social ? "Social Mode: meet-ups are open" : "Puppy Mode: matching and chatting, no meet-ups yet")),
             .if(welfare.mode == .social,
                 .p(.text("\(name)'s vaccinations are recorded and protect \(name) now.")),
                 else: .group(
                     .p(.text("Meet-ups unlock once \(name)'s vaccinations are recorded and protect \(name). Here is what is missing:")),
-                    .ul(.id("welfare-reasons"), .forEach(welfare.assessment.reasons) { .li(.text($0.message)) }),
+                    .ul(.id("welfare-reasons"), .forEach(welfare.assessment.reasons) { .li(.text($0.message(writingDates: dates))) }),
                     .unwrap(welfare.assessment.earliestSocialDate) {
-                        .p(.id("earliest-social"), .text("Earliest day for Social Mode: \(DateWords.long($0, for: req)). \(name) switches by itself; you will see it here."))
+                        .p(.id("earliest-social"), .text("Earliest day for Social Mode: \(dates($0)). \(name) switches by itself; you will see it here."))
                     },
                     .a(.class("button"), .href(WebPath.vaccinations(id)), .text("Record a vaccination"))
                 ))

@@ -562,17 +562,20 @@ final class PetService: Sendable {
     }
 
     /// Asks for Social Mode now. Dogs reach it by themselves (`reachSocialModeIfAllowed`), so
-    /// this only answers why not yet, for clients that still offer the button.
-    func switchToSocial(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> WelfareStatusValue {
+    /// this only answers why not yet, for clients that still offer the button, with the dates
+    /// in its sentences written by `writingDates`.
+    func switchToSocial(_ user: UserRecord, pet id: Pet.ID, writingDates dates: (LocalDate) -> String,
+                        on db: any Database) async throws -> WelfareStatusValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         let doses = try await records(of: pet, on: db).compactMap(\.dose)
         try await reachSocialModeIfAllowed(pet, doses: doses, on: db)
         guard let status = welfareStatus(of: pet, doses: doses, today: today) else { throw Self.notADog }
         guard status.mode == .social else {
-            let earliest = status.assessment.earliestSocialDate.map { " Earliest date: \($0)." } ?? ""
+            let earliest = status.assessment.earliestSocialDate.map { " Earliest date: \(dates($0))." } ?? ""
+            let messages = status.assessment.reasons.map { $0.message(writingDates: dates) }
             throw Problem(status: 409, code: .welfareRulesUnmet, title: "Not ready for Social Mode yet",
-                          detail: status.assessment.reasons.map(\.message).joined(separator: " ") + earliest,
-                          errors: status.assessment.reasons.map { FieldError(field: "vaccinations", message: $0.message) })
+                          detail: messages.joined(separator: " ") + earliest,
+                          errors: messages.map { FieldError(field: "vaccinations", message: $0) })
         }
         return status
     }

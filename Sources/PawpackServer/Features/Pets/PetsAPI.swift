@@ -147,13 +147,15 @@ extension APIHandler {
     func getPetMode(_ input: Operations.GetPetMode.Input) async throws -> Operations.GetPetMode.Output {
         let auth = try await authenticated()
         let status = try await pets.mode(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
-        return .ok(.init(body: .json(.init(status))))
+        return .ok(.init(body: .json(.init(status, dates: DateWords.writer(for: auth.request)))))
     }
 
     func switchToSocialMode(_ input: Operations.SwitchToSocialMode.Input) async throws -> Operations.SwitchToSocialMode.Output {
         let auth = try await authenticated()
-        let status = try await pets.switchToSocial(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
-        return .ok(.init(body: .json(.init(status))))
+        let dates = DateWords.writer(for: auth.request)
+        let status = try await pets.switchToSocial(auth.user, pet: try pathID(input.path.petId), writingDates: dates,
+                                                   on: auth.request.db)
+        return .ok(.init(body: .json(.init(status, dates: dates))))
     }
 
     func listGuardians(_ input: Operations.ListGuardians.Input) async throws -> Operations.ListGuardians.Output {
@@ -269,10 +271,11 @@ extension Components.Schemas.Vaccination {
 }
 
 extension Components.Schemas.WelfareStatus {
-    init(_ status: WelfareStatusValue) {
+    /// `dates` writes the dates in the reasons' sentences, in the member's language.
+    init(_ status: WelfareStatusValue, dates: (LocalDate) -> String) {
         self.init(mode: .init(rawValue: status.mode.rawValue)!,
                   eligibleForSocial: status.assessment.mode == .social,
-                  reasons: status.assessment.reasons.map { .init(code: $0.code, message: $0.message) },
+                  reasons: status.assessment.reasons.map { .init(code: $0.code, message: $0.message(writingDates: dates)) },
                   earliestSocialDate: status.assessment.earliestSocialDate?.description,
                   heldBackFields: status.heldBackFields)
     }

@@ -8,8 +8,13 @@ struct WebRoutes {
 
     func register(on app: Application) throws {
         AppShell.register(on: app)
-        // Read the bundled places (2.4 MB) now, not on the first member's search.
-        Task.detached(priority: .background) { _ = LocationPages.places.count }
+        // Read the bundled towns and postcodes (20 MB) now, not on the first member's search.
+        let logger = app.logger
+        Task.detached(priority: .background) {
+            let started = ContinuousClock.now
+            let places = LocationPages.places
+            logger.info("Read \(places.count) towns and \(places.postcodeCount) postcode areas in \(ContinuousClock.now - started)")
+        }
         app.get(WebPath.landing.pathComponents) { req in landing(req) }
         app.get(WebPath.home.pathComponents) { req in try await home(req) }
         AccountPages(accounts: services.accounts).register(on: app)
