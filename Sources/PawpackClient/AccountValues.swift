@@ -90,6 +90,17 @@ public struct AccountExport: Sendable, Equatable {
         public var createdAt: Date
     }
 
+    /// One of your chats with every message, oldest first.
+    public struct ChatRecord: Sendable, Equatable, Identifiable {
+        public var id: Chat.ID
+        public var myPetID: Pet.ID
+        public var myPetName: String
+        public var otherPetName: String
+        public var otherOwnerDisplayName: String
+        public var isClosed: Bool
+        public var messages: [ChatMessage]
+    }
+
     /// A member you blocked.
     public struct Block: Sendable, Equatable {
         public var username: String
@@ -106,6 +117,7 @@ public struct AccountExport: Sendable, Equatable {
     public var matchRequests: [RequestRecord]
     public var matches: [MatchRecord]
     public var blocks: [Block]
+    public var chats: [ChatRecord]
 
     init(_ dto: Components.Schemas.AccountExport) throws {
         exportedAt = dto.exportedAt
@@ -138,6 +150,11 @@ public struct AccountExport: Sendable, Equatable {
                         otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
         }
         blocks = dto.blocks.map { Block(username: $0.username, displayName: $0.displayName, createdAt: $0.createdAt) }
+        chats = try dto.chats.map {
+            ChatRecord(id: try serverID($0.id), myPetID: try serverID($0.myPetId), myPetName: $0.myPetName,
+                       otherPetName: $0.otherPetName, otherOwnerDisplayName: $0.otherOwnerDisplayName, isClosed: $0.closed,
+                       messages: try $0.messages.map(ChatMessage.init))
+        }
     }
 }
 

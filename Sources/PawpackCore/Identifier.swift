@@ -121,3 +121,16 @@ public enum Playdates {
         public typealias ID = Identifier<Match>
     }
 }
+
+/// Talking after a match.
+public enum Chats {
+    /// The one conversation a match opens between the two owners.
+    public enum Chat {
+        public typealias ID = Identifier<Chat>
+    }
+
+    /// One message in a chat: text or a photo.
+    public enum Message {
+        public typealias ID = Identifier<Message>
+    }
+}

@@ -33,6 +33,8 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case methodNotAllowed = "method_not_allowed"
     case notAcceptable = "not_acceptable"
     case tooManyRequests = "too_many_requests"
+    case chatClosed = "chat_closed"
+    case messageIDReused = "message_id_reused"
 }
 
 /// One field that failed validation, named as the client sent it.

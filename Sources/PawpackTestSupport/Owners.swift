@@ -76,6 +76,25 @@ extension TestServer {
         return try reply.decode(Components.Schemas.SwipeResult.self)
     }
 
+    /// The two owners' dogs like each other, which makes a match and opens its chat; the chat.
+    package func matched(_ owner: Owner, _ other: Owner) async throws -> Components.Schemas.Chat {
+        _ = try await like(owner, other)
+        guard try await like(other, owner).match != nil else { throw TestFailure("no match") }
+        let chats = try await get("/v1/chats", token: owner.token, as: Components.Schemas.ChatPage.self)
+        guard let chat = chats.items.first(where: { $0.otherPet.id == other.dogID && $0.myPet.id == owner.dogID }) else {
+            throw TestFailure("no chat after the match")
+        }
+        return chat
+    }
+
+    /// A text message the owner must manage to send; what was stored.
+    @discardableResult
+    package func say(_ text: String, from owner: Owner, in chat: String, id: UUID = UUID()) async throws -> Components.Schemas.ChatMessage {
+        let reply = try await send(.POST, "/v1/chats/\(chat)/messages", object: ["id": id.uuidString, "text": text], token: owner.token)
+        guard reply.status == 201 else { throw TestFailure("message: \(reply.status) \(reply.text)") }
+        return try reply.decode(Components.Schemas.ChatMessage.self)
+    }
+
     /// A GET that must answer 200, read as `T`.
     package func get<T: Decodable>(_ path: String, token: String, as type: T.Type) async throws -> T {
         let reply = try await request(.GET, path, token: token)

@@ -103,8 +103,26 @@ import Testing
             let match = try await bob.acceptMatchRequest(try #require(try await bob.matchRequests(.incoming).first).id)
             #expect(match.otherPet.name == "Biscuit")
             #expect(try await ada.matches().map(\.id) == [match.id])
+
+            // Chat: the match opened one; Ada writes (once, whatever the retries), Bob reads and
+            // answers with a photo
+            let chat = try #require(try await ada.chats().items.first)
+            #expect(chat.otherPet.name == "Rex" && chat.matchID == match.id)
+            let hello = try await ada.send("  Park on Sunday? ", in: chat.id)
+            #expect(hello.text == "Park on Sunday?" && hello.isFromMe)
+            #expect(try await ada.send("Park on Sunday?", in: chat.id, id: hello.clientMessageID).id == hello.id)
+            #expect(try await bob.chat(chat.id).unreadCount == 1)
+            let picture = try await bob.sendPhoto(try fixture("plain.jpg"), in: chat.id)
+            #expect(picture.photo?.url.path.hasPrefix("/media/chats/\(chat.id)/") == true)
+            try await bob.markRead(upTo: hello.id, in: chat.id)
+            let seen = try await ada.chat(chat.id)
+            #expect(seen.hasBeenRead(hello) && seen.unreadCount == 1)
+            #expect(try await bob.messages(in: chat.id, limit: 1).items.map(\.id) == [picture.id])
+
             try await ada.unmatch(match.id)
             #expect(try await bob.matches().isEmpty)
+            #expect(try await bob.chat(chat.id).isClosed, "the chat stays, closed")
+            await #expect(throws: PawpackError.self) { try await bob.send("Still there?", in: chat.id) }
 
             // Bob blocks Ada: she can no longer see Rex; he lists her, unblocks her and blocks her again
             try await bob.block(username: "ada")
@@ -131,7 +149,7 @@ import Testing
                 let words = line.split(separator: " ")
                 return words.first == "operationId:" ? words.last.map(String.init) : nil
             })
-            #expect(operations.count >= 49)
+            #expect(operations.count >= 55)
             #expect(operations.subtracting(transport.sent).isEmpty,
                     "operations no SDK method reached: \(operations.subtracting(transport.sent).sorted())")
         }

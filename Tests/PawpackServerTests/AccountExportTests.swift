@@ -35,6 +35,8 @@ import Testing
         "match_requests": .init(owning: ["from_pet_id", "to_pet_id", "from_user_id", "to_user_id"]) { $0.matchRequests.count },
         "matches": .init(owning: ["pet_a_id", "pet_b_id", "user_a_id", "user_b_id"]) { $0.matches.count },
         "blocks": .init(owning: ["blocker_id"]) { $0.blocks.count },
+        "chats": .init(owning: ["user_a_id", "user_b_id", "pet_a_id", "pet_b_id"]) { $0.chats.count },
+        "chat_messages": .init(owning: ["sender_id"]) { $0.chats.flatMap(\.messages).filter(\.fromMe).count },
         "auth_tokens": .init(owning: ["user_id"], countSQL: { member in
             // An app session is its family's refresh token not yet used.
             "SELECT COUNT(*) AS n FROM auth_tokens WHERE user_id = \(bind: member) AND kind = 'refresh' AND used_at IS NULL"
@@ -117,7 +119,7 @@ import Testing
 
     /// Ada with two dogs, a photo, a vaccination, saved preferences, a guardian invited, a pet
     /// she guards and an invitation to guard another, likes, a pass, requests both ways, a
-    /// match, a block each way, app and web sessions and a pending change of email.
+    /// match with its chat, a block each way, app and web sessions and a pending change of email.
     static func memberWithEverything(_ server: TestServer) async throws -> (TestServer.Owner, TestBrowser) {
         let ada = try await server.owner("ada", at: TestServer.Place.lyon)
         let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
@@ -154,6 +156,11 @@ import Testing
         try check(try await server.swipe(ada, on: dee, decision: "pass"), 201)
         _ = try await server.like(cyd, ada)
         try check(try await server.swipe(bob, on: ada, decision: "pass"), 201)
+
+        // The match with Eve opened a chat: Ada writes, Eve answers.
+        let chat = try #require(try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self).items.first)
+        try await server.say("Hello Eve", from: ada, in: chat.id)
+        try await server.say("Hello Ada", from: eve, in: chat.id)
 
         try check(try await server.send(.POST, "/v1/blocks", object: ["username": "gus"], token: ada.token), 204)
         try check(try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: gus.accessToken), 204)

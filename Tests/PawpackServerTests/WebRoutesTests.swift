@@ -61,7 +61,7 @@ import Vapor
                 (.POST, WebPath.deleteVaccination(pet, vaccination)),
                 (.GET, WebPath.guardians(pet)), (.POST, WebPath.guardians(pet)), (.POST, WebPath.removeGuardian(pet, member)),
                 (.POST, WebPath.acceptGuardianInvitation(guardianship)), (.POST, WebPath.rejectGuardianInvitation(guardianship)),
-                (.GET, WebPath.media("pets/\(pet)/\(photo).jpg")),
+                (.GET, WebPath.media("pets/\(pet)/\(photo).jpg")), (.GET, WebPath.media("chats/\(Chats.Chat.ID())/\(Chats.Message.ID()).jpg")),
                 (.GET, WebPath.playdates), (.GET, WebPath.deck(pet)), (.POST, WebPath.swipes(pet)), (.POST, WebPath.undoSwipe(pet)),
                 (.GET, WebPath.deckPreferences(pet)), (.POST, WebPath.deckPreferences(pet)), (.GET, WebPath.matchRequests),
                 (.POST, WebPath.acceptMatchRequest(request)), (.POST, WebPath.rejectMatchRequest(request)),

@@ -50,6 +50,7 @@ package final class PawpackServices: Sendable {
     let accounts: AccountService
     let pets: PetService
     let playdates: PlaydateService
+    let chats: ChatService
     let hasher: PasswordHasher
     /// The reads nearly every request makes; on an SQLite file, through connections of their own.
     let hotReads = HotReads()
@@ -69,6 +70,7 @@ package final class PawpackServices: Sendable {
                                locationOffsets: dependencies.locationOffsets, reads: hotReads,
                                deckIndex: DeckIndex(rowsInMemory: rowsInMemory), imageWork: threadPool, logger: logger)
         self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, source: deckSource, logger: logger)
+        self.chats = ChatService(pets: pets, clock: dependencies.clock)
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
                                        hasher: hasher, pets: pets, reads: hotReads, logger: logger)
     }

@@ -34,7 +34,7 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
         try await tuneSQLiteConnections(app)
     }
     // In order: a feature's migrations may refer to tables of the ones before it.
-    for migration in AccountMigrations.all + PetMigrations.all + PlaydateMigrations.all {
+    for migration in AccountMigrations.all + PetMigrations.all + PlaydateMigrations.all + ChatMigrations.all {
         app.migrations.add(migration)
     }
 

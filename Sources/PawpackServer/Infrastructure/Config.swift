@@ -50,6 +50,8 @@ package struct Config: Sendable {
     package var locationChangesPerHour = 6
     /// Deck pages read per member per minute.
     package var deckReadsPerMinute = 60
+    /// Chat messages sent per member per minute.
+    package var messagesPerMinute = 60
     package var logFormat: LogFormat = .text
     package var logLevel = "info"
     package var accountRules = AccountRules()
@@ -144,6 +146,8 @@ package struct Config: Sendable {
             ?? config.locationChangesPerHour
         config.deckReadsPerMinute = try reader.int("PAWPACK_DECK_READS_PER_MINUTE", in: 1...1_000_000)
             ?? config.deckReadsPerMinute
+        config.messagesPerMinute = try reader.int("PAWPACK_MESSAGES_PER_MINUTE", in: 1...1_000_000)
+            ?? config.messagesPerMinute
         if let megabytes = try reader.int("PAWPACK_MAX_UPLOAD_MB", in: 1...100) {
             config.maximumUploadBytes = megabytes * 1_048_576
         }

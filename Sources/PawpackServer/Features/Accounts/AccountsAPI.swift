@@ -94,6 +94,8 @@ extension APIHandler {
         let account = try await accounts.export(user, on: db)
         let (owned, guardianships) = try await pets.export(user, on: db)
         let playdates = try await self.playdates.export(user, on: db)
+        let chats = try await self.chats.export(user, on: db)
+        let me = try user.requireID()
         return .init(
             exportedAt: account.exportedAt, account: .init(account.account),
             sessions: account.sessions.map {
@@ -119,7 +121,12 @@ extension APIHandler {
                       otherPetId: $0.otherPet.description, otherPetName: $0.otherPetName,
                       otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
             },
-            blocks: playdates.blocks.map { .init(username: $0.username, displayName: $0.displayName, createdAt: $0.createdAt) })
+            blocks: playdates.blocks.map { .init(username: $0.username, displayName: $0.displayName, createdAt: $0.createdAt) },
+            chats: chats.map { chat, messages in
+                .init(id: chat.id.description, myPetId: chat.myPet.id.description, myPetName: chat.myPet.name,
+                      otherPetName: chat.otherPet.name, otherOwnerDisplayName: chat.otherPet.ownerDisplayName,
+                      closed: chat.closed, messages: messages.map { messageDTO($0, viewer: me) })
+            })
     }
 
     func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {

@@ -3,8 +3,9 @@ import PawpackCore
 import Vapor
 
 /// `GET /media/pets/{petId}/{file}`: pet photos for signed-in members (bearer token or web
-/// session). A stored object never changes under its key, so it may be cached for a year —
-/// privately, since only members may see it.
+/// session); `GET /media/chats/{chatId}/{file}`: chat photos for the chat's two members. A
+/// stored object never changes under its key, so it may be cached for a year — privately,
+/// since only members may see it.
 struct MediaRoutes {
     let services: PawpackServices
 
@@ -12,6 +13,18 @@ struct MediaRoutes {
         app.get(WebPath.mediaRoute.pathComponents) { req async throws -> Response in
             try await photo(req)
         }
+        app.get(WebPath.chatMediaRoute.pathComponents) { req async throws -> Response in
+            try await chatPhoto(req)
+        }
+    }
+
+    func chatPhoto(_ req: Request) async throws -> Response {
+        guard let viewer = try await signedInUser(req) else { throw Problem.unauthenticated }
+        let chatID = try req.idParameter(Param.chat)
+        guard let file = req.parameters.get(Param.file.name), !file.contains("/") else { throw Problem.notFound }
+        let stored = try await services.chats.photo(key: "chats/\(chatID)/\(file.lowercased())", chat: chatID, viewer: viewer,
+                                                    on: req.db)
+        return served(stored)
     }
 
     func photo(_ req: Request) async throws -> Response {
@@ -20,6 +33,10 @@ struct MediaRoutes {
         guard let file = req.parameters.get(Param.file.name), !file.contains("/") else { throw Problem.notFound }
         let stored = try await services.pets.photo(key: "pets/\(petID)/\(file.lowercased())", pet: petID, viewer: viewer,
                                                    on: req.db)
+        return served(stored)
+    }
+
+    private func served(_ stored: StoredMedia) -> Response {
         let response = Response(status: .ok, body: .init(data: stored.data))
         response.headers.replaceOrAdd(name: .contentType, value: stored.contentType)
         response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=31536000, immutable")

@@ -373,6 +373,7 @@ final class PetService: Sendable {
         guard !pets.isEmpty else { return [] }
         let keys = try await db.transaction { tx in
             let keys = try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).all().map(\.storageKey)
+                + ChatService.deleteRows(ofPets: pets, on: tx)
             try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
             try await VaccinationRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
             try await GuardianRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
@@ -408,13 +409,7 @@ final class PetService: Sendable {
         guard try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == petID).count() < limits.photosPerPet else {
             throw CreationLimits.reached("photos of a pet", limit: limits.photosPerPet, field: "photo")
         }
-        let sanitizer = ImageSanitizer(maximumBytes: config.maximumUploadBytes)
-        let sanitized: (format: ImageFormat, data: Data)
-        do {
-            sanitized = try await imageWork.runIfActive { try sanitizer.sanitize(data) }
-        } catch let error as ImageSanitizerError {
-            throw Self.problem(for: error, limit: config.maximumUploadBytes)
-        }
+        let sanitized = try await sanitizedImage(data)
         let photoID = Pet.Photo.ID()
         let key = "pets/\(petID)/\(photoID).\(sanitized.format.fileExtension)"
         let now = clock.now()
@@ -437,6 +432,17 @@ final class PetService: Sendable {
         }
         return PetPhotoRecordValue(id: photoID, kind: kind, storageKey: key, contentType: sanitized.format.mimeType,
                                    createdAt: now)
+    }
+
+    /// An uploaded image checked and cleaned (metadata such as GPS removed, pixels bounded) on
+    /// the image thread pool; the problem to answer when it is not one. Chat photos use it too.
+    func sanitizedImage(_ data: Data) async throws -> (format: ImageFormat, data: Data) {
+        let sanitizer = ImageSanitizer(maximumBytes: config.maximumUploadBytes)
+        do {
+            return try await imageWork.runIfActive { try sanitizer.sanitize(data) }
+        } catch let error as ImageSanitizerError {
+            throw Self.problem(for: error, limit: config.maximumUploadBytes)
+        }
     }
 
     static func problem(for error: ImageSanitizerError, limit: Int) -> Problem {

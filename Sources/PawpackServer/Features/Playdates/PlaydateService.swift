@@ -295,7 +295,8 @@ final class PlaydateService: Sendable {
                 block.createdAt = self.clock.now()
                 try await block.create(on: tx)
             }
-            // Blocking ends everything between the two, both ways.
+            // Blocking ends everything between the two, both ways; their chats stay, closed.
+            try await ChatService.closeAll(between: me, them, now: self.clock.now(), on: tx)
             try await MatchRecord.query(on: tx).group(.or) { group in
                 group.group(.and) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == them) }
                 group.group(.and) { $0.filter(\.$userA.$id == them).filter(\.$userB.$id == me) }
@@ -387,6 +388,7 @@ final class PlaydateService: Sendable {
         match.$userB.id = b.$owner.id
         match.createdAt = clock.now()
         try await match.create(on: db)
+        try await ChatService.open(for: match, now: match.createdAt, on: db)
         return match
     }
 
@@ -648,6 +650,10 @@ final class PlaydateService: Sendable {
             .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first() else {
             throw Problem.notFound
         }
-        try await row.delete(on: db)
+        try await db.transaction { tx in
+            // The chat stays, closed, with its history.
+            try await ChatService.close(pets: row.$petA.id, row.$petB.id, now: self.clock.now(), on: tx)
+            try await row.delete(on: tx)
+        }
     }
 }

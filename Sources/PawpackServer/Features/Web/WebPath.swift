@@ -72,6 +72,8 @@ enum WebPath {
     static func media(_ storageKey: String) -> String { "/media/\(storageKey)" }
     /// The route that serves `media(_:)`.
     static let mediaRoute = media("pets/\(Param.pet)/\(Param.file)")
+    /// The route that serves chat photos, to the chat's two members.
+    static let chatMediaRoute = media("chats/\(Param.chat)/\(Param.file)")
 
     // MARK: Playdates
 
@@ -120,6 +122,7 @@ enum Param {
     static let invitation = RouteParameter<Pet.Guardianship>(name: "invitationId")
     static let matchRequest = RouteParameter<Playdates.MatchRequest>(name: "requestId")
     static let match = RouteParameter<Playdates.Match>(name: "matchId")
+    static let chat = RouteParameter<Chats.Chat>(name: "chatId")
     /// A stored file's name under its pet (`MediaRoutes`).
     static let file = RouteParameter<MediaFile>(name: "file")
 

@@ -1,0 +1,66 @@
+import Foundation
+
+/// What a chat message may hold, and the opaque cursors of chat lists. Pure: the server and
+/// its tests share it.
+public struct ChatRules: Sendable {
+    /// Longest text message, in characters (what a person reads as letters, emoji included).
+    public static let maximumTextLength = 2_000
+
+    public init() {}
+
+    /// The text to keep: without leading or trailing white space, not empty, not too long.
+    public func text(_ raw: String) throws -> String {
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw Problem.invalidField("text", "must not be empty") }
+        guard trimmed.count <= Self.maximumTextLength else {
+            throw Problem.invalidField("text", "must be at most \(Self.maximumTextLength) characters")
+        }
+        return trimmed
+    }
+}
+
+/// Where a page of chats ended: the last chat's activity and id, newest first. Written as
+/// text the client hands back unread.
+public struct ChatListCursor: Sendable, Equatable {
+    /// The chat's last activity (its newest message, or its opening) in whole microseconds
+    /// since 1970: an integer, so that both databases compare it exactly.
+    public var activity: Int64
+    public var chat: Chats.Chat.ID
+
+    public init(activity: Int64, chat: Chats.Chat.ID) {
+        self.activity = activity
+        self.chat = chat
+    }
+
+    public static func activity(at date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+
+    public var text: String { "\(activity)_\(chat)" }
+
+    public init(text: String) throws {
+        let parts = text.split(separator: "_")
+        guard text.utf8.count <= 80, parts.count == 2, let activity = Int64(parts[0]),
+              let chat = Chats.Chat.ID(string: String(parts[1])) else {
+            throw Problem.invalidField("cursor", "is not a cursor this list gave")
+        }
+        self.init(activity: activity, chat: chat)
+    }
+}
+
+/// Where a page of messages ended: the position of the oldest message on it. Messages are
+/// numbered 1, 2, 3… in each chat as they arrive.
+public struct MessageCursor: Sendable, Equatable {
+    public var before: Int
+
+    public init(before: Int) { self.before = before }
+
+    public var text: String { "m\(before)" }
+
+    public init(text: String) throws {
+        guard text.utf8.count <= 20, text.hasPrefix("m"), let before = Int(text.dropFirst()), before > 0 else {
+            throw Problem.invalidField("cursor", "is not a cursor this list gave")
+        }
+        self.init(before: before)
+    }
+}

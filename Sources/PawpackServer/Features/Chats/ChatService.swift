@@ -1,0 +1,339 @@
+import Fluent
+import Foundation
+import PawpackCore
+import SQLKit
+
+/// One message as its chat's two members see it.
+struct ChatMessageValue: Sendable, Equatable {
+    var id: Chats.Message.ID
+    var chat: Chats.Chat.ID
+    /// 1 for the chat's first message, then 2, 3…
+    var position: Int
+    var sender: User.ID
+    var clientMessageID: UUID
+    var text: String?
+    var photoKey: String?
+    var photoContentType: String?
+    var createdAt: Date
+
+    init(_ record: ChatMessageRecord) throws {
+        id = try record.requireID()
+        chat = record.$chat.id
+        position = record.position
+        sender = record.$sender.id
+        clientMessageID = record.clientMessageID
+        text = record.text
+        photoKey = record.photoKey
+        photoContentType = record.photoContentType
+        createdAt = record.createdAt
+    }
+}
+
+/// A chat as one of its members sees it: their dog first.
+struct ChatValue: Sendable {
+    var id: Chats.Chat.ID
+    var match: Playdates.Match.ID
+    var myPet: PetCardValue
+    var otherPet: PetCardValue
+    var lastMessage: ChatMessageValue?
+    /// The other member's messages this member has not read.
+    var unreadCount: Int
+    /// How far the other member has read (a message `position`; 0 for nothing yet), and when.
+    var theirReadPosition: Int
+    var theirReadAt: Date?
+    /// After an unmatch or a block: the history stays, nothing more can be sent.
+    var closed: Bool
+    var activityAt: Date
+    var cursor: ChatListCursor
+}
+
+/// Chats: one per match, between the two owners. Opened by a match, closed by an unmatch or
+/// a block; only its two members can list, read or post in it, and anyone else gets the same
+/// 404 as for a chat that does not exist.
+final class ChatService: Sendable {
+    let pets: PetService
+    let clock: any AppClock
+    private let rules = ChatRules()
+    /// Messages per member and minute.
+    private let sends: RateLimiter
+
+    init(pets: PetService, clock: any AppClock) {
+        self.pets = pets
+        self.clock = clock
+        sends = RateLimiter(limit: pets.config.messagesPerMinute, window: 60)
+    }
+
+    // MARK: Opening and closing (called by Playdates, in its transactions)
+
+    /// Opens the chat of a match, or opens again the one the same two dogs had before.
+    static func open(for match: MatchRecord, now: Date, on db: any Database) async throws {
+        let matchID = try match.requireID()
+        if let chat = try await ChatRecord.query(on: db).filter(\.$petA.$id == match.$petA.id)
+            .filter(\.$petB.$id == match.$petB.id).first() {
+            chat.matchID = matchID
+            chat.closedAt = nil
+            try await chat.save(on: db)
+            return
+        }
+        let chat = ChatRecord()
+        chat.matchID = matchID
+        chat.$petA.id = match.$petA.id
+        chat.$petB.id = match.$petB.id
+        chat.$userA.id = match.$userA.id
+        chat.$userB.id = match.$userB.id
+        chat.createdAt = now
+        chat.activity = ChatListCursor.activity(at: now)
+        chat.lastPosition = 0
+        chat.aReadPosition = 0
+        chat.bReadPosition = 0
+        chat.aUnread = 0
+        chat.bUnread = 0
+        try await chat.create(on: db)
+    }
+
+    /// Closes the chat of these two dogs (an unmatch).
+    static func close(pets petA: Pet.ID, _ petB: Pet.ID, now: Date, on db: any Database) async throws {
+        try await ChatRecord.query(on: db).filter(\.$petA.$id == petA).filter(\.$petB.$id == petB)
+            .filter(\.$closedAt == nil).set(\.$closedAt, to: now).update()
+    }
+
+    /// Closes every chat between two members (a block).
+    static func closeAll(between one: User.ID, _ other: User.ID, now: Date, on db: any Database) async throws {
+        try await ChatRecord.query(on: db).filter(\.$closedAt == nil).group(.or) { group in
+            group.group(.and) { $0.filter(\.$userA.$id == one).filter(\.$userB.$id == other) }
+            group.group(.and) { $0.filter(\.$userA.$id == other).filter(\.$userB.$id == one) }
+        }.set(\.$closedAt, to: now).update()
+    }
+
+    /// Deletes the chats of these dogs, or of this member, with their messages; the photos'
+    /// storage keys, to remove once the deletion is committed.
+    static func deleteRows(ofPets pets: [Pet.ID] = [], ofUser user: User.ID? = nil, on db: any Database) async throws -> [String] {
+        var query = ChatRecord.query(on: db)
+        if let user {
+            query = query.group(.or) { $0.filter(\.$userA.$id == user).filter(\.$userB.$id == user) }
+        } else {
+            guard !pets.isEmpty else { return [] }
+            query = query.group(.or) { $0.filter(\.$petA.$id ~~ pets).filter(\.$petB.$id ~~ pets) }
+        }
+        let chats = try await query.all().map { try $0.requireID() }
+        guard !chats.isEmpty else { return [] }
+        let keys = try await ChatMessageRecord.query(on: db).filter(\.$chat.$id ~~ chats).filter(\.$photoKey != nil)
+            .all().compactMap(\.photoKey)
+        try await ChatMessageRecord.query(on: db).filter(\.$chat.$id ~~ chats).delete()
+        try await ChatRecord.query(on: db).filter(\.$id ~~ chats).delete()
+        return keys
+    }
+
+    // MARK: Reading
+
+    /// The member's chats, newest activity first.
+    func chats(_ user: UserRecord, limit: Int, cursor: String?, on db: any Database) async throws
+        -> (items: [ChatValue], next: ChatListCursor?) {
+        let me = try user.requireID()
+        let after = try cursor.map(ChatListCursor.init(text:))
+        var query = ChatRecord.query(on: db).group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
+        if let after {
+            query = query.group(.or) { group in
+                group.filter(\.$activity < after.activity)
+                group.group(.and) { $0.filter(\.$activity == after.activity).filter(\.$id < after.chat) }
+            }
+        }
+        let rows = try await query.sort(\.$activity, .descending).sort(\.$id, .descending).limit(limit + 1).all()
+        let values = try await values(Array(rows.prefix(limit)), viewer: me, on: db)
+        return (values, rows.count > limit ? values.last?.cursor : nil)
+    }
+
+    func chat(_ user: UserRecord, id: Chats.Chat.ID, on db: any Database) async throws -> ChatValue {
+        let (chat, me, _) = try await participant(user, chat: id, on: db)
+        guard let value = try await values([chat], viewer: me, on: db).first else { throw Problem.notFound }
+        return value
+    }
+
+    /// Messages newest first, `limit` at a time.
+    func messages(_ user: UserRecord, chat id: Chats.Chat.ID, limit: Int, cursor: String?, on db: any Database) async throws
+        -> (items: [ChatMessageValue], next: MessageCursor?) {
+        _ = try await participant(user, chat: id, on: db)
+        let before = try cursor.map(MessageCursor.init(text:))
+        var query = ChatMessageRecord.query(on: db).filter(\.$chat.$id == id)
+        if let before { query = query.filter(\.$position < before.before) }
+        let rows = try await query.sort(\.$position, .descending).limit(limit + 1).all()
+        let items = try rows.prefix(limit).map(ChatMessageValue.init)
+        return (items, rows.count > limit ? items.last.map { MessageCursor(before: $0.position) } : nil)
+    }
+
+    // MARK: Sending
+
+    /// Sends a text message. Sending again with the same `clientMessageID` (a retry after a
+    /// lost answer) returns the first message and adds nothing: `created` says which.
+    func send(_ user: UserRecord, chat id: Chats.Chat.ID, clientMessageID: UUID, text raw: String,
+              on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
+        let (chat, me, _) = try await participant(user, chat: id, on: db)
+        if let earlier = try await earlier(clientMessageID, from: me, in: id, on: db) { return (earlier, false) }
+        let text = try rules.text(raw)
+        try refuseIfClosed(chat)
+        try await sends.take(me.description, now: clock.now(), what: "messages")
+        return try await insert(into: chat, from: me, clientMessageID: clientMessageID, text: text, on: db)
+    }
+
+    /// Sends a photo, cleaned like a pet's (metadata removed, pixels bounded); idempotent like
+    /// `send`.
+    func sendPhoto(_ user: UserRecord, chat id: Chats.Chat.ID, clientMessageID: UUID, data: Data,
+                   on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
+        let (chat, me, _) = try await participant(user, chat: id, on: db)
+        if let earlier = try await earlier(clientMessageID, from: me, in: id, on: db) { return (earlier, false) }
+        try refuseIfClosed(chat)
+        try await sends.take(me.description, now: clock.now(), what: "messages")
+        let image = try await pets.sanitizedImage(data)
+        let messageID = Chats.Message.ID()
+        let key = "chats/\(id)/\(messageID).\(image.format.fileExtension)"
+        try await pets.media.put(image.data, key: key, contentType: image.format.mimeType)
+        do {
+            return try await insert(into: chat, from: me, clientMessageID: clientMessageID, id: messageID,
+                                    photo: (key, image.format.mimeType), on: db)
+        } catch {
+            // Nothing half-way: without its message, the stored photo goes too.
+            await pets.removeMedia([key])
+            throw error
+        }
+    }
+
+    /// The member's own message with this client id: in this chat, the message; in another,
+    /// a conflict (the id names a different message).
+    private func earlier(_ clientMessageID: UUID, from me: User.ID, in chat: Chats.Chat.ID,
+                         on db: any Database) async throws -> ChatMessageValue? {
+        guard let row = try await ChatMessageRecord.query(on: db).filter(\.$sender.$id == me)
+            .filter(\.$clientMessageID == clientMessageID).first() else { return nil }
+        guard row.$chat.id == chat else {
+            throw Problem(status: 409, code: .messageIDReused, title: "Message id already used",
+                          detail: "You already sent a message with this id in another chat. Choose a new id for each message.",
+                          errors: [.init(field: "id", message: "is already used by another of your messages")])
+        }
+        return try ChatMessageValue(row)
+    }
+
+    private func refuseIfClosed(_ chat: ChatRecord) throws {
+        guard chat.closedAt == nil else { throw Self.closed }
+    }
+
+    static let closed = Problem(status: 409, code: .chatClosed, title: "This chat is closed",
+                                detail: "The match ended, so no more messages can be sent here. The conversation stays for you to read.")
+
+    /// Numbers and stores a message in one transaction: the chat's count goes up by one under
+    /// the row's lock (PostgreSQL; SQLite writes one at a time), so two messages sent at once
+    /// get different positions, and the recipient's unread count goes up with it.
+    private func insert(into chat: ChatRecord, from me: User.ID, clientMessageID: UUID, id: Chats.Message.ID = .init(),
+                        text: String? = nil, photo: (key: String, contentType: String)? = nil,
+                        on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
+        let chatID = try chat.requireID()
+        guard let side = chat.side(of: me) else { throw Problem.notFound }
+        let now = clock.now()
+        let unread = "\(side.other.column)_unread"
+        do {
+            let message = try await db.transaction { tx -> ChatMessageRecord in
+                guard let row = try await tx.sql.raw("""
+                    UPDATE "chats" SET "last_position" = "last_position" + 1, "last_message_id" = \(bind: id),
+                        "activity" = \(bind: ChatListCursor.activity(at: now)), "\(unsafeRaw: unread)" = "\(unsafeRaw: unread)" + 1
+                    WHERE "id" = \(bind: chatID) AND "closed_at" IS NULL RETURNING "last_position"
+                    """).first() else { throw Self.closed }
+                let message = ChatMessageRecord()
+                message.id = id
+                message.$chat.id = chatID
+                message.position = try row.decode(column: "last_position", as: Int.self)
+                message.$sender.id = me
+                message.clientMessageID = clientMessageID
+                message.text = text
+                message.photoKey = photo?.key
+                message.photoContentType = photo?.contentType
+                message.createdAt = now
+                try await message.create(on: tx)
+                return message
+            }
+            return (try ChatMessageValue(message), true)
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            // The same message sent twice at once: the other attempt stored it first.
+            if let earlier = try await earlier(clientMessageID, from: me, in: chatID, on: db) { return (earlier, false) }
+            throw error
+        }
+    }
+
+    // MARK: Read receipts
+
+    /// Marks the chat read up to this message (a position never goes back); the other member
+    /// sees how far.
+    func markRead(_ user: UserRecord, chat id: Chats.Chat.ID, upTo messageID: Chats.Message.ID,
+                  on db: any Database) async throws {
+        let (chat, me, side) = try await participant(user, chat: id, on: db)
+        guard let message = try await ChatMessageRecord.query(on: db).filter(\.$id == messageID)
+            .filter(\.$chat.$id == id).first() else {
+            throw Problem.invalidField("messageId", "is not a message of this chat")
+        }
+        guard message.position > chat.readPosition(side) else { return }
+        let now = clock.now()
+        try await db.transaction { tx in
+            let unread = try await ChatMessageRecord.query(on: tx).filter(\.$chat.$id == id)
+                .filter(\.$sender.$id != me).filter(\.$position > message.position).count()
+            let column = side.column
+            try await tx.sql.raw("""
+                UPDATE "chats" SET "\(unsafeRaw: column)_read_position" = \(bind: message.position),
+                    "\(unsafeRaw: column)_read_at" = \(bind: now), "\(unsafeRaw: column)_unread" = \(bind: unread)
+                WHERE "id" = \(bind: id) AND "\(unsafeRaw: column)_read_position" < \(bind: message.position)
+                """).run()
+        }
+    }
+
+    // MARK: Export
+
+    /// The member's chats, newest activity first, each with all its messages, oldest first.
+    func export(_ user: UserRecord, on db: any Database) async throws -> [(chat: ChatValue, messages: [ChatMessageValue])] {
+        let me = try user.requireID()
+        let rows = try await ChatRecord.query(on: db).group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
+            .sort(\.$activity, .descending).all()
+        let chats = try await values(rows, viewer: me, on: db)
+        let messages = try await ChatMessageRecord.query(on: db).filter(\.$chat.$id ~~ chats.map(\.id))
+            .sort(\.$position).all().map(ChatMessageValue.init)
+        let byChat = Dictionary(grouping: messages, by: \.chat)
+        return chats.map { ($0, byChat[$0.id] ?? []) }
+    }
+
+    // MARK: Photos
+
+    /// A chat photo, for the chat's two members only.
+    func photo(key: String, chat id: Chats.Chat.ID, viewer: UserRecord, on db: any Database) async throws -> StoredMedia {
+        _ = try await participant(viewer, chat: id, on: db)
+        guard try await ChatMessageRecord.query(on: db).filter(\.$chat.$id == id).filter(\.$photoKey == key).first() != nil,
+              let stored = try await pets.media.get(key: key) else { throw Problem.notFound }
+        return stored
+    }
+
+    // MARK: Helpers
+
+    /// The chat, when `user` is one of its two members; the same 404 otherwise as for none.
+    private func participant(_ user: UserRecord, chat id: Chats.Chat.ID, on db: any Database) async throws
+        -> (chat: ChatRecord, me: User.ID, side: ChatRecord.Side) {
+        let me = try user.requireID()
+        guard let chat = try await ChatRecord.find(id, on: db), let side = chat.side(of: me) else { throw Problem.notFound }
+        return (chat, me, side)
+    }
+
+    /// The chats as `viewer` sees them; every dog and last message loaded at once.
+    private func values(_ rows: [ChatRecord], viewer: User.ID, on db: any Database) async throws -> [ChatValue] {
+        let dogs = try await pets.cards(ofPets: Array(Set(rows.flatMap { [$0.$petA.id, $0.$petB.id] })), on: db)
+        let lastIDs = rows.compactMap(\.lastMessageID)
+        let last = lastIDs.isEmpty ? [:] : Dictionary(
+            try await ChatMessageRecord.query(on: db).filter(\.$id ~~ lastIDs).all().map { ($0.$chat.id, try ChatMessageValue($0)) },
+            uniquingKeysWith: { first, _ in first })
+        return try rows.compactMap { row in
+            guard let side = row.side(of: viewer), let mine = dogs[row.pet(side)], let other = dogs[row.pet(side.other)] else {
+                return nil
+            }
+            let id = try row.requireID()
+            return ChatValue(id: id, match: row.matchID, myPet: mine, otherPet: other, lastMessage: last[id],
+                             unreadCount: row.unread(side), theirReadPosition: row.readPosition(side.other),
+                             theirReadAt: row.readAt(side.other), closed: row.closedAt != nil,
+                             activityAt: Date(timeIntervalSince1970: Double(row.activity) / 1_000_000),
+                             cursor: ChatListCursor(activity: row.activity, chat: id))
+        }
+    }
+}

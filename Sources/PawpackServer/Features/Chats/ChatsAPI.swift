@@ -1,0 +1,111 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+
+extension APIHandler {
+    var chats: ChatService { services.chats }
+
+    func listChats(_ input: Operations.ListChats.Input) async throws -> Operations.ListChats.Output {
+        let auth = try await authenticated()
+        let limit = input.query.limit ?? 20
+        guard (1...50).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 50") }
+        let page = try await chats.chats(auth.user, limit: limit, cursor: input.query.cursor, on: auth.request.db)
+        let me = try auth.user.requireID()
+        return .ok(.init(body: .json(.init(items: page.items.map { chatDTO($0, viewer: me) }, nextCursor: page.next?.text))))
+    }
+
+    func getChat(_ input: Operations.GetChat.Input) async throws -> Operations.GetChat.Output {
+        let auth = try await authenticated()
+        let chat = try await chats.chat(auth.user, id: try pathID(input.path.chatId), on: auth.request.db)
+        return .ok(.init(body: .json(chatDTO(chat, viewer: try auth.user.requireID()))))
+    }
+
+    func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output {
+        let auth = try await authenticated()
+        let limit = input.query.limit ?? 30
+        guard (1...100).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 100") }
+        let page = try await chats.messages(auth.user, chat: try pathID(input.path.chatId), limit: limit,
+                                            cursor: input.query.cursor, on: auth.request.db)
+        let me = try auth.user.requireID()
+        return .ok(.init(body: .json(.init(items: page.items.map { messageDTO($0, viewer: me) }, nextCursor: page.next?.text))))
+    }
+
+    func sendMessage(_ input: Operations.SendMessage.Input) async throws -> Operations.SendMessage.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        let chatID: Chats.Chat.ID = try pathID(input.path.chatId)
+        guard let clientID = UUID(text: body.id) else { throw Problem.invalidField("id", "must be a UUID") }
+        let sent = try await chats.send(auth.user, chat: chatID, clientMessageID: clientID, text: body.text, on: auth.request.db)
+        let message = messageDTO(sent.message, viewer: try auth.user.requireID())
+        return sent.created ? .created(.init(body: .json(message))) : .ok(.init(body: .json(message)))
+    }
+
+    func sendChatPhoto(_ input: Operations.SendChatPhoto.Input) async throws -> Operations.SendChatPhoto.Output {
+        let auth = try await authenticated()
+        let chatID: Chats.Chat.ID = try pathID(input.path.chatId)
+        guard case let .multipartForm(parts) = input.body else { throw Problem.unsupportedBody }
+        let limit = services.config.maximumUploadBytes
+        var photo: Data?
+        var clientID: UUID?
+        // As for a pet's photo: every part read to its end, the first problem thrown after.
+        var refusal: Problem?
+        do {
+            for try await part in parts {
+                switch part {
+                case let .photo(file):
+                    photo = try await Self.collect(file.payload.body, upTo: limit)
+                    if photo == nil { refusal = refusal ?? PetService.problem(for: .tooLarge(limit: limit), limit: limit) }
+                case let .id(field):
+                    let text = try await Self.collect(field.payload.body, upTo: 64).map { String(decoding: $0, as: UTF8.self) }
+                    clientID = text.flatMap { UUID(text: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                    if clientID == nil { refusal = refusal ?? Problem.invalidField("id", "must be a UUID") }
+                case let .undocumented(other):
+                    _ = try await Self.collect(other.body, upTo: 0)
+                }
+            }
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            throw Problem(status: 400, code: .invalidRequest, title: "Malformed upload",
+                          detail: "Send multipart/form-data with the message id in a part named `id` and the image in one named `photo`.",
+                          errors: [.init(field: "photo", message: "is required")])
+        }
+        if let refusal { throw refusal }
+        guard let clientID else { throw Problem.invalidField("id", "is required") }
+        guard let photo else { throw Problem.invalidField("photo", "is required") }
+        let sent = try await chats.sendPhoto(auth.user, chat: chatID, clientMessageID: clientID, data: photo, on: auth.request.db)
+        let message = messageDTO(sent.message, viewer: try auth.user.requireID())
+        return sent.created ? .created(.init(body: .json(message))) : .ok(.init(body: .json(message)))
+    }
+
+    func markChatRead(_ input: Operations.MarkChatRead.Input) async throws -> Operations.MarkChatRead.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        let chatID: Chats.Chat.ID = try pathID(input.path.chatId)
+        guard let messageID = Chats.Message.ID(string: body.messageId) else {
+            throw Problem.invalidField("messageId", "must be a message id")
+        }
+        try await chats.markRead(auth.user, chat: chatID, upTo: messageID, on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    // MARK: Mapping
+
+    func chatDTO(_ chat: ChatValue, viewer: User.ID) -> Components.Schemas.Chat {
+        .init(id: chat.id.description, matchId: chat.match.description, myPet: card(chat.myPet), otherPet: card(chat.otherPet),
+              otherOwnerDisplayName: chat.otherPet.ownerDisplayName,
+              lastMessage: chat.lastMessage.map { messageDTO($0, viewer: viewer) }, unreadCount: chat.unreadCount,
+              theirReadPosition: chat.theirReadPosition, theirReadAt: chat.theirReadAt, closed: chat.closed,
+              lastActivityAt: chat.activityAt)
+    }
+
+    func messageDTO(_ message: ChatMessageValue, viewer: User.ID) -> Components.Schemas.ChatMessage {
+        .init(id: message.id.description, chatId: message.chat.description,
+              clientMessageId: message.clientMessageID.text(uppercase: false), position: message.position,
+              fromMe: message.sender == viewer, text: message.text,
+              photo: message.photoKey.map { key in
+                  .init(url: services.config.publicBaseURL + WebPath.media(key), contentType: message.photoContentType ?? "")
+              },
+              createdAt: message.createdAt)
+    }
+}
