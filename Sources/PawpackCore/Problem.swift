@@ -35,6 +35,7 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case tooManyRequests = "too_many_requests"
     case chatClosed = "chat_closed"
     case messageIDReused = "message_id_reused"
+    case upgradeRequired = "upgrade_required"
 }
 
 /// One field that failed validation, named as the client sent it.

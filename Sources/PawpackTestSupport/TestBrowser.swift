@@ -69,6 +69,11 @@ package final class TestBrowser {
     /// Sets a cookie as another site or a script on a sibling domain could.
     package func setCookie(_ name: String, _ value: String) { cookies[name] = value }
 
+    /// The `Cookie` header this browser sends, for requests made another way (a WebSocket).
+    package var cookieHeader: String? {
+        cookies.isEmpty ? nil : cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+    }
+
     private func send(_ method: HTTPMethod, _ path: String, form: [String: String]?,
                       headers: [(String, String)] = []) async throws -> Page {
         var request = HTTPClientRequest(url: server.baseURL + path)

@@ -51,6 +51,8 @@ import Testing
         "email_tokens.user_id": "links in flight: single-use secrets that expire within hours",
         "deck_index.pet_id": "derived from the pets and the owner's location, both exported",
         "deck_index.owner_id": "derived from the pets and the owner's location, both exported",
+        "realtime_events.user_id": "copies, for apps catching up, of changes the export holds (messages, requests, matches), kept 7 days",
+        "realtime_counters.user_id": "the number of the member's last realtime event",
     ]
 
     @Test func theExportCoversEveryTableThatRefersToAMemberOrTheirPets() async throws {

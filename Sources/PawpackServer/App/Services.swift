@@ -51,6 +51,8 @@ package final class PawpackServices: Sendable {
     let pets: PetService
     let playdates: PlaydateService
     let chats: ChatService
+    /// Durable events and the sockets of this process.
+    let realtime: RealtimeEvents
     let hasher: PasswordHasher
     /// The reads nearly every request makes; on an SQLite file, through connections of their own.
     let hotReads = HotReads()
@@ -69,8 +71,9 @@ package final class PawpackServices: Sendable {
         self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media,
                                locationOffsets: dependencies.locationOffsets, reads: hotReads,
                                deckIndex: DeckIndex(rowsInMemory: rowsInMemory), imageWork: threadPool, logger: logger)
-        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, source: deckSource, logger: logger)
-        self.chats = ChatService(pets: pets, clock: dependencies.clock)
+        self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: dependencies.clock)
+        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, realtime: realtime, source: deckSource, logger: logger)
+        self.chats = ChatService(pets: pets, clock: dependencies.clock, realtime: realtime)
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
                                        hasher: hasher, pets: pets, reads: hotReads, logger: logger)
     }

@@ -34,13 +34,16 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
         try await tuneSQLiteConnections(app)
     }
     // In order: a feature's migrations may refer to tables of the ones before it.
-    for migration in AccountMigrations.all + PetMigrations.all + PlaydateMigrations.all + ChatMigrations.all {
+    for migration in AccountMigrations.all + PetMigrations.all + PlaydateMigrations.all + ChatMigrations.all
+                        + RealtimeMigrations.all {
         app.migrations.add(migration)
     }
 
     let services = PawpackServices(config: config, dependencies: dependencies, deckSource: deckSource,
                                    threadPool: app.threadPool, logger: app.logger)
     app.pawpack = services
+    // Events are written as the API writes its answers.
+    services.realtime.use(APIHandler(services: services))
     app.lifecycle.use(PawpackServicesLifecycle(services: services))
     if let file = try await sqliteFilePath(app) {
         services.hotReads.useOwnConnections(toSQLiteFile: file)
@@ -71,6 +74,7 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
         Response(status: .ok, headers: ["Content-Type": "application/yaml"], body: .init(data: contract))
     }
     MediaRoutes(services: services).register(on: app)
+    RealtimeRoutes(services: services).register(on: app)
     try WebRoutes(services: services).register(on: app)
 }
 
@@ -128,7 +132,13 @@ private func sqliteFilePath(_ app: Application) async throws -> String? {
 private struct PawpackServicesLifecycle: LifecycleHandler {
     let services: PawpackServices
 
+    func didBootAsync(_ application: Application) async throws {
+        services.realtime.startForgetting(retention: services.config.eventRetention, on: application.db, logger: application.logger)
+    }
+
     func shutdownAsync(_ application: Application) async {
+        services.realtime.stopForgetting()
+        await services.realtime.hub.closeAll()
         try? await services.hasher.shutdown()
         services.hotReads.close()
         services.databaseKeeper.withLockedValue { $0?.stop() }

@@ -52,6 +52,14 @@ package struct Config: Sendable {
     package var deckReadsPerMinute = 60
     /// Chat messages sent per member per minute.
     package var messagesPerMinute = 60
+    /// Realtime sockets open at once per member (PAWPACK_SOCKETS_PER_MEMBER).
+    package var socketsPerMember = 10
+    /// Events sent to a socket and not yet written out before it counts as too slow.
+    package var socketSendQueueLimit = 256
+    /// Seconds between the server's pings on a socket; one unanswered by the next closes it.
+    package var realtimePingSeconds = 30
+    /// How long events are kept for apps that reconnect (PAWPACK_EVENT_RETENTION_DAYS).
+    package var eventRetention: TimeInterval = 7 * 86_400
     package var logFormat: LogFormat = .text
     package var logLevel = "info"
     package var accountRules = AccountRules()
@@ -148,6 +156,10 @@ package struct Config: Sendable {
             ?? config.deckReadsPerMinute
         config.messagesPerMinute = try reader.int("PAWPACK_MESSAGES_PER_MINUTE", in: 1...1_000_000)
             ?? config.messagesPerMinute
+        config.socketsPerMember = try reader.int("PAWPACK_SOCKETS_PER_MEMBER", in: 1...1_000) ?? config.socketsPerMember
+        config.socketSendQueueLimit = try reader.int("PAWPACK_SOCKET_QUEUE_LIMIT", in: 1...1_000_000) ?? config.socketSendQueueLimit
+        config.realtimePingSeconds = try reader.int("PAWPACK_REALTIME_PING_SECONDS", in: 1...3_600) ?? config.realtimePingSeconds
+        if let days = try reader.int("PAWPACK_EVENT_RETENTION_DAYS", in: 1...365) { config.eventRetention = Double(days) * 86_400 }
         if let megabytes = try reader.int("PAWPACK_MAX_UPLOAD_MB", in: 1...100) {
             config.maximumUploadBytes = megabytes * 1_048_576
         }

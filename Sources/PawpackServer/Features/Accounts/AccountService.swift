@@ -519,6 +519,7 @@ final class AccountService: Sendable {
         let ownedPets = try await PetRecord.query(on: db).filter(\.$owner.$id == id).all().map { try $0.requireID() }
         let mediaKeys = try await db.transaction { tx in
             let keys = try await self.pets.deleteRows(of: ownedPets, on: tx) + ChatService.deleteRows(ofUser: id, on: tx)
+            try await RealtimeEvents.deleteRows(of: id, on: tx)
             try await GuardianRecord.query(on: tx).filter(\.$user.$id == id).delete()
             try await BlockRecord.query(on: tx).group(.or) { $0.filter(\.$blocker.$id == id).filter(\.$blocked.$id == id) }.delete()
             try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == id).delete()

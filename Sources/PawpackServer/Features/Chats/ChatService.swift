@@ -53,27 +53,30 @@ struct ChatValue: Sendable {
 final class ChatService: Sendable {
     let pets: PetService
     let clock: any AppClock
+    let realtime: RealtimeEvents
     private let rules = ChatRules()
     /// Messages per member and minute.
     private let sends: RateLimiter
 
-    init(pets: PetService, clock: any AppClock) {
+    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents) {
         self.pets = pets
         self.clock = clock
+        self.realtime = realtime
         sends = RateLimiter(limit: pets.config.messagesPerMinute, window: 60)
     }
 
     // MARK: Opening and closing (called by Playdates, in its transactions)
 
-    /// Opens the chat of a match, or opens again the one the same two dogs had before.
-    static func open(for match: MatchRecord, now: Date, on db: any Database) async throws {
+    /// Opens the chat of a match, or opens again the one the same two dogs had before; its id.
+    @discardableResult
+    static func open(for match: MatchRecord, now: Date, on db: any Database) async throws -> Chats.Chat.ID {
         let matchID = try match.requireID()
         if let chat = try await ChatRecord.query(on: db).filter(\.$petA.$id == match.$petA.id)
             .filter(\.$petB.$id == match.$petB.id).first() {
             chat.matchID = matchID
             chat.closedAt = nil
             try await chat.save(on: db)
-            return
+            return try chat.requireID()
         }
         let chat = ChatRecord()
         chat.matchID = matchID
@@ -89,20 +92,29 @@ final class ChatService: Sendable {
         chat.aUnread = 0
         chat.bUnread = 0
         try await chat.create(on: db)
+        return try chat.requireID()
     }
 
-    /// Closes the chat of these two dogs (an unmatch).
-    static func close(pets petA: Pet.ID, _ petB: Pet.ID, now: Date, on db: any Database) async throws {
-        try await ChatRecord.query(on: db).filter(\.$petA.$id == petA).filter(\.$petB.$id == petB)
-            .filter(\.$closedAt == nil).set(\.$closedAt, to: now).update()
+    /// Closes the chat of these two dogs (an unmatch); its id, when it was open.
+    static func close(pets petA: Pet.ID, _ petB: Pet.ID, now: Date, on db: any Database) async throws -> Chats.Chat.ID? {
+        guard let chat = try await ChatRecord.query(on: db).filter(\.$petA.$id == petA).filter(\.$petB.$id == petB)
+            .filter(\.$closedAt == nil).first() else { return nil }
+        chat.closedAt = now
+        try await chat.save(on: db)
+        return try chat.requireID()
     }
 
-    /// Closes every chat between two members (a block).
-    static func closeAll(between one: User.ID, _ other: User.ID, now: Date, on db: any Database) async throws {
-        try await ChatRecord.query(on: db).filter(\.$closedAt == nil).group(.or) { group in
+    /// Closes every chat between two members (a block); the ids of those that were open.
+    static func closeAll(between one: User.ID, _ other: User.ID, now: Date, on db: any Database) async throws -> [Chats.Chat.ID] {
+        let open = try await ChatRecord.query(on: db).filter(\.$closedAt == nil).group(.or) { group in
             group.group(.and) { $0.filter(\.$userA.$id == one).filter(\.$userB.$id == other) }
             group.group(.and) { $0.filter(\.$userA.$id == other).filter(\.$userB.$id == one) }
-        }.set(\.$closedAt, to: now).update()
+        }.all()
+        for chat in open {
+            chat.closedAt = now
+            try await chat.save(on: db)
+        }
+        return try open.map { try $0.requireID() }
     }
 
     /// Deletes the chats of these dogs, or of this member, with their messages; the photos'
@@ -229,7 +241,7 @@ final class ChatService: Sendable {
         let now = clock.now()
         let unread = "\(side.other.column)_unread"
         do {
-            let message = try await db.transaction { tx -> ChatMessageRecord in
+            let (message, events) = try await db.transaction { tx -> (ChatMessageRecord, [StoredRealtimeEvent]) in
                 guard let row = try await tx.sql.raw("""
                     UPDATE "chats" SET "last_position" = "last_position" + 1, "last_message_id" = \(bind: id),
                         "activity" = \(bind: ChatListCursor.activity(at: now)), "\(unsafeRaw: unread)" = "\(unsafeRaw: unread)" + 1
@@ -246,8 +258,12 @@ final class ChatService: Sendable {
                 message.photoContentType = photo?.contentType
                 message.createdAt = now
                 try await message.create(on: tx)
-                return message
+                // Both members' apps hear of it: the sender's other devices too.
+                let events = try await self.realtime.record(.message(try ChatMessageValue(message)),
+                                                            for: [chat.$userA.id, chat.$userB.id], on: tx)
+                return (message, events)
             }
+            await realtime.deliver(events)
             return (try ChatMessageValue(message), true)
         } catch let problem as Problem {
             throw problem
@@ -271,7 +287,7 @@ final class ChatService: Sendable {
         }
         guard message.position > chat.readPosition(side) else { return }
         let now = clock.now()
-        try await db.transaction { tx in
+        let events = try await db.transaction { tx in
             let unread = try await ChatMessageRecord.query(on: tx).filter(\.$chat.$id == id)
                 .filter(\.$sender.$id != me).filter(\.$position > message.position).count()
             let column = side.column
@@ -280,7 +296,10 @@ final class ChatService: Sendable {
                     "\(unsafeRaw: column)_read_at" = \(bind: now), "\(unsafeRaw: column)_unread" = \(bind: unread)
                 WHERE "id" = \(bind: id) AND "\(unsafeRaw: column)_read_position" < \(bind: message.position)
                 """).run()
+            return try await self.realtime.record(.read(chat: id, reader: me, position: message.position, at: now),
+                                                  for: [chat.$userA.id, chat.$userB.id], on: tx)
         }
+        await realtime.deliver(events)
     }
 
     // MARK: Export

@@ -14,6 +14,8 @@ struct SwipeOutcome: Sendable {
     var decision: SwipeRecord.Decision
     var request: MatchRequestValue?
     var match: MatchValue?
+    /// What the other owner (and, for a match, both) hear once the swipe is committed.
+    var events: [StoredRealtimeEvent] = []
 }
 
 struct MatchRequestValue: Sendable {
@@ -94,6 +96,7 @@ struct PlaydatesExport: Sendable {
 final class PlaydateService: Sendable {
     let pets: PetService
     let clock: any AppClock
+    let realtime: RealtimeEvents
     let matchmaker = Matchmaker()
     let source: DeckSource
     private let logger: Logger
@@ -101,7 +104,8 @@ final class PlaydateService: Sendable {
     /// Deck pages per member: each measures distances from where the member is.
     private let deckReads: RateLimiter
 
-    init(pets: PetService, clock: any AppClock, source: DeckSource = .index, logger: Logger) {
+    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, source: DeckSource = .index, logger: Logger) {
+        self.realtime = realtime
         self.deckReads = RateLimiter(limit: pets.config.deckReadsPerMinute, window: 60)
         self.pets = pets
         self.clock = clock
@@ -287,7 +291,8 @@ final class PlaydateService: Sendable {
             throw Problem(status: 404, code: .notFound, title: "No such member", detail: "No other member has that username.",
                           errors: [.init(field: "username", message: "is not another member")])
         }
-        try await db.transaction { tx in
+        let events = try await db.transaction { tx -> [StoredRealtimeEvent] in
+            var events: [StoredRealtimeEvent] = []
             if try await BlockRecord.query(on: tx).filter(\.$blocker.$id == me).filter(\.$blocked.$id == them).first() == nil {
                 let block = BlockRecord()
                 block.$blocker.id = me
@@ -296,7 +301,9 @@ final class PlaydateService: Sendable {
                 try await block.create(on: tx)
             }
             // Blocking ends everything between the two, both ways; their chats stay, closed.
-            try await ChatService.closeAll(between: me, them, now: self.clock.now(), on: tx)
+            for chat in try await ChatService.closeAll(between: me, them, now: self.clock.now(), on: tx) {
+                events += try await self.realtime.record(.chatClosed(chat), for: [me, them], on: tx)
+            }
             try await MatchRecord.query(on: tx).group(.or) { group in
                 group.group(.and) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == them) }
                 group.group(.and) { $0.filter(\.$userA.$id == them).filter(\.$userB.$id == me) }
@@ -305,7 +312,9 @@ final class PlaydateService: Sendable {
                 group.group(.and) { $0.filter(\.$fromUser.$id == me).filter(\.$toUser.$id == them) }
                 group.group(.and) { $0.filter(\.$fromUser.$id == them).filter(\.$toUser.$id == me) }
             }.set(\.$status, to: .cancelled).update()
+            return events
         }
+        await realtime.deliver(events)
     }
 
     /// The members `user` blocked, newest first.
@@ -344,11 +353,13 @@ final class PlaydateService: Sendable {
                           detail: "You passed on \(target.name). Find them in your pass pile to like them after all.")
         }
         let swipe = SwipeRecord(petID: petID, targetID: targetID, decision: decision, now: clock.now())
-        return try await db.transaction { tx in
+        let outcome = try await db.transaction { tx in
             try await swipe.create(on: tx)
             guard decision == .like else { return SwipeOutcome(decision: .pass) }
             return try await self.like(from: pet, to: target, on: tx)
         }
+        await realtime.deliver(outcome.events)
+        return outcome
     }
 
     /// A like: a match when the other dog already liked this one, a request otherwise.
@@ -360,8 +371,9 @@ final class PlaydateService: Sendable {
         if liked {
             try await MatchRequestRecord.query(on: db).filter(\.$fromPet.$id == targetID).filter(\.$toPet.$id == petID)
                 .filter(\.$status == .pending).set(\.$status, to: .accepted).set(\.$answeredAt, to: now).update()
-            let match = try await createMatch(pet, target, on: db)
-            return SwipeOutcome(decision: .like, match: try await matchValue(match, viewer: pet.$owner.id, on: db))
+            let (match, chat) = try await createMatch(pet, target, on: db)
+            let value = try await matchValue(match, viewer: pet.$owner.id, on: db)
+            return SwipeOutcome(decision: .like, match: value, events: try await matchEvents(value, chat: chat, on: db))
         }
         let request = MatchRequestRecord()
         request.$fromPet.id = petID
@@ -371,15 +383,26 @@ final class PlaydateService: Sendable {
         request.status = .pending
         request.createdAt = now
         try await request.create(on: db)
-        return SwipeOutcome(decision: .like, request: try await requestValue(request, on: db))
+        let value = try await requestValue(request, on: db)
+        return SwipeOutcome(decision: .like, request: value,
+                            events: try await realtime.record(.matchRequest(value), for: [target.$owner.id], on: db))
     }
 
-    private func createMatch(_ one: PetRecord, _ other: PetRecord, on db: any Database) async throws -> MatchRecord {
+    /// A new match, for each owner from their side.
+    private func matchEvents(_ match: MatchValue, chat: Chats.Chat.ID?, on db: any Database) async throws -> [StoredRealtimeEvent] {
+        let theirs = MatchValue(id: match.id, myPet: match.otherPet, otherPet: match.myPet, createdAt: match.createdAt)
+        return try await realtime.record(.match(match, chat: chat), for: [match.myPet.ownerID], on: db)
+            + realtime.record(.match(theirs, chat: chat), for: [match.otherPet.ownerID], on: db)
+    }
+
+    /// The match of two dogs, new or already there, and the chat it opened (nil when it was).
+    private func createMatch(_ one: PetRecord, _ other: PetRecord, on db: any Database) async throws
+        -> (match: MatchRecord, chat: Chats.Chat.ID?) {
         let oneID = try one.requireID()
         let (petA, petB) = Self.pair(oneID, try other.requireID())
         let (a, b) = petA == oneID ? (one, other) : (other, one)
         if let existing = try await MatchRecord.query(on: db).filter(\.$petA.$id == petA).filter(\.$petB.$id == petB).first() {
-            return existing
+            return (existing, nil)
         }
         let match = MatchRecord()
         match.$petA.id = petA
@@ -388,8 +411,7 @@ final class PlaydateService: Sendable {
         match.$userB.id = b.$owner.id
         match.createdAt = clock.now()
         try await match.create(on: db)
-        try await ChatService.open(for: match, now: match.createdAt, on: db)
-        return match
+        return (match, try await ChatService.open(for: match, now: match.createdAt, on: db))
     }
 
     /// Two dogs in the order a match row keeps them: `pet_a_id` first by its text in capitals,
@@ -462,12 +484,14 @@ final class PlaydateService: Sendable {
             .filter(\.$decision == .pass).first() else {
             throw Problem(status: 404, code: .notFound, title: "Not in the pass pile", detail: "\(target.name) is not in your pass pile.")
         }
-        return try await db.transaction { tx in
+        let outcome = try await db.transaction { tx in
             pass.decision = .like
             pass.createdAt = self.clock.now()
             try await pass.save(on: tx)
             return try await self.like(from: pet, to: target, on: tx)
         }
+        await realtime.deliver(outcome.events)
+        return outcome
     }
 
     // MARK: Requests and matches
@@ -506,7 +530,7 @@ final class PlaydateService: Sendable {
     func accept(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws -> MatchValue {
         let row = try await pendingRequest(id, of: user, asRecipient: true, on: db)
         let from = try await pets.pet(row.$fromPet.id, on: db), to = try await pets.pet(row.$toPet.id, on: db)
-        let match = try await db.transaction { tx in
+        let (match, events) = try await db.transaction { tx -> (MatchValue, [StoredRealtimeEvent]) in
             row.status = .accepted
             row.answeredAt = self.clock.now()
             try await row.save(on: tx)
@@ -521,9 +545,12 @@ final class PlaydateService: Sendable {
             } else {
                 try await SwipeRecord(petID: toID, targetID: fromID, decision: .like, now: self.clock.now()).create(on: tx)
             }
-            return try await self.createMatch(from, to, on: tx)
+            let (match, chat) = try await self.createMatch(from, to, on: tx)
+            let value = try await self.matchValue(match, viewer: user.requireID(), on: tx)
+            return (value, try await self.matchEvents(value, chat: chat, on: tx))
         }
-        return try await matchValue(match, viewer: user.requireID(), on: db)
+        await realtime.deliver(events)
+        return match
     }
 
     func reject(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws {
@@ -650,10 +677,14 @@ final class PlaydateService: Sendable {
             .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first() else {
             throw Problem.notFound
         }
-        try await db.transaction { tx in
+        let events = try await db.transaction { tx in
             // The chat stays, closed, with its history.
-            try await ChatService.close(pets: row.$petA.id, row.$petB.id, now: self.clock.now(), on: tx)
             try await row.delete(on: tx)
+            guard let chat = try await ChatService.close(pets: row.$petA.id, row.$petB.id, now: self.clock.now(), on: tx) else {
+                return [StoredRealtimeEvent]()
+            }
+            return try await self.realtime.record(.chatClosed(chat), for: [row.$userA.id, row.$userB.id], on: tx)
         }
+        await realtime.deliver(events)
     }
 }

@@ -74,6 +74,8 @@ enum WebPath {
     static let mediaRoute = media("pets/\(Param.pet)/\(Param.file)")
     /// The route that serves chat photos, to the chat's two members.
     static let chatMediaRoute = media("chats/\(Param.chat)/\(Param.file)")
+    /// The WebSocket of realtime events, for apps and the web app alike.
+    static let realtime = "/v1/realtime"
 
     // MARK: Playdates
 

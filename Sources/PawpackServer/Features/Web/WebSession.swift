@@ -62,7 +62,7 @@ extension Request {
     /// Whether a form came from one of this server's pages: browsers name the page's origin in
     /// `Origin` on every form they send; it must be the public address or the one asked for.
     /// A request without it (no browser, or an old one) rests on the token alone.
-    private var originIsOurs: Bool {
+    var originIsOurs: Bool {
         guard let origin = headers.first(name: .origin) else { return true }
         func authority(_ text: String) -> String? {
             guard let url = URL(string: text), let host = url.host?.lowercased() else { return nil }

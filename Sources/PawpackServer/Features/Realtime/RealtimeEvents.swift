@@ -1,0 +1,157 @@
+import Fluent
+import Logging
+import Foundation
+import NIOConcurrencyHelpers
+import PawpackCore
+import SQLKit
+
+/// What happened, for whom: the services say it in their own values; `RealtimePayloads` writes
+/// it as the contract's JSON for each recipient. `docs/REALTIME.md` documents each kind.
+enum RealtimeEventValue: Sendable {
+    case message(ChatMessageValue)
+    case read(chat: Chats.Chat.ID, reader: User.ID, position: Int, at: Date)
+    /// A request the recipient's dog received.
+    case matchRequest(MatchRequestValue)
+    /// A match, seen from the side of the member whose dog is `myPet`.
+    case match(MatchValue, chat: Chats.Chat.ID?)
+    case chatClosed(Chats.Chat.ID)
+
+    var kind: String {
+        switch self {
+        case .message: "message"
+        case .read: "read"
+        case .matchRequest: "match_request"
+        case .match: "match"
+        case .chatClosed: "chat_closed"
+        }
+    }
+}
+
+/// Writes an event's `data` for one recipient (the contract's types, as the API answers them).
+protocol RealtimePayloadWriter: Sendable {
+    func payload(of event: RealtimeEventValue, for recipient: User.ID) throws -> String
+}
+
+/// One stored event, as a socket sends it.
+struct StoredRealtimeEvent: Sendable, Equatable {
+    var user: User.ID
+    var seq: Int64
+    var kind: String
+    var payload: String
+    var createdAt: Date
+
+    /// `{"id":12,"type":"message","at":"…","data":{…}}`: the payload is JSON already.
+    var wireText: String {
+        "{\"id\":\(seq),\"type\":\"\(kind)\",\"at\":\"\(Self.timestamp(createdAt))\",\"data\":\(payload)}"
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle())
+    }
+}
+
+/// The durable side of realtime: an event is a row per recipient, written in the transaction of
+/// what caused it, so a crash between commit and delivery loses nothing (the app catches up on
+/// reconnect); `deliver` then hands the committed events to the hub.
+final class RealtimeEvents: Sendable {
+    let hub: RealtimeHub
+    let clock: any AppClock
+    private let writer = NIOLockedValueBox<(any RealtimePayloadWriter)?>(nil)
+    private let forgetting = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+    init(hub: RealtimeHub, clock: any AppClock) {
+        self.hub = hub
+        self.clock = clock
+    }
+
+    /// Set once at start-up: the writer is the API's mapping, built after the services.
+    func use(_ payloadWriter: any RealtimePayloadWriter) {
+        writer.withLockedValue { $0 = payloadWriter }
+    }
+
+    /// Stores the event for each recipient, numbered after their last one; call inside the
+    /// transaction of its cause, and `deliver` what it returns once that has committed.
+    func record(_ event: RealtimeEventValue, for recipients: [User.ID], on db: any Database) async throws -> [StoredRealtimeEvent] {
+        guard let writer = writer.withLockedValue({ $0 }) else { return [] }
+        let now = clock.now()
+        var stored: [StoredRealtimeEvent] = []
+        for recipient in Set(recipients).sorted(by: { $0.description < $1.description }) {
+            // One statement reads and raises the member's count, under the row's lock on
+            // PostgreSQL, so two events for one member never get the same number.
+            guard let row = try await db.sql.raw("""
+                INSERT INTO "realtime_counters" ("user_id", "last_seq") VALUES (\(bind: recipient), 1)
+                ON CONFLICT ("user_id") DO UPDATE SET "last_seq" = "realtime_counters"."last_seq" + 1
+                RETURNING "last_seq"
+                """).first() else { continue }
+            let event = StoredRealtimeEvent(user: recipient, seq: try row.decode(column: "last_seq", as: Int64.self),
+                                            kind: event.kind, payload: try writer.payload(of: event, for: recipient),
+                                            createdAt: now)
+            let record = RealtimeEventRecord()
+            record.$user.id = recipient
+            record.seq = event.seq
+            record.kind = event.kind
+            record.payload = event.payload
+            record.createdAt = now
+            try await record.create(on: db)
+            stored.append(event)
+        }
+        return stored
+    }
+
+    /// Hands committed events to the sockets that want them.
+    func deliver(_ events: [StoredRealtimeEvent]) async {
+        guard !events.isEmpty else { return }
+        await hub.deliver(events)
+    }
+
+    /// A member's events after `seq`, oldest first, at most `limit`.
+    static func events(of user: User.ID, after seq: Int64, limit: Int, on db: any Database) async throws -> [StoredRealtimeEvent] {
+        try await RealtimeEventRecord.query(on: db).filter(\.$user.$id == user).filter(\.$seq > seq)
+            .sort(\.$seq).limit(limit).all()
+            .map { StoredRealtimeEvent(user: $0.$user.id, seq: $0.seq, kind: $0.kind, payload: $0.payload, createdAt: $0.createdAt) }
+    }
+
+    /// The member's last event number, 0 before the first.
+    static func lastSeq(of user: User.ID, on db: any Database) async throws -> Int64 {
+        guard let row = try await db.sql.raw("""
+            SELECT "last_seq" FROM "realtime_counters" WHERE "user_id" = \(bind: user)
+            """).first() else { return 0 }
+        return try row.decode(column: "last_seq", as: Int64.self)
+    }
+
+    /// The oldest event still kept for the member, nil when none is.
+    static func oldestSeq(of user: User.ID, on db: any Database) async throws -> Int64? {
+        try await RealtimeEventRecord.query(on: db).filter(\.$user.$id == user).sort(\.$seq).first()?.seq
+    }
+
+    /// Forgets old events now and every hour, until `stopForgetting`. Each instance may do it:
+    /// deleting what is already gone changes nothing.
+    func startForgetting(retention: TimeInterval, on db: any Database, logger: Logger) {
+        let task = Task {
+            while !Task.isCancelled {
+                do {
+                    try await self.forgetOld(retention: retention, on: db)
+                } catch {
+                    logger.error("could not forget old realtime events", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: .seconds(3_600))
+            }
+        }
+        forgetting.withLockedValue { $0?.cancel(); $0 = task }
+    }
+
+    func stopForgetting() {
+        forgetting.withLockedValue { $0?.cancel(); $0 = nil }
+    }
+
+    /// Forgets events older than the retention period.
+    func forgetOld(retention: TimeInterval, on db: any Database) async throws {
+        try await RealtimeEventRecord.query(on: db).filter(\.$createdAt < clock.now().addingTimeInterval(-retention)).delete()
+    }
+
+    /// Everything kept for a member, for the deletion of their account.
+    static func deleteRows(of user: User.ID, on db: any Database) async throws {
+        try await RealtimeEventRecord.query(on: db).filter(\.$user.$id == user).delete()
+        try await db.sql.raw(#"DELETE FROM "realtime_counters" WHERE "user_id" = \#(bind: user)"#).run()
+    }
+}

@@ -1,0 +1,222 @@
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOWebSocket
+import PawpackCore
+import Vapor
+
+/// The sockets of this process, by member: committed events go to their recipient's sockets.
+/// Each connection puts its own events in order (`RealtimeConnection`).
+actor RealtimeHub {
+    private var connections: [User.ID: [ObjectIdentifier: RealtimeConnection]] = [:]
+    let socketsPerMember: Int
+
+    init(socketsPerMember: Int) {
+        self.socketsPerMember = socketsPerMember
+    }
+
+    /// Adds the connection, unless its member has as many as allowed.
+    func register(_ connection: RealtimeConnection) -> Bool {
+        var mine = connections[connection.user] ?? [:]
+        guard mine.count < socketsPerMember else { return false }
+        mine[ObjectIdentifier(connection)] = connection
+        connections[connection.user] = mine
+        return true
+    }
+
+    func unregister(_ connection: RealtimeConnection) {
+        connections[connection.user]?[ObjectIdentifier(connection)] = nil
+        if connections[connection.user]?.isEmpty == true { connections[connection.user] = nil }
+    }
+
+    func count(of user: User.ID) -> Int { connections[user]?.count ?? 0 }
+
+    /// Closes every socket cleanly (1001, going away) as the server stops: apps reconnect to
+    /// another instance, or to this one when it is back, with the last id they saw.
+    func closeAll() async {
+        let all = connections.values.flatMap(\.values)
+        connections = [:]
+        for connection in all {
+            connection.closed()
+            try? await connection.socket.close(code: .goingAway)
+        }
+    }
+
+    func connections(of user: User.ID) -> [RealtimeConnection] { Array(connections[user]?.values ?? [:].values) }
+
+    func deliver(_ events: [StoredRealtimeEvent]) {
+        for (user, theirs) in Dictionary(grouping: events, by: \.user) {
+            for connection in connections[user]?.values ?? [:].values {
+                connection.offer(theirs)
+            }
+        }
+    }
+
+    /// Whether one of the member's sockets acknowledged the event (`{"type":"ack","id":…}`).
+    func acknowledged(_ user: User.ID, seq: Int64) -> Bool {
+        connections[user]?.values.contains { $0.acknowledged >= seq } ?? false
+    }
+}
+
+/// One member's socket. Events are sent in their order without gaps or repeats: live ones as
+/// they come, and when one is missing (events of one member committed by two instances, or the
+/// catch-up after a reconnect) the missing ones are read from the database first. A socket
+/// that does not read what it is sent is closed: its app catches up when it reconnects.
+final class RealtimeConnection: Sendable {
+    /// Close codes a client sees (RFC 6455 leaves 4000–4999 to applications).
+    enum CloseCode {
+        /// The client read too slowly; reconnect with the last id seen.
+        static let tooSlow = WebSocketErrorCode.unknown(4001)
+        /// The access token or web session ended; sign in again, then reconnect.
+        static let sessionEnded = WebSocketErrorCode.unknown(4003)
+        /// The member has as many sockets open as allowed.
+        static let tooManySockets = WebSocketErrorCode.unknown(4008)
+    }
+
+    private struct State {
+        var lastSent: Int64
+        var pending: [Int64: StoredRealtimeEvent] = [:]
+        var draining = false
+        /// Read the database before sending anything more (a gap, or the first catch-up).
+        var fillNeeded = false
+        var acknowledged: Int64 = 0
+        var closed = false
+        var filledOnce = false
+    }
+
+    let user: User.ID
+    let socket: WebSocket
+    private let database: any Database
+    private let sendQueueLimit: Int
+    private let state: NIOLockedValueBox<State>
+
+    init(user: User.ID, socket: WebSocket, after lastSeen: Int64, database: any Database, sendQueueLimit: Int) {
+        self.user = user
+        self.socket = socket
+        self.database = database
+        self.sendQueueLimit = sendQueueLimit
+        state = NIOLockedValueBox(State(lastSent: lastSeen, fillNeeded: true))
+    }
+
+    var acknowledged: Int64 { state.withLockedValue { $0.acknowledged } }
+
+    /// Sends what happened after the id the app gave, then live events.
+    func start() {
+        drainIfIdle()
+    }
+
+    /// Committed events for this member; sent in order once every earlier one is.
+    func offer(_ events: [StoredRealtimeEvent]) {
+        let tooSlow = state.withLockedValue { state -> Bool in
+            for event in events where event.seq > state.lastSent { state.pending[event.seq] = event }
+            return state.pending.count > sendQueueLimit
+        }
+        if tooSlow { close(CloseCode.tooSlow) } else { drainIfIdle() }
+    }
+
+    private func close(_ code: WebSocketErrorCode) {
+        state.withLockedValue { $0.closed = true; $0.pending = [:] }
+        socket.eventLoop.execute { _ = self.socket.close(code: code) }
+    }
+
+    /// What the app sends: acknowledgements of events it received.
+    func received(_ text: String) {
+        guard text.utf8.count <= 200, let data = text.data(using: .utf8),
+              let message = try? JSONDecoder().decode(ClientMessage.self, from: data), message.type == "ack",
+              let id = message.id else { return }
+        state.withLockedValue { $0.acknowledged = max($0.acknowledged, min(id, $0.lastSent)) }
+    }
+
+    private struct ClientMessage: Decodable {
+        var type: String
+        var id: Int64?
+    }
+
+    func closed() {
+        state.withLockedValue { $0.closed = true }
+    }
+
+    /// The text to send before anything else when the app's last id is older than what is
+    /// kept, or newer than any event: it must read its state again (`resync`).
+    static let resync = #"{"type":"resync"}"#
+
+    private func drainIfIdle() {
+        let start = state.withLockedValue { state -> Bool in
+            guard !state.draining, !state.closed else { return false }
+            state.draining = true
+            return true
+        }
+        if start { Task { await drain() } }
+    }
+
+    private func drain() async {
+        while true {
+            let step = state.withLockedValue { state -> (batch: [StoredRealtimeEvent], after: Int64)? in
+                guard !state.closed else { state.draining = false; return nil }
+                var batch: [StoredRealtimeEvent] = []
+                while let next = state.pending.removeValue(forKey: state.lastSent + 1) {
+                    batch.append(next)
+                    state.lastSent = next.seq
+                }
+                // Something later than the next id waits: the next one is in the database.
+                if batch.isEmpty, !state.pending.isEmpty { state.fillNeeded = true }
+                guard !batch.isEmpty || state.fillNeeded else { state.draining = false; return nil }
+                return (batch, state.lastSent)
+            }
+            guard let step else { return }
+            if step.batch.isEmpty {
+                await fill(after: step.after)
+            } else {
+                await send(step.batch.map(\.wireText))
+            }
+        }
+    }
+
+    /// Reads the events after `seq` from the database into the queue.
+    private func fill(after seq: Int64) async {
+        let page = 100
+        do {
+            let missed = try await RealtimeEvents.events(of: user, after: seq, limit: page, on: database)
+            let firstFill = state.withLockedValue { state in
+                defer { state.filledOnce = true }
+                return !state.filledOnce
+            }
+            if firstFill, let oldest = missed.first?.seq, oldest > seq + 1 {
+                // What came between was forgotten (retention): the app must read its state again.
+                await send([Self.resync])
+            }
+            state.withLockedValue { state in
+                for event in missed where event.seq > state.lastSent { state.pending[event.seq] = event }
+                if missed.count < page { state.fillNeeded = false }
+                // Nothing older than what waits will come any more: it is next.
+                if !state.fillNeeded, let oldest = state.pending.keys.min(), oldest > state.lastSent + 1 {
+                    state.lastSent = oldest - 1
+                }
+            }
+        } catch {
+            close(.unexpectedServerError)
+        }
+    }
+
+    /// Writes the texts and waits until they are written out: a socket whose reader keeps up
+    /// drains as fast as events come, one that does not lets them wait in `pending`, which is
+    /// bounded (`offer`).
+    private func send(_ texts: [String]) async {
+        let socket = socket
+        let written = socket.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            var last = socket.eventLoop.makeSucceededVoidFuture()
+            for text in texts {
+                let promise = socket.eventLoop.makePromise(of: Void.self)
+                socket.send(text, promise: promise)
+                last = promise.futureResult
+            }
+            return last
+        }
+        do {
+            try await written.get()
+        } catch {
+            state.withLockedValue { $0.closed = true }
+        }
+    }
+}

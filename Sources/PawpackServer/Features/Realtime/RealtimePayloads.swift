@@ -1,0 +1,29 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+
+/// Each event's `data` is one of the contract's types, written as the API writes it.
+extension APIHandler: RealtimePayloadWriter {
+    func payload(of event: RealtimeEventValue, for recipient: User.ID) throws -> String {
+        switch event {
+        case let .message(message):
+            return try Self.json(messageDTO(message, viewer: recipient))
+        case let .read(chat, reader, position, at):
+            return try Self.json(Components.Schemas.RealtimeReadReceipt(chatId: chat.description, position: position,
+                                                                         byMe: reader == recipient, at: at))
+        case let .matchRequest(request):
+            return try Self.json(requestDTO(request))
+        case let .match(match, chat):
+            return try Self.json(Components.Schemas.RealtimeMatch(match: matchDTO(match), chatId: chat?.description))
+        case let .chatClosed(chat):
+            return try Self.json(Components.Schemas.RealtimeChatClosed(chatId: chat.description))
+        }
+    }
+
+    private static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import NIOCore
+import PawpackCore
+import Vapor
+
+/// `GET /v1/realtime`: one WebSocket per signed-in app or page, authenticated with the bearer
+/// token (apps) or the web session cookie (the web app, whose page must be one of ours:
+/// `Origin`). `?after=<id>` resumes after the last event the client saw. `docs/REALTIME.md`.
+struct RealtimeRoutes {
+    let services: PawpackServices
+
+    func register(on app: Application) {
+        app.on(.GET, WebPath.realtime.pathComponents) { req async throws -> Response in
+            guard Self.asksForWebSocket(req) else {
+                // A plain request: negotiated like any operation, then told what to do instead.
+                if let accept = req.headers.first(name: .accept), !accept.isEmpty {
+                    let ranges = AcceptHeader(accept)
+                    guard ranges.accepts(type: "application", subtype: "json")
+                        || ranges.accepts(type: "application", subtype: "problem+json") else { throw Problem.notAcceptable }
+                }
+                throw Problem(status: 426, code: .upgradeRequired, title: "WebSocket only",
+                              detail: "Open /v1/realtime as a WebSocket (Connection: Upgrade, Upgrade: websocket).")
+            }
+            // Refused before the upgrade, as problems: not signed in, a bad `after`, too many sockets.
+            let (user, ends) = try await signedIn(req)
+            let me = try user.requireID()
+            let asked = try after(req)
+            if await services.realtime.hub.count(of: me) >= services.config.socketsPerMember {
+                throw Problem(status: 429, code: .tooManyRequests, title: "Too many connections",
+                              detail: "You have \(services.config.socketsPerMember) connections open; close one first.")
+            }
+            return req.webSocket(maxFrameSize: 4_096, onUpgrade: { req, socket in
+                await connect(req, socket, member: me, ends: ends, after: asked)
+            })
+        }
+    }
+
+    /// `Connection: Upgrade` and `Upgrade: websocket`, as a WebSocket handshake sends (RFC 6455).
+    static func asksForWebSocket(_ req: Request) -> Bool {
+        let connection = req.headers[.connection].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return connection.contains("upgrade") && req.headers[.upgrade].contains { $0.lowercased() == "websocket" }
+    }
+
+    /// The member behind the bearer token, or the web session (from one of our pages), and
+    /// when that ends.
+    private func signedIn(_ req: Request) async throws -> (UserRecord, ends: Date?) {
+        if let token = req.headers.bearerAuthorization?.token {
+            let (user, record) = try await services.accounts.authenticate(accessToken: token, on: req.db)
+            return (user, record.expiresAt)
+        }
+        guard req.headers.first(name: .origin) != nil, req.originIsOurs,
+              let token = req.cookies[WebCookie.session]?.string,
+              let (user, _) = try await services.accounts.webSession(token: token, on: req.db) else {
+            throw Problem.unauthenticated
+        }
+        return (user, nil)
+    }
+
+    private func after(_ req: Request) throws -> Int64? {
+        guard let text = req.query[String.self, at: "after"] else { return nil }
+        guard text.utf8.count <= 19, let value = Int64(text), value >= 0 else {
+            throw Problem.invalidField("after", "must be the id of an event you received")
+        }
+        return value
+    }
+
+    private func connect(_ req: Request, _ socket: WebSocket, member me: User.ID, ends: Date?, after asked: Int64?) async {
+        let last = (try? await RealtimeEvents.lastSeq(of: me, on: req.db)) ?? 0
+        var resumeAfter = last
+        if let asked {
+            if asked > last {
+                // An id this server never gave (its database was replaced): start over.
+                try? await socket.send(RealtimeConnection.resync)
+            } else {
+                resumeAfter = asked
+            }
+        }
+        let connection = RealtimeConnection(user: me, socket: socket, after: resumeAfter, database: req.application.db,
+                                            sendQueueLimit: services.config.socketSendQueueLimit)
+        let hub = services.realtime.hub
+        guard await hub.register(connection) else {
+            try? await socket.close(code: RealtimeConnection.CloseCode.tooManySockets)
+            return
+        }
+        let pingSeconds = Int64(services.config.realtimePingSeconds)
+        // An app's socket lasts as long as its access token; it reconnects with the next one.
+        let lifetime = ends.map { max(0, $0.timeIntervalSince(services.dependencies.clock.now())) }
+        // A socket's handlers are set on its own event loop.
+        try? await socket.eventLoop.submit {
+            socket.pingInterval = .seconds(pingSeconds)
+            socket.onText { _, text in connection.received(text) }
+            socket.onClose.whenComplete { _ in
+                connection.closed()
+                Task { await hub.unregister(connection) }
+            }
+            if let lifetime {
+                socket.eventLoop.scheduleTask(in: .milliseconds(Int64(lifetime * 1_000))) {
+                    _ = socket.close(code: RealtimeConnection.CloseCode.sessionEnded)
+                }
+            }
+        }.get()
+        connection.start()
+    }
+}
