@@ -19,6 +19,8 @@ package struct TestServer: Sendable {
     package let config: Config
     /// Where this server's photos are stored (removed when the test ends).
     package let mediaFolder: String
+    /// Its PostgreSQL schema (a name, unused on SQLite).
+    package let schema: String
 
     /// The port the server listens on, on 127.0.0.1.
     package var port: Int { Int(baseURL.split(separator: ":").last ?? "") ?? 0 }
@@ -35,7 +37,10 @@ package struct TestServer: Sendable {
     /// are the same from run to run.
     package static let centredGrid = LocationBlur.Offset(north: 0.5, east: 0.5)
 
+    /// `sharing` another test server runs a second instance on its database (PostgreSQL: its
+    /// schema), which the first one drops at its end.
     package static func run<T: Sendable>(
+        sharing first: TestServer? = nil,
         adjust: (inout Config) -> Void = { _ in },
         locationOffsets: @escaping @Sendable () -> LocationBlur.Offset = { TestServer.centredGrid },
         _ body: (TestServer) async throws -> T
@@ -50,8 +55,11 @@ package struct TestServer: Sendable {
         config.logLevel = "warning"
         // Tests sign many members up from one address; the limit has a test of its own.
         config.mailRequestsPerClientPerHour = 10_000
-        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        if let url = postgresURL {
+        let schema = first?.schema ?? String("t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16))
+        let ownsSchema = first == nil
+        if let first {
+            config.database = first.config.database
+        } else if let url = postgresURL {
             config.database = .postgres(url: url, searchPath: String(schema))
         } else {
             config.database = .sqliteMemory
@@ -62,7 +70,8 @@ package struct TestServer: Sendable {
         var mailLogger = Logger(label: "pawpack.mail")
         mailLogger.logLevel = .warning
         let outbox = DevelopmentOutbox(logger: mailLogger)
-        let mediaFolder = FileManager.default.temporaryDirectory.appendingPathComponent("pawpack-media-\(schema)").path
+        let mediaFolder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pawpack-media-\(schema)" + (ownsSchema ? "" : "-\(UUID().uuidString.prefix(8))")).path
         defer { try? FileManager.default.removeItem(atPath: mediaFolder) }
         let app = try await Application.make(.testing)
         app.logger.logLevel = .warning
@@ -74,27 +83,28 @@ package struct TestServer: Sendable {
                 try await sql.raw("CREATE SCHEMA IF NOT EXISTS \(ident: String(schema))").run()
             }
             try await app.autoMigrate()
+            try await app.asyncBoot()
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
             started = true
             guard let port = app.http.server.shared.localAddress?.port else {
                 throw Abort(.internalServerError, reason: "test server has no port")
             }
             let server = TestServer(app: app, baseURL: "http://127.0.0.1:\(port)", clock: clock,
-                                    outbox: outbox, config: config, mediaFolder: mediaFolder)
+                                    outbox: outbox, config: config, mediaFolder: mediaFolder, schema: schema)
             let result = try await body(server)
-            await server.stop(schema: String(schema))
+            await server.stop(schema: ownsSchema ? schema : nil)
             return result
         } catch {
             if started { await app.server.shutdown() }
-            await dropSchema(app, config: config, schema: String(schema))
+            if ownsSchema { await dropSchema(app, config: config, schema: schema) }
             try? await app.asyncShutdown()
             throw error
         }
     }
 
-    private func stop(schema: String) async {
+    private func stop(schema: String?) async {
         await app.server.shutdown()
-        await Self.dropSchema(app, config: config, schema: schema)
+        if let schema { await Self.dropSchema(app, config: config, schema: schema) }
         try? await app.asyncShutdown()
     }
 

@@ -59,6 +59,33 @@ import Testing
         }
     }
 
+    @Test(.enabled(if: TestServer.postgresURL != nil, "two instances share a PostgreSQL database"))
+    func aMessageSentThroughOneInstanceReachesASocketHeldByAnother() async throws {
+        try await TestServer.run { first in
+            try await TestServer.run(sharing: first) { second in
+                let ada = try await first.owner("ada", at: TestServer.Place.lyon)
+                let bob = try await first.owner("bob", at: TestServer.Place.lyonNorth)
+                let chat = try await first.matched(ada, bob).id
+                // Bob's phone holds its socket on the second instance; Ada writes through the first
+                let bobs = try await RealtimeTestClient.connect(second, token: bob.token)
+                let adas = try await RealtimeTestClient.connect(first, token: ada.token)
+                try await Task.sleep(for: .milliseconds(300))  // both instances listening
+                for text in ["one", "two", "three"] { try await first.say(text, from: ada, in: chat) }
+                let heard = try await bobs.next(3)
+                #expect(heard.compactMap { $0.eventData?["text"] as? String } == ["one", "two", "three"])
+                #expect(try await adas.next(3).compactMap { $0.eventData?["fromMe"] as? Bool } == [true, true, true])
+
+                // and back: Bob answers through the second instance, Ada's socket on the first hears it
+                let reply = try await second.say("four", from: bob, in: chat)
+                #expect(try await adas.next().eventData?["id"] as? String == reply.id)
+                #expect(try await bobs.next().eventData?["text"] as? String == "four")
+                #expect(try await bobs.receivesNothing(), "each event once")
+                #expect(try await adas.receivesNothing(for: 0.1), "each event once")
+                for client in [adas, bobs] { await client.close() }
+            }
+        }
+    }
+
     @Test func aLikeAndAMatchRaiseTheirEvents() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)

@@ -44,6 +44,12 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     app.pawpack = services
     // Events are written as the API writes its answers.
     services.realtime.use(APIHandler(services: services))
+    if case let .postgres(url, searchPath) = config.database {
+        var postgres = try SQLPostgresConfiguration(url: url)
+        if let searchPath { postgres.searchPath = [searchPath] }
+        let fanOut = PostgresFanOut(configuration: postgres, hub: services.realtime.hub, database: { [unowned app] in app.db })
+        services.realtime.fanOut.withLockedValue { $0 = fanOut }
+    }
     app.lifecycle.use(PawpackServicesLifecycle(services: services))
     if let file = try await sqliteFilePath(app) {
         services.hotReads.useOwnConnections(toSQLiteFile: file)
@@ -134,10 +140,12 @@ private struct PawpackServicesLifecycle: LifecycleHandler {
 
     func didBootAsync(_ application: Application) async throws {
         services.realtime.startForgetting(retention: services.config.eventRetention, on: application.db, logger: application.logger)
+        services.realtime.fanOut.withLockedValue { $0 }?.start(on: application.eventLoopGroup.next(), logger: application.logger)
     }
 
     func shutdownAsync(_ application: Application) async {
         services.realtime.stopForgetting()
+        await services.realtime.fanOut.withLockedValue { $0 }?.stop()
         await services.realtime.hub.closeAll()
         try? await services.hasher.shutdown()
         services.hotReads.close()

@@ -58,6 +58,8 @@ final class RealtimeEvents: Sendable {
     let clock: any AppClock
     private let writer = NIOLockedValueBox<(any RealtimePayloadWriter)?>(nil)
     private let forgetting = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    /// Other instances on the same PostgreSQL database; none on SQLite.
+    let fanOut = NIOLockedValueBox<PostgresFanOut?>(nil)
 
     init(hub: RealtimeHub, clock: any AppClock) {
         self.hub = hub
@@ -102,6 +104,7 @@ final class RealtimeEvents: Sendable {
     func deliver(_ events: [StoredRealtimeEvent]) async {
         guard !events.isEmpty else { return }
         await hub.deliver(events)
+        if let fanOut = fanOut.withLockedValue({ $0 }) { await fanOut.announce(events) }
     }
 
     /// A member's events after `seq`, oldest first, at most `limit`.
