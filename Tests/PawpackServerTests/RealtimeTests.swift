@@ -213,6 +213,19 @@ import Testing
         }
     }
 
+    @Test func stoppingTheServerClosesEverySocketAsGoingAway() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let phone = try await RealtimeTestClient.connect(server, token: ada.token)
+            let laptop = try await RealtimeTestClient.connect(server, token: ada.token)
+            try await Task.sleep(for: .milliseconds(200))
+            await server.app.pawpack.realtime.hub.closeAll()
+            #expect(try await phone.closedByServer() == .goingAway)
+            #expect(try await laptop.closedByServer() == .goingAway)
+            #expect(await server.app.pawpack.realtime.hub.count(of: ada.member.userID) == 0)
+        }
+    }
+
     @Test func aSocketThatFallsTooFarBehindIsClosedAndCatchesUpOnReconnect() async throws {
         try await TestServer.run(adjust: { $0.socketSendQueueLimit = 4 }) { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)

@@ -43,8 +43,12 @@ struct ChatValue: Sendable {
     var theirReadAt: Date?
     /// After an unmatch or a block: the history stays, nothing more can be sent.
     var closed: Bool
-    var activityAt: Date
-    var cursor: ChatListCursor
+    /// The newest message's time, or the opening's, in microseconds (`ChatListCursor`).
+    var activity: Int64
+
+    var activityAt: Date { Date(timeIntervalSince1970: Double(activity) / 1_000_000) }
+    /// Where a page of chats that ends with this one ends.
+    var cursor: ChatListCursor { ChatListCursor(activity: activity, chat: id) }
 }
 
 /// Chats: one per match, between the two owners. Opened by a match, closed by an unmatch or
@@ -351,8 +355,7 @@ final class ChatService: Sendable {
             return ChatValue(id: id, match: row.matchID, myPet: mine, otherPet: other, lastMessage: last[id],
                              unreadCount: row.unread(side), theirReadPosition: row.readPosition(side.other),
                              theirReadAt: row.readAt(side.other), closed: row.closedAt != nil,
-                             activityAt: Date(timeIntervalSince1970: Double(row.activity) / 1_000_000),
-                             cursor: ChatListCursor(activity: row.activity, chat: id))
+                             activity: row.activity)
         }
     }
 }

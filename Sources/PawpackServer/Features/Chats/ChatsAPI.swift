@@ -47,30 +47,20 @@ extension APIHandler {
         let limit = services.config.maximumUploadBytes
         var photo: Data?
         var clientID: UUID?
-        // As for a pet's photo: every part read to its end, the first problem thrown after.
-        var refusal: Problem?
-        do {
-            for try await part in parts {
-                switch part {
-                case let .photo(file):
-                    photo = try await Self.collect(file.payload.body, upTo: limit)
-                    if photo == nil { refusal = refusal ?? PetService.problem(for: .tooLarge(limit: limit), limit: limit) }
-                case let .id(field):
-                    let text = try await Self.collect(field.payload.body, upTo: 64).map { String(decoding: $0, as: UTF8.self) }
-                    clientID = text.flatMap { UUID(text: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-                    if clientID == nil { refusal = refusal ?? Problem.invalidField("id", "must be a UUID") }
-                case let .undocumented(other):
-                    _ = try await Self.collect(other.body, upTo: 0)
-                }
+        try await Self.readForm(parts, parts: "the message id in a part named `id` and the image in one named `photo`") { part in
+            switch part {
+            case let .photo(file):
+                photo = try await Self.collect(file.payload.body, upTo: limit)
+                return photo == nil ? PetService.problem(for: .tooLarge(limit: limit), limit: limit) : nil
+            case let .id(field):
+                let text = try await Self.collect(field.payload.body, upTo: 64).map { String(decoding: $0, as: UTF8.self) }
+                clientID = text.flatMap { UUID(text: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                return clientID == nil ? Problem.invalidField("id", "must be a UUID") : nil
+            case let .undocumented(other):
+                _ = try await Self.collect(other.body, upTo: 0)
+                return nil
             }
-        } catch let problem as Problem {
-            throw problem
-        } catch {
-            throw Problem(status: 400, code: .invalidRequest, title: "Malformed upload",
-                          detail: "Send multipart/form-data with the message id in a part named `id` and the image in one named `photo`.",
-                          errors: [.init(field: "photo", message: "is required")])
         }
-        if let refusal { throw refusal }
         guard let clientID else { throw Problem.invalidField("id", "is required") }
         guard let photo else { throw Problem.invalidField("photo", "is required") }
         let sent = try await chats.sendPhoto(auth.user, chat: chatID, clientMessageID: clientID, data: photo, on: auth.request.db)

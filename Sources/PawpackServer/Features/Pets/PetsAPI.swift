@@ -62,39 +62,48 @@ extension APIHandler {
         let limit = services.config.maximumUploadBytes
         var photo: Data?
         var kind = PetPhotoRecord.Kind.gallery
-        // Every part is read to its end, also one refused, and the first problem is thrown once
-        // the form is over: a request left half read would leave its connection hanging. The
-        // runtime checks the form as it streams (a missing `photo` part surfaces here), so its
-        // errors are the client's.
+        try await Self.readForm(parts, parts: "the image in a part named `photo`") { part in
+            switch part {
+            case let .photo(file):
+                photo = try await Self.collect(file.payload.body, upTo: limit)
+                return photo == nil ? PetService.problem(for: .tooLarge(limit: limit), limit: limit) : nil
+            case let .kind(field):
+                let text = try await Self.collect(field.payload.body, upTo: 32).map { String(decoding: $0, as: UTF8.self) }
+                guard let parsed = text.flatMap({ PetPhotoRecord.Kind(rawValue: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+                    return Problem.invalidField("kind", "must be profile or gallery")
+                }
+                kind = parsed
+                return nil
+            case let .undocumented(other):
+                _ = try await Self.collect(other.body, upTo: 0)
+                return nil
+            }
+        }
+        guard let photo else { throw Problem.invalidField("photo", "is required") }
+        let stored = try await pets.uploadPhoto(auth.user, pet: petID, data: photo, kind: kind, on: auth.request.db)
+        return .created(.init(body: .json(photoDTO(stored))))
+    }
+
+    /// Reads a multipart form part by part; `read` answers the problem a part raises, if any.
+    /// Every part is read to its end, also one refused, and the first problem is thrown once the
+    /// form is over: a request left half read would leave its connection hanging. The runtime
+    /// checks the form as it streams (a missing required part surfaces here), so its errors are
+    /// the client's, answered as a malformed upload that says which `parts` to send.
+    static func readForm<Part: Sendable>(_ form: MultipartBody<Part>, parts: String,
+                                         _ read: (Part) async throws -> Problem?) async throws {
         var refusal: Problem?
         do {
-            for try await part in parts {
-                switch part {
-                case let .photo(file):
-                    photo = try await Self.collect(file.payload.body, upTo: limit)
-                    if photo == nil { refusal = refusal ?? PetService.problem(for: .tooLarge(limit: limit), limit: limit) }
-                case let .kind(field):
-                    let text = try await Self.collect(field.payload.body, upTo: 32).map { String(decoding: $0, as: UTF8.self) }
-                    if let parsed = text.flatMap({ PetPhotoRecord.Kind(rawValue: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
-                        kind = parsed
-                    } else {
-                        refusal = refusal ?? Problem.invalidField("kind", "must be profile or gallery")
-                    }
-                case let .undocumented(other):
-                    _ = try await Self.collect(other.body, upTo: 0)
-                }
+            for try await part in form {
+                if let problem = try await read(part) { refusal = refusal ?? problem }
             }
         } catch let problem as Problem {
             throw problem
         } catch {
             throw Problem(status: 400, code: .invalidRequest, title: "Malformed upload",
-                          detail: "Send multipart/form-data with the image in a part named `photo`.",
+                          detail: "Send multipart/form-data with \(parts).",
                           errors: [.init(field: "photo", message: "is required")])
         }
         if let refusal { throw refusal }
-        guard let photo else { throw Problem.invalidField("photo", "is required") }
-        let stored = try await pets.uploadPhoto(auth.user, pet: petID, data: photo, kind: kind, on: auth.request.db)
-        return .created(.init(body: .json(photoDTO(stored))))
     }
 
     /// A part's bytes, or nil when it holds more than `limit`: read to its end either way.

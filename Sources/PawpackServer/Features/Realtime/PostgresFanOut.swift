@@ -98,9 +98,7 @@ final class PostgresFanOut: Sendable {
         for (user, seqs) in wanted where await hub.count(of: user) > 0 {
             guard let events = try? await RealtimeEventRecord.query(on: database).filter(\.$user.$id == user)
                 .filter(\.$seq ~~ seqs).all() else { continue }
-            await hub.deliver(events.map {
-                StoredRealtimeEvent(user: $0.$user.id, seq: $0.seq, kind: $0.kind, payload: $0.payload, createdAt: $0.createdAt)
-            })
+            await hub.deliver(events.map(StoredRealtimeEvent.init))
         }
     }
 }

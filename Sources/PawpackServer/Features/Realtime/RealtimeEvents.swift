@@ -40,6 +40,18 @@ struct StoredRealtimeEvent: Sendable, Equatable {
     var payload: String
     var createdAt: Date
 
+    init(user: User.ID, seq: Int64, kind: String, payload: String, createdAt: Date) {
+        self.user = user
+        self.seq = seq
+        self.kind = kind
+        self.payload = payload
+        self.createdAt = createdAt
+    }
+
+    init(_ record: RealtimeEventRecord) {
+        self.init(user: record.$user.id, seq: record.seq, kind: record.kind, payload: record.payload, createdAt: record.createdAt)
+    }
+
     /// `{"id":12,"type":"message","at":"…","data":{…}}`: the payload is JSON already.
     var wireText: String {
         "{\"id\":\(seq),\"type\":\"\(kind)\",\"at\":\"\(Self.timestamp(createdAt))\",\"data\":\(payload)}"
@@ -77,6 +89,8 @@ final class RealtimeEvents: Sendable {
         guard let writer = writer.withLockedValue({ $0 }) else { return [] }
         let now = clock.now()
         var stored: [StoredRealtimeEvent] = []
+        // In one order whatever the cause, so that two transactions raising the same members'
+        // counts take their row locks in the same order and never wait on each other.
         for recipient in Set(recipients).sorted(by: { $0.description < $1.description }) {
             // One statement reads and raises the member's count, under the row's lock on
             // PostgreSQL, so two events for one member never get the same number.
@@ -110,8 +124,7 @@ final class RealtimeEvents: Sendable {
     /// A member's events after `seq`, oldest first, at most `limit`.
     static func events(of user: User.ID, after seq: Int64, limit: Int, on db: any Database) async throws -> [StoredRealtimeEvent] {
         try await RealtimeEventRecord.query(on: db).filter(\.$user.$id == user).filter(\.$seq > seq)
-            .sort(\.$seq).limit(limit).all()
-            .map { StoredRealtimeEvent(user: $0.$user.id, seq: $0.seq, kind: $0.kind, payload: $0.payload, createdAt: $0.createdAt) }
+            .sort(\.$seq).limit(limit).all().map(StoredRealtimeEvent.init)
     }
 
     /// The member's last event number, 0 before the first.

@@ -52,11 +52,6 @@ actor RealtimeHub {
             }
         }
     }
-
-    /// Whether one of the member's sockets acknowledged the event (`{"type":"ack","id":…}`).
-    func acknowledged(_ user: User.ID, seq: Int64) -> Bool {
-        connections[user]?.values.contains { $0.acknowledged >= seq } ?? false
-    }
 }
 
 /// One member's socket. Events are sent in their order without gaps or repeats: live ones as
@@ -80,7 +75,6 @@ final class RealtimeConnection: Sendable {
         var draining = false
         /// Read the database before sending anything more (a gap, or the first catch-up).
         var fillNeeded = false
-        var acknowledged: Int64 = 0
         var closed = false
         var filledOnce = false
     }
@@ -99,8 +93,6 @@ final class RealtimeConnection: Sendable {
         state = NIOLockedValueBox(State(lastSent: lastSeen, fillNeeded: true))
     }
 
-    var acknowledged: Int64 { state.withLockedValue { $0.acknowledged } }
-
     /// Sends what happened after the id the app gave, then live events.
     func start() {
         drainIfIdle()
@@ -118,19 +110,6 @@ final class RealtimeConnection: Sendable {
     private func close(_ code: WebSocketErrorCode) {
         state.withLockedValue { $0.closed = true; $0.pending = [:] }
         socket.eventLoop.execute { _ = self.socket.close(code: code) }
-    }
-
-    /// What the app sends: acknowledgements of events it received.
-    func received(_ text: String) {
-        guard text.utf8.count <= 200, let data = text.data(using: .utf8),
-              let message = try? JSONDecoder().decode(ClientMessage.self, from: data), message.type == "ack",
-              let id = message.id else { return }
-        state.withLockedValue { $0.acknowledged = max($0.acknowledged, min(id, $0.lastSent)) }
-    }
-
-    private struct ClientMessage: Decodable {
-        var type: String
-        var id: Int64?
     }
 
     func closed() {

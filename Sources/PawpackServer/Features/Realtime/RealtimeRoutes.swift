@@ -89,7 +89,6 @@ struct RealtimeRoutes {
         // A socket's handlers are set on its own event loop.
         try? await socket.eventLoop.submit {
             socket.pingInterval = .seconds(pingSeconds)
-            socket.onText { _, text in connection.received(text) }
             socket.onClose.whenComplete { _ in
                 connection.closed()
                 Task { await hub.unregister(connection) }
