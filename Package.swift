@@ -60,6 +60,9 @@ let package = Package(
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
                          condition: .when(platforms: otherPlatforms)),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: otherPlatforms)),
+                // The realtime socket, the same client on every platform (Foundation's WebSocket
+                // on Linux goes through a libcurl without ws/wss on Debian).
+                .product(name: "WebSocketKit", package: "websocket-kit"),
             ]
         ),
         .target(

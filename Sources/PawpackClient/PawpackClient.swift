@@ -21,6 +21,8 @@ import OpenAPIAsyncHTTPClient
 /// found it expired. Every failure is a ``PawpackError``. See `docs/SDK.md` for a walk-through.
 public final class PawpackClient: Sendable {
     let client: Client
+    /// Where the realtime socket is opened.
+    let serverURL: URL
     private let store: SessionStore
 
     /// The transport a client uses unless told otherwise: URLSession on Apple platforms,
@@ -49,6 +51,7 @@ public final class PawpackClient: Sendable {
                 session: Session? = nil, onSessionChange: (@Sendable (Session?) -> Void)? = nil) {
         let store = SessionStore(session, onChange: onSessionChange)
         self.store = store
+        self.serverURL = serverURL
         self.client = Client(serverURL: serverURL, configuration: .pawpack, transport: transport,
                              middlewares: [BearerTokenMiddleware(store: store)])
     }

@@ -39,8 +39,12 @@ public struct PetCard: Sendable, Equatable, Identifiable {
     /// Dogs only.
     public var mode: WelfareMode?
     public var ownerDisplayName: String
-    /// Once the dog has been reviewed.
+    /// Once the dog has been reviewed after a meet-up: 1 to 5, one decimal.
     public var averageRating: Double?
+    public var reviewCount: Int
+    /// The owner's average over every dog they brought to a meet-up.
+    public var ownerAverageRating: Double?
+    public var ownerReviewCount: Int
 
     init(_ dto: Components.Schemas.PetCard) throws {
         guard let species = Species(rawValue: dto.species.rawValue) else {
@@ -56,6 +60,9 @@ public struct PetCard: Sendable, Equatable, Identifiable {
         mode = dto.mode.flatMap { WelfareMode(rawValue: $0.rawValue) }
         ownerDisplayName = dto.ownerDisplayName
         averageRating = dto.averageRating
+        reviewCount = dto.reviewCount ?? 0
+        ownerAverageRating = dto.ownerAverageRating
+        ownerReviewCount = dto.ownerReviewCount ?? 0
     }
 }
 

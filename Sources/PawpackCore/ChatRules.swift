@@ -19,34 +19,40 @@ public struct ChatRules: Sendable {
     }
 }
 
-/// Where a page of chats ended: the last chat's activity and id, newest first. Written as
-/// text the client hands back unread.
-public struct ChatListCursor: Sendable, Equatable {
-    /// The chat's last activity (its newest message, or its opening) in whole microseconds
-    /// since 1970: an integer, so that both databases compare it exactly.
+/// Where a page of a list kept newest activity first ended: the last item's activity and
+/// id. Written as text the client hands back unread. Chats and notifications use it.
+public struct ActivityCursor<Subject>: Sendable, Equatable {
+    /// The item's last activity (a chat's newest message, a notification's last update) in
+    /// whole microseconds since 1970: an integer, so that both databases compare it exactly.
     public var activity: Int64
-    public var chat: Chats.Chat.ID
+    public var id: Identifier<Subject>
 
-    public init(activity: Int64, chat: Chats.Chat.ID) {
+    public init(activity: Int64, id: Identifier<Subject>) {
         self.activity = activity
-        self.chat = chat
+        self.id = id
     }
 
     public static func activity(at date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }
 
-    public var text: String { "\(activity)_\(chat)" }
+    public static func date(ofActivity activity: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(activity) / 1_000_000)
+    }
+
+    public var text: String { "\(activity)_\(id)" }
 
     public init(text: String) throws {
         let parts = text.split(separator: "_")
         guard text.utf8.count <= 80, parts.count == 2, let activity = Int64(parts[0]),
-              let chat = Chats.Chat.ID(string: String(parts[1])) else {
+              let id = Identifier<Subject>(string: String(parts[1])) else {
             throw Problem.invalidField("cursor", "is not a cursor this list gave")
         }
-        self.init(activity: activity, chat: chat)
+        self.init(activity: activity, id: id)
     }
 }
+
+public typealias ChatListCursor = ActivityCursor<Chats.Chat>
 
 /// Where a page of messages ended: the position of the oldest message on it. Messages are
 /// numbered 1, 2, 3… in each chat as they arrive.

@@ -134,3 +134,23 @@ public enum Chats {
         public typealias ID = Identifier<Message>
     }
 }
+
+/// Meeting after talking: a proposed time and place, and what each side thought of it.
+public enum Meetups {
+    /// A playdate proposed in a chat: pending, then accepted or not, then completed.
+    public enum Meetup {
+        public typealias ID = Identifier<Meetup>
+    }
+
+    /// One participant's rating of the other owner and dog after a completed meet-up.
+    public enum Review {
+        public typealias ID = Identifier<Review>
+    }
+}
+
+/// What a member should learn about while away: the inbox, and the pushes it sends.
+public enum Notifications {
+    public enum Notification {
+        public typealias ID = Identifier<Notification>
+    }
+}

@@ -36,6 +36,9 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case chatClosed = "chat_closed"
     case messageIDReused = "message_id_reused"
     case upgradeRequired = "upgrade_required"
+    case meetupPending = "meetup_pending"
+    case meetupStateConflict = "meetup_state_conflict"
+    case alreadyReviewed = "already_reviewed"
 }
 
 /// One field that failed validation, named as the client sent it.

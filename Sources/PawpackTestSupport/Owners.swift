@@ -95,6 +95,37 @@ extension TestServer {
         return try reply.decode(Components.Schemas.ChatMessage.self)
     }
 
+    /// The owner signed in again, with a new access token: after the clock moved past the
+    /// hour the first one lasts.
+    package func signedInAgain(_ owner: Owner) async throws -> Owner {
+        let reply = try await request(.POST, "/v1/auth/login", json: ["email": owner.member.email, "password": owner.member.password])
+        guard reply.status == 200 else { throw TestFailure("login: \(reply.status) \(reply.text)") }
+        let session = try reply.decode(Components.Schemas.Session.self)
+        var again = owner
+        again.member.accessToken = session.accessToken
+        again.member.refreshToken = session.refreshToken
+        return again
+    }
+
+    /// Records a combined core dose a month before the tests' start, which puts an adult dog
+    /// (the owners' dogs are 30 months old) in Social Mode by itself.
+    package func vaccinate(_ owner: Owner, dog: String? = nil) async throws {
+        let dose = try await send(.POST, "/v1/pets/\(dog ?? owner.dogID)/vaccinations",
+                                  object: ["vaccine": "dhpp", "givenOn": "2026-02-01"], token: owner.token)
+        guard dose.status == 201 else { throw TestFailure("dose: \(dose.status) \(dose.text)") }
+    }
+
+    /// The owner proposes a meet-up in the chat, `hours` from now at a park in Lyon; the reply.
+    package func propose(_ owner: Owner, in chat: String, hours: Double = 2, place: String = "Parc de la Tête d'Or",
+                         extra: [String: any Sendable] = [:]) async throws -> Reply {
+        var body: [String: any Sendable] = [
+            "startsAt": Date(timeInterval: hours * 3_600, since: clock.now()).formatted(Date.ISO8601FormatStyle()),
+            "placeName": place, "latitude": 45.7772, "longitude": 4.8554,
+        ]
+        body.merge(extra) { _, new in new }
+        return try await send(.POST, "/v1/chats/\(chat)/meetups", object: body, token: owner.token)
+    }
+
     /// A GET that must answer 200, read as `T`.
     package func get<T: Decodable>(_ path: String, token: String, as type: T.Type) async throws -> T {
         let reply = try await request(.GET, path, token: token)

@@ -119,6 +119,42 @@ import Testing
             #expect(seen.hasBeenRead(hello) && seen.unreadCount == 1)
             #expect(try await bob.messages(in: chat.id, limit: 1).items.map(\.id) == [picture.id])
 
+            // Meet-ups: Rex gets his core dose; Bob declines a first proposal, accepts a second;
+            // Ada withdraws a third; two hours on, the accepted one is completed and reviewed
+            try await bob.addVaccination(to: rex.id, VaccinationInput(vaccine: .dhpp, givenOn: "2026-02-01"))
+            let park = MeetupProposalInput(startsAt: server.clock.now().addingTimeInterval(2 * 3_600), placeName: "Parc Blandan",
+                                           location: GeoPoint(latitude: 45.745, longitude: 4.855), note: "Bring water")
+            let declined = try await ada.proposeMeetup(in: chat.id, park)
+            #expect(try await bob.rejectMeetup(declined.id).status == .rejected)
+            let planned = try await ada.proposeMeetup(in: chat.id, park)
+            #expect(try await bob.meetups().map(\.id) == [planned.id])
+            #expect(try await bob.acceptMeetup(planned.id).status == .accepted)
+            var later = park
+            later.startsAt = later.startsAt.addingTimeInterval(86_400)
+            let withdrawn = try await ada.proposeMeetup(in: chat.id, later)
+            #expect(try await ada.cancelMeetup(withdrawn.id).status == .cancelled)
+            #expect(try await ada.meetups(in: chat.id).count == 3)
+            server.clock.advance(by: 2 * 3_600 + 60)
+            #expect(try await bob.completeMeetup(planned.id).status == .completed)
+            #expect(try await ada.meetups(.toReview).map(\.id) == [planned.id])
+            let praise = try await ada.review(planned.id, rating: 5, text: "Rex is a gentleman")
+            try await bob.review(planned.id, rating: 4)
+            #expect(try await ada.meetup(planned.id).reviewedByThem)
+            let rexs = try await ada.reviews(of: rex.id)
+            #expect(rexs.items.map(\.id) == [praise.id] && rexs.averageRating == 5 && rexs.reviewCount == 1)
+            #expect(try await ada.reviews(of: rex.id, aboutOwner: true).reviewCount == 1)
+            try await bob.report(praise.id, reason: "Testing the report")
+            #expect(try await ada.meetups(.past).count == 3)
+
+            // The inbox: Bob's requests, match, messages, meet-ups and review; he mutes reviews
+            let inbox = try await bob.notifications(limit: 50)
+            #expect(inbox.items.contains { $0.kind == .review } && inbox.unreadCount > 0)
+            try await bob.markRead(try #require(inbox.items.first).id)
+            try await bob.markAllNotificationsRead()
+            #expect(try await bob.notifications().unreadCount == 0)
+            try await bob.muteNotifications([.review, .message])
+            #expect(try await bob.mutedNotificationKinds() == [.review, .message])
+
             try await ada.unmatch(match.id)
             #expect(try await bob.matches().isEmpty)
             #expect(try await bob.chat(chat.id).isClosed, "the chat stays, closed")

@@ -37,6 +37,12 @@ import Testing
         "blocks": .init(owning: ["blocker_id"]) { $0.blocks.count },
         "chats": .init(owning: ["user_a_id", "user_b_id", "pet_a_id", "pet_b_id"]) { $0.chats.count },
         "chat_messages": .init(owning: ["sender_id"]) { $0.chats.flatMap(\.messages).filter(\.fromMe).count },
+        "meetups": .init(owning: ["proposer_id", "invitee_id", "proposer_pet_id", "invitee_pet_id"]) { $0.meetups.count },
+        "reviews": .init(owning: ["author_id", "subject_id", "author_pet_id", "subject_pet_id"]) {
+            $0.reviewsWritten.count + $0.reviewsReceived.count
+        },
+        "review_reports": .init(owning: ["reporter_id"]) { $0.reviewReports.count },
+        "notification_mutes": .init(owning: ["user_id"]) { $0.notificationSettings.muted.count },
         "auth_tokens": .init(owning: ["user_id"], countSQL: { member in
             // An app session is its family's refresh token not yet used.
             "SELECT COUNT(*) AS n FROM auth_tokens WHERE user_id = \(bind: member) AND kind = 'refresh' AND used_at IS NULL"
@@ -53,6 +59,7 @@ import Testing
         "deck_index.owner_id": "derived from the pets and the owner's location, both exported",
         "realtime_events.user_id": "copies, for apps catching up, of changes the export holds (messages, requests, matches), kept 7 days",
         "realtime_counters.user_id": "the number of the member's last realtime event",
+        "notifications.user_id": "the inbox: words about changes the export holds (requests, matches, messages, meet-ups, reviews)",
     ]
 
     @Test func theExportCoversEveryTableThatRefersToAMemberOrTheirPets() async throws {
@@ -121,9 +128,10 @@ import Testing
 
     /// Ada with two dogs, a photo, a vaccination, saved preferences, a guardian invited, a pet
     /// she guards and an invitation to guard another, likes, a pass, requests both ways, a
-    /// match with its chat, a block each way, app and web sessions and a pending change of email.
+    /// match with its chat, a meet-up reviewed both ways with a report, a muted kind of
+    /// notification, a block each way, app and web sessions and a pending change of email.
     static func memberWithEverything(_ server: TestServer) async throws -> (TestServer.Owner, TestBrowser) {
-        let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+        var ada = try await server.owner("ada", at: TestServer.Place.lyon)
         let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
         let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNear)
         let dee = try await server.owner("dee", at: TestServer.Place.lyonNear)
@@ -168,6 +176,28 @@ import Testing
         try check(try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: gus.accessToken), 204)
         try check(try await server.send(.POST, "/v1/me/email", object: ["newEmail": "ada.new@example.com", "password": ada.member.password],
                                          token: ada.token), 202)
+
+        // They meet: both dogs vaccinated, Ada proposes, Eve accepts; two hours later it is
+        // done and each reviews the other. Ada reports Eve's review and mutes review notices.
+        try await server.vaccinate(ada)
+        try await server.vaccinate(eve)
+        let proposed = try await server.propose(ada, in: chat.id)
+        try check(proposed, 201)
+        let meetup = try proposed.decode(Components.Schemas.Meetup.self).id
+        try check(try await server.request(.POST, "/v1/meetups/\(meetup)/accept", token: eve.token), 200)
+        server.clock.advance(by: 2 * 3_600 + 60)
+        let adaAgain = try await server.signedInAgain(ada)
+        let eveAgain = try await server.signedInAgain(eve)
+        try check(try await server.request(.POST, "/v1/meetups/\(meetup)/complete", token: adaAgain.token), 200)
+        try check(try await server.send(.POST, "/v1/meetups/\(meetup)/reviews", object: ["rating": 5, "text": "Lovely"],
+                                         token: adaAgain.token), 201)
+        let received = try await server.send(.POST, "/v1/meetups/\(meetup)/reviews", object: ["rating": 2], token: eveAgain.token)
+        try check(received, 201)
+        try check(try await server.send(.POST, "/v1/reviews/\(try received.decode(Components.Schemas.Review.self).id)/report",
+                                         object: ["reason": "Unfair"], token: adaAgain.token), 204)
+        try check(try await server.send(.PUT, "/v1/notifications/settings", object: ["muted": ["review"]], token: adaAgain.token), 200)
+        ada = adaAgain
+
         let browser = TestBrowser(server)
         _ = try await browser.get("/login")
         let login = try await browser.post("/login", ["email": ada.member.email, "password": ada.member.password])

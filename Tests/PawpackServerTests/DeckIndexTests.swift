@@ -27,12 +27,14 @@ import Testing
             _ = try await server.app.pawpack.seedDemo(dogs: 20_000, seed: 3, on: db, onlyIfEmpty: false)
             let services = server.app.pawpack
             #expect(try await services.deckIndexCount(on: db) == 20_001)
-            let naive = PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime, source: .naive,
+            let naive = PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
+                                        notifications: services.notifications, source: .naive,
                                         logger: server.app.logger)
             #expect(services.playdates.source == .index)
             // The same index read from the table (what the default reads on PostgreSQL, while on
             // SQLite it reads the rows in memory).
-            let table = PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime, source: .indexTable,
+            let table = PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
+                                        notifications: services.notifications, source: .indexTable,
                                         logger: server.app.logger)
 
             // Seekers spread over the five cities (pet ids are random), plus the demo dog; saved

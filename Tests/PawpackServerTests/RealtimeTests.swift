@@ -44,6 +44,11 @@ import Testing
             #expect(heard.eventData?["id"] as? String == sent.id)
             #expect(heard.eventData?["text"] as? String == "Park at ten?")
             #expect(heard.eventData?["fromMe"] as? Bool == false)
+            // and the notification that came with it, for Bob only: the bell's count
+            let told = try await bobs.next()
+            #expect(told.eventType == "notification" && told.eventData?["unreadCount"] as? Int == 3,
+                    "the request, the match and the message")
+            #expect((told.eventData?["notification"] as? [String: Any])?["body"] as? String == "Park at ten?")
             let echoed = try await adas.next()
             #expect(echoed.eventType == "message" && echoed.eventData?["fromMe"] as? Bool == true)
             #expect(try await eves.receivesNothing())
@@ -71,13 +76,16 @@ import Testing
                 let adas = try await RealtimeTestClient.connect(first, token: ada.token)
                 try await Task.sleep(for: .milliseconds(300))  // both instances listening
                 for text in ["one", "two", "three"] { try await first.say(text, from: ada, in: chat) }
-                let heard = try await bobs.next(3)
+                // each message with the notification it adds to
+                let heard = try await bobs.next(6)
                 #expect(heard.compactMap { $0.eventData?["text"] as? String } == ["one", "two", "three"])
+                #expect(heard.compactMap(\.eventType) == Array(repeating: ["message", "notification"], count: 3).flatMap { $0 })
                 #expect(try await adas.next(3).compactMap { $0.eventData?["fromMe"] as? Bool } == [true, true, true])
 
                 // and back: Bob answers through the second instance, Ada's socket on the first hears it
                 let reply = try await second.say("four", from: bob, in: chat)
                 #expect(try await adas.next().eventData?["id"] as? String == reply.id)
+                #expect(try await adas.next().eventType == "notification")
                 #expect(try await bobs.next().eventData?["text"] as? String == "four")
                 #expect(try await bobs.receivesNothing(), "each event once")
                 #expect(try await adas.receivesNothing(for: 0.1), "each event once")
@@ -97,11 +105,16 @@ import Testing
             let request = try await bobs.next()
             #expect(request.eventType == "match_request")
             #expect((request.eventData?["fromPet"] as? [String: Any])?["name"] as? String == "Ada's dog")
+            let told = try await bobs.next()
+            #expect((told.eventData?["notification"] as? [String: Any])?["kind"] as? String == "match_request")
             #expect(try await adas.receivesNothing(for: 0.2), "the one who liked is not told of her own like")
 
             _ = try await server.like(bob, ada)
             let (adaHeard, bobHeard) = (try await adas.next(), try await bobs.next())
             #expect(adaHeard.eventType == "match" && bobHeard.eventType == "match")
+            for client in [adas, bobs] {
+                #expect((try await client.next().eventData?["notification"] as? [String: Any])?["kind"] as? String == "match")
+            }
             let chat = try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self).items.first?.id
             #expect(adaHeard.eventData?["chatId"] as? String == chat)
             #expect(((adaHeard.eventData?["match"] as? [String: Any])?["myPet"] as? [String: Any])?["name"] as? String == "Ada's dog")
@@ -120,22 +133,28 @@ import Testing
             let lastSeen = try #require(try await first.next().eventID)
             await first.close()
 
-            // while Bob is away, three messages
+            // while Bob is away, the notification of "one" and three messages with theirs
             for text in ["two", "three", "four"] { try await server.say(text, from: ada, in: chat) }
             let again = try await RealtimeTestClient.connect(server, token: bob.token, after: lastSeen)
-            let missed = try await again.next(3)
+            let missed = try await again.next(7)
             #expect(missed.compactMap { $0.eventData?["text"] as? String } == ["two", "three", "four"])
-            #expect(missed.compactMap(\.eventID) == [lastSeen + 1, lastSeen + 2, lastSeen + 3])
+            #expect(missed.compactMap(\.eventID) == Array(lastSeen + 1...lastSeen + 7))
+            #expect(missed.compactMap(\.eventType) == ["notification"] + Array(repeating: ["message", "notification"], count: 3).flatMap { $0 })
+            let counted = missed.last?.eventData?["notification"] as? [String: Any]
+            #expect(counted?["count"] as? Int == 4, "a chat's unread messages share one notification")
             try await server.say("five", from: ada, in: chat)
             let live = try await again.next()
-            #expect(live.eventData?["text"] as? String == "five" && live.eventID == lastSeen + 4)
+            #expect(live.eventData?["text"] as? String == "five" && live.eventID == lastSeen + 8)
+            #expect(try await again.next().eventType == "notification")
             #expect(try await again.receivesNothing(), "nothing twice")
 
-            // from the start: everything kept, in order (Ada's request, the match, five messages)
+            // from the start: everything kept, in order (Ada's request, the match, five messages,
+            // each with its notification)
             let all = try await RealtimeTestClient.connect(server, token: bob.token, after: 0)
-            let everything = try await all.next(7)
-            #expect(everything.compactMap(\.eventType) == ["match_request", "match"] + Array(repeating: "message", count: 5))
-            #expect(everything.compactMap(\.eventID) == Array(1...7))
+            let everything = try await all.next(14)
+            #expect(everything.compactMap(\.eventType) == (["match_request", "match"] + Array(repeating: "message", count: 5))
+                .flatMap { [$0, "notification"] })
+            #expect(everything.compactMap(\.eventID) == Array(1...14))
             // an id the server never gave: start over
             let future = try await RealtimeTestClient.connect(server, token: bob.token, after: 1_000)
             #expect(try await future.next().eventType == "resync")
@@ -249,7 +268,8 @@ import Testing
 
             // and on reconnect it reads what it missed from the kept events
             try await server.say("still there?", from: ada, in: chat)
-            let back = try await RealtimeTestClient.connect(server, token: bob.token, after: 2)
+            // (after the request, the match and their notifications)
+            let back = try await RealtimeTestClient.connect(server, token: bob.token, after: 4)
             #expect(try await back.next().eventData?["text"] as? String == "still there?")
             await back.close()
         }

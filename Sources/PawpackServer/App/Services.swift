@@ -51,6 +51,11 @@ package final class PawpackServices: Sendable {
     let pets: PetService
     let playdates: PlaydateService
     let chats: ChatService
+    let notifications: NotificationService
+    let meetups: MeetupService
+    let reviews: ReviewService
+    /// Meet-ups' expiries and reminders, every minute.
+    let jobs: ScheduledJobs
     /// Durable events and the sockets of this process.
     let realtime: RealtimeEvents
     let hasher: PasswordHasher
@@ -72,8 +77,16 @@ package final class PawpackServices: Sendable {
                                locationOffsets: dependencies.locationOffsets, reads: hotReads,
                                deckIndex: DeckIndex(rowsInMemory: rowsInMemory), imageWork: threadPool, logger: logger)
         self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: dependencies.clock)
-        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, realtime: realtime, source: deckSource, logger: logger)
-        self.chats = ChatService(pets: pets, clock: dependencies.clock, realtime: realtime)
+        self.notifications = NotificationService(realtime: realtime, clock: dependencies.clock)
+        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications,
+                                         source: deckSource, logger: logger)
+        self.chats = ChatService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications)
+        let meetups = MeetupService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications)
+        self.meetups = meetups
+        self.reviews = ReviewService(meetups: meetups, clock: dependencies.clock, notifications: notifications)
+        self.jobs = ScheduledJobs([
+            .init(name: "meetups") { db in try await meetups.runDueJobs(on: db, logger: logger) },
+        ])
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
                                        hasher: hasher, pets: pets, reads: hotReads, logger: logger)
     }

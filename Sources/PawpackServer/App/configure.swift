@@ -35,7 +35,7 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     }
     // In order: a feature's migrations may refer to tables of the ones before it.
     for migration in AccountMigrations.all + PetMigrations.all + PlaydateMigrations.all + ChatMigrations.all
-                        + RealtimeMigrations.all {
+                        + RealtimeMigrations.all + NotificationMigrations.all + MeetupMigrations.all + ReviewMigrations.all {
         app.migrations.add(migration)
     }
 
@@ -141,10 +141,12 @@ private struct PawpackServicesLifecycle: LifecycleHandler {
     func didBootAsync(_ application: Application) async throws {
         services.realtime.startForgetting(retention: services.config.eventRetention, on: application.db, logger: application.logger)
         services.realtime.fanOut.withLockedValue { $0 }?.start(on: application.eventLoopGroup.next(), logger: application.logger)
+        services.jobs.start(every: services.config.jobInterval, on: application.db, logger: application.logger)
     }
 
     func shutdownAsync(_ application: Application) async {
         services.realtime.stopForgetting()
+        services.jobs.stop()
         await services.realtime.fanOut.withLockedValue { $0 }?.stop()
         await services.realtime.hub.closeAll()
         try? await services.hasher.shutdown()

@@ -60,6 +60,8 @@ package struct Config: Sendable {
     package var realtimePingSeconds = 30
     /// How long events are kept for apps that reconnect (PAWPACK_EVENT_RETENTION_DAYS).
     package var eventRetention: TimeInterval = 7 * 86_400
+    /// How often scheduled work runs: meet-ups that expire, reminders an hour before.
+    package var jobInterval: Duration = .seconds(60)
     package var logFormat: LogFormat = .text
     package var logLevel = "info"
     package var accountRules = AccountRules()

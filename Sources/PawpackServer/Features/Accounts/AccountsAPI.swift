@@ -95,7 +95,10 @@ extension APIHandler {
         let (owned, guardianships) = try await pets.export(user, on: db)
         let playdates = try await self.playdates.export(user, on: db)
         let chats = try await self.chats.export(user, on: db)
+        let meetups = try await self.meetups.export(user, on: db)
+        let reviews = try await self.reviews.export(user, on: db)
         let me = try user.requireID()
+        let muted = try await notifications.mutedKinds(of: me, on: db)
         return .init(
             exportedAt: account.exportedAt, account: .init(account.account),
             sessions: account.sessions.map {
@@ -126,7 +129,12 @@ extension APIHandler {
                 .init(id: chat.id.description, myPetId: chat.myPet.id.description, myPetName: chat.myPet.name,
                       otherPetName: chat.otherPet.name, otherOwnerDisplayName: chat.otherPet.ownerDisplayName,
                       closed: chat.closed, messages: messages.map { messageDTO($0, viewer: me) })
-            })
+            },
+            meetups: meetups.map { meetupDTO($0, viewer: me) },
+            reviewsWritten: reviews.written.map { reviewDTO($0, viewer: me) },
+            reviewsReceived: reviews.received.map { reviewDTO($0, viewer: me) },
+            reviewReports: reviews.reports.map { .init(reviewId: $0.review.description, reason: $0.reason, createdAt: $0.createdAt) },
+            notificationSettings: settingsDTO(muted))
     }
 
     func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {

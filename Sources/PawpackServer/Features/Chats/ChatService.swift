@@ -46,9 +46,9 @@ struct ChatValue: Sendable {
     /// The newest message's time, or the opening's, in microseconds (`ChatListCursor`).
     var activity: Int64
 
-    var activityAt: Date { Date(timeIntervalSince1970: Double(activity) / 1_000_000) }
+    var activityAt: Date { ChatListCursor.date(ofActivity: activity) }
     /// Where a page of chats that ends with this one ends.
-    var cursor: ChatListCursor { ChatListCursor(activity: activity, chat: id) }
+    var cursor: ChatListCursor { ChatListCursor(activity: activity, id: id) }
 }
 
 /// Chats: one per match, between the two owners. Opened by a match, closed by an unmatch or
@@ -58,12 +58,14 @@ final class ChatService: Sendable {
     let pets: PetService
     let clock: any AppClock
     let realtime: RealtimeEvents
+    let notifications: NotificationService
     private let rules = ChatRules()
     /// Messages per member and minute.
     private let sends: RateLimiter
 
-    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents) {
+    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService) {
         self.pets = pets
+        self.notifications = notifications
         self.clock = clock
         self.realtime = realtime
         sends = RateLimiter(limit: pets.config.messagesPerMinute, window: 60)
@@ -105,6 +107,7 @@ final class ChatService: Sendable {
             .filter(\.$closedAt == nil).first() else { return nil }
         chat.closedAt = now
         try await chat.save(on: db)
+        try await MeetupService.cancelOpen(inChats: [chat.requireID()], now: now, on: db)
         return try chat.requireID()
     }
 
@@ -118,7 +121,9 @@ final class ChatService: Sendable {
             chat.closedAt = now
             try await chat.save(on: db)
         }
-        return try open.map { try $0.requireID() }
+        let closed = try open.map { try $0.requireID() }
+        try await MeetupService.cancelOpen(inChats: closed, now: now, on: db)
+        return closed
     }
 
     /// Deletes the chats of these dogs, or of this member, with their messages; the photos'
@@ -135,6 +140,8 @@ final class ChatService: Sendable {
         guard !chats.isEmpty else { return [] }
         let keys = try await ChatMessageRecord.query(on: db).filter(\.$chat.$id ~~ chats).filter(\.$photoKey != nil)
             .all().compactMap(\.photoKey)
+        try await MeetupService.deleteRows(ofChats: chats, on: db)
+        try await NotificationRecord.query(on: db).filter(\.$chatID ~~ chats).delete()
         try await ChatMessageRecord.query(on: db).filter(\.$chat.$id ~~ chats).delete()
         try await ChatRecord.query(on: db).filter(\.$id ~~ chats).delete()
         return keys
@@ -151,7 +158,7 @@ final class ChatService: Sendable {
         if let after {
             query = query.group(.or) { group in
                 group.filter(\.$activity < after.activity)
-                group.group(.and) { $0.filter(\.$activity == after.activity).filter(\.$id < after.chat) }
+                group.group(.and) { $0.filter(\.$activity == after.activity).filter(\.$id < after.id) }
             }
         }
         let rows = try await query.sort(\.$activity, .descending).sort(\.$id, .descending).limit(limit + 1).all()
@@ -263,8 +270,13 @@ final class ChatService: Sendable {
                 message.createdAt = now
                 try await message.create(on: tx)
                 // Both members' apps hear of it: the sender's other devices too.
-                let events = try await self.realtime.record(.message(try ChatMessageValue(message)),
+                var events = try await self.realtime.record(.message(try ChatMessageValue(message)),
                                                             for: [chat.$userA.id, chat.$userB.id], on: tx)
+                let sender = try await NotificationService.names(of: chat.pet(side), on: tx)
+                let told = NotificationDraft(kind: .message, title: "\(sender.owner) (\(sender.dog))",
+                                             body: text.map(NotificationService.preview) ?? "Sent a photo",
+                                             chat: chatID, pet: chat.pet(side))
+                events += try await self.notifications.notify(told, to: chat.user(side.other), on: tx)
                 return (message, events)
             }
             await realtime.deliver(events)
@@ -300,6 +312,7 @@ final class ChatService: Sendable {
                     "\(unsafeRaw: column)_read_at" = \(bind: now), "\(unsafeRaw: column)_unread" = \(bind: unread)
                 WHERE "id" = \(bind: id) AND "\(unsafeRaw: column)_read_position" < \(bind: message.position)
                 """).run()
+            if unread == 0 { try await NotificationService.markChatRead(me, chat: id, now: now, on: tx) }
             return try await self.realtime.record(.read(chat: id, reader: me, position: message.position, at: now),
                                                   for: [chat.$userA.id, chat.$userB.id], on: tx)
         }

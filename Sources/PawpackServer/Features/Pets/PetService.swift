@@ -17,6 +17,8 @@ struct PetSnapshot: Sendable {
     /// The dog switched to Social Mode by itself while this snapshot was taken: its owner
     /// should be told.
     var reachedSocialMode = false
+    /// The dog's reviews and its owner's.
+    var ratings = PetRatings()
 
     var mode: WelfareMode? { welfare?.mode }
     var heldBackFields: [String] { welfare?.heldBackFields ?? [] }
@@ -39,13 +41,16 @@ struct PetCardValue: Sendable, Equatable {
     /// Nil for species without welfare modes (cats, others).
     var mode: WelfareMode?
     var ownerDisplayName: String
+    /// The dog's reviews and its owner's, after meet-ups.
+    var ratings = PetRatings()
 }
 
 extension PetSnapshot {
     var card: PetCardValue {
         PetCardValue(id: profile.id, ownerID: profile.ownerID, name: profile.name, species: profile.species,
                      breed: profile.breed, birthDate: profile.birthDate, birthDateIsEstimate: profile.birthDateIsEstimate,
-                     sizeClass: profile.effectiveSizeClass, photos: photos, mode: mode, ownerDisplayName: ownerDisplayName)
+                     sizeClass: profile.effectiveSizeClass, photos: photos, mode: mode, ownerDisplayName: ownerDisplayName,
+                     ratings: ratings)
     }
 }
 
@@ -207,6 +212,7 @@ final class PetService: Sendable {
         var snapshot = try makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
                                         doses: doses, today: today)
         snapshot.reachedSocialMode = reached
+        snapshot.ratings = try await ReviewService.ratings(ofPets: [pet.requireID()], on: db)[try pet.requireID()] ?? PetRatings()
         return snapshot
     }
 
@@ -247,6 +253,7 @@ final class PetService: Sendable {
             }
         }
         let today = self.today
+        let ratings = try await ReviewService.ratings(ofPets: ids, on: db)
         var cards: [Pet.ID: PetCardValue] = [:]
         for (read, socialSince) in pets {
             var card = read
@@ -261,6 +268,7 @@ final class PetService: Sendable {
                 }
             }
             card.photos = Array(Self.cardOrder(photos[id] ?? []).prefix(limits.photosPerCard))
+            card.ratings = ratings[id] ?? PetRatings()
             cards[id] = card
         }
         return cards

@@ -230,7 +230,9 @@ extension APIHandler {
             ageText: PetAge.text(birthDate: pet.birthDate, estimated: pet.birthDateIsEstimate, today: services.pets.today),
             sizeClass: pet.sizeClass.flatMap { .init(rawValue: $0.rawValue) },
             photos: pet.photos.map(photoDTO), mode: pet.mode.flatMap { .init(rawValue: $0.rawValue) },
-            ownerDisplayName: pet.ownerDisplayName, averageRating: nil)
+            ownerDisplayName: pet.ownerDisplayName, averageRating: pet.ratings.pet.average,
+            reviewCount: pet.ratings.pet.count, ownerAverageRating: pet.ratings.owner.average,
+            ownerReviewCount: pet.ratings.owner.count)
     }
 
     func view(_ pet: PetSnapshot) -> Components.Schemas.PetView {

@@ -97,6 +97,7 @@ final class PlaydateService: Sendable {
     let pets: PetService
     let clock: any AppClock
     let realtime: RealtimeEvents
+    let notifications: NotificationService
     let matchmaker = Matchmaker()
     let source: DeckSource
     private let logger: Logger
@@ -104,8 +105,10 @@ final class PlaydateService: Sendable {
     /// Deck pages per member: each measures distances from where the member is.
     private let deckReads: RateLimiter
 
-    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, source: DeckSource = .index, logger: Logger) {
+    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
+         source: DeckSource = .index, logger: Logger) {
         self.realtime = realtime
+        self.notifications = notifications
         self.deckReads = RateLimiter(limit: pets.config.deckReadsPerMinute, window: 60)
         self.pets = pets
         self.clock = clock
@@ -384,15 +387,26 @@ final class PlaydateService: Sendable {
         request.createdAt = now
         try await request.create(on: db)
         let value = try await requestValue(request, on: db)
+        let told = NotificationDraft(kind: .matchRequest, title: "New playdate request",
+                                     body: "\(value.fromPet.name) would like to play with \(value.toPet.name).",
+                                     pet: value.fromPet.id)
         return SwipeOutcome(decision: .like, request: value,
-                            events: try await realtime.record(.matchRequest(value), for: [target.$owner.id], on: db))
+                            events: try await realtime.record(.matchRequest(value), for: [target.$owner.id], on: db)
+                                + notifications.notify(told, to: target.$owner.id, on: db))
     }
 
     /// A new match, for each owner from their side.
     private func matchEvents(_ match: MatchValue, chat: Chats.Chat.ID?, on db: any Database) async throws -> [StoredRealtimeEvent] {
         let theirs = MatchValue(id: match.id, myPet: match.otherPet, otherPet: match.myPet, createdAt: match.createdAt)
-        return try await realtime.record(.match(match, chat: chat), for: [match.myPet.ownerID], on: db)
-            + realtime.record(.match(theirs, chat: chat), for: [match.otherPet.ownerID], on: db)
+        var events: [StoredRealtimeEvent] = []
+        for side in [match, theirs] {
+            events += try await realtime.record(.match(side, chat: chat), for: [side.myPet.ownerID], on: db)
+            let told = NotificationDraft(kind: .match, title: "It's a match!",
+                                         body: "\(side.myPet.name) and \(side.otherPet.name) both want to play. Say hello!",
+                                         chat: chat, pet: side.otherPet.id)
+            events += try await notifications.notify(told, to: side.myPet.ownerID, on: db)
+        }
+        return events
     }
 
     /// The match of two dogs, new or already there, and the chat it opened (nil when it was).

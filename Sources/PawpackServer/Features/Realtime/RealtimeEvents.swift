@@ -15,6 +15,10 @@ enum RealtimeEventValue: Sendable {
     /// A match, seen from the side of the member whose dog is `myPet`.
     case match(MatchValue, chat: Chats.Chat.ID?)
     case chatClosed(Chats.Chat.ID)
+    /// A meet-up proposed or changed, for both participants.
+    case meetup(MeetupValue)
+    /// A new notification, or one that counts one more message, with the unread count.
+    case notification(NotificationValue, unreadCount: Int)
 
     var kind: String {
         switch self {
@@ -23,6 +27,8 @@ enum RealtimeEventValue: Sendable {
         case .matchRequest: "match_request"
         case .match: "match"
         case .chatClosed: "chat_closed"
+        case .meetup: "meetup"
+        case .notification: "notification"
         }
     }
 }

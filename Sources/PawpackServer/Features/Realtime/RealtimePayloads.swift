@@ -17,6 +17,11 @@ extension APIHandler: RealtimePayloadWriter {
             return try Self.json(Components.Schemas.RealtimeMatch(match: matchDTO(match), chatId: chat?.description))
         case let .chatClosed(chat):
             return try Self.json(Components.Schemas.RealtimeChatClosed(chatId: chat.description))
+        case let .meetup(meetup):
+            return try Self.json(meetupDTO(meetup, viewer: recipient))
+        case let .notification(notification, unread):
+            return try Self.json(Components.Schemas.RealtimeNotification(notification: notificationDTO(notification),
+                                                                          unreadCount: unread))
         }
     }
 

@@ -1,0 +1,187 @@
+import Fluent
+import Foundation
+import PawpackCore
+import SQLKit
+
+/// What a notification says, made by the feature that raises it.
+struct NotificationDraft: Sendable {
+    var kind: NotificationKind
+    var title: String
+    var body: String
+    var chat: Chats.Chat.ID?
+    var meetup: Meetups.Meetup.ID?
+    /// The other member's dog it is about.
+    var pet: Pet.ID?
+}
+
+/// One entry of the inbox, as its member sees it.
+struct NotificationValue: Sendable, Equatable {
+    var id: Notifications.Notification.ID
+    var kind: NotificationKind
+    var title: String
+    var body: String
+    var chat: Chats.Chat.ID?
+    var meetup: Meetups.Meetup.ID?
+    var pet: Pet.ID?
+    var count: Int
+    var activity: Int64
+    var createdAt: Date
+    var readAt: Date?
+
+    init(_ record: NotificationRecord) throws {
+        id = try record.requireID()
+        kind = NotificationKind(rawValue: record.kind) ?? .match
+        title = record.title
+        body = record.body
+        chat = record.chatID
+        meetup = record.meetupID
+        pet = record.petID
+        count = record.count
+        activity = record.activity
+        createdAt = record.createdAt
+        readAt = record.readAt
+    }
+
+    var updatedAt: Date { ActivityCursor<Notifications.Notification>.date(ofActivity: activity) }
+    var cursor: ActivityCursor<Notifications.Notification> { .init(activity: activity, id: id) }
+}
+
+/// The inbox: what a member should learn about while away. A notification is written in the
+/// transaction of its cause, with the realtime event that tells the member's open apps (the
+/// bell's count), unless the member muted its kind. A chat's messages collapse into one
+/// notification while it is unread, and reading the chat reads it.
+final class NotificationService: Sendable {
+    let realtime: RealtimeEvents
+    let clock: any AppClock
+
+    init(realtime: RealtimeEvents, clock: any AppClock) {
+        self.realtime = realtime
+        self.clock = clock
+    }
+
+    /// Stores the notification for `user` (or adds to the unread one of the same chat, for a
+    /// message); the realtime events to deliver after the commit. Nothing for a muted kind.
+    func notify(_ draft: NotificationDraft, to user: User.ID, on tx: any Database) async throws -> [StoredRealtimeEvent] {
+        guard try await NotificationMuteRecord.query(on: tx).filter(\.$user.$id == user)
+            .filter(\.$kind == draft.kind.rawValue).first() == nil else { return [] }
+        let now = clock.now()
+        let activity = ActivityCursor<Notifications.Notification>.activity(at: now)
+        var collapsed: NotificationRecord?
+        if draft.kind == .message, let chat = draft.chat {
+            collapsed = try await NotificationRecord.query(on: tx).filter(\.$user.$id == user)
+                .filter(\.$kind == draft.kind.rawValue).filter(\.$chatID == chat).filter(\.$readAt == nil).first()
+        }
+        let record: NotificationRecord
+        if let collapsed {
+            record = collapsed
+            record.count += 1
+            record.title = draft.title
+            record.body = draft.body
+            record.activity = activity
+            try await record.save(on: tx)
+        } else {
+            record = NotificationRecord()
+            record.id = .init()
+            record.$user.id = user
+            record.kind = draft.kind.rawValue
+            record.title = draft.title
+            record.body = draft.body
+            record.chatID = draft.chat
+            record.meetupID = draft.meetup
+            record.petID = draft.pet
+            record.count = 1
+            record.activity = activity
+            record.createdAt = now
+            try await record.create(on: tx)
+        }
+        let unread = try await Self.unreadCount(of: user, on: tx)
+        return try await realtime.record(.notification(try NotificationValue(record), unreadCount: unread), for: [user], on: tx)
+    }
+
+    // MARK: The inbox
+
+    /// The member's notifications, newest first, with how many are unread.
+    func list(_ user: User.ID, limit: Int, cursor: String?, on db: any Database) async throws
+        -> (items: [NotificationValue], next: ActivityCursor<Notifications.Notification>?, unread: Int) {
+        let after = try cursor.map(ActivityCursor<Notifications.Notification>.init(text:))
+        var query = NotificationRecord.query(on: db).filter(\.$user.$id == user)
+        if let after {
+            query = query.group(.or) { group in
+                group.filter(\.$activity < after.activity)
+                group.group(.and) { $0.filter(\.$activity == after.activity).filter(\.$id < after.id) }
+            }
+        }
+        let rows = try await query.sort(\.$activity, .descending).sort(\.$id, .descending).limit(limit + 1).all()
+        let items = try rows.prefix(limit).map(NotificationValue.init)
+        return (items, rows.count > limit ? items.last?.cursor : nil, try await Self.unreadCount(of: user, on: db))
+    }
+
+    static func unreadCount(of user: User.ID, on db: any Database) async throws -> Int {
+        try await NotificationRecord.query(on: db).filter(\.$user.$id == user).filter(\.$readAt == nil).count()
+    }
+
+    /// Marks one of the member's notifications read; anyone else's is a 404, as one that does
+    /// not exist.
+    func markRead(_ user: User.ID, notification id: Notifications.Notification.ID, on db: any Database) async throws {
+        guard let record = try await NotificationRecord.query(on: db).filter(\.$id == id).filter(\.$user.$id == user).first() else {
+            throw Problem.notFound
+        }
+        guard record.readAt == nil else { return }
+        record.readAt = clock.now()
+        try await record.save(on: db)
+    }
+
+    func markAllRead(_ user: User.ID, on db: any Database) async throws {
+        try await NotificationRecord.query(on: db).filter(\.$user.$id == user).filter(\.$readAt == nil)
+            .set(\.$readAt, to: clock.now()).update()
+    }
+
+    /// The chat was read to its end: its messages' notification is read too.
+    static func markChatRead(_ user: User.ID, chat: Chats.Chat.ID, now: Date, on db: any Database) async throws {
+        try await NotificationRecord.query(on: db).filter(\.$user.$id == user).filter(\.$chatID == chat)
+            .filter(\.$kind == NotificationKind.message.rawValue).filter(\.$readAt == nil).set(\.$readAt, to: now).update()
+    }
+
+    // MARK: Mutes
+
+    func mutedKinds(of user: User.ID, on db: any Database) async throws -> Set<NotificationKind> {
+        Set(try await NotificationMuteRecord.query(on: db).filter(\.$user.$id == user).all()
+            .compactMap { NotificationKind(rawValue: $0.kind) })
+    }
+
+    /// Replaces the kinds the member muted.
+    func setMutedKinds(_ kinds: Set<NotificationKind>, of user: User.ID, on db: any Database) async throws {
+        try await db.transaction { tx in
+            try await NotificationMuteRecord.query(on: tx).filter(\.$user.$id == user).delete()
+            for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
+                let mute = NotificationMuteRecord()
+                mute.$user.id = user
+                mute.kind = kind.rawValue
+                try await mute.create(on: tx)
+            }
+        }
+    }
+
+    // MARK: Words
+
+    /// A dog's name and its owner's display name, as notifications name who did something.
+    static func names(of pet: Pet.ID, on db: any Database) async throws -> (dog: String, owner: String) {
+        guard let row = try await db.sql.raw("""
+            SELECT "pets"."name", "users"."display_name" FROM "pets" JOIN "users" ON "users"."id" = "pets"."owner_id"
+            WHERE "pets"."id" = \(bind: pet)
+            """).first() else { return ("A dog", "A member") }
+        return (try row.decode(column: "name", as: String.self), try row.decode(column: "display_name", as: String.self))
+    }
+
+    /// The start of a message for a notification: one line, at most 100 characters.
+    static func preview(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.count > 100 ? String(line.prefix(99)) + "…" : line
+    }
+
+    /// Everything kept for a member, for the deletion of their account.
+    static func deleteRows(of user: User.ID, on db: any Database) async throws {
+        try await NotificationRecord.query(on: db).filter(\.$user.$id == user).delete()
+        try await NotificationMuteRecord.query(on: db).filter(\.$user.$id == user).delete()
+    }
+}

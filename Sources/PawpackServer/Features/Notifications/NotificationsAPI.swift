@@ -1,0 +1,63 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+
+extension APIHandler {
+    var notifications: NotificationService { services.notifications }
+
+    func listNotifications(_ input: Operations.ListNotifications.Input) async throws -> Operations.ListNotifications.Output {
+        let auth = try await authenticated()
+        let limit = input.query.limit ?? 20
+        guard (1...50).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 50") }
+        let page = try await notifications.list(try auth.user.requireID(), limit: limit, cursor: input.query.cursor,
+                                                on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: page.items.map(notificationDTO), nextCursor: page.next?.text,
+                                           unreadCount: page.unread))))
+    }
+
+    func markNotificationRead(_ input: Operations.MarkNotificationRead.Input) async throws -> Operations.MarkNotificationRead.Output {
+        let auth = try await authenticated()
+        try await notifications.markRead(try auth.user.requireID(), notification: try pathID(input.path.notificationId),
+                                         on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func markAllNotificationsRead(_ input: Operations.MarkAllNotificationsRead.Input) async throws
+        -> Operations.MarkAllNotificationsRead.Output {
+        let auth = try await authenticated()
+        try await notifications.markAllRead(try auth.user.requireID(), on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func getNotificationSettings(_ input: Operations.GetNotificationSettings.Input) async throws
+        -> Operations.GetNotificationSettings.Output {
+        let auth = try await authenticated()
+        let muted = try await notifications.mutedKinds(of: try auth.user.requireID(), on: auth.request.db)
+        return .ok(.init(body: .json(settingsDTO(muted))))
+    }
+
+    func updateNotificationSettings(_ input: Operations.UpdateNotificationSettings.Input) async throws
+        -> Operations.UpdateNotificationSettings.Output {
+        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        guard body.muted.count <= NotificationKind.allCases.count else {
+            throw Problem.invalidField("muted", "must name at most \(NotificationKind.allCases.count) kinds")
+        }
+        let kinds = Set(body.muted.compactMap { NotificationKind(rawValue: $0.rawValue) })
+        try await notifications.setMutedKinds(kinds, of: try auth.user.requireID(), on: auth.request.db)
+        return .ok(.init(body: .json(settingsDTO(kinds))))
+    }
+
+    // MARK: Mapping
+
+    func notificationDTO(_ notification: NotificationValue) -> Components.Schemas.Notification {
+        .init(id: notification.id.description, kind: .init(rawValue: notification.kind.rawValue)!,
+              title: notification.title, body: notification.body, chatId: notification.chat?.description,
+              meetupId: notification.meetup?.description, petId: notification.pet?.description, count: notification.count,
+              createdAt: notification.createdAt, updatedAt: notification.updatedAt, read: notification.readAt != nil)
+    }
+
+    func settingsDTO(_ muted: Set<NotificationKind>) -> Components.Schemas.NotificationSettings {
+        .init(muted: NotificationKind.allCases.filter(muted.contains).map { .init(rawValue: $0.rawValue)! })
+    }
+}

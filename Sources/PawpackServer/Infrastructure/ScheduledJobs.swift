@@ -1,0 +1,77 @@
+import Fluent
+import SQLiteKit
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import SQLKit
+
+/// Work done on a schedule (meet-ups expire, reminders go out). Every instance runs the loop;
+/// on PostgreSQL each round runs only where a session advisory lock is taken, so many
+/// instances never do the same round at once. The jobs themselves change rows only from the
+/// state they expect, so a round run twice would still change nothing twice.
+final class ScheduledJobs: Sendable {
+    struct Job: Sendable {
+        var name: String
+        var run: @Sendable (any Database) async throws -> Void
+    }
+
+    let jobs: [Job]
+    private let loop = NIOLockedValueBox<Task<Void, Never>?>(nil)
+
+    init(_ jobs: [Job]) {
+        self.jobs = jobs
+    }
+
+    /// Runs every job now and then every `interval`, until `stop`.
+    func start(every interval: Duration, on db: any Database, logger: Logger) {
+        let task = Task {
+            while !Task.isCancelled {
+                await self.runAll(on: db, logger: logger)
+                try? await Task.sleep(for: interval)
+            }
+        }
+        loop.withLockedValue { $0?.cancel(); $0 = task }
+    }
+
+    func stop() {
+        loop.withLockedValue { $0?.cancel(); $0 = nil }
+    }
+
+    /// One round of every job; a failing job is logged and the others still run.
+    func runAll(on db: any Database, logger: Logger) async {
+        for job in jobs {
+            do {
+                try await Self.runExclusively(job.name, on: db, job.run)
+            } catch {
+                logger.error("scheduled job failed", metadata: ["job": "\(job.name)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Runs `body` on one connection holding the job's advisory lock on PostgreSQL (false when
+    /// another instance holds it), or simply runs it on SQLite, whose one process owns the file.
+    @discardableResult
+    static func runExclusively(_ name: String, on db: any Database,
+                               _ body: @escaping @Sendable (any Database) async throws -> Void) async throws -> Bool {
+        guard !(db is any SQLiteDatabase) else {
+            try await body(db)
+            return true
+        }
+        return try await db.withConnection { connection in
+            let sql = connection.sql
+            // One lock per job and schema: test servers share a database, each on its own schema.
+            let key = "pawpack.job.\(name)."
+            guard let row = try await sql.raw("""
+                SELECT pg_try_advisory_lock(hashtext(\(bind: key) || current_schema())) AS "locked"
+                """).first(), try row.decode(column: "locked", as: Bool.self) else { return false }
+            do {
+                try await body(connection)
+            } catch {
+                _ = try? await sql.raw("SELECT pg_advisory_unlock(hashtext(\(bind: key) || current_schema()))").run()
+                throw error
+            }
+            try await sql.raw("SELECT pg_advisory_unlock(hashtext(\(bind: key) || current_schema()))").run()
+            return true
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import PawpackAPI
+import PawpackClient
+import PawpackCore
+import PawpackTestSupport
+import Testing
+
+/// The SDK's stream of realtime events against a live server: typed events as they happen,
+/// and a second stream that resumes after the last id gets exactly what it missed.
+@Suite struct PawpackClientRealtimeTests {
+    @Test func eventsArriveTypedAndAResumedStreamGetsWhatWasMissed() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            for owner in [ada, bob] { try await server.vaccinate(owner) }
+            let chat = try await server.matched(ada, bob).id
+            let app = PawpackClient(serverURL: URL(string: server.baseURL)!)
+            try await app.logIn(email: bob.member.email, password: bob.member.password)
+
+            // Bob's app listens from the start: the request, the match, each with its notification
+            var received: [RealtimeEnvelope] = []
+            var events = app.realtimeEvents(after: 0).makeAsyncIterator()
+            for _ in 0..<4 { received.append(try #require(try await events.next())) }
+            guard case let .matchRequest(request) = received[0].event else { Issue.record("\(received[0])"); return }
+            #expect(request.fromPet.name == "Ada's dog")
+            guard case let .match(match, chatID) = received[2].event else { Issue.record("\(received[2])"); return }
+            #expect(match.otherPet.name == "Ada's dog" && chatID?.description == chat)
+            guard case let .notification(told, unread) = received[3].event else { Issue.record("\(received[3])"); return }
+            #expect(told.kind == .match && unread == 2)
+            #expect(received.map(\.id) == [1, 2, 3, 4])
+
+            // live: a message and a proposal, typed
+            try await server.say("Park?", from: ada, in: chat)
+            let message = try #require(try await events.next())
+            guard case let .message(said) = message.event else { Issue.record("\(message)"); return }
+            #expect(said.text == "Park?" && !said.isFromMe)
+            _ = try await events.next()  // its notification
+            #expect(try await server.propose(ada, in: chat).status == 201)
+            let proposed = try #require(try await events.next())
+            guard case let .meetup(meetup) = proposed.event else { Issue.record("\(proposed)"); return }
+            #expect(meetup.status == .pending && !meetup.proposedByMe && meetup.placeName == "Parc de la Tête d'Or")
+            let lastSeen = try #require(proposed.id)
+
+            // another stream resuming after the last id seen gets what came since, nothing before
+            try await server.say("See you there", from: ada, in: chat)
+            var resumed = app.realtimeEvents(after: lastSeen).makeAsyncIterator()
+            let next = try #require(try await resumed.next())
+            #expect(next.id == lastSeen + 1)
+            guard case .notification = next.event else { Issue.record("\(next)"); return }
+        }
+    }
+}
