@@ -11,12 +11,25 @@ public struct RFC3339DateTranscoder: DateTranscoder {
     }
 
     public func decode(_ text: String) throws -> Date {
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-            return date
+        if let date = Self.utc(text) { return date }
+        // RFC 3339 allows any offset up to ±23:59; Foundation's parser stops at ±18:00, so the
+        // offset is applied here to the time read as UTC.
+        let characters = Array(text.utf8)
+        if characters.count > 6, characters[characters.count - 3] == UInt8(ascii: ":"),
+           let sign = characters[characters.count - 6] == UInt8(ascii: "+") ? 1.0 : characters[characters.count - 6] == UInt8(ascii: "-") ? -1.0 : nil,
+           let hours = Int(String(decoding: characters[(characters.count - 5)..<(characters.count - 3)], as: UTF8.self)),
+           let minutes = Int(String(decoding: characters[(characters.count - 2)...], as: UTF8.self)),
+           hours < 24, minutes < 60,
+           let local = Self.utc(String(decoding: characters[..<(characters.count - 6)], as: UTF8.self) + "Z") {
+            return local.addingTimeInterval(-sign * Double(hours * 3_600 + minutes * 60))
         }
         throw DecodingError.dataCorrupted(.init(codingPath: [],
                                                 debugDescription: "Expected an RFC 3339 date-time, got \(text)"))
+    }
+
+    private static func utc(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }
 

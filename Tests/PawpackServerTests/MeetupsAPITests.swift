@@ -187,6 +187,18 @@ import Testing
         }
     }
 
+    @Test func aTimeWithAnyRFC3339OffsetIsReadAsTheSameInstant() async throws {
+        try await TestServer.run { server in
+            let (ada, _, _, chat) = try await matchedPair(server)
+            let when = server.clock.now().addingTimeInterval(30 * 3_600)
+            // -23:00 is a valid RFC 3339 offset that Foundation's parser alone refuses
+            let written = when.addingTimeInterval(-23 * 3_600).formatted(Date.ISO8601FormatStyle()).replacingOccurrences(of: "Z", with: "-23:00")
+            let proposed = try await server.propose(ada, in: chat, extra: ["startsAt": written])
+            #expect(proposed.status == 201, "\(proposed.text)")
+            #expect(try proposed.decode(Meetup.self).startsAt == when)
+        }
+    }
+
     @Test(.enabled(if: TestServer.postgresURL != nil, "advisory locks are PostgreSQL's"))
     func onPostgreSQLOnlyOneInstanceRunsAJobAtOnce() async throws {
         try await TestServer.run { first in
