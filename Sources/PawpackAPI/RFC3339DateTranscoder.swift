@@ -14,13 +14,11 @@ public struct RFC3339DateTranscoder: DateTranscoder {
         if let date = Self.utc(text) { return date }
         // RFC 3339 allows any offset up to ±23:59; Foundation's parser stops at ±18:00, so the
         // offset is applied here to the time read as UTC.
-        let characters = Array(text.utf8)
-        if characters.count > 6, characters[characters.count - 3] == UInt8(ascii: ":"),
-           let sign = characters[characters.count - 6] == UInt8(ascii: "+") ? 1.0 : characters[characters.count - 6] == UInt8(ascii: "-") ? -1.0 : nil,
-           let hours = Int(String(decoding: characters[(characters.count - 5)..<(characters.count - 3)], as: UTF8.self)),
-           let minutes = Int(String(decoding: characters[(characters.count - 2)...], as: UTF8.self)),
-           hours < 24, minutes < 60,
-           let local = Self.utc(String(decoding: characters[..<(characters.count - 6)], as: UTF8.self) + "Z") {
+        let offset = text.suffix(6)  // "-23:00"
+        let sign: Double? = offset.first == "+" ? 1 : offset.first == "-" ? -1 : nil
+        let parts = offset.dropFirst().split(separator: ":")
+        if text.count > 6, let sign, parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]),
+           hours < 24, minutes < 60, let local = Self.utc(String(text.dropLast(6)) + "Z") {
             return local.addingTimeInterval(-sign * Double(hours * 3_600 + minutes * 60))
         }
         throw DecodingError.dataCorrupted(.init(codingPath: [],

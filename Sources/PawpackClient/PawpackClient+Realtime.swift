@@ -50,9 +50,10 @@ extension PawpackClient {
     /// ```
     public func realtimeEvents(after lastID: Int64? = nil) -> AsyncThrowingStream<RealtimeEnvelope, any Error> {
         AsyncThrowingStream { continuation in
+            let opened = OpenedSocket()
             let task = Task {
                 do {
-                    let socket = try await self.openRealtimeSocket(after: lastID) { text in
+                    let socket = try await self.openRealtimeSocket(after: lastID, into: opened) { text in
                         do {
                             continuation.yield(try RealtimeEnvelope(text: text))
                         } catch {
@@ -60,35 +61,42 @@ extension PawpackClient {
                         }
                     }
                     socket.onClose.whenComplete { _ in continuation.finish() }
-                    continuation.onTermination = { _ in _ = socket.close() }
+                    // Ended while the socket was opening: nobody reads it any more.
+                    if Task.isCancelled { socket.close(code: .goingAway, promise: nil) }
                 } catch {
                     continuation.finish(throwing: error)
                 }
             }
-            continuation.onTermination = { _ in task.cancel() }
+            continuation.onTermination = { _ in
+                task.cancel()
+                opened.current?.close(code: .goingAway, promise: nil)
+            }
         }
     }
 
     /// Opens the socket with the session's access token, refreshing it once when the server
     /// turns it away.
-    private func openRealtimeSocket(after lastID: Int64?, onText: @escaping @Sendable (String) -> Void) async throws -> WebSocket {
+    private func openRealtimeSocket(after lastID: Int64?, into opened: OpenedSocket,
+                                    onText: @escaping @Sendable (String) -> Void) async throws -> WebSocket {
         do {
-            return try await connectRealtime(after: lastID, onText: onText)
+            return try await connectRealtime(after: lastID, into: opened, onText: onText)
         } catch let error as WebSocketClient.Error {
-            guard case let .invalidResponseStatus(head) = error, head.status == .unauthorized else { throw PawpackError.network(String(describing: error)) }
+            guard case let .invalidResponseStatus(head) = error, head.status == .unauthorized else {
+                throw PawpackError.network(String(describing: error))
+            }
             try await refresh()
-            return try await connectRealtime(after: lastID, onText: onText)
+            return try await connectRealtime(after: lastID, into: opened, onText: onText)
         }
     }
 
-    private func connectRealtime(after lastID: Int64?, onText: @escaping @Sendable (String) -> Void) async throws -> WebSocket {
+    private func connectRealtime(after lastID: Int64?, into opened: OpenedSocket,
+                                 onText: @escaping @Sendable (String) -> Void) async throws -> WebSocket {
         guard let token = await session?.accessToken else { throw PawpackError.notSignedIn }
         guard let components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false), let host = components.host else {
             throw PawpackError.malformed("the server URL has no host")
         }
         let secure = components.scheme == "https"
         let path = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
-        let opened = OpenedSocket()
         try await WebSocket.connect(
             scheme: secure ? "wss" : "ws", host: host, port: components.port ?? (secure ? 443 : 80),
             path: path + "/v1/realtime", query: lastID.map { "after=\($0)" },
@@ -111,9 +119,11 @@ private final class OpenedSocket: @unchecked Sendable {
 
     func set(_ socket: WebSocket) { lock.withLock { value = socket } }
 
+    var current: WebSocket? { lock.withLock { value } }
+
     func socket() async throws -> WebSocket {
         for _ in 0..<400 {
-            if let socket = lock.withLock({ value }) { return socket }
+            if let socket = current { return socket }
             try await Task.sleep(for: .milliseconds(5))
         }
         throw PawpackError.malformed("the realtime upgrade handed over no socket")

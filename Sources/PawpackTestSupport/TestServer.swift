@@ -104,6 +104,8 @@ package struct TestServer: Sendable {
 
     private func stop(schema: String?) async {
         await app.server.shutdown()
+        // Nothing may still be reading the schema when it goes.
+        await app.pawpack.stopBackgroundWork()
         if let schema { await Self.dropSchema(app, config: config, schema: schema) }
         try? await app.asyncShutdown()
     }

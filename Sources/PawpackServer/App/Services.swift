@@ -64,6 +64,15 @@ package final class PawpackServices: Sendable {
     /// The SQLite file held in memory, once `keepDatabaseInMemory` started it.
     let databaseKeeper = NIOLockedValueBox<DatabaseKeeper?>(nil)
 
+    /// Stops what runs against the database by itself (forgetting old events, scheduled jobs,
+    /// the PostgreSQL listener), waiting for work under way; at shutdown, and by tests before
+    /// they drop their schema. Stopping twice changes nothing.
+    package func stopBackgroundWork() async {
+        await realtime.stopForgetting()
+        await jobs.stop()
+        await realtime.fanOut.withLockedValue { $0 }?.stop()
+    }
+
     init(config: Config, dependencies: Dependencies, deckSource: DeckSource, threadPool: NIOThreadPool, logger: Logger) {
         self.config = config
         self.dependencies = dependencies

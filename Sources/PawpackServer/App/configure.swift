@@ -145,9 +145,7 @@ private struct PawpackServicesLifecycle: LifecycleHandler {
     }
 
     func shutdownAsync(_ application: Application) async {
-        services.realtime.stopForgetting()
-        services.jobs.stop()
-        await services.realtime.fanOut.withLockedValue { $0 }?.stop()
+        await services.stopBackgroundWork()
         await services.realtime.hub.closeAll()
         try? await services.hasher.shutdown()
         services.hotReads.close()

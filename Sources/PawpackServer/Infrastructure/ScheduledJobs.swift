@@ -33,8 +33,14 @@ final class ScheduledJobs: Sendable {
         loop.withLockedValue { $0?.cancel(); $0 = task }
     }
 
-    func stop() {
-        loop.withLockedValue { $0?.cancel(); $0 = nil }
+    /// Stops the loop, waiting for a round under way to finish.
+    func stop() async {
+        let task = loop.withLockedValue { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
     }
 
     /// One round of every job; a failing job is logged and the others still run.
@@ -43,7 +49,9 @@ final class ScheduledJobs: Sendable {
             do {
                 try await Self.runExclusively(job.name, on: db, job.run)
             } catch {
-                logger.error("scheduled job failed", metadata: ["job": "\(job.name)", "error": "\(error)"])
+                // In full: PostgresNIO's plain description of an error says nothing of it. Jobs
+                // bind only ids and times, nothing secret.
+                logger.error("scheduled job failed", metadata: ["job": "\(job.name)", "error": "\(String(reflecting: error))"])
             }
         }
     }

@@ -154,14 +154,8 @@ final class ChatService: Sendable {
         -> (items: [ChatValue], next: ChatListCursor?) {
         let me = try user.requireID()
         let after = try cursor.map(ChatListCursor.init(text:))
-        var query = ChatRecord.query(on: db).group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
-        if let after {
-            query = query.group(.or) { group in
-                group.filter(\.$activity < after.activity)
-                group.group(.and) { $0.filter(\.$activity == after.activity).filter(\.$id < after.id) }
-            }
-        }
-        let rows = try await query.sort(\.$activity, .descending).sort(\.$id, .descending).limit(limit + 1).all()
+        let rows = try await ChatRecord.query(on: db).group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
+            .newestFirst(after: after, activity: \.$activity).limit(limit + 1).all()
         let values = try await values(Array(rows.prefix(limit)), viewer: me, on: db)
         return (values, rows.count > limit ? values.last?.cursor : nil)
     }

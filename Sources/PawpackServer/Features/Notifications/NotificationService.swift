@@ -104,14 +104,8 @@ final class NotificationService: Sendable {
     func list(_ user: User.ID, limit: Int, cursor: String?, on db: any Database) async throws
         -> (items: [NotificationValue], next: ActivityCursor<Notifications.Notification>?, unread: Int) {
         let after = try cursor.map(ActivityCursor<Notifications.Notification>.init(text:))
-        var query = NotificationRecord.query(on: db).filter(\.$user.$id == user)
-        if let after {
-            query = query.group(.or) { group in
-                group.filter(\.$activity < after.activity)
-                group.group(.and) { $0.filter(\.$activity == after.activity).filter(\.$id < after.id) }
-            }
-        }
-        let rows = try await query.sort(\.$activity, .descending).sort(\.$id, .descending).limit(limit + 1).all()
+        let rows = try await NotificationRecord.query(on: db).filter(\.$user.$id == user)
+            .newestFirst(after: after, activity: \.$activity).limit(limit + 1).all()
         let items = try rows.prefix(limit).map(NotificationValue.init)
         return (items, rows.count > limit ? items.last?.cursor : nil, try await Self.unreadCount(of: user, on: db))
     }

@@ -346,6 +346,13 @@ final class PetService: Sendable {
         return try await snapshot(of: pet, role: role, on: db)
     }
 
+    /// The pet, unless a block between `viewer` and its owner hides it (then 404, as for none).
+    func visiblePet(_ id: Pet.ID, to viewer: UserRecord, on db: any Database) async throws -> PetRecord {
+        let pet = try await pet(id, on: db)
+        try await hideIfBlocked(pet, from: viewer, on: db)
+        return pet
+    }
+
     /// A block hides each member's pets from the other, as if they did not exist (404); the
     /// pet's guardians still see it. The block is looked up first: the role only matters then.
     private func hideIfBlocked(_ pet: PetRecord, from viewer: UserRecord, on db: any Database) async throws {
@@ -488,7 +495,7 @@ final class PetService: Sendable {
     func photo(key: String, pet id: Pet.ID, viewer: UserRecord, on db: any Database) async throws -> StoredMedia {
         guard let photo = try await PetPhotoRecord.query(on: db).filter(\.$storageKey == key).first(),
               photo.$pet.id == id else { throw Problem.notFound }
-        try await hideIfBlocked(try await pet(id, on: db), from: viewer, on: db)
+        _ = try await visiblePet(id, to: viewer, on: db)
         guard let stored = try await media.get(key: key) else { throw Problem.notFound }
         return stored
     }

@@ -162,8 +162,14 @@ final class RealtimeEvents: Sendable {
         forgetting.withLockedValue { $0?.cancel(); $0 = task }
     }
 
-    func stopForgetting() {
-        forgetting.withLockedValue { $0?.cancel(); $0 = nil }
+    /// Stops forgetting, waiting for a deletion under way to finish.
+    func stopForgetting() async {
+        let task = forgetting.withLockedValue { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
     }
 
     /// Forgets events older than the retention period.

@@ -97,20 +97,14 @@ final class ReviewService: Sendable {
     /// member who may see the dog.
     func reviews(_ viewer: UserRecord, pet id: Pet.ID, about subject: ReviewSubject, limit: Int, cursor: String?,
                  on db: any Database) async throws -> (items: [ReviewValue], next: ActivityCursor<Meetups.Review>?, summary: RatingSummary) {
-        let pet = try await pets.view(viewer, pet: id, on: db)
+        let pet = try await pets.visiblePet(id, to: viewer, on: db)
         let after = try cursor.map(ActivityCursor<Meetups.Review>.init(text:))
         var query = ReviewRecord.query(on: db)
         switch subject {
         case .pet: query = query.filter(\.$subjectPet.$id == id)
-        case .owner: query = query.filter(\.$subject.$id == pet.profile.ownerID)
+        case .owner: query = query.filter(\.$subject.$id == pet.$owner.id)
         }
-        if let after {
-            query = query.group(.or) { group in
-                group.filter(\.$activity < after.activity)
-                group.group(.and) { $0.filter(\.$activity == after.activity).filter(\.$id < after.id) }
-            }
-        }
-        let rows = try await query.sort(\.$activity, .descending).sort(\.$id, .descending).limit(limit + 1).all()
+        let rows = try await query.newestFirst(after: after, activity: \.$activity).limit(limit + 1).all()
         let items = try await values(Array(rows.prefix(limit)), on: db)
         let ratings = try await Self.ratings(ofPets: [id], on: db)[id] ?? PetRatings()
         let summary = subject == .pet ? ratings.pet : ratings.owner
