@@ -47,7 +47,10 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     if case let .postgres(url, searchPath) = config.database {
         var postgres = try SQLPostgresConfiguration(url: url)
         if let searchPath { postgres.searchPath = [searchPath] }
-        let fanOut = PostgresFanOut(configuration: postgres, hub: services.realtime.hub, database: { [unowned app] in app.db })
+        let fanOut = PostgresFanOut(configuration: postgres, hub: services.realtime.hub, database: { [unowned app] in
+            // None once the server has shut its databases (Fluent's `app.db` would trap).
+            app.databases.database(logger: app.logger, on: app.eventLoopGroup.any())
+        })
         services.realtime.fanOut.withLockedValue { $0 = fanOut }
     }
     app.lifecycle.use(PawpackServicesLifecycle(services: services))

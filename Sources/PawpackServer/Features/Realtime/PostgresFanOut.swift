@@ -22,10 +22,10 @@ final class PostgresFanOut: Sendable {
     let instance = String(UUID().uuidString.prefix(8))
     private let configuration: PostgresConnection.Configuration
     private let hub: RealtimeHub
-    private let database: @Sendable () -> any Database
+    private let database: @Sendable () -> (any Database)?
     private let listening = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
-    init(configuration: SQLPostgresConfiguration, hub: RealtimeHub, database: @escaping @Sendable () -> any Database) {
+    init(configuration: SQLPostgresConfiguration, hub: RealtimeHub, database: @escaping @Sendable () -> (any Database)?) {
         self.configuration = configuration.coreConfiguration
         self.hub = hub
         self.database = database
@@ -36,7 +36,7 @@ final class PostgresFanOut: Sendable {
     /// Tells the other instances which events were delivered here: "instance user:seq,user:seq…",
     /// in announcements well under PostgreSQL's 8,000 bytes.
     func announce(_ events: [StoredRealtimeEvent]) async {
-        let db = database()
+        guard let db = database() else { return }
         for batch in stride(from: 0, to: events.count, by: 100).map({ Array(events[$0..<min($0 + 100, events.count)]) }) {
             let payload = instance + " " + batch.map { "\($0.user):\($0.seq)" }.joined(separator: ",")
             try? await db.sql.raw("SELECT pg_notify(\(bind: channel), \(bind: payload))").run()
@@ -55,7 +55,8 @@ final class PostgresFanOut: Sendable {
                     do {
                         try await connection.listen(on: channel) { notifications in
                             for try await notification in notifications {
-                                await self.received(notification.payload, database: self.database())
+                                guard let database = self.database() else { continue }
+                                await self.received(notification.payload, database: database)
                             }
                         }
                     } catch {

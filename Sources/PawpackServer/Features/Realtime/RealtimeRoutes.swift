@@ -66,7 +66,14 @@ struct RealtimeRoutes {
     }
 
     private func connect(_ req: Request, _ socket: WebSocket, member me: User.ID, ends: Date?, after asked: Int64?) async {
-        let last = (try? await RealtimeEvents.lastSeq(of: me, on: req.db)) ?? 0
+        // The upgrade can finish while the server shuts down, after its databases are gone;
+        // Fluent's `db` traps then, so the database is asked for once and the socket is closed
+        // with "going away" (the client reconnects to another instance).
+        guard let database = req.application.databases.database(logger: req.logger, on: req.eventLoop) else {
+            try? await socket.close(code: .goingAway)
+            return
+        }
+        let last = (try? await RealtimeEvents.lastSeq(of: me, on: database)) ?? 0
         var resumeAfter = last
         if let asked {
             if asked > last {
@@ -76,7 +83,7 @@ struct RealtimeRoutes {
                 resumeAfter = asked
             }
         }
-        let connection = RealtimeConnection(user: me, socket: socket, after: resumeAfter, database: req.application.db,
+        let connection = RealtimeConnection(user: me, socket: socket, after: resumeAfter, database: database,
                                             sendQueueLimit: services.config.socketSendQueueLimit)
         let hub = services.realtime.hub
         guard await hub.register(connection) else {
