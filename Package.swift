@@ -38,6 +38,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/JohnSundell/Plot.git", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // Push providers' tokens: APNs (ES256), FCM's service account (RS256), VAPID (ES256).
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // Pure domain: every rule and algorithm, Foundation only, shared with clients.
@@ -91,6 +95,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Plot", package: "Plot"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             resources: [.copy("Resources/places.tsv"), .copy("Resources/postcodes.tsv")]
         ),
@@ -121,6 +126,14 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "WebSocketKit", package: "websocket-kit"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                // The local push services: their certificate, tokens and decryption.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "PawpackCoreTests", dependencies: ["PawpackCore"], resources: [.copy("Fixtures")]),

@@ -40,7 +40,8 @@ public struct RealtimeEnvelope: Sendable, Equatable {
 extension PawpackClient {
     /// The member's realtime events, in order: first what came after `lastID` (when given), then
     /// live ones, until the socket closes (then the stream finishes; open it again with the
-    /// last id to carry on) or the task is cancelled (then the socket closes).
+    /// last id to carry on) or the task is cancelled (then the socket closes). Each event is
+    /// acknowledged as it arrives: a message shown in the app is then not also pushed.
     ///
     /// ```swift
     /// for try await envelope in pawpack.realtimeEvents(after: savedID) {
@@ -55,7 +56,11 @@ extension PawpackClient {
                 do {
                     let socket = try await self.openRealtimeSocket(after: lastID, into: opened) { text in
                         do {
-                            continuation.yield(try RealtimeEnvelope(text: text))
+                            let envelope = try RealtimeEnvelope(text: text)
+                            continuation.yield(envelope)
+                            // Delivered to the app: acknowledged, so that the phone is not
+                            // buzzed with a push for it as well.
+                            if let id = envelope.id { opened.current?.send("{\"type\":\"ack\",\"id\":\(id)}") }
                         } catch {
                             continuation.finish(throwing: error)
                         }

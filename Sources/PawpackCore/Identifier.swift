@@ -154,3 +154,10 @@ public enum Notifications {
         public typealias ID = Identifier<Notification>
     }
 }
+
+public enum Devices {
+    /// A phone, tablet or browser a member receives pushes on.
+    public enum Device {
+        public typealias ID = Identifier<Device>
+    }
+}

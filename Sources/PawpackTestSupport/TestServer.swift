@@ -78,7 +78,8 @@ package struct TestServer: Sendable {
         var started = false
         do {
             try await configure(app, config: config, dependencies: Dependencies(
-                clock: clock, mailer: outbox, media: LocalMediaStore(root: mediaFolder), locationOffsets: locationOffsets))
+                clock: clock, mailer: outbox, media: LocalMediaStore(root: mediaFolder), locationOffsets: locationOffsets,
+                pushClient: LocalTLS.client))
             if case .postgres = config.database, let sql = app.db as? any SQLDatabase {
                 try await sql.raw("CREATE SCHEMA IF NOT EXISTS \(ident: String(schema))").run()
             }

@@ -155,6 +155,14 @@ import Testing
             try await bob.muteNotifications([.review, .message])
             #expect(try await bob.mutedNotificationKinds() == [.review, .message])
 
+            // Bob's iPhone is registered for pushes, then unregistered at sign-out
+            let phone = try await bob.registerAPNsDevice(token: Data(repeating: 0xab, count: 32), bundleID: "org.pawpack.app")
+            #expect(phone.platform == .apns && phone.environment == .production)
+            #expect(try await bob.registerAPNsDevice(token: Data(repeating: 0xab, count: 32), bundleID: "org.pawpack.app").id == phone.id)
+            #expect(try await bob.devices().map(\.id) == [phone.id])
+            try await bob.unregisterDevice(phone.id)
+            #expect(try await bob.devices().isEmpty)
+
             try await ada.unmatch(match.id)
             #expect(try await bob.matches().isEmpty)
             #expect(try await bob.chat(chat.id).isClosed, "the chat stays, closed")

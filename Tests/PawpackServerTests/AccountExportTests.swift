@@ -43,6 +43,7 @@ import Testing
         },
         "review_reports": .init(owning: ["reporter_id"]) { $0.reviewReports.count },
         "notification_mutes": .init(owning: ["user_id"]) { $0.notificationSettings.muted.count },
+        "devices": .init(owning: ["user_id"]) { $0.devices.count },
         "auth_tokens": .init(owning: ["user_id"], countSQL: { member in
             // An app session is its family's refresh token not yet used.
             "SELECT COUNT(*) AS n FROM auth_tokens WHERE user_id = \(bind: member) AND kind = 'refresh' AND used_at IS NULL"
@@ -60,6 +61,7 @@ import Testing
         "realtime_events.user_id": "copies, for apps catching up, of changes the export holds (messages, requests, matches), kept 7 days",
         "realtime_counters.user_id": "the number of the member's last realtime event",
         "notifications.user_id": "the inbox: words about changes the export holds (requests, matches, messages, meet-ups, reviews)",
+        "push_outbox.user_id": "pushes waiting to go: copies of notifications, kept seconds to a day",
     ]
 
     @Test func theExportCoversEveryTableThatRefersToAMemberOrTheirPets() async throws {
@@ -196,6 +198,9 @@ import Testing
         try check(try await server.send(.POST, "/v1/reviews/\(try received.decode(Components.Schemas.Review.self).id)/report",
                                          object: ["reason": "Unfair"], token: adaAgain.token), 204)
         try check(try await server.send(.PUT, "/v1/notifications/settings", object: ["muted": ["review"]], token: adaAgain.token), 200)
+        try check(try await server.send(.POST, "/v1/devices", object: [
+            "platform": "apns", "token": String(repeating: "ab", count: 32), "appId": "org.pawpack.app",
+        ], token: adaAgain.token), 201)
         ada = adaAgain
 
         let browser = TestBrowser(server)

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Fluent
 import Foundation
 import Logging
@@ -14,13 +15,18 @@ package struct Dependencies: Sendable {
     package var media: any MediaStore
     /// Draws a member's location grid (`LocationBlur`) when they first give a position.
     package var locationOffsets: @Sendable () -> LocationBlur.Offset
+    /// What pushes go out through (`Config.push` names the services); tests pass one that
+    /// trusts their local push services' certificate.
+    package var pushClient: HTTPClient
 
     package init(clock: any AppClock, mailer: any Mailer, media: any MediaStore,
-                 locationOffsets: @escaping @Sendable () -> LocationBlur.Offset = { LocationBlur.Offset.random() }) {
+                 locationOffsets: @escaping @Sendable () -> LocationBlur.Offset = { LocationBlur.Offset.random() },
+                 pushClient: HTTPClient = .shared) {
         self.clock = clock
         self.mailer = mailer
         self.media = media
         self.locationOffsets = locationOffsets
+        self.pushClient = pushClient
     }
 
     /// The system clock and the mail transport the configuration names.
@@ -54,6 +60,9 @@ package final class PawpackServices: Sendable {
     let notifications: NotificationService
     let meetups: MeetupService
     let reviews: ReviewService
+    let devices: DeviceService
+    /// Pushes waiting to go, and the worker that sends them.
+    let push: PushOutbox
     /// Meet-ups' expiries and reminders, every minute.
     let jobs: ScheduledJobs
     /// Durable events and the sockets of this process.
@@ -70,10 +79,12 @@ package final class PawpackServices: Sendable {
     package func stopBackgroundWork() async {
         await realtime.stopForgetting()
         await jobs.stop()
+        await push.stop()
         await realtime.fanOut.withLockedValue { $0 }?.stop()
     }
 
-    init(config: Config, dependencies: Dependencies, deckSource: DeckSource, threadPool: NIOThreadPool, logger: Logger) {
+    init(config: Config, dependencies: Dependencies, deckSource: DeckSource, pushProviders: PushProviders,
+         threadPool: NIOThreadPool, logger: Logger) {
         self.config = config
         self.dependencies = dependencies
         self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
@@ -86,7 +97,10 @@ package final class PawpackServices: Sendable {
                                locationOffsets: dependencies.locationOffsets, reads: hotReads,
                                deckIndex: DeckIndex(rowsInMemory: rowsInMemory), imageWork: threadPool, logger: logger)
         self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: dependencies.clock)
-        self.notifications = NotificationService(realtime: realtime, clock: dependencies.clock)
+        self.push = PushOutbox(providers: pushProviders, acknowledgements: realtime.acknowledgements,
+                               clock: dependencies.clock, logger: logger)
+        self.devices = DeviceService(providers: pushProviders, clock: dependencies.clock)
+        self.notifications = NotificationService(realtime: realtime, push: push, clock: dependencies.clock)
         self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications,
                                          source: deckSource, logger: logger)
         self.chats = ChatService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications)

@@ -35,12 +35,15 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     }
     // In order: a feature's migrations may refer to tables of the ones before it.
     for migration in AccountMigrations.all + PetMigrations.all + PlaydateMigrations.all + ChatMigrations.all
-                        + RealtimeMigrations.all + NotificationMigrations.all + MeetupMigrations.all + ReviewMigrations.all {
+                        + RealtimeMigrations.all + NotificationMigrations.all + MeetupMigrations.all + ReviewMigrations.all
+                        + PushMigrations.all {
         app.migrations.add(migration)
     }
 
+    let pushProviders = try await PushProviders.make(config: config, client: dependencies.pushClient,
+                                                     clock: dependencies.clock, logger: app.logger)
     let services = PawpackServices(config: config, dependencies: dependencies, deckSource: deckSource,
-                                   threadPool: app.threadPool, logger: app.logger)
+                                   pushProviders: pushProviders, threadPool: app.threadPool, logger: app.logger)
     app.pawpack = services
     // Events are written as the API writes its answers.
     services.realtime.use(APIHandler(services: services))
@@ -145,6 +148,7 @@ private struct PawpackServicesLifecycle: LifecycleHandler {
         services.realtime.startForgetting(retention: services.config.eventRetention, on: application.db, logger: application.logger)
         services.realtime.fanOut.withLockedValue { $0 }?.start(on: application.eventLoopGroup.next(), logger: application.logger)
         services.jobs.start(every: services.config.jobInterval, on: application.db, logger: application.logger)
+        services.push.start(every: services.config.push.interval, on: application.db)
     }
 
     func shutdownAsync(_ application: Application) async {

@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import JWTKit
 import PawpackCore
 
 /// Everything the server reads from its environment, read once at start-up. A bad value
@@ -74,6 +76,25 @@ package struct Config: Sendable {
     /// The largest SQLite file `pawpack serve` holds in memory (`ResidentFile`), in bytes
     /// (PAWPACK_SQLITE_RESIDENT_MB, default half the machine's memory; 0 holds none).
     package var sqliteResidentBytes = Int(min(ProcessInfo.processInfo.physicalMemory / 2, UInt64(Int.max)))
+    /// The push services this server sends through (`docs/PUSH.md`).
+    package var push = PushSettings()
+
+    package struct PushSettings: Sendable, Equatable {
+        /// APNs (APNS_KEY_ID, APNS_TEAM_ID, APNS_PRIVATE_KEY_FILE, APNS_BUNDLE_IDS).
+        package var apns: APNsProvider.Settings?
+        /// FCM (FCM_SERVICE_ACCOUNT_FILE, FCM_SENDER_ID).
+        package var fcm: FCMProvider.Settings?
+        /// The VAPID key, 32 bytes (PAWPACK_VAPID_PRIVATE_KEY); nil derives it from the secret.
+        package var vapidPrivateKey: Data?
+        /// Who push services may contact (PAWPACK_VAPID_SUBJECT); nil is `mailto:` MAIL_FROM.
+        package var vapidSubject: String?
+        /// Push services a browser's subscription may point at (PAWPACK_WEB_PUSH_HOSTS).
+        package var webPushHosts = WebPushProvider.Settings.knownHosts
+        /// How often due pushes are looked for.
+        package var interval: Duration = .seconds(1)
+
+        package init() {}
+    }
 
     package enum Media: Sendable, Equatable {
         /// Files under this folder; nil means `DATA_DIR/media`.
@@ -186,6 +207,7 @@ package struct Config: Sendable {
         } else if let folder = reader.string("PAWPACK_MEDIA_DIR") {
             config.media = .localFiles(folder)
         }
+        config.push = try pushSettings(reader)
         if let megabytes = try reader.int("PAWPACK_SQLITE_RESIDENT_MB", in: 0...(1 << 30)) {
             config.sqliteResidentBytes = megabytes * 1_048_576
         }
@@ -237,6 +259,49 @@ package struct Config: Sendable {
             }
         }
         return config
+    }
+
+    /// APNs when its four variables are set, FCM when its two are, and Web Push's key and hosts;
+    /// each key is read and checked now, so a wrong one stops start-up rather than every push.
+    private static func pushSettings(_ reader: Reader) throws -> PushSettings {
+        var push = PushSettings()
+        let apnsNames = ["APNS_KEY_ID", "APNS_TEAM_ID", "APNS_PRIVATE_KEY_FILE", "APNS_BUNDLE_IDS"]
+        if apnsNames.contains(where: { reader.string($0) != nil }) {
+            for name in apnsNames where reader.string(name) == nil {
+                throw ConfigError(variable: name, message: "is required when any of \(apnsNames.joined(separator: ", ")) is set")
+            }
+            let file = reader.string("APNS_PRIVATE_KEY_FILE")!
+            guard let pem = try? String(contentsOfFile: file, encoding: .utf8), (try? ES256PrivateKey(pem: pem)) != nil else {
+                throw ConfigError(variable: "APNS_PRIVATE_KEY_FILE", message: "must name the .p8 key file from the Apple developer account")
+            }
+            let bundles = Set(reader.string("APNS_BUNDLE_IDS")!.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            push.apns = APNsProvider.Settings(keyID: reader.string("APNS_KEY_ID")!, teamID: reader.string("APNS_TEAM_ID")!,
+                                              privateKeyPEM: pem, bundleIDs: bundles)
+        }
+        if reader.string("FCM_SERVICE_ACCOUNT_FILE") != nil || reader.string("FCM_SENDER_ID") != nil {
+            guard let file = reader.string("FCM_SERVICE_ACCOUNT_FILE"),
+                  let data = FileManager.default.contents(atPath: file),
+                  let account = try? JSONDecoder().decode(FCMProvider.ServiceAccount.self, from: data),
+                  (try? Insecure.RSA.PrivateKey(pem: account.privateKey)) != nil else {
+                throw ConfigError(variable: "FCM_SERVICE_ACCOUNT_FILE",
+                                  message: "must name the service account's JSON key file from the Firebase console")
+            }
+            guard let sender = reader.string("FCM_SENDER_ID") else {
+                throw ConfigError(variable: "FCM_SENDER_ID", message: "is required with FCM_SERVICE_ACCOUNT_FILE (the project number)")
+            }
+            push.fcm = FCMProvider.Settings(serviceAccount: account, senderID: sender)
+        }
+        if let text = reader.string("PAWPACK_VAPID_PRIVATE_KEY") {
+            guard let key = Base64URL.decode(text), (try? P256.Signing.PrivateKey(rawRepresentation: key)) != nil else {
+                throw ConfigError(variable: "PAWPACK_VAPID_PRIVATE_KEY", message: "must be a P-256 private key: 32 bytes, base64url")
+            }
+            push.vapidPrivateKey = key
+        }
+        push.vapidSubject = reader.string("PAWPACK_VAPID_SUBJECT")
+        if let hosts = reader.string("PAWPACK_WEB_PUSH_HOSTS") {
+            push.webPushHosts = Set(hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        }
+        return push
     }
 
     /// The process environment over a `.env` file in the working directory (development only):

@@ -16,7 +16,7 @@ final class ScheduledJobs: Sendable {
     }
 
     let jobs: [Job]
-    private let loop = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let loop = RepeatingTask()
 
     init(_ jobs: [Job]) {
         self.jobs = jobs
@@ -24,23 +24,12 @@ final class ScheduledJobs: Sendable {
 
     /// Runs every job now and then every `interval`, until `stop`.
     func start(every interval: Duration, on db: any Database, logger: Logger) {
-        let task = Task {
-            while !Task.isCancelled {
-                await self.runAll(on: db, logger: logger)
-                try? await Task.sleep(for: interval)
-            }
-        }
-        loop.withLockedValue { $0?.cancel(); $0 = task }
+        loop.start(every: interval) { await self.runAll(on: db, logger: logger) }
     }
 
     /// Stops the loop, waiting for a round under way to finish.
     func stop() async {
-        let task = loop.withLockedValue { task in
-            defer { task = nil }
-            return task
-        }
-        task?.cancel()
-        await task?.value
+        await loop.stop()
     }
 
     /// One round of every job; a failing job is logged and the others still run.

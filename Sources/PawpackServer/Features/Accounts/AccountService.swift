@@ -520,6 +520,7 @@ final class AccountService: Sendable {
         let mediaKeys = try await db.transaction { tx in
             let keys = try await self.pets.deleteRows(of: ownedPets, on: tx) + ChatService.deleteRows(ofUser: id, on: tx)
             try await RealtimeEvents.deleteRows(of: id, on: tx)
+            try await DeviceService.deleteRows(of: id, on: tx)
             try await NotificationService.deleteRows(of: id, on: tx)
             try await GuardianRecord.query(on: tx).filter(\.$user.$id == id).delete()
             try await BlockRecord.query(on: tx).group(.or) { $0.filter(\.$blocker.$id == id).filter(\.$blocked.$id == id) }.delete()

@@ -134,7 +134,8 @@ extension APIHandler {
             reviewsWritten: reviews.written.map { reviewDTO($0, viewer: me) },
             reviewsReceived: reviews.received.map { reviewDTO($0, viewer: me) },
             reviewReports: reviews.reports.map { .init(reviewId: $0.review.description, reason: $0.reason, createdAt: $0.createdAt) },
-            notificationSettings: settingsDTO(muted))
+            notificationSettings: settingsDTO(muted),
+            devices: try await services.devices.devices(of: me, on: db).map(deviceDTO))
     }
 
     func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {

@@ -52,15 +52,18 @@ struct NotificationValue: Sendable, Equatable {
 /// notification while it is unread, and reading the chat reads it.
 final class NotificationService: Sendable {
     let realtime: RealtimeEvents
+    let push: PushOutbox
     let clock: any AppClock
 
-    init(realtime: RealtimeEvents, clock: any AppClock) {
+    init(realtime: RealtimeEvents, push: PushOutbox, clock: any AppClock) {
         self.realtime = realtime
+        self.push = push
         self.clock = clock
     }
 
     /// Stores the notification for `user` (or adds to the unread one of the same chat, for a
-    /// message); the realtime events to deliver after the commit. Nothing for a muted kind.
+    /// message) with its pushes (`PushOutbox`); the realtime events to deliver after the
+    /// commit. Nothing for a muted kind.
     func notify(_ draft: NotificationDraft, to user: User.ID, on tx: any Database) async throws -> [StoredRealtimeEvent] {
         guard try await NotificationMuteRecord.query(on: tx).filter(\.$user.$id == user)
             .filter(\.$kind == draft.kind.rawValue).first() == nil else { return [] }
@@ -95,7 +98,11 @@ final class NotificationService: Sendable {
             try await record.create(on: tx)
         }
         let unread = try await Self.unreadCount(of: user, on: tx)
-        return try await realtime.record(.notification(try NotificationValue(record), unreadCount: unread), for: [user], on: tx)
+        let value = try NotificationValue(record)
+        let events = try await realtime.record(.notification(value, unreadCount: unread), for: [user], on: tx)
+        // A message is pushed only if no socket acknowledges its event in time.
+        try await push.enqueue(value, badge: unread, ackSeq: draft.kind == .message ? events.first?.seq : nil, for: user, on: tx)
+        return events
     }
 
     // MARK: The inbox

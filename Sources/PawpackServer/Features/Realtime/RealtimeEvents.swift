@@ -75,9 +75,11 @@ final class RealtimeEvents: Sendable {
     let hub: RealtimeHub
     let clock: any AppClock
     private let writer = NIOLockedValueBox<(any RealtimePayloadWriter)?>(nil)
-    private let forgetting = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let forgetting = RepeatingTask()
     /// Other instances on the same PostgreSQL database; none on SQLite.
     let fanOut = NIOLockedValueBox<PostgresFanOut?>(nil)
+    /// What sockets acknowledged, which spares their members a push.
+    let acknowledgements = RealtimeAcknowledgements()
 
     init(hub: RealtimeHub, clock: any AppClock) {
         self.hub = hub
@@ -149,27 +151,18 @@ final class RealtimeEvents: Sendable {
     /// Forgets old events now and every hour, until `stopForgetting`. Each instance may do it:
     /// deleting what is already gone changes nothing.
     func startForgetting(retention: TimeInterval, on db: any Database, logger: Logger) {
-        let task = Task {
-            while !Task.isCancelled {
-                do {
-                    try await self.forgetOld(retention: retention, on: db)
-                } catch {
-                    logger.error("could not forget old realtime events", metadata: ["error": "\(error)"])
-                }
-                try? await Task.sleep(for: .seconds(3_600))
+        forgetting.start(every: .seconds(3_600)) {
+            do {
+                try await self.forgetOld(retention: retention, on: db)
+            } catch {
+                logger.error("could not forget old realtime events", metadata: ["error": "\(error)"])
             }
         }
-        forgetting.withLockedValue { $0?.cancel(); $0 = task }
     }
 
     /// Stops forgetting, waiting for a deletion under way to finish.
     func stopForgetting() async {
-        let task = forgetting.withLockedValue { task in
-            defer { task = nil }
-            return task
-        }
-        task?.cancel()
-        await task?.value
+        await forgetting.stop()
     }
 
     /// Forgets events older than the retention period.
@@ -181,5 +174,43 @@ final class RealtimeEvents: Sendable {
     static func deleteRows(of user: User.ID, on db: any Database) async throws {
         try await RealtimeEventRecord.query(on: db).filter(\.$user.$id == user).delete()
         try await db.sql.raw(#"DELETE FROM "realtime_counters" WHERE "user_id" = \#(bind: user)"#).run()
+    }
+}
+
+/// The events each member's sockets acknowledged (`{"type":"ack","id":N}`), kept as the highest
+/// id per member in `realtime_counters`: a message whose push is due is not pushed when its
+/// event was acknowledged, as its member saw it in the app. Written a batch at a time, at most
+/// five times a second, rather than one statement per acknowledgement.
+actor RealtimeAcknowledgements {
+    private var pending: [User.ID: Int64] = [:]
+    private var writing: Task<Void, Never>?
+
+    func acknowledge(_ seq: Int64, by user: User.ID, on db: any Database) {
+        pending[user] = max(pending[user] ?? 0, seq)
+        guard writing == nil else { return }
+        writing = Task { await self.write(on: db) }
+    }
+
+    /// Returns once what was acknowledged so far is written (a push round reads it next).
+    func flush() async {
+        while let writing { await writing.value }
+    }
+
+    private func write(on db: any Database) async {
+        while !pending.isEmpty {
+            let batch = pending
+            pending = [:]
+            // Never above the member's last event: an id the server did not give counts for nothing.
+            try? await db.transaction { tx in
+                for (user, seq) in batch {
+                    try await tx.sql.raw("""
+                        UPDATE "realtime_counters" SET "acked_seq" = \(bind: seq)
+                        WHERE "user_id" = \(bind: user) AND "acked_seq" < \(bind: seq) AND "last_seq" >= \(bind: seq)
+                        """).run()
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        writing = nil
     }
 }

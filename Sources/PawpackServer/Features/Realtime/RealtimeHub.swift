@@ -98,6 +98,20 @@ final class RealtimeConnection: Sendable {
         drainIfIdle()
     }
 
+    /// An event the app says it received (`{"type":"ack","id":N}`): counted only when this
+    /// socket was sent it.
+    func acknowledged(_ text: String, by acknowledgements: RealtimeAcknowledgements) {
+        guard let ack = try? JSONDecoder().decode(Acknowledgement.self, from: Data(text.utf8)), ack.type == "ack",
+              ack.id > 0, ack.id <= state.withLockedValue({ $0.lastSent }) else { return }
+        let (user, database) = (user, database)
+        Task { await acknowledgements.acknowledge(ack.id, by: user, on: database) }
+    }
+
+    private struct Acknowledgement: Decodable {
+        var type: String
+        var id: Int64
+    }
+
     /// Committed events for this member; sent in order once every earlier one is.
     func offer(_ events: [StoredRealtimeEvent]) {
         let tooSlow = state.withLockedValue { state -> Bool in

@@ -96,6 +96,8 @@ struct RealtimeRoutes {
         // A socket's handlers are set on its own event loop.
         try? await socket.eventLoop.submit {
             socket.pingInterval = .seconds(pingSeconds)
+            let acknowledgements = services.realtime.acknowledgements
+            socket.onText { _, text in connection.acknowledged(text, by: acknowledgements) }
             socket.onClose.whenComplete { _ in
                 connection.closed()
                 Task { await hub.unregister(connection) }

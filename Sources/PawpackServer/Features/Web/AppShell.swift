@@ -20,7 +20,7 @@ enum AppShell {
     }
 
     /// Bumped whenever the shell's files change, so the worker replaces its cache.
-    static let cacheVersion = "pawpack-shell-4"
+    static let cacheVersion = "pawpack-shell-5"
 
     static var serviceWorker: String {
         let shell = [WebPath.offline, WebPath.stylesheet, WebPath.script, WebPath.iconSVG] + WebPath.iconSizes.map { WebPath.icon(size: $0) }
@@ -50,6 +50,27 @@ enum AppShell {
           } else if (request.mode === 'navigate') {
             event.respondWith(fetch(request).catch(function () { return caches.match('\(WebPath.offline)'); }));
           }
+        });
+        // Web Push (the server's `WebPushProvider`): show the notification, one per tag (a
+        // chat's messages replace each other), and open its page when it is tapped.
+        self.addEventListener('push', function (event) {
+          var data = {};
+          try { data = event.data ? event.data.json() : {}; } catch (e) {}
+          event.waitUntil(self.registration.showNotification(data.title || 'Pawpack', {
+            body: data.body || '', tag: data.tag, renotify: !!data.tag, icon: '\(WebPath.icon(size: 192))',
+            data: { path: typeof data.path === 'string' && data.path.charAt(0) === '/' ? data.path : '/home' }
+          }));
+        });
+        self.addEventListener('notificationclick', function (event) {
+          event.notification.close();
+          var path = (event.notification.data && event.notification.data.path) || '/home';
+          var target = new URL(path, self.location.origin).href;
+          event.waitUntil(clients.matchAll({ type: 'window', includeUncontrolled: true }).then(function (open) {
+            for (var i = 0; i < open.length; i++) {
+              if (open[i].url === target && 'focus' in open[i]) return open[i].focus();
+            }
+            return clients.openWindow(target);
+          }));
         });
         """
     }

@@ -25,6 +25,8 @@ enum WebPath {
                                               + iconSizes.map { icon(size: $0) })
     /// The development outbox (development only).
     static let devMail = "/dev/mail"
+    /// Pushes the server sent, or would have (development only).
+    static let devPush = "/dev/push"
 
     // MARK: Accounts
 
@@ -97,6 +99,13 @@ enum WebPath {
     static func unmatch(_ id: some PathID<Playdates.Match>) -> String { matches + "/\(id)/unmatch" }
     /// Blocks the owner of a dog (from its profile, a request or a match).
     static func blockOwner(_ id: some PathID<Pet>) -> String { pet(id) + "/block-owner" }
+
+    // MARK: Chats, meet-ups and the inbox
+
+    static let chats = "/chats"
+    static func chat(_ id: some PathID<Chats.Chat>) -> String { chats + "/\(id)" }
+    static let meetups = "/meetups"
+    static let notifications = "/notifications"
 }
 
 /// A path segment naming a record of `Owner`: its id in a link (`Identifier`), or the route's

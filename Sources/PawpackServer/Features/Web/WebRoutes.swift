@@ -23,6 +23,9 @@ struct WebRoutes {
         if services.config.isDevelopment, let outbox = services.outbox {
             DevMailPage(outbox: outbox).register(on: app)
         }
+        if services.config.isDevelopment, let log = services.push.providers.developmentLog {
+            DevPushPage(log: log).register(on: app)
+        }
     }
 
     /// What a visitor sees first: what Pawpack does today, and the way in. It promises
@@ -81,6 +84,33 @@ struct WebRoutes {
                     DogViews.row(dog.card, today: services.pets.today, actions:
                         .a(.class("button"), .href(WebPath.deck(dog.profile.id)), .ariaLabel("Open \(dog.profile.name)'s deck"), .text("Deck")))
                 })))
+        ))
+    }
+}
+
+/// `/dev/push`: the pushes sent, newest first, as a phone would show them. Registered only
+/// when `PAWPACK_ENV=development`.
+struct DevPushPage {
+    let log: DevelopmentPushLog
+
+    func register(on app: Application) {
+        app.get(WebPath.devPush.pathComponents) { req in page(req) }
+    }
+
+    func page(_ req: Request) -> Response {
+        let entries = Array(log.all.reversed())
+        return WebPages.page(req, title: "Development pushes", main: .group(
+            .p(.class("muted"), .text("Pushes the server sent to devices, or would have. This page exists only in development.")),
+            .if(entries.isEmpty, .p(.text("No pushes yet. Register a device (POST /v1/devices) and get a notification."))),
+            .forEach(entries) { entry in
+                .article(.class("mail"),
+                    .p(.class("mail-to"), .text("\(entry.platform.rawValue) · member \(entry.user) · \(entry.message.kind.rawValue)"
+                        + " · badge \(entry.message.badge)")),
+                    .h2(.class("mail-subject"), .text(entry.message.title)),
+                    .p(.class("mail-body"), .text(entry.message.body)),
+                    .p(.a(.class("mail-link"), .href(entry.message.path), .text(entry.message.path)))
+                )
+            }
         ))
     }
 }
