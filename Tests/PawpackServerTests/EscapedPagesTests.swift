@@ -82,10 +82,25 @@ import Vapor
             for reply in [photo, vaccination, invited] where reply.status != 201 {
                 throw TestFailure("setting up: \(reply.status) \(reply.text)")
             }
+            // A second between steps: the inbox lists newest first, and ties would fall to random ids.
             _ = try await server.like(bob, ada)
+            server.clock.advance(by: 1)
             _ = try await server.like(cyd, ada)
+            server.clock.advance(by: 1)
             let matched = try await server.like(ada, cyd)
+            server.clock.advance(by: 1)
             guard let matchID = matched.match?.id else { throw TestFailure("setting up: no match") }
+            // their chat, with a message and a meet-up in the same words
+            try await server.vaccinate(ada)
+            try await server.vaccinate(cyd)
+            guard let chat = try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self).items.first?.id else {
+                throw TestFailure("setting up: no chat")
+            }
+            try await server.say(texts.notes, from: cyd, in: chat)
+            server.clock.advance(by: 1)
+            let proposed = try await server.propose(ada, in: chat, place: texts.petName, extra: ["note": texts.notes])
+            guard proposed.status == 201 else { throw TestFailure("setting up: \(proposed.status) \(proposed.text)") }
+            let meetupID = try proposed.decode(Components.Schemas.Meetup.self).id
 
             var pages: [String: String] = [:]
             func keep(_ key: String, _ page: TestBrowser.Page) throws {
@@ -103,7 +118,8 @@ import Vapor
                 let owner = owners[name]!
                 let browser = try await TestBrowser.signedIn(server, as: owner.member)
                 for route in routes where !skipped.contains("/" + route.path.string) {
-                    let path = try WebRoutesTests.path(of: route, values: ["petId": owner.dogID, "matchId": matchID])
+                    let path = try WebRoutesTests.path(of: route, values: ["petId": owner.dogID, "matchId": matchID,
+                                                                           "chatId": chat, "meetupId": meetupID])
                     try keep("\(name): GET /\(route.path.string)", try await browser.get(path))
                     if name != "ada", path.contains(owner.dogID) {
                         let theirs = path.replacingOccurrences(of: owner.dogID, with: ada.dogID)

@@ -40,6 +40,7 @@ import Vapor
             let (pet, photo, vaccination) = (Pet.ID(), Pet.Photo.ID(), Pet.Vaccination.ID())
             let (member, guardianship) = (User.ID(), Pet.Guardianship.ID())
             let (request, match) = (Playdates.MatchRequest.ID(), Playdates.Match.ID())
+            let (chat, meetup, notification) = (Chats.Chat.ID(), Meetups.Meetup.ID(), Notifications.Notification.ID())
             let named: [(HTTPMethod, String)] = [
                 (.GET, WebPath.landing), (.GET, WebPath.home), (.GET, WebPath.stylesheet), (.GET, WebPath.script),
                 (.GET, WebPath.devMail), (.GET, WebPath.devPush), (.GET, WebPath.manifest), (.GET, WebPath.serviceWorker), (.GET, WebPath.offline),
@@ -66,6 +67,13 @@ import Vapor
                 (.GET, WebPath.deckPreferences(pet)), (.POST, WebPath.deckPreferences(pet)), (.GET, WebPath.matchRequests),
                 (.POST, WebPath.acceptMatchRequest(request)), (.POST, WebPath.rejectMatchRequest(request)),
                 (.POST, WebPath.cancelMatchRequest(request)), (.GET, WebPath.matches), (.POST, WebPath.unmatch(match)),
+                (.GET, WebPath.chats), (.GET, WebPath.chat(chat)), (.POST, WebPath.chatMessages(chat)), (.POST, WebPath.chatRead(chat)),
+                (.GET, WebPath.newMeetup(chat)), (.POST, WebPath.chatMeetups(chat)), (.GET, WebPath.meetups),
+                (.POST, WebPath.meetupAction(meetup, .accept)), (.POST, WebPath.meetupAction(meetup, .reject)),
+                (.POST, WebPath.meetupAction(meetup, .cancel)), (.POST, WebPath.meetupAction(meetup, .complete)),
+                (.GET, WebPath.reviewMeetup(meetup)), (.POST, WebPath.reviewMeetup(meetup)),
+                (.GET, WebPath.notifications), (.POST, WebPath.openNotification(notification)), (.POST, WebPath.readAllNotifications),
+                (.POST, WebPath.pushSubscription), (.POST, WebPath.pushUnsubscription),
             ]
             let routes = Self.webRoutes(server)
             for (method, path) in named {
@@ -113,6 +121,9 @@ import Vapor
         return World(ada: ada, values: [
             "petId": ada.dogID, "photoId": photo.id, "vaccinationId": vaccination.id, "userId": bob.member.id,
             "invitationId": invitation.id, "requestId": request.id, "matchId": match.id,
+            // Refused before they are read: any id does.
+            "chatId": Chats.Chat.ID().description, "meetupId": Meetups.Meetup.ID().description,
+            "notificationId": Notifications.Notification.ID().description,
         ])
     }
 

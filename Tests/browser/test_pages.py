@@ -8,6 +8,8 @@ heading, the navigation marking the current tab, and the skip link first in the 
 
 from __future__ import annotations
 
+import uuid
+from datetime import date, datetime, timedelta, timezone
 from pprint import pformat
 
 import pytest
@@ -61,12 +63,22 @@ def community() -> dict:
     asker = Api(Owner.fresh("mabel"))  # a request waiting for Juno's answer
     mabel = asker.dog("Mabel", *HAMMERFEST)
     asker.like(mabel, dog)
-    matched = Api(Owner.fresh("hazel"))  # a match
+    matched = Api(Owner.fresh("hazel"))  # a match, with a chat, a message and a meet-up proposed
     hazel = matched.dog("Hazel", *HAMMERFEST)
+    matched.upload_photo(hazel, PHOTO)
+    given = (date.today() - timedelta(days=30)).isoformat()
+    for owner, pet in ((api, dog), (matched, hazel)):
+        owner.call("POST", f"/v1/pets/{pet}/vaccinations", {"vaccine": "dhpp", "givenOn": given})
     matched.like(hazel, dog)
     api.like(dog, hazel)
     match = api.call("GET", "/v1/matches")["items"][0]["id"]
-    return {"member": member, "dog": dog, "stranger": others["Finn"], "match": match}
+    chat = api.call("GET", "/v1/chats")["items"][0]["id"]
+    matched.call("POST", f"/v1/chats/{chat}/messages", {"id": str(uuid.uuid4()), "text": "Hello Juno! Walk on Saturday?"})
+    api.call("POST", f"/v1/chats/{chat}/messages", {"id": str(uuid.uuid4()), "text": "Yes please, Hazel."})
+    starts = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0).isoformat()
+    matched.call("POST", f"/v1/chats/{chat}/meetups", {"startsAt": starts, "placeName": "Hammerfest harbour",
+                                                         "latitude": HAMMERFEST[0], "longitude": HAMMERFEST[1]})
+    return {"member": member, "dog": dog, "stranger": others["Finn"], "match": match, "chat": chat}
 
 
 def pages(world: dict) -> list[tuple[str, str]]:
@@ -78,6 +90,8 @@ def pages(world: dict) -> list[tuple[str, str]]:
         ("edit pet", f"/pets/{dog}/edit"), ("vaccinations", f"/pets/{dog}/vaccinations"),
         ("guardians", f"/pets/{dog}/guardians"), ("add pet", "/pets/new"), ("another dog", f"/pets/{world['stranger']}"),
         ("me", "/account"), ("where are you", "/account/location"), ("offline", "/offline"),
+        ("chats", "/chats"), ("chat", f"/chats/{world['chat']}"), ("propose meet-up", f"/chats/{world['chat']}/meetups/new"),
+        ("meet-ups", "/meetups"), ("notifications", "/notifications"),
     ]
 
 
@@ -110,9 +124,11 @@ def test_every_page_fits_loads_its_images_and_has_its_landmarks(community: dict,
             check(name, name not in ("match", "offline"))
             if name not in ("match", "offline"):
                 current = driver.find_elements(By.CSS_SELECTOR, "nav#app-nav [aria-current=page]")
-                expected = {"home": "nav-me", "me": "nav-me", "where are you": "nav-me"}.get(
-                    name, "nav-pets" if path.startswith("/pets") and not path.endswith(("/deck", "/preferences", "/passes")) else "nav-playdates")
-                if [element.get_attribute("id") for element in current] != [expected]:
+                expected = {"home": "nav-me", "me": "nav-me", "where are you": "nav-me", "notifications": None}.get(
+                    name, "nav-chats" if path.startswith(("/chats", "/meetups"))
+                    else "nav-pets" if path.startswith("/pets") and not path.endswith(("/deck", "/preferences", "/passes"))
+                    else "nav-playdates")
+                if [element.get_attribute("id") for element in current] != ([expected] if expected else []):
                     problems.setdefault(f"{name} ({path})", []).append(f"current tab is not {expected}")
     finally:
         driver.quit()

@@ -160,6 +160,14 @@ final class ChatService: Sendable {
         return (values, rows.count > limit ? values.last?.cursor : nil)
     }
 
+    /// How many of the member's chats have messages they have not read.
+    static func unreadChatCount(of user: User.ID, on db: any Database) async throws -> Int {
+        try await ChatRecord.query(on: db).group(.or) { either in
+            either.group(.and) { $0.filter(\.$userA.$id == user).filter(\.$aUnread > 0) }
+                .group(.and) { $0.filter(\.$userB.$id == user).filter(\.$bUnread > 0) }
+        }.count()
+    }
+
     func chat(_ user: UserRecord, id: Chats.Chat.ID, on db: any Database) async throws -> ChatValue {
         let (chat, me, _) = try await participant(user, chat: id, on: db)
         guard let value = try await values([chat], viewer: me, on: db).first else { throw Problem.notFound }

@@ -124,15 +124,22 @@ final class MeetupService: Sendable {
     /// it may meet.
     private func refuseIfInPuppyMode(_ dogs: [Pet.ID], writingDates dates: (LocalDate) -> String,
                                      on db: any Database) async throws {
+        guard let message = try await puppyModeReason(dogs, writingDates: dates, on: db) else { return }
+        throw Problem(status: 409, code: .puppyModeForbidsMeetups, title: "Meet-ups wait for Puppy Mode to end",
+                      detail: message + " Until then the two of you can keep chatting.",
+                      errors: [FieldError(field: "petId", message: message)])
+    }
+
+    /// Why these dogs may not meet yet: the first in Puppy Mode and the earliest date it may,
+    /// or nil. The chat page says it before anyone tries.
+    func puppyModeReason(_ dogs: [Pet.ID], writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> String? {
         for id in dogs {
             guard let pet = try await PetRecord.find(id, on: db),
                   let status = try await pets.welfareStatus(of: pet, on: db), status.mode == .puppy else { continue }
             let when = status.assessment.earliestSocialDate.map { "from \(dates($0))" } ?? "once its core vaccinations are recorded"
-            let message = "\(pet.name) is in Puppy Mode and may meet other dogs \(when)."
-            throw Problem(status: 409, code: .puppyModeForbidsMeetups, title: "Meet-ups wait for Puppy Mode to end",
-                          detail: message + " Until then the two of you can keep chatting.",
-                          errors: [FieldError(field: "petId", message: message)])
+            return "\(pet.name) is in Puppy Mode and may meet other dogs \(when)."
         }
+        return nil
     }
 
     // MARK: Answering, cancelling, completing

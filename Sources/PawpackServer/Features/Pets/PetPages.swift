@@ -289,6 +289,13 @@ struct PetPages {
                 }),
             .section(.class("card"), .id("pet-card"),
                 .p(.unwrap(pet.mode) { modeBadge($0) }, .if(!canEdit, .span(.class("muted"), .text(" · with \(pet.ownerDisplayName)")))),
+                .unwrap(pet.ratings.pet.average) { average in
+                    .p(.class("rating"), .id("pet-rating"), Icon.star.node(),
+                       .text(" \(String(format: "%.1f", average)) · \(pet.ratings.pet.count) review\(pet.ratings.pet.count == 1 ? "" : "s")"),
+                       .unwrap(pet.ratings.owner.average) { owner in
+                           .span(.class("muted"), .text(" · \(pet.ownerDisplayName): \(String(format: "%.1f", owner)) from \(pet.ratings.owner.count)"))
+                       })
+                },
                 .element(named: "dl", nodes: [.class("facts"), .id("pet-facts"), .forEach(facts) { fact in
                     .group(.element(named: "dt", nodes: [.text(fact.0)]), .element(named: "dd", nodes: [.text(fact.1)]))
                 }]),

@@ -41,6 +41,8 @@ enum DesignTokens {
         .init(name: "focus", light: "#b45309", dark: "#fbbf24"),
         .init(name: "badge", light: "#c81e1e", dark: "#ff6b6b"),
         .init(name: "on-badge", light: "#ffffff", dark: "#1f0303"),
+        // Rating stars: a warm gold that still stands out from a card (3:1).
+        .init(name: "star", light: "#a86a00", dark: "#ffc94d"),
         // Text over a photo sits on a dark scrim whatever the theme.
         .init(name: "on-photo", light: "#ffffff", dark: "#ffffff"),
         .init(name: "photo-scrim", light: "#2b2b2b", dark: "#2b2b2b"),
@@ -57,7 +59,7 @@ enum DesignTokens {
         ("accent", "bg", .text), ("accent", "surface", .text),
         ("on-accent", "accent", .text), ("on-accent-soft", "accent-soft", .text),
         ("on-danger", "danger", .text), ("danger", "surface", .text),
-        ("on-like", "like", .text), ("like", "surface", .nonText),
+        ("on-like", "like", .text), ("like", "surface", .nonText), ("star", "surface", .nonText), ("star", "bg", .nonText),
         ("success-text", "success-bg", .text), ("error-text", "error-bg", .text),
         ("puppy-text", "puppy-bg", .text), ("social-text", "social-bg", .text),
         ("on-badge", "badge", .text), ("on-photo", "photo-scrim", .text),

@@ -4,7 +4,7 @@ import Plot
 /// follow the theme and need no request of their own. Decorative: the text beside an icon (or
 /// the button's `aria-label`) names it.
 enum Icon: String, CaseIterable {
-    case paw, dog, person, heart, cross, undo, sliders, pin, camera, check, chat, back, sparkle, shield
+    case paw, dog, person, heart, cross, undo, sliders, pin, camera, check, chat, back, sparkle, shield, bell, calendar, star
 
     /// The drawing inside the `<svg>`: fixed markup, never built from input.
     private var drawing: String {
@@ -71,6 +71,20 @@ enum Icon: String, CaseIterable {
         case .sparkle:
             return """
             <path d="M12 2.5l2.2 6.6 6.8 2.4-6.8 2.4L12 20.5l-2.2-6.6-6.8-2.4 6.8-2.4z"/>
+            """
+        case .bell:
+            return """
+            <path d="M6 16.5V11a6 6 0 0 1 12 0v5.5l1.5 2h-15z" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linejoin="round"/>\
+            <path d="M10 20.5a2.2 2.2 0 0 0 4 0" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"/>
+            """
+        case .calendar:
+            return """
+            <rect x="4" y="5.5" width="16" height="14.5" rx="2.5" fill="none" stroke="currentColor" stroke-width="1.8"/>\
+            <path d="M4 10h16M8.5 3.5v4M15.5 3.5v4" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"/>
+            """
+        case .star:
+            return """
+            <path d="m12 3.2 2.7 5.6 6.1.8-4.5 4.2 1.1 6.1L12 17l-5.4 2.9 1.1-6.1-4.5-4.2 6.1-.8z"/>
             """
         case .shield:
             return """

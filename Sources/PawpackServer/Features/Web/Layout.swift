@@ -7,13 +7,14 @@ import Vapor
 /// HTML forms that work without JavaScript; `app.js` makes them nicer where it runs.
 enum WebPages {
     /// A tab of the app's navigation: a bottom bar on a phone, a side rail on a wide screen.
-    /// Only areas that exist are tabs (Chats, Care and Moments join when they are built).
+    /// Only areas that exist are tabs (Care and Moments join when they are built).
     enum Tab: CaseIterable {
-        case playdates, pets, me
+        case playdates, chats, pets, me
 
         var title: String {
             switch self {
             case .playdates: "Playdates"
+            case .chats: "Chats"
             case .pets: "Pets"
             case .me: "Me"
             }
@@ -22,6 +23,7 @@ enum WebPages {
         var path: String {
             switch self {
             case .playdates: WebPath.playdates
+            case .chats: WebPath.chats
             case .pets: WebPath.pets
             case .me: WebPath.account
             }
@@ -30,6 +32,7 @@ enum WebPages {
         var icon: Icon {
             switch self {
             case .playdates: .paw
+            case .chats: .chat
             case .pets: .dog
             case .me: .person
             }
@@ -39,6 +42,7 @@ enum WebPages {
         static func of(path: String) -> Tab? {
             if path.hasPrefix(WebPath.playdates) || path.hasSuffix("/deck") || path.hasSuffix("/preferences")
                 || path.hasSuffix("/passes") { return .playdates }
+            if path.hasPrefix(WebPath.chats) || path.hasPrefix(WebPath.meetups) { return .chats }
             if path.hasPrefix(WebPath.pets) || path.hasPrefix("/guardian-invitations") { return .pets }
             if path.hasPrefix(WebPath.account) || path == WebPath.home { return .me }
             return nil
@@ -99,10 +103,19 @@ enum WebPages {
     }
 
     static func topBar(_ request: Request) -> Node<HTML.BodyContext> {
-        .header(.class("topbar"),
+        let unread = request.unreadNotifications
+        return .header(.class("topbar"),
             .a(.class("brand"), .href(request.webUser == nil ? WebPath.landing : WebPath.home), Icon.paw.node(), .text("Pawpack")),
             .if(request.webUser == nil,
-                .div(.class("topbar-actions"), .a(.id("topbar-login"), .href(WebPath.logIn), .text("Log in"))))
+                .div(.class("topbar-actions"), .a(.id("topbar-login"), .href(WebPath.logIn), .text("Log in"))),
+                // The bell: the inbox, with how many are unread (kept live by app.js).
+                else: .div(.class("topbar-actions"),
+                    .a(.class("bell"), .id("bell"), .href(WebPath.notifications),
+                       .attribute(named: "aria-current", value: request.url.path == WebPath.notifications ? "page" : nil),
+                       Icon.bell.node(), .span(.class("visually-hidden"), .text("Notifications")),
+                       .span(.class("count"), .id("bell-count"), .attribute(named: "hidden", value: unread > 0 ? nil : ""),
+                             .text(unread > 99 ? "99+" : String(unread)),
+                             .span(.class("visually-hidden"), .text(" unread"))))))
         )
     }
 
@@ -111,6 +124,7 @@ enum WebPages {
     static func navigation(_ request: Request) -> Node<HTML.BodyContext> {
         let current = Tab.of(path: request.url.path)
         let waiting = request.waitingRequests
+        let unreadChats = request.unreadChats
         return .nav(.class("tabbar"), .id("app-nav"), .attribute(named: "aria-label", value: "Main"),
             .ul(.forEach(Tab.allCases) { tab in
                 .li(.a(.class("tab"), .id("nav-\(tab)"), .href(tab.path),
@@ -118,7 +132,10 @@ enum WebPages {
                        tab.icon.node(), .span(.text(tab.title)),
                        .if(tab == .playdates && waiting > 0,
                            .span(.class("count"), .id("requests-count"), .text(waiting > 99 ? "99+" : String(waiting)),
-                                 .span(.class("visually-hidden"), .text(waiting == 1 ? " request waiting" : " requests waiting"))))))
+                                 .span(.class("visually-hidden"), .text(waiting == 1 ? " request waiting" : " requests waiting")))),
+                       .if(tab == .chats && unreadChats > 0,
+                           .span(.class("count"), .id("chats-count"), .text(unreadChats > 99 ? "99+" : String(unreadChats)),
+                                 .span(.class("visually-hidden"), .text(unreadChats == 1 ? " chat unread" : " chats unread"))))))
             })
         )
     }
@@ -184,7 +201,9 @@ enum WebPages {
         "environment": "Home", "neutered": "Neutered", "vaccinations": "Vaccinations", "vaccine": "Vaccine",
         "maxDistanceKm": "Maximum distance", "minAgeMonths": "Youngest age", "maxAgeMonths": "Oldest age",
         "minWeightKg": "Lightest weight", "maxWeightKg": "Heaviest weight", "sexes": "Sex", "sizes": "Size",
-        "place": "Place", "targetPetId": "Dog", "token": "Link", "query": "Place",
+        "place": "Place", "targetPetId": "Dog", "token": "Link", "query": "Place", "message": "Message",
+        "date": "Date", "time": "Time", "placeName": "Place", "town": "Town", "note": "Note", "rating": "Rating",
+        "text": "Review", "petId": "Dog", "endpoint": "Subscription",
     ]
 
     /// The page a browser sees for an error outside a form: it leads back to where the user
@@ -306,5 +325,20 @@ extension Request {
     var waitingRequests: Int {
         get { storage[WaitingRequestsKey.self] ?? 0 }
         set { storage[WaitingRequestsKey.self] = newValue }
+    }
+
+    private struct UnreadChatsKey: StorageKey { typealias Value = Int }
+    private struct UnreadNotificationsKey: StorageKey { typealias Value = Int }
+
+    /// Chats with messages the member has not read (the Chats badge).
+    var unreadChats: Int {
+        get { storage[UnreadChatsKey.self] ?? 0 }
+        set { storage[UnreadChatsKey.self] = newValue }
+    }
+
+    /// The bell's count.
+    var unreadNotifications: Int {
+        get { storage[UnreadNotificationsKey.self] ?? 0 }
+        set { storage[UnreadNotificationsKey.self] = newValue }
     }
 }

@@ -1,6 +1,7 @@
 /// The one script, plain JavaScript without a build step. Every page works without it; with
 /// it: photo previews, show-password toggles, busy buttons on slow forms, the deck's drag to
-/// swipe (sent without reloading), the browser's location, and the service worker.
+/// swipe (sent without reloading), the browser's location, times in the reader's time zone, the
+/// realtime socket (live chat, the bell, acknowledgements), Web Push, and the service worker.
 enum Script {
     static let js = """
     (function () {
@@ -141,6 +142,205 @@ enum Script {
               ? 'Your browser did not allow Pawpack to know your location. Search for your town instead, or allow location for this site in your browser settings.'
               : 'Your location could not be found just now. Search for your town instead.');
           }, { enableHighAccuracy: false, timeout: 15000, maximumAge: 600000 });
+        });
+      }
+
+      // Times: the server writes them in UTC; they show in the reader's own time zone.
+      var timeFormats = {
+        full: { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' },
+        short: { day: 'numeric', month: 'short' },
+        time: { hour: '2-digit', minute: '2-digit' }
+      };
+      var localize = function (root) {
+        root.querySelectorAll('time[datetime][data-style]').forEach(function (element) {
+          var date = new Date(element.getAttribute('datetime'));
+          if (!isNaN(date)) element.textContent = date.toLocaleString(undefined, timeFormats[element.dataset.style] || timeFormats.full);
+        });
+      };
+      localize(document);
+
+      // The meet-up form: the time is the member's own (their offset from UTC on that day),
+      // and the place can be where they stand.
+      var meetupForm = document.getElementById('meetup-form');
+      if (meetupForm) {
+        meetupForm.addEventListener('submit', function () {
+          var day = meetupForm.querySelector('[name=date]').value, time = meetupForm.querySelector('[name=time]').value;
+          var local = new Date(day + 'T' + time);
+          document.getElementById('meetup-offset').value = String(isNaN(local) ? new Date().getTimezoneOffset() : local.getTimezoneOffset());
+        });
+        var meetupLocate = document.getElementById('meetup-locate');
+        if (meetupLocate && navigator.geolocation) {
+          meetupLocate.hidden = false;
+          meetupLocate.addEventListener('click', function () {
+            var status = document.getElementById('meetup-locate-status');
+            status.textContent = ' Finding where you are…';
+            navigator.geolocation.getCurrentPosition(function (position) {
+              document.getElementById('meetup-latitude').value = position.coords.latitude.toFixed(5);
+              document.getElementById('meetup-longitude').value = position.coords.longitude.toFixed(5);
+              status.textContent = ' The meet-up is placed where you are now.';
+            }, function () {
+              status.textContent = ' Your location is not available: name the town instead.';
+            }, { enableHighAccuracy: true, timeout: 15000, maximumAge: 60000 });
+          });
+        }
+      }
+
+      var newID = function () {
+        if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+        var bytes = crypto.getRandomValues(new Uint8Array(16)), hex = '';
+        bytes[6] = (bytes[6] & 15) | 64; bytes[8] = (bytes[8] & 63) | 128;
+        for (var i = 0; i < 16; i++) hex += (bytes[i] + 256).toString(16).slice(1);
+        return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+      };
+
+      // Realtime: one socket per page (the session cookie signs it in). Each event is
+      // acknowledged, so a message seen here does not buzz the phone too; the bell keeps its
+      // count; a chat's page shows messages and read receipts as they come.
+      if (document.body.classList.contains('signed-in') && 'WebSocket' in window) {
+        var list = document.getElementById('messages');
+        var chatID = list ? list.dataset.chat : null;
+        var composer = document.getElementById('message-form');
+        var csrf = document.querySelector('input[name=_csrf]');
+        var bellCount = document.getElementById('bell-count');
+        var socket = null, lastID = null, tries = 0, leaving = false;
+        window.addEventListener('beforeunload', function () { leaving = true; });
+        window.addEventListener('pageshow', function () { leaving = false; });
+        var setBell = function (count) {
+          if (!bellCount || typeof count !== 'number') return;
+          bellCount.firstChild.nodeValue = count > 99 ? '99+' : String(count);
+          bellCount.hidden = count === 0;
+        };
+        var showSeen = function (position) {
+          var mine = list.querySelectorAll('.message.mine'), seen = document.getElementById('seen');
+          var last = mine[mine.length - 1];
+          if (seen && last) seen.hidden = Number(last.dataset.position) > position;
+        };
+        var append = function (message) {
+          if (!list || message.chatId !== chatID || document.getElementById('m-' + message.id)) return;
+          var empty = document.getElementById('messages-empty');
+          if (empty) empty.remove();
+          var item = document.createElement('li');
+          item.className = 'message ' + (message.fromMe ? 'mine' : 'theirs');
+          item.id = 'm-' + message.id;
+          item.dataset.position = message.position;
+          if (message.text) { var text = document.createElement('p'); text.textContent = message.text; item.appendChild(text); }
+          if (message.photo) {
+            var photo = document.createElement('img');
+            photo.src = new URL(message.photo.url).pathname; photo.alt = 'Photo'; photo.className = 'message-photo';
+            item.appendChild(photo);
+          }
+          var time = document.createElement('time');
+          time.setAttribute('datetime', message.createdAt); time.dataset.style = 'time';
+          item.appendChild(time);
+          localize(item);
+          list.appendChild(item);
+          item.scrollIntoView({ block: 'end' });
+          if (message.fromMe) { showSeen(0); return; }
+          if (csrf && document.visibilityState === 'visible') {
+            var body = new URLSearchParams();
+            body.set('_csrf', csrf.value); body.set('messageId', message.id);
+            fetch(list.dataset.read, { method: 'POST', body: body, credentials: 'same-origin' }).catch(function () {});
+          }
+        };
+        var typing = function () {
+          var text = composer && composer.querySelector('textarea');
+          return text && text.value.trim() !== '';
+        };
+        var connect = function () {
+          socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '\(WebPath.realtime)'
+                                 + (lastID ? '?after=' + lastID : ''));
+          // Marked on the page, for styles and tests that wait for live updates.
+          socket.onopen = function () { tries = 0; document.documentElement.dataset.realtime = 'open'; };
+          socket.onmessage = function (message) {
+            var event;
+            try { event = JSON.parse(message.data); } catch (error) { return; }
+            if (typeof event.id === 'number') { lastID = event.id; socket.send(JSON.stringify({ type: 'ack', id: event.id })); }
+            var data = event.data || {};
+            if (event.type === 'message') append(data);
+            else if (event.type === 'notification') setBell(data.unreadCount);
+            else if (event.type === 'read' && list && data.chatId === chatID && !data.byMe) showSeen(data.position);
+            // A meet-up the other owner changed, or the chat closed: the page is drawn again
+            // (not while something is typed, nor while this page is already going elsewhere).
+            else if ((event.type === 'meetup' && !data.changedByMe) || event.type === 'chat_closed' || event.type === 'resync') {
+              if (list && (data.chatId === chatID || event.type === 'resync') && !typing() && !leaving) window.location.reload();
+            }
+          };
+          socket.onclose = function (event) {
+            document.documentElement.dataset.realtime = 'closed';
+            // Signed out, or too many tabs: stay quiet. Otherwise come back, a little later each time.
+            if (event.code === 4003 || event.code === 4008 || tries > 8) return;
+            tries += 1;
+            setTimeout(connect, Math.min(30000, 500 * Math.pow(2, tries)));
+          };
+        };
+        connect();
+        if (composer && list) {
+          var field = composer.querySelector('textarea');
+          composer.addEventListener('submit', function (event) {
+            if (!socket || socket.readyState !== 1) return;
+            event.preventDefault();
+            if (!field.value.trim()) return;
+            var button = composer.querySelector('button[type=submit]');
+            button.disabled = true;
+            fetch(composer.action, { method: 'POST', body: new URLSearchParams(new FormData(composer)), credentials: 'same-origin',
+                                     headers: { 'Accept': 'application/json' } })
+              .then(function (response) {
+                if (!response.ok) throw new Error(String(response.status));
+                field.value = '';
+                composer.querySelector('[name=id]').value = newID();
+              })
+              .catch(function () { composer.submit(); })
+              .then(function () { button.disabled = false; field.focus(); });
+          });
+          field.addEventListener('keydown', function (event) {
+            if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) { event.preventDefault(); composer.requestSubmit(); }
+          });
+          var lastMessage = list.lastElementChild;
+          if (lastMessage) lastMessage.scrollIntoView({ block: 'end' });
+        }
+      }
+
+      // Notifications on this device (Web Push), where the browser can receive them.
+      var pushCard = document.getElementById('push-card');
+      if (pushCard && 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window) {
+        pushCard.hidden = false;
+        var pushToggle = document.getElementById('push-toggle'), pushStatus = document.getElementById('push-status');
+        var keyBytes = function (text) {
+          var base64 = text.replace(/-/g, '+').replace(/_/g, '/');
+          base64 += '==='.slice((base64.length + 3) % 4);
+          var raw = atob(base64), bytes = new Uint8Array(raw.length);
+          for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+          return bytes;
+        };
+        var tell = function (url, subscription) {
+          var json = subscription.toJSON(), body = new URLSearchParams();
+          body.set('_csrf', pushCard.dataset.csrf); body.set('endpoint', subscription.endpoint);
+          if (json.keys) { body.set('p256dh', json.keys.p256dh); body.set('auth', json.keys.auth); }
+          return fetch(url, { method: 'POST', body: body, credentials: 'same-origin' }).then(function (response) {
+            if (!response.ok) throw new Error(String(response.status));
+          });
+        };
+        var showPush = function (on) {
+          pushToggle.lastChild.nodeValue = on ? 'Turn off notifications' : 'Turn on notifications';
+          pushStatus.textContent = on ? 'This device gets a notification when something happens.'
+                                      : 'Get a notification here when something happens, even with Pawpack closed.';
+        };
+        navigator.serviceWorker.ready.then(function (registration) {
+          registration.pushManager.getSubscription().then(function (current) { showPush(!!current); });
+          pushToggle.addEventListener('click', function () {
+            registration.pushManager.getSubscription().then(function (current) {
+              if (current) {
+                return tell(pushCard.dataset.unsubscribe, current).then(function () { return current.unsubscribe(); })
+                  .then(function () { showPush(false); });
+              }
+              return Notification.requestPermission().then(function (permission) {
+                if (permission !== 'granted') { pushStatus.textContent = 'Notifications are blocked for this site in your browser settings.'; return; }
+                return registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(pushCard.dataset.vapidKey) })
+                  .then(function (subscription) { return tell(pushCard.dataset.subscribe, subscription); })
+                  .then(function () { showPush(true); });
+              });
+            }).catch(function () { pushStatus.textContent = 'Notifications could not be turned on in this browser.'; });
+          });
         });
       }
 

@@ -190,6 +190,60 @@ enum Stylesheet {
     .place-list{list-style:none;margin:0 0 var(--space-4);padding:0;display:grid;gap:var(--space-2)}
     .place-list button{width:100%;text-align:left;display:flex;align-items:center;gap:var(--space-3);min-height:52px;padding:var(--space-2) var(--space-3);border:1.5px solid var(--control-border);border-radius:var(--radius-m);background:var(--surface);color:var(--text);font:inherit;cursor:pointer}
     .place-list button span{color:var(--text-muted)}
+    /* The bell */
+    .bell{position:relative;display:inline-flex;align-items:center;justify-content:center;width:44px;height:44px;border-radius:50%;color:var(--text);text-decoration:none}
+    .bell[aria-current=page]{background:var(--accent-soft);color:var(--on-accent-soft)}
+    .bell .count{position:absolute;top:2px;right:0}
+    .count[hidden]{display:none}
+    /* Chats */
+    .chat-list{list-style:none;margin:0 0 var(--space-4);padding:0;display:grid;gap:var(--space-2)}
+    .chat-row{display:flex;align-items:center;gap:var(--space-3);padding:var(--space-3);background:var(--surface);border:1px solid var(--border);border-radius:var(--radius-l);color:inherit;text-decoration:none;box-shadow:var(--shadow-1)}
+    .chat-row-text{flex:1;min-width:0}
+    .chat-row-text strong{font-size:var(--step-1)}
+    .chat-preview{margin:0;color:var(--text-muted);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+    .chat-row.unread .chat-preview{color:var(--text);font-weight:650}
+    .chat-row-meta{display:flex;flex-direction:column;align-items:flex-end;gap:var(--space-1);font-size:var(--step--1);color:var(--text-muted)}
+    .chat-head{display:flex;align-items:center;gap:var(--space-3);margin:calc(-1 * var(--space-2)) 0 var(--space-3)}
+    .chat-head p{margin:0;color:var(--text-muted)}
+    .messages{list-style:none;margin:0 0 var(--space-2);padding:0;display:flex;flex-direction:column;gap:var(--space-2)}
+    .message{max-width:80%;padding:var(--space-2) var(--space-3);border-radius:1.1rem;background:var(--surface);border:1px solid var(--border);overflow-wrap:anywhere}
+    .message p{margin:0;white-space:pre-wrap}
+    .message time{display:block;font-size:.72rem;opacity:.75;margin-top:2px}
+    .message.mine{align-self:flex-end;background:var(--accent);border-color:var(--accent);color:var(--on-accent);border-bottom-right-radius:.35rem}
+    .message.theirs{align-self:flex-start;border-bottom-left-radius:.35rem}
+    .message-photo{display:block;border-radius:.8rem;max-height:16rem}
+    .messages-empty{align-self:center;text-align:center;padding:var(--space-5) 0}
+    .seen{text-align:right;font-size:var(--step--1);margin:0 0 var(--space-3)}
+    .older{text-align:center}
+    .composer{position:sticky;bottom:calc(var(--tabbar-height) + env(safe-area-inset-bottom));display:flex;gap:var(--space-2);align-items:flex-end;padding:var(--space-2) 0;background:var(--bg)}
+    .composer textarea{flex:1;min-height:48px;max-height:10rem;resize:none;border-radius:1.5rem}
+    @media (min-width:56rem){.composer{bottom:0}}
+    /* Meet-ups */
+    .meetup-head{display:flex;align-items:center;gap:var(--space-2);flex-wrap:wrap}
+    .meetup-head h2{margin:0;flex:1;font-size:var(--step-1)}
+    .meetup-head>.icon{color:var(--accent)}
+    .meetup-when{font-weight:700;margin:var(--space-2) 0 var(--space-1)}
+    .meetup-where .icon{width:1.1rem;height:1.1rem;color:var(--text-muted)}
+    .meetup-note{color:var(--text-muted);font-style:italic}
+    .meetup-accepted .badge{background:var(--social-bg);color:var(--social-text)}
+    .meetup-pending .badge{background:var(--puppy-bg);color:var(--puppy-text)}
+    .notice .icon{width:1.2rem;height:1.2rem;color:var(--accent)}
+    .star-choices{display:flex;gap:var(--space-1);flex-direction:row-reverse;justify-content:flex-end}
+    .star-choice{position:relative;margin:0;cursor:pointer}
+    .star-choice input{position:absolute;opacity:0;width:1px;height:1px;min-height:0}
+    .star-choice .icon{width:2.6rem;height:2.6rem;color:var(--control-border);transition:color .1s,transform .1s}
+    .star-choice input:checked~span .icon,.star-choice:has(input:checked)~.star-choice .icon,.star-choice:hover .icon,.star-choice:hover~.star-choice .icon{color:var(--star)}
+    .star-choice input:focus-visible+span{outline:3px solid var(--focus);outline-offset:2px;border-radius:6px}
+    .rating{display:flex;align-items:center;gap:var(--space-1);font-weight:650}
+    .rating .icon{width:1.2rem;height:1.2rem;color:var(--star)}
+    /* The inbox */
+    .inbox{list-style:none;margin:0 0 var(--space-4);padding:0;display:grid;gap:var(--space-2)}
+    .inbox-item form{margin:0}
+    .inbox-item button{width:100%;display:grid;grid-template-columns:1fr auto;gap:0 var(--space-3);text-align:left;padding:var(--space-3) var(--space-4);border:1px solid var(--border);border-radius:var(--radius-l);background:var(--surface);color:var(--text);font:inherit;cursor:pointer}
+    .inbox-item button time{grid-row:1;grid-column:2;color:var(--text-muted);font-size:var(--step--1)}
+    .inbox-body{grid-column:1 / -1;color:var(--text-muted)}
+    .inbox-item.unread button{border-color:var(--accent);box-shadow:inset 4px 0 0 var(--accent)}
+    .inbox-item.unread strong::after{content:"";display:inline-block;width:.5rem;height:.5rem;margin-left:.4rem;border-radius:50%;background:var(--badge);vertical-align:middle}
     /* Development outbox */
     article.mail{background:var(--surface);border:1px solid var(--border);border-radius:var(--radius-m);padding:var(--space-4);margin:0 0 var(--space-4)}
     pre.mail-body{white-space:pre-wrap;word-break:break-all;font-size:.9rem}

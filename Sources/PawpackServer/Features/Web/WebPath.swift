@@ -104,8 +104,23 @@ enum WebPath {
 
     static let chats = "/chats"
     static func chat(_ id: some PathID<Chats.Chat>) -> String { chats + "/\(id)" }
+    static func chatMessages(_ id: some PathID<Chats.Chat>) -> String { chat(id) + "/messages" }
+    /// Marks the chat read up to a message (the page's script, as messages arrive).
+    static func chatRead(_ id: some PathID<Chats.Chat>) -> String { chat(id) + "/read" }
+    static func newMeetup(_ id: some PathID<Chats.Chat>) -> String { chat(id) + "/meetups/new" }
+    static func chatMeetups(_ id: some PathID<Chats.Chat>) -> String { chat(id) + "/meetups" }
     static let meetups = "/meetups"
+    static func meetupAction(_ id: some PathID<Meetups.Meetup>, _ action: MeetupAction) -> String {
+        meetups + "/\(id)/\(action.rawValue)"
+    }
+    static func reviewMeetup(_ id: some PathID<Meetups.Meetup>) -> String { meetups + "/\(id)/review" }
     static let notifications = "/notifications"
+    /// Marks a notification read and goes where it leads.
+    static func openNotification(_ id: some PathID<Notifications.Notification>) -> String { notifications + "/\(id)/open" }
+    static let readAllNotifications = "/notifications/read-all"
+    /// The browser's Web Push subscription (the page's script).
+    static let pushSubscription = "/notifications/push"
+    static let pushUnsubscription = "/notifications/push/off"
 }
 
 /// A path segment naming a record of `Owner`: its id in a link (`Identifier`), or the route's
@@ -134,6 +149,8 @@ enum Param {
     static let matchRequest = RouteParameter<Playdates.MatchRequest>(name: "requestId")
     static let match = RouteParameter<Playdates.Match>(name: "matchId")
     static let chat = RouteParameter<Chats.Chat>(name: "chatId")
+    static let meetup = RouteParameter<Meetups.Meetup>(name: "meetupId")
+    static let notification = RouteParameter<Notifications.Notification>(name: "notificationId")
     /// A stored file's name under its pet (`MediaRoutes`).
     static let file = RouteParameter<MediaFile>(name: "file")
 
@@ -171,6 +188,13 @@ enum Flash: String, CaseIterable {
     case blocked
     case unmatched
     case socialReached = "social-reached"
+    case proposed
+    case meetupAccepted = "meetup-accepted"
+    case meetupRejected = "meetup-rejected"
+    case meetupCancelled = "meetup-cancelled"
+    case meetupCompleted = "meetup-completed"
+    case reviewed
+    case allRead = "all-read"
 
     var message: String {
         switch self {
@@ -201,6 +225,13 @@ enum Flash: String, CaseIterable {
         case .blocked: "Blocked. You will not see each other's dogs any more."
         case .unmatched: "Unmatched."
         case .socialReached: "Good news: your dog's vaccinations allow Social Mode now, so meet-ups are open."
+        case .proposed: "Meet-up proposed. You will hear when they answer."
+        case .meetupAccepted: "Meet-up accepted. Have fun!"
+        case .meetupRejected: "Meet-up declined."
+        case .meetupCancelled: "Meet-up cancelled."
+        case .meetupCompleted: "Marked as done. How did it go? Leave a review."
+        case .reviewed: "Thank you for your review!"
+        case .allRead: "All caught up."
         }
     }
 }

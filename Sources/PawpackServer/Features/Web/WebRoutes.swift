@@ -20,6 +20,9 @@ struct WebRoutes {
         AccountPages(accounts: services.accounts).register(on: app)
         PetPages(pets: services.pets, config: services.config).register(on: app)
         PlaydatePages(playdates: services.playdates).register(on: app)
+        ChatPages(chats: services.chats, meetups: services.meetups).register(on: app)
+        MeetupPages(meetups: services.meetups, reviews: services.reviews, chats: services.chats).register(on: app)
+        NotificationPages(notifications: services.notifications, devices: services.devices).register(on: app)
         if services.config.isDevelopment, let outbox = services.outbox {
             DevMailPage(outbox: outbox).register(on: app)
         }

@@ -89,9 +89,12 @@ struct WebSessionMiddleware: AsyncMiddleware {
         let existingCSRF = request.cookies[WebCookie.csrf]?.string
         if let webUser = request.webUser {
             request.csrfToken = try CSRFToken.bound(to: webUser.session.requireID(), secret: request.pawpack.config.secret)
-            // The tab bar's count, for pages; photos (`/media`) skip the query.
+            // The tab bar's and the bell's counts, for pages; photos (`/media`) skip the queries.
             if request.method == .GET, !path.hasPrefix("/media/") {
+                let me = try webUser.user.requireID()
                 request.waitingRequests = try await request.pawpack.playdates.waitingRequestCount(webUser.user, on: request.db)
+                request.unreadChats = try await ChatService.unreadChatCount(of: me, on: request.db)
+                request.unreadNotifications = try await NotificationService.unreadCount(of: me, on: request.db)
             }
         } else {
             request.csrfToken = existingCSRF ?? OpaqueToken.generate(prefix: "")

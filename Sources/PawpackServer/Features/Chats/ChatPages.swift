@@ -1,0 +1,166 @@
+import Foundation
+import PawpackCore
+import Plot
+import Vapor
+
+/// The Chats pages: the list with unread badges, and a chat with its messages, its meet-ups
+/// and a plain form to write. Without JavaScript the form posts and the page reloads; with it,
+/// messages arrive over the realtime socket and are sent without a reload (`app.js`).
+struct ChatPages {
+    let chats: ChatService
+    let meetups: MeetupService
+    static let messagesPerPage = 50
+
+    func register(on routes: any RoutesBuilder) {
+        routes.get(WebPath.chats.pathComponents, use: list)
+        routes.get(WebPath.chat(Param.chat).pathComponents, use: show)
+        routes.post(WebPath.chatMessages(Param.chat).pathComponents, use: send)
+        routes.post(WebPath.chatRead(Param.chat).pathComponents, use: read)
+    }
+
+    @Sendable func list(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let page = try await chats.chats(user, limit: 50, cursor: nil, on: req.db)
+        let me = try user.requireID()
+        return WebPages.page(req, title: "Chats", main: .group(
+            .if(page.items.isEmpty, .div(.class("empty"), .id("chats-empty"), Icon.chat.node(),
+                .p(.text("No chats yet. A match opens a chat with the other dog's owner.")),
+                .a(.class("button"), .href(WebPath.playdates), .text("Find playmates")))),
+            .ul(.class("chat-list"), .id("chat-list"), .forEach(page.items) { chat in
+                .li(.a(.class(chat.unreadCount > 0 ? "chat-row unread" : "chat-row"), .id("chat-\(chat.id)"), .href(WebPath.chat(chat.id)),
+                    DogViews.avatar(chat.otherPet),
+                    .div(.class("chat-row-text"),
+                        .strong(.text(chat.otherPet.name)),
+                        .span(.class("muted"), .text(" · \(chat.otherPet.ownerDisplayName)")),
+                        .p(.class("chat-preview"), .text(Self.preview(chat, me: me)))),
+                    .div(.class("chat-row-meta"),
+                        MeetupViews.time(chat.activityAt, style: .short),
+                        .if(chat.unreadCount > 0, .span(.class("count"), .text(chat.unreadCount > 99 ? "99+" : String(chat.unreadCount)),
+                                                        .span(.class("visually-hidden"), .text(" unread")))),
+                        .if(chat.closed, .span(.class("badge"), .text("Closed")))))
+                )
+            }),
+            .p(.a(.id("meetups-link"), .href(WebPath.meetups), Icon.calendar.node(), .text(" Your meet-ups")))
+        ))
+    }
+
+    /// The chat list's second line: the last message, or how to start.
+    static func preview(_ chat: ChatValue, me: User.ID) -> String {
+        guard let last = chat.lastMessage else { return "Say hello to \(chat.otherPet.ownerDisplayName)!" }
+        let what = last.text.map(NotificationService.preview) ?? "Photo"
+        return last.sender == me ? "You: \(what)" : what
+    }
+
+    @Sendable func show(_ req: Request) async throws -> Response {
+        try await render(req, chat: try req.idParameter(Param.chat))
+    }
+
+    func render(_ req: Request, chat id: Chats.Chat.ID, errors: FormErrors = [], text: String? = nil,
+                status: HTTPResponseStatus = .ok) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let me = try user.requireID()
+        var chat = try await chats.chat(user, id: id, on: req.db)
+        let before = req.query[String.self, at: "before"]
+        let page = try await chats.messages(user, chat: id, limit: Self.messagesPerPage, cursor: before, on: req.db)
+        let messages = Array(page.items.reversed())
+        // Opening the chat reads it (and its notification) up to its newest message.
+        if before == nil, chat.unreadCount > 0, let newest = messages.last {
+            try await chats.markRead(user, chat: id, upTo: newest.id, on: req.db)
+            chat.unreadCount = 0
+            // The badges were counted before this read: counted again, so this page shows it.
+            req.unreadChats = try await ChatService.unreadChatCount(of: me, on: req.db)
+            req.unreadNotifications = try await NotificationService.unreadCount(of: me, on: req.db)
+        }
+        let planned = try await meetups.meetups(user, chat: id, limit: 10, on: req.db)
+            .filter { $0.status == .pending || $0.status == .accepted || ($0.status == .completed && !$0.reviewers.contains(me)) }
+        let puppyMode = chat.closed ? nil : try await meetups.puppyModeReason(
+            [chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req), on: req.db)
+        let lastMine = messages.last { $0.sender == me }
+        let seen = lastMine.map { $0.position <= chat.theirReadPosition } ?? false
+        return WebPages.page(req, title: chat.otherPet.name, status: status, errors: errors, back: (WebPath.chats, "Chats"), main: .group(
+            .div(.class("chat-head"), .id("chat-head"),
+                .a(.href(WebPath.pet(chat.otherPet.id)), .ariaLabel("\(chat.otherPet.name)'s profile"), DogViews.avatar(chat.otherPet)),
+                .p(.text("\(chat.otherPet.ownerDisplayName) · with \(chat.myPet.name)"))),
+            .section(.id("chat-meetups"), .attribute(named: "aria-label", value: "Meet-ups"),
+                .forEach(planned) { MeetupViews.card(req, $0, viewer: me, back: WebPath.chat(id)) },
+                .if(!chat.closed, .unwrap(puppyMode, { reason in
+                    .p(.class("notice"), .id("meetups-unavailable"), Icon.shield.node(),
+                       .text(" Meet-ups are not available yet: \(reason) Until then you can keep chatting."))
+                }, else: .if(!planned.contains { $0.status == .pending },
+                    .p(.a(.class("button secondary"), .id("propose-meetup"), .href(WebPath.newMeetup(id)), Icon.calendar.node(),
+                          .text("Propose a meet-up"))))))),
+            .unwrap(page.next) { next in
+                .p(.class("older"), .a(.id("older-messages"), .href(WebPath.chat(id) + "?before=" + next.text), .text("Older messages")))
+            },
+            .ol(.class("messages"), .id("messages"), .data(named: "chat", value: id.description),
+                .data(named: "read", value: WebPath.chatRead(id)), .attribute(named: "aria-live", value: "polite"),
+                .if(messages.isEmpty, .li(.class("messages-empty muted"), .id("messages-empty"),
+                                          .text("No messages yet. Say hello to \(chat.otherPet.ownerDisplayName)!"))),
+                .forEach(messages) { message in Self.bubble(message, mine: message.sender == me) }),
+            .p(.class("seen muted"), .id("seen"), .attribute(named: "hidden", value: seen ? nil : ""), .text("Seen")),
+            .if(chat.closed,
+                .p(.class("notice"), .id("chat-closed"), .text("This chat is closed: the match ended. The messages stay; no new ones can be sent.")),
+                else: .form(.class("composer"), .id("message-form"), .action(WebPath.chatMessages(id)), .method(.post),
+                    WebPages.csrfField(req),
+                    // A new id for each message written: a form sent twice (a retry) is one message.
+                    .input(.type(.hidden), .name("id"), .value(UUID().uuidString.lowercased())),
+                    .label(.class("visually-hidden"), .for("message-text"), .text("Message")),
+                    .textarea(.name("text"), .id("message-text"), .attribute(named: "rows", value: "1"),
+                              .attribute(named: "maxlength", value: String(ChatRules.maximumTextLength)),
+                              .attribute(named: "placeholder", value: "Write to \(chat.otherPet.ownerDisplayName)…"),
+                              .required(true), .text(text ?? "")),
+                    .button(.type(.submit), .class("button"), .id("message-send"), .text("Send"))))
+        ))
+    }
+
+    /// One message; the page's script writes new ones the same way.
+    static func bubble(_ message: ChatMessageValue, mine: Bool) -> Node<HTML.ListContext> {
+        .li(.class(mine ? "message mine" : "message theirs"), .id("m-\(message.id)"),
+            .data(named: "position", value: String(message.position)),
+            .unwrap(message.text) { .p(.text($0)) },
+            .unwrap(message.photoKey) { key in .img(.src(WebPath.media(key)), .alt("Photo"), .class("message-photo")) },
+            MeetupViews.time(message.createdAt, style: .time))
+    }
+
+    struct MessageForm: Content {
+        var id: String?
+        var text: String?
+    }
+
+    /// The form's message; a script asking for JSON gets the message's id and position back.
+    @Sendable func send(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        let id = try req.idParameter(Param.chat)
+        let form = try req.content.decode(MessageForm.self)
+        guard let clientID = form.id.flatMap(UUID.init(uuidString:)) else { throw Problem.invalidField("id", "must be a message id") }
+        do {
+            let sent = try await chats.send(user, chat: id, clientMessageID: clientID, text: form.text ?? "", on: req.db)
+            if req.headers.accept.contains(where: { $0.mediaType == .json }) {
+                let response = Response(status: sent.created ? .created : .ok)
+                try response.content.encode(["id": sent.message.id.description, "position": String(sent.message.position)])
+                return response
+            }
+            return WebPages.redirect(WebPath.chat(id) + "#m-\(sent.message.id)")
+        } catch let problem as Problem where problem.status == 422 {
+            return try await render(req, chat: id, errors: FormErrors(problem.renamingFields(["text": "message"])), text: form.text,
+                                    status: .unprocessableEntity)
+        }
+    }
+
+    struct ReadForm: Content {
+        var messageId: String?
+    }
+
+    /// The script read a message as it arrived.
+    @Sendable func read(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        let form = try req.content.decode(ReadForm.self)
+        guard let message = form.messageId.flatMap(Chats.Message.ID.init(string:)) else {
+            throw Problem.invalidField("messageId", "must be a message of this chat")
+        }
+        try await chats.markRead(user, chat: try req.idParameter(Param.chat), upTo: message, on: req.db)
+        return Response(status: .noContent)
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import PawpackCore
+import Plot
+import Vapor
+
+/// The meet-up pages: the proposal form of a chat (a typed place near a town, or "use my
+/// location"), the answers and changes as small forms on each card, the list of upcoming,
+/// past and to-review meet-ups, and the review form. The rules are the service's.
+struct MeetupPages {
+    let meetups: MeetupService
+    let reviews: ReviewService
+    let chats: ChatService
+
+    func register(on routes: any RoutesBuilder) {
+        routes.get(WebPath.meetups.pathComponents, use: list)
+        routes.get(WebPath.newMeetup(Param.chat).pathComponents) { req in try await proposalPage(req, form: nil) }
+        routes.post(WebPath.chatMeetups(Param.chat).pathComponents, use: propose)
+        for action in MeetupAction.allCases {
+            routes.post(WebPath.meetupAction(Param.meetup, action).pathComponents) { req in try await act(req, action) }
+        }
+        routes.get(WebPath.reviewMeetup(Param.meetup).pathComponents) { req in try await reviewPage(req, form: nil) }
+        routes.post(WebPath.reviewMeetup(Param.meetup).pathComponents, use: review)
+    }
+
+    @Sendable func list(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let me = try user.requireID()
+        let toReview = try await meetups.meetups(user, filter: .toReview, limit: 20, on: req.db)
+        let upcoming = try await meetups.meetups(user, filter: .upcoming, limit: 50, on: req.db)
+        let past = try await meetups.meetups(user, filter: .past, limit: 20, on: req.db)
+        return WebPages.page(req, title: "Meet-ups", back: (WebPath.chats, "Chats"), main: .group(
+            .if(!toReview.isEmpty, .section(.id("meetups-to-review"),
+                .h2(.text("To review")),
+                .forEach(toReview) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) })),
+            .section(.id("meetups-upcoming"),
+                .h2(.text("Upcoming")),
+                .if(upcoming.isEmpty, .div(.class("empty"), Icon.calendar.node(),
+                    .p(.text("Nothing planned. Propose a meet-up from a chat with a match.")),
+                    .a(.class("button"), .href(WebPath.chats), .text("Your chats")))),
+                .forEach(upcoming) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) }),
+            .if(!past.isEmpty, .section(.id("meetups-past"),
+                .h2(.text("Past")),
+                .forEach(past) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) }))
+        ))
+    }
+
+    // MARK: Proposing
+
+    struct ProposalForm: Content {
+        var date: String?
+        var time: String?
+        /// Minutes the browser's time is behind UTC (`Date.getTimezoneOffset`), set by the script.
+        var offset: String?
+        var placeName: String?
+        var town: String?
+        var latitude: String?
+        var longitude: String?
+        var note: String?
+    }
+
+    func proposalPage(_ req: Request, form: ProposalForm?, errors: FormErrors = [],
+                      status: HTTPResponseStatus = .ok) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let id = try req.idParameter(Param.chat)
+        let chat = try await chats.chat(user, id: id, on: req.db)
+        let now = meetups.clock.now()
+        let today = LocalDate(utc: now).description
+        let last = LocalDate(utc: now.addingTimeInterval(Double(MeetupRules.maximumDaysAhead) * 86_400)).description
+        let reason = try await meetups.puppyModeReason([chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req),
+                                                       on: req.db)
+        return WebPages.page(req, title: "Propose a meet-up", status: status, errors: errors,
+                             back: (WebPath.chat(id), chat.otherPet.name), main: .group(
+            .p(.class("muted"), .text("\(chat.myPet.name) and \(chat.otherPet.name), with \(chat.otherPet.ownerDisplayName). They answer in the chat.")),
+            .unwrap(reason, { reason in
+                .p(.class("notice"), .id("meetups-unavailable"), Icon.shield.node(), .text(" Meet-ups are not available yet: \(reason)"))
+            }, else: .form(.class("card"), .id("meetup-form"), .action(WebPath.chatMeetups(id)), .method(.post),
+                WebPages.csrfField(req),
+                .input(.type(.hidden), .name("offset"), .id("meetup-offset"), .value(form?.offset ?? "")),
+                .div(.class("row"),
+                    WebPages.field("Date", name: "date", type: .date, value: form?.date, autocomplete: "off",
+                                   limits: .init(min: today, max: last), errors: errors),
+                    WebPages.field("Time", name: "time", type: .time, value: form?.time ?? "10:00", autocomplete: "off",
+                                   errors: errors)),
+                .element(named: "noscript", nodes: [.p(.class("hint"), .text("Without JavaScript the time is read as UTC."))]),
+                WebPages.field("Place", name: "placeName", value: form?.placeName, autocomplete: "off",
+                               hint: "Where to meet: a park, a gate, a café.",
+                               limits: .init(maxLength: MeetupRules.maximumPlaceNameLength), errors: errors),
+                .input(.type(.hidden), .name("latitude"), .id("meetup-latitude"), .value(form?.latitude ?? "")),
+                .input(.type(.hidden), .name("longitude"), .id("meetup-longitude"), .value(form?.longitude ?? "")),
+                WebPages.field("Town (optional)", name: "town", value: form?.town, autocomplete: "address-level2", required: false,
+                               hint: "The town it is in, to put it on the map; or use your location below.",
+                               limits: .init(maxLength: 80), errors: errors),
+                .p(.button(.type(.button), .class("button secondary"), .id("meetup-locate"), .attribute(named: "hidden"),
+                           Icon.pin.node(), .text("Use my location")),
+                   .span(.class("hint"), .id("meetup-locate-status"), .attribute(named: "role", value: "status"))),
+                .div(.class("field"),
+                    .label(.for("meetup-note"), .text("Note (optional)")),
+                    .textarea(.name("note"), .id("meetup-note"), .attribute(named: "rows", value: "3"),
+                              .attribute(named: "maxlength", value: String(MeetupRules.maximumNoteLength)), .text(form?.note ?? ""))),
+                WebPages.submit("Propose", id: "meetup-submit")))
+        ))
+    }
+
+    @Sendable func propose(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        let id = try req.idParameter(Param.chat)
+        let form = try req.content.decode(ProposalForm.self)
+        do {
+            let place = try Self.place(form)
+            _ = try await meetups.propose(user, chat: id, .init(pet: nil, startsAt: try Self.start(form), placeName: form.placeName ?? "",
+                                                                 latitude: place.latitude, longitude: place.longitude, note: form.note),
+                                          writingDates: DateWords.writer(for: req), on: req.db)
+            return WebPages.redirect(WebPath.chat(id), flash: .proposed)
+        } catch let problem as Problem where problem.status == 422 || problem.status == 409 {
+            return try await proposalPage(req, form: form, errors: FormErrors(problem.renamingFields(["startsAt": "date"])),
+                                          status: .init(statusCode: problem.status))
+        }
+    }
+
+    /// The date and time as the member's browser reads them (its offset from UTC), as an instant.
+    static func start(_ form: ProposalForm) throws -> Date {
+        guard let date = form.date.flatMap(LocalDate.init) else { throw Problem.invalidField("date", "must be a date") }
+        let parts = (form.time ?? "").split(separator: ":").compactMap { Int($0) }
+        guard parts.count >= 2, (0..<24).contains(parts[0]), (0..<60).contains(parts[1]) else {
+            throw Problem.invalidField("time", "must be a time such as 10:30")
+        }
+        let offset = form.offset.flatMap(Int.init).map { max(-14 * 60, min(14 * 60, $0)) } ?? 0
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard let midnight = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day)) else {
+            throw Problem.invalidField("date", "must be a date")
+        }
+        return midnight.addingTimeInterval(Double(parts[0] * 3_600 + parts[1] * 60 + offset * 60))
+    }
+
+    /// Where the browser is (its location, when the member used it), or the town named.
+    static func place(_ form: ProposalForm) throws -> GeoPoint {
+        if let latitude = form.latitude.flatMap(Double.init), let longitude = form.longitude.flatMap(Double.init) {
+            return GeoPoint(latitude: latitude, longitude: longitude)
+        }
+        guard let town = form.town?.trimmingCharacters(in: .whitespaces), !town.isEmpty else {
+            throw Problem.invalidField("town", "name the town the place is in, or use your location")
+        }
+        guard let found = LocationPages.places.search(town, limit: 1).first else {
+            throw Problem.invalidField("town", "is not a town we know; try a nearby larger one")
+        }
+        return found.centre
+    }
+
+
+    // MARK: Answering
+
+    @Sendable func act(_ req: Request, _ action: MeetupAction) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        let meetup = try await meetups.act(action, user, meetup: try req.idParameter(Param.meetup),
+                                           writingDates: DateWords.writer(for: req), on: req.db)
+        let back = WebPages.safeNext(try? req.content.get(String.self, at: "next")) ?? WebPath.chat(meetup.chat)
+        let flash: Flash = switch action {
+        case .accept: .meetupAccepted
+        case .reject: .meetupRejected
+        case .cancel: .meetupCancelled
+        case .complete: .meetupCompleted
+        }
+        return WebPages.redirect(back, flash: flash)
+    }
+
+    // MARK: Reviewing
+
+    struct ReviewForm: Content {
+        var rating: String?
+        var text: String?
+    }
+
+    func reviewPage(_ req: Request, form: ReviewForm?, errors: FormErrors = [], status: HTTPResponseStatus = .ok) async throws -> Response {
+        let user = try req.requireWebUser().user
+        let me = try user.requireID()
+        let meetup = try await meetups.meetup(user, id: try req.idParameter(Param.meetup), on: req.db)
+        let (mine, theirs) = meetup.pets(seenBy: me)
+        let chosen = form?.rating ?? ""
+        return WebPages.page(req, title: "Review \(theirs.name)", status: status, errors: errors, back: (WebPath.meetups, "Meet-ups"),
+                             main: .group(
+            .p(.class("muted"), .text("How was \(mine.name)'s playdate with \(theirs.name) and \(theirs.ownerDisplayName)?")),
+            .form(.class("card"), .id("review-form"), .action(WebPath.reviewMeetup(meetup.id)), .method(.post),
+                WebPages.csrfField(req),
+                Self.stars(chosen: chosen),
+                .div(.class("field"),
+                    .label(.for("review-text"), .text("What went well? (optional)")),
+                    .textarea(.name("text"), .id("review-text"), .attribute(named: "rows", value: "4"),
+                              .attribute(named: "maxlength", value: String(ReviewRules.maximumTextLength)), .text(form?.text ?? ""))),
+                WebPages.submit("Send review", id: "review-submit"))
+        ))
+    }
+
+    /// Five labelled radios, drawn as stars.
+    static func stars(chosen: String) -> Node<HTML.FormContext> {
+        let choices: [Node<HTML.BodyContext>] = (1...5).map { value in
+            let name = value == 1 ? "1 star" : "\(value) stars"
+            let input: Node<HTML.LabelContext> = .input(.type(.radio), .name("rating"), .value(String(value)), .id("rating-\(value)"),
+                                                        .required(true),
+                                                        .attribute(named: "checked", value: chosen == String(value) ? "" : nil))
+            let star: Node<HTML.LabelContext> = .span(Icon.star.node(), .span(.class("visually-hidden"), .text(name)))
+            return .label(.class("star-choice"), input, star)
+        }
+        let legend: Node<HTML.BodyContext> = .element(named: "legend", nodes: [.text("Rating")])
+        return .element(named: "fieldset", nodes: [.class("stars"), legend, .div(.class("star-choices"), .group(choices))])
+    }
+
+    @Sendable func review(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        let form = try req.content.decode(ReviewForm.self)
+        do {
+            guard let rating = form.rating.flatMap(Int.init) else { throw Problem.invalidField("rating", "choose from 1 to 5 stars") }
+            _ = try await reviews.review(user, meetup: try req.idParameter(Param.meetup), rating: rating, text: form.text, on: req.db)
+            return WebPages.redirect(WebPath.meetups, flash: .reviewed)
+        } catch let problem as Problem where problem.status == 422 || problem.status == 409 {
+            return try await reviewPage(req, form: form, errors: FormErrors(problem), status: .init(statusCode: problem.status))
+        }
+    }
+}
+
+/// How a meet-up shows, in its chat and on the meet-ups page: the two dogs, when and where,
+/// its state, and what the viewer may do now, each a small form that works without a script.
+enum MeetupViews {
+    enum TimeStyle { case full, short, time }
+
+    /// A `<time>` in UTC, which the script rewrites in the reader's own time zone.
+    static func time<Context: HTML.BodyContext>(_ date: Date, style: TimeStyle) -> Node<Context> {
+        let iso = date.formatted(Date.ISO8601FormatStyle())
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = switch style {
+        case .full: "EEE d MMM, HH:mm 'UTC'"
+        case .short: "d MMM"
+        case .time: "HH:mm"
+        }
+        let kind = switch style {
+        case .full: "full"
+        case .short: "short"
+        case .time: "time"
+        }
+        return .element(named: "time", nodes: [.attribute(named: "datetime", value: iso), .data(named: "style", value: kind),
+                                               .text(formatter.string(from: date))])
+    }
+
+    static func statusWords(_ meetup: MeetupValue, viewer: User.ID) -> String {
+        switch meetup.status {
+        case .pending: meetup.proposer == viewer ? "Waiting for their answer" : "Proposed to you"
+        case .accepted: "Accepted"
+        case .rejected: "Declined"
+        case .cancelled: "Cancelled"
+        case .completed: "Done"
+        case .expired: "Expired (no answer in time)"
+        }
+    }
+
+    static func card(_ req: Request, _ meetup: MeetupValue, viewer: User.ID, back: String) -> Node<HTML.BodyContext> {
+        let (mine, theirs) = meetup.pets(seenBy: viewer)
+        let started = meetup.startsAt <= req.pawpack.meetups.clock.now()
+        let map = "https://www.openstreetmap.org/?mlat=\(meetup.place.latitude)&mlon=\(meetup.place.longitude)#map=16/\(meetup.place.latitude)/\(meetup.place.longitude)"
+        func button(_ action: MeetupAction, _ title: String, secondary: Bool = false) -> Node<HTML.BodyContext> {
+            .form(.class("inline"), .action(WebPath.meetupAction(meetup.id, action)), .method(.post), WebPages.csrfField(req),
+                  .input(.type(.hidden), .name("next"), .value(back)),
+                  .button(.type(.submit), .class(secondary ? "button secondary" : "button"), .id("meetup-\(action.rawValue)-\(meetup.id)"),
+                          .text(title)))
+        }
+        return .article(.class("card meetup meetup-\(meetup.status.rawValue)"), .id("meetup-\(meetup.id)"),
+            .div(.class("meetup-head"), Icon.calendar.node(),
+                 .h2(.text("\(mine.name) & \(theirs.name)")),
+                 .span(.class("badge"), .text(statusWords(meetup, viewer: viewer)))),
+            .p(.class("meetup-when"), time(meetup.startsAt, style: .full)),
+            .p(.class("meetup-where"), Icon.pin.node(), .text(" \(meetup.placeName) "),
+               .a(.href(map), .attribute(named: "rel", value: "noopener noreferrer"), .attribute(named: "target", value: "_blank"),
+                  .text("Map"))),
+            .unwrap(meetup.note) { .p(.class("meetup-note"), .text("“\($0)”")) },
+            .div(.class("actions"),
+                .if(meetup.status == .pending && meetup.invitee == viewer, .group(button(.accept, "Accept"), button(.reject, "Decline", secondary: true))),
+                .if((meetup.status == .pending && meetup.proposer == viewer) || (meetup.status == .accepted && !started),
+                    button(.cancel, "Cancel", secondary: true)),
+                .if(meetup.status == .accepted && started, button(.complete, "We met: mark as done")),
+                .if(meetup.status == .completed && !meetup.reviewers.contains(viewer),
+                    .a(.class("button"), .id("meetup-review-\(meetup.id)"), .href(WebPath.reviewMeetup(meetup.id)), Icon.star.node(),
+                       .text("Review \(theirs.name)"))))
+        )
+    }
+}

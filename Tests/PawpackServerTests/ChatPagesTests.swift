@@ -1,0 +1,133 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+@testable import PawpackServer
+import PawpackTestSupport
+import Testing
+
+/// The chat, meet-up and inbox pages as a browser without JavaScript uses them: plain forms
+/// that post and reload. A stranger sees none of it; what members write is escaped.
+@Suite struct ChatPagesTests {
+    @Test func withoutJavaScriptOwnersChatProposeAcceptCompleteAndReviewThroughForms() async throws {
+        try await TestServer.run { server in
+            // given Ada and Bob matched, their dogs vaccinated, each in a browser
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            try await server.vaccinate(ada)
+            try await server.vaccinate(bob)
+            let chat = try await server.matched(ada, bob).id
+            let adas = try await TestBrowser.signedIn(server, as: ada.member)
+            let bobs = try await TestBrowser.signedIn(server, as: bob.member)
+
+            // the Chats tab lists the chat; the chat page has a plain form
+            let list = try await adas.get("/chats")
+            #expect(list.status == 200 && list.html.contains("href=\"/chats/\(chat)\"") && list.html.contains("Bob&#39;s dog"))
+            let page = try await adas.get("/chats/\(chat)")
+            #expect(page.html.contains("id=\"message-form\"") && page.html.contains("id=\"propose-meetup\""))
+
+            // when Ada sends a message with markup in it (twice: the same id is one message)
+            let id = UUID().uuidString.lowercased()
+            let sent = try await adas.post("/chats/\(chat)/messages", ["id": id, "text": "<b>Park</b> at ten?"])
+            #expect(sent.status == 303 && sent.location?.hasPrefix("/chats/\(chat)") == true)
+            _ = try await adas.post("/chats/\(chat)/messages", ["id": id, "text": "<b>Park</b> at ten?"])
+            #expect(try await server.get("/v1/chats/\(chat)/messages", token: ada.token,
+                                         as: Components.Schemas.MessagePage.self).items.count == 1)
+
+            // then Bob's tab counts the chat, and his chat page shows the message, escaped
+            #expect(try await bobs.get("/home").html.contains("id=\"chats-count\""))
+            let bobsPage = try await bobs.get("/chats/\(chat)")
+            #expect(bobsPage.html.contains("&lt;b&gt;Park&lt;/b&gt; at ten?") && !bobsPage.html.contains("<b>Park</b>"))
+            #expect(!bobsPage.html.contains("id=\"chats-count\""), "the chat read is no longer counted on its own page")
+            #expect(!(try await bobs.get("/home").html.contains("id=\"chats-count\"")), "opening the chat read it")
+            // an empty message is refused, naming it, and sends nothing
+            let empty = try await bobs.post("/chats/\(chat)/messages", ["id": UUID().uuidString, "text": "   "])
+            #expect(empty.status == 422 && empty.html.contains("Message"))
+
+            // when Ada proposes a meet-up near a town, at 10:00 tomorrow in UTC+1
+            let day = LocalDate(utc: server.clock.now().addingTimeInterval(86_400)).description
+            let proposed = try await adas.post("/chats/\(chat)/meetups", [
+                "date": day, "time": "10:00", "offset": "-60", "placeName": "Parc de la Tête d'Or", "town": "Lyon",
+            ])
+            #expect(proposed.status == 303, "\(proposed.html)")
+            let meetup = try #require(try await server.get("/v1/meetups?filter=upcoming", token: ada.token,
+                                                           as: Components.Schemas.MeetupList.self).items.first)
+            #expect(meetup.startsAt == (try RFC3339DateTranscoder().decode("\(day)T09:00:00Z")))
+            #expect(abs(meetup.location.latitude - 45.75) < 0.1, "placed at Lyon's centre")
+
+            // then Bob answers on his chat page: accept
+            let withCard = try await bobs.get("/chats/\(chat)")
+            #expect(withCard.html.contains("id=\"meetup-accept-\(meetup.id)\""))
+            let accepted = try await bobs.post("/meetups/\(meetup.id)/accept", ["next": "/chats/\(chat)"])
+            #expect(accepted.status == 303 && accepted.location?.hasPrefix("/chats/\(chat)") == true)
+
+            // once it has started, either marks it done; then each reviews the other once
+            server.clock.advance(by: 2 * 86_400)
+            let adaAgain = try await TestBrowser.signedIn(server, as: try await server.signedInAgain(ada).member)
+            #expect(try await adaAgain.get("/chats/\(chat)").html.contains("id=\"meetup-complete-\(meetup.id)\""))
+            #expect(try await adaAgain.post("/meetups/\(meetup.id)/complete", [:]).status == 303)
+            let reviewForm = try await adaAgain.get("/meetups/\(meetup.id)/review")
+            #expect(reviewForm.status == 200 && reviewForm.html.contains("name=\"rating\""))
+            let noRating = try await adaAgain.post("/meetups/\(meetup.id)/review", ["text": "Lovely"])
+            #expect(noRating.status == 422 && noRating.html.contains("Rating"))
+            let reviewed = try await adaAgain.post("/meetups/\(meetup.id)/review", ["rating": "5", "text": "Lovely"])
+            #expect(reviewed.status == 303 && reviewed.location == "/meetups?flash=reviewed")
+            let twice = try await adaAgain.post("/meetups/\(meetup.id)/review", ["rating": "4"])
+            #expect(twice.status == 409 && twice.html.contains("You already reviewed this playdate"))
+            let rated = try await adaAgain.get("/pets/\(bob.dogID)")
+            #expect(rated.html.contains("id=\"pet-rating\"") && rated.html.contains("5.0 · 1 review"))
+
+            // the inbox lists Bob's notifications; opening one reads it and goes to its page
+            let bobAgain = try await TestBrowser.signedIn(server, as: try await server.signedInAgain(bob).member)
+            let inbox = try await bobAgain.get("/notifications")
+            #expect(inbox.status == 200 && inbox.html.contains("id=\"bell-count\""))
+            let page2 = try await server.get("/v1/notifications", token: try await server.signedInAgain(bob).token,
+                                             as: Components.Schemas.NotificationPage.self)
+            let review = try #require(page2.items.first { $0.kind == .review })
+            let opened = try await bobAgain.post("/notifications/\(review.id)/open", [:])
+            #expect(opened.status == 303 && opened.location == "/meetups")
+            let all = try await bobAgain.post("/notifications/read-all", [:])
+            #expect(all.status == 303)
+            #expect(try await server.get("/v1/notifications", token: try await server.signedInAgain(bob).token,
+                                         as: Components.Schemas.NotificationPage.self).unreadCount == 0)
+        }
+    }
+
+    @Test func aStrangerSeesNoChatNoMeetupAndCannotWriteOrAnswer() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
+            try await server.vaccinate(ada)
+            try await server.vaccinate(bob)
+            let chat = try await server.matched(ada, bob).id
+            let meetup = try await server.propose(ada, in: chat).decode(Components.Schemas.Meetup.self).id
+            let eves = try await TestBrowser.signedIn(server, as: eve.member)
+            let missing = try await eves.get("/chats/\(UUID().uuidString.lowercased())")
+            for path in ["/chats/\(chat)", "/chats/\(chat)/meetups/new"] {
+                let page = try await eves.get(path)
+                #expect(page.status == 404 && page.html == missing.html, "\(path) tells a stranger more than a chat that does not exist")
+            }
+            #expect(try await eves.post("/chats/\(chat)/messages", ["id": UUID().uuidString, "text": "hi"]).status == 404)
+            #expect(try await eves.post("/meetups/\(meetup)/accept", [:]).status == 404)
+            #expect(try await eves.post("/meetups/\(meetup)/reject", [:]).status == 404)
+            #expect(try await eves.get("/meetups/\(meetup)/review").status == 404)
+            #expect(!(try await eves.get("/meetups").html.contains(meetup)))
+            // and a member not signed in is sent to log in
+            let anonymous = try await TestBrowser(server).get("/chats")
+            #expect(anonymous.status == 303 && anonymous.location?.hasPrefix("/login") == true)
+        }
+    }
+
+    @Test func aPuppyModeChatSaysWhyMeetupsWaitAndFromWhen() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: ["estimatedAgeMonths": 2, "name": "Pip"])
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            try await server.vaccinate(bob)
+            let chat = try await server.matched(ada, bob).id
+            let page = try await TestBrowser.signedIn(server, as: ada.member).get("/chats/\(chat)")
+            #expect(page.html.contains("id=\"meetups-unavailable\""))
+            #expect(page.html.contains("Pip is in Puppy Mode and may meet other dogs from"))
+            #expect(!page.html.contains("id=\"propose-meetup\"") && page.html.contains("id=\"message-form\""))
+        }
+    }
+}
