@@ -110,6 +110,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // `bench chat`'s thousands of realtime sockets.
+                .product(name: "WebSocketKit", package: "websocket-kit"),
             ]
         ),
         // What the test targets share: the production server started for a test (SQLite in

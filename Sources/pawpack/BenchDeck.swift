@@ -173,7 +173,7 @@ struct BenchDeck: AsyncParsableCommand {
             naiveTimes.append(naiveMs)
             indexTimes.append(indexMs)
         }
-        let naive = Summary(naiveTimes), sequential = Summary(indexTimes)
+        let naive = LatencySummary(naiveTimes), sequential = LatencySummary(indexTimes)
         print("same pages on both paths: \(compared.count) of \(compared.count) decks, \(cards) cards")
         print("naive, one at a time: \(naive)")
         print("index, one at a time: \(sequential)")
@@ -190,7 +190,7 @@ struct BenchDeck: AsyncParsableCommand {
         }
         let answered = open.latencies.compactMap { $0 }
         print(String(format: "index, open loop at %d req/s for %d s: %.0f req/s answered, %d failed, %@", rate, duration,
-                     Double(answered.count) / open.seconds, open.latencies.count - answered.count, Summary(answered).description))
+                     Double(answered.count) / open.seconds, open.latencies.count - answered.count, LatencySummary(answered).description))
         if let machine {
             print("machine during the open loop: \(machine)")
             // From 100 ms before a request was due (a queue it met may have formed then) to
@@ -201,7 +201,7 @@ struct BenchDeck: AsyncParsableCommand {
                 let stolen = machine.stoleTime(from: due - min(due, 100_000_000), to: due + UInt64(latency * 1e6) + 10_000_000)
                 return stolen == false ? latency : nil
             }
-            print("index, open loop, the requests during which no CPU time was stolen: \(Summary(undisturbed))")
+            print("index, open loop, the requests during which no CPU time was stolen: \(LatencySummary(undisturbed))")
         }
 
         // 4: closed loop for the ceiling.
@@ -225,7 +225,7 @@ struct BenchDeck: AsyncParsableCommand {
         }
         let closedElapsed = (clock.now - closedBegin).seconds
         print(String(format: "index, closed loop with %d in flight: %.0f req/s, %@", concurrency,
-                     Double(closed.count) / closedElapsed, Summary(closed).description))
+                     Double(closed.count) / closedElapsed, LatencySummary(closed).description))
     }
 
     /// Every request of the open loop is a timer on one of the client's event loops, which sends
@@ -313,7 +313,7 @@ private func timed<T>(_ work: () async throws -> T) async throws -> (T, Double) 
 }
 
 /// Latency percentiles in milliseconds (nearest rank).
-private struct Summary: CustomStringConvertible {
+struct LatencySummary: CustomStringConvertible {
     let sorted: [Double]
 
     init(_ samples: [Double]) { sorted = samples.sorted() }
