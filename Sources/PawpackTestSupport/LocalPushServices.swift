@@ -108,6 +108,11 @@ package struct ScriptedReplies: Sendable {
         replies.withLockedValue { $0[token, default: []] += list }
     }
 
+    /// Scripted answers not given yet: a request that came would have taken one.
+    package func remaining(for token: String) -> Int {
+        replies.withLockedValue { $0[token]?.count ?? 0 }
+    }
+
     func next(for token: String) -> (status: Int, body: String, headers: [(String, String)])? {
         replies.withLockedValue { replies in
             guard var list = replies[token], !list.isEmpty else { return nil }
@@ -120,7 +125,7 @@ package struct ScriptedReplies: Sendable {
 
 /// A JWT's header, read without checking anything.
 package func jwtHeader(_ jwt: String) -> [String: any Sendable] {
-    guard let first = jwt.split(separator: ".").first, let data = Base64URL.decode(String(first)) else { return [:] }
+    guard let first = jwt.split(separator: ".").first, let data = Data(base64URLEncoded: String(first)) else { return [:] }
     return ((try? JSONSerialization.jsonObject(with: data)) as? [String: any Sendable]) ?? [:]
 }
 
@@ -412,8 +417,8 @@ package final class LocalWebPush: Sendable {
 
     /// A subscription as the browser's `PushSubscription.toJSON()` gives it.
     package func subscription(_ name: String = "browser") -> (endpoint: String, p256dh: String, auth: String) {
-        (service.baseURL + "/push/" + name, browserKey.publicKey.x963Representation.base64URL,
-         authSecret.base64URL)
+        (service.baseURL + "/push/" + name, browserKey.publicKey.x963Representation.base64URLEncoded,
+         authSecret.base64URLEncoded)
     }
 
     struct VAPID: JWTPayload {
@@ -436,7 +441,7 @@ package final class LocalWebPush: Sendable {
             let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
             if pair.count == 2 { fields[pair[0]] = pair[1] }
         }
-        guard let jwt = fields["t"], let k = fields["k"], let keyBytes = Base64URL.decode(k),
+        guard let jwt = fields["t"], let k = fields["k"], let keyBytes = Data(base64URLEncoded: k),
               let publicKey = try? P256.Signing.PublicKey(x963Representation: keyBytes) else { return Response(status: .unauthorized) }
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: try! ES256PublicKey(backing: publicKey))
@@ -482,12 +487,5 @@ package final class LocalWebPush: Sendable {
         while plain.last == 0 { plain.removeLast() }
         guard plain.last == 2 else { return nil }
         return plain.dropLast()
-    }
-}
-
-extension Data {
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

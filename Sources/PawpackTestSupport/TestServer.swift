@@ -276,6 +276,18 @@ package struct TestServer: Sendable {
         package var userID: User.ID { User.ID(string: id)! }
     }
 
+    /// Waits until the member's sockets have acknowledged event `seq` and the server wrote it
+    /// (acknowledgements are written a batch at a time, a few times a second); false after 5 s.
+    package func acknowledged(_ user: User.ID, reaching seq: Int64) async throws -> Bool {
+        guard let sql = app.db as? any SQLDatabase else { throw TestFailure("the database does not speak SQL") }
+        for _ in 0..<100 {
+            let row = try await sql.raw("SELECT acked_seq FROM realtime_counters WHERE user_id = \(bind: user)").first()
+            if try row?.decode(column: "acked_seq", as: Int64.self) ?? 0 >= seq { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
     /// Rows per table, for proving what a deletion removed.
     package func rowCounts() async throws -> [String: Int] {
         guard let sql = app.db as? any SQLDatabase else { throw TestFailure("the database does not speak SQL") }

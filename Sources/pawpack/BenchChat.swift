@@ -164,12 +164,7 @@ struct BenchChat: AsyncParsableCommand {
                      cpu / Double(max(messages, 1)) * 1000))
         if let machine {
             print("machine during the messages: \(machine)")
-            let undisturbed = latencies.enumerated().compactMap { number, latency -> Double? in
-                guard let latency else { return nil }
-                let due = begin.uptimeNanoseconds + UInt64(number) * UInt64(interval)
-                let stolen = machine.stoleTime(from: due - min(due, 100_000_000), to: due + UInt64(latency * 1e6) + 10_000_000)
-                return stolen == false ? latency : nil
-            }
+            let undisturbed = machine.undisturbed(latencies) { begin.uptimeNanoseconds + UInt64($0) * UInt64(interval) }
             print("the messages during which no CPU time was stolen: \(LatencySummary(undisturbed))")
         }
         for socket in opened { socket.close(promise: nil) }

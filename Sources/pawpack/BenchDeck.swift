@@ -193,14 +193,7 @@ struct BenchDeck: AsyncParsableCommand {
                      Double(answered.count) / open.seconds, open.latencies.count - answered.count, LatencySummary(answered).description))
         if let machine {
             print("machine during the open loop: \(machine)")
-            // From 100 ms before a request was due (a queue it met may have formed then) to
-            // its answer.
-            let undisturbed = open.latencies.enumerated().compactMap { number, latency -> Double? in
-                guard let latency else { return nil }
-                let due = open.due(number)
-                let stolen = machine.stoleTime(from: due - min(due, 100_000_000), to: due + UInt64(latency * 1e6) + 10_000_000)
-                return stolen == false ? latency : nil
-            }
+            let undisturbed = machine.undisturbed(open.latencies, due: open.due)
             print("index, open loop, the requests during which no CPU time was stolen: \(LatencySummary(undisturbed))")
         }
 

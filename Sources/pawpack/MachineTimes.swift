@@ -55,6 +55,16 @@ struct MachineTimes: Sendable {
     /// The counters every 10 ms: (CLOCK_MONOTONIC ns, ticks stolen and all ticks so far).
     private let samples: [(at: UInt64, steal: Double, total: Double)]
 
+    /// The latencies (ms, nil for a failure) of the requests during which no CPU time was
+    /// stolen: from 100 ms before each was due (a queue it met may have formed then) to its answer.
+    func undisturbed(_ latencies: [Double?], due: (Int) -> UInt64) -> [Double] {
+        latencies.enumerated().compactMap { number, latency in
+            guard let latency else { return nil }
+            let dueAt = due(number)
+            return stoleTime(from: dueAt - min(dueAt, 100_000_000), to: dueAt + UInt64(latency * 1e6) + 10_000_000) == false ? latency : nil
+        }
+    }
+
     /// Whether the counter moved between `start` and `end` (CLOCK_MONOTONIC ns), give or take
     /// the counter's 10 ms: nil when the samples do not cover that span.
     func stoleTime(from start: UInt64, to end: UInt64) -> Bool? {

@@ -6,7 +6,8 @@ import PawpackTestSupport
 import Testing
 
 /// The SDK's stream of realtime events against a live server: typed events as they happen,
-/// and a second stream that resumes after the last id gets exactly what it missed.
+/// each acknowledged, and a second stream that resumes after the last id gets exactly what it
+/// missed.
 @Suite struct PawpackClientRealtimeTests {
     @Test func eventsArriveTypedAndAResumedStreamGetsWhatWasMissed() async throws {
         try await TestServer.run { server in
@@ -34,7 +35,9 @@ import Testing
             let message = try #require(try await events.next())
             guard case let .message(said) = message.event else { Issue.record("\(message)"); return }
             #expect(said.text == "Park?" && !said.isFromMe)
-            _ = try await events.next()  // its notification
+            let notified = try #require(try await events.next())  // its notification
+            // the stream acknowledged it on the socket, as the server needs to spare the phone a push
+            #expect(try await server.acknowledged(bob.member.userID, reaching: try #require(notified.id)))
             #expect(try await server.propose(ada, in: chat).status == 201)
             let proposed = try #require(try await events.next())
             guard case let .meetup(meetup) = proposed.event else { Issue.record("\(proposed)"); return }

@@ -4,7 +4,7 @@ import PawpackAPI
 import PawpackCore
 @testable import PawpackServer
 import PawpackTestSupport
-import SQLKit
+
 import Testing
 
 /// Devices and pushes: registered through the API, written with their notification, sent by
@@ -171,11 +171,12 @@ import Testing
                 apns.replies.script(Self.apnsToken, Array(repeating: (503, #"{"reason":"ServiceUnavailable"}"#, []), count: 40))
                 _ = try await server.like(ada, bob)
                 await deliver(server)
-                #expect(try await waiting(server) == 1)
+                #expect(try await waiting(server) == 1 && apns.replies.remaining(for: Self.apnsToken) == 39)
                 server.clock.advance(by: 25 * 3_600)
                 clock.advance(by: 25 * 3_600)
                 await deliver(server)
                 #expect(try await waiting(server) == 0 && apns.all.count == 1)
+                #expect(apns.replies.remaining(for: Self.apnsToken) == 39, "a push past its deadline is not tried again")
             }
         }
     }
@@ -223,13 +224,18 @@ import Testing
                 let ada = try await server.owner("ada", at: TestServer.Place.lyon)
                 let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
                 let services = server.app.pawpack
+                // the inbox page's script subscribes this browser, with the page's CSRF token
+                let page = try await TestBrowser.signedIn(server, as: ada.member)
+                _ = try await page.get("/notifications")
+                func subscribe(_ endpoint: String, _ keys: (p256dh: String, auth: String)) async throws -> TestBrowser.Page {
+                    try await page.post("/notifications/push", ["endpoint": endpoint, "p256dh": keys.p256dh, "auth": keys.auth])
+                }
                 for name in ["phone", "old-laptop"] {
                     let subscription = browser.subscription(name)
-                    _ = try await services.devices.register(
-                        (platform: "web", token: subscription.endpoint, appID: nil, environment: nil,
-                         webKeys: WebPushKeys(p256dh: subscription.p256dh, auth: subscription.auth)),
-                        for: ada.member.userID, on: server.app.db)
+                    #expect(try await subscribe(subscription.endpoint, (subscription.p256dh, subscription.auth)).status == 201)
                 }
+                let again = browser.subscription("phone")
+                #expect(try await subscribe(again.endpoint, (again.p256dh, again.auth)).status == 200, "the same browser is one device")
                 browser.replies.script("old-laptop", [(410, "", [])])
 
                 _ = try await server.like(bob, ada)
@@ -244,12 +250,15 @@ import Testing
                 #expect(devices.count == 1, "the ended subscription is forgotten")
 
                 // an endpoint that is not a known push service is refused: the server would post there
-                await #expect(throws: Problem.self) {
-                    _ = try await services.devices.register(
-                        (platform: "web", token: "https://10.0.0.1/internal", appID: nil, environment: nil,
-                         webKeys: WebPushKeys(p256dh: browser.subscription().p256dh, auth: browser.subscription().auth)),
-                        for: ada.member.userID, on: server.app.db)
-                }
+                let keys = browser.subscription()
+                let inside = try await subscribe("https://10.0.0.1/internal", (keys.p256dh, keys.auth))
+                #expect(inside.status == 422 && inside.html.contains("known push service"))
+                #expect(try await services.devices.devices(of: ada.member.userID, on: server.app.db).count == 1)
+
+                // and turning notifications off forgets this browser
+                let phone = browser.subscription("phone")
+                #expect(try await page.post("/notifications/push/off", ["endpoint": phone.endpoint]).status == 204)
+                #expect(try await services.devices.devices(of: ada.member.userID, on: server.app.db).isEmpty)
             }
         }
     }
@@ -273,7 +282,7 @@ import Testing
                 if event.eventType == "notification", let id = event["id"] as? Int { acknowledged = Int64(id); break }
             }
             try await socket.send(#"{"type":"ack","id":\#(acknowledged)}"#)
-            try await waitForAcknowledgement(server, of: bob, reaching: acknowledged)
+            #expect(try await server.acknowledged(bob.member.userID, reaching: acknowledged), "the acknowledgement was never written")
             server.clock.advance(by: 4)
             await deliver(server)
             #expect(log.all.count == before, "a message seen in the app does not buzz the phone too")
@@ -325,21 +334,9 @@ import Testing
         }
     }
 
-    /// Acknowledgements are written a batch at a time: waits until Bob's is.
-    func waitForAcknowledgement(_ server: TestServer, of owner: TestServer.Owner, reaching seq: Int64) async throws {
-        let sql = try #require(server.app.db as? any SQLDatabase)
-        for _ in 0..<50 {
-            await server.app.pawpack.realtime.acknowledgements.flush()
-            let row = try await sql.raw("SELECT acked_seq FROM realtime_counters WHERE user_id = \(bind: owner.member.userID)").first()
-            if try row?.decode(column: "acked_seq", as: Int64.self) ?? 0 >= seq { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("the acknowledgement of \(seq) was never written")
-    }
-
     @Test func theEncryptionIsRFC8291sExampleToTheByte() throws {
         // RFC 8291, Appendix A: the same keys and salt give the same message.
-        func bytes(_ text: String) throws -> Data { try #require(Base64URL.decode(text)) }
+        func bytes(_ text: String) throws -> Data { try #require(Data(base64URLEncoded: text)) }
         let server = try P256.KeyAgreement.PrivateKey(rawRepresentation: try bytes("yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw"))
         let encrypted = try WebPushEncryption.encrypt(
             Data("When I grow up, I want to be a watermelon".utf8),

@@ -1,4 +1,5 @@
 import Foundation
+import PawpackCore
 @testable import PawpackServer
 import Testing
 

@@ -114,13 +114,15 @@ def test_two_owners_chat_live_plan_a_meetup_meet_and_review_each_other(two_brows
     assert "Waiting for their answer" in ada_browser.text_of("#chat-meetups")
 
     # then Bob's chat shows it (the page refreshes itself) and he accepts
+    bell = "return document.getElementById('bell-count').hidden ? 0 : parseInt(document.getElementById('bell-count').textContent)"
+    ada_unread = ada_browser.driver.execute_script(bell)
     bob_browser.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "button[id^=meetup-accept-]"))
     assert "Nidaros Cathedral, west gate" in bob_browser.text_of("#chat-meetups")
     bob_browser.screenshots.take(bob_browser.driver, "meetup-proposed-desktop-dark")
     bob_browser.click("button[id^=meetup-accept-]", "meetup-accepted-desktop-dark")
     assert "Meet-up accepted. Have fun!" in bob_browser.flashes
-    # and Ada's bell counts the answer
-    ada_browser.wait.until(lambda d: d.find_element(By.ID, "bell-count").is_displayed())
+    # and Ada's bell counts the answer, live
+    ada_browser.wait.until(lambda d: d.execute_script(bell) == ada_unread + 1)
 
     # when the time has come, Bob marks it done (the button shows once it has started)
     deadline = time.time() + 200
@@ -142,6 +144,11 @@ def test_two_owners_chat_live_plan_a_meetup_meet_and_review_each_other(two_brows
     assert ada_browser.has("#meetups-to-review"), ada_browser.texts("main section")
     ada_browser.click("#meetups-to-review a[id^=meetup-review-]", "review-form-phone")
     ada_browser.tap("label.star-choice:has(#rating-4)")
+    # the first four stars fill, in the order they stand: the same colour, the fifth another
+    # (once their colours' short transition has ended)
+    colours = "return [...document.querySelectorAll('.star-choice .icon')].map(icon => getComputedStyle(icon).color);"
+    ada_browser.wait.until(lambda d: (lambda c: len(set(c[:4])) == 1 and c[4] != c[0])(d.execute_script(colours)),
+                           "the first four stars should fill")
     ada_browser.click("#review-form button#review-submit", "reviewed-phone")
     assert "Thank you for your review!" in ada_browser.flashes
     assert not ada_browser.has("#meetups-to-review")

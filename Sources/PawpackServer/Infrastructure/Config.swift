@@ -292,7 +292,7 @@ package struct Config: Sendable {
             push.fcm = FCMProvider.Settings(serviceAccount: account, senderID: sender)
         }
         if let text = reader.string("PAWPACK_VAPID_PRIVATE_KEY") {
-            guard let key = Base64URL.decode(text), (try? P256.Signing.PrivateKey(rawRepresentation: key)) != nil else {
+            guard let key = Data(base64URLEncoded: text), (try? P256.Signing.PrivateKey(rawRepresentation: key)) != nil else {
                 throw ConfigError(variable: "PAWPACK_VAPID_PRIVATE_KEY", message: "must be a P-256 private key: 32 bytes, base64url")
             }
             push.vapidPrivateKey = key

@@ -61,37 +61,6 @@ struct LinkSigner: Sendable {
     }
 }
 
-extension Data {
-    /// Base64 with `-` and `_` for `+` and `/` and no padding (RFC 4648 §5), byte by byte
-    /// rather than through `replacingOccurrences`: every deck page's cursor is written this way.
-    var base64URLEncoded: String {
-        let base64 = base64EncodedData()
-        var url: [UInt8] = []
-        url.reserveCapacity(base64.count)
-        for byte in base64 {
-            switch byte {
-            case UInt8(ascii: "+"): url.append(UInt8(ascii: "-"))
-            case UInt8(ascii: "/"): url.append(UInt8(ascii: "_"))
-            case UInt8(ascii: "="): continue
-            default: url.append(byte)
-            }
-        }
-        return String(decoding: url, as: UTF8.self)
-    }
-
-    init?(base64URLEncoded text: String) {
-        var base64: [UInt8] = text.utf8.map { byte in
-            switch byte {
-            case UInt8(ascii: "-"): UInt8(ascii: "+")
-            case UInt8(ascii: "_"): UInt8(ascii: "/")
-            default: byte
-            }
-        }
-        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
-        self.init(base64Encoded: Data(base64))
-    }
-}
-
 /// Compares secrets in time independent of where they differ.
 func constantTimeEquals(_ a: String, _ b: String) -> Bool {
     let x = Array(a.utf8), y = Array(b.utf8)

@@ -20,7 +20,7 @@ struct ChatPages {
 
     @Sendable func list(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
-        let page = try await chats.chats(user, limit: 50, cursor: nil, on: req.db)
+        let page = try await chats.chats(user, limit: 50, cursor: req.query[String.self, at: "cursor"], on: req.db)
         let me = try user.requireID()
         return WebPages.page(req, title: "Chats", main: .group(
             .if(page.items.isEmpty, .div(.class("empty"), .id("chats-empty"), Icon.chat.node(),
@@ -35,11 +35,13 @@ struct ChatPages {
                         .p(.class("chat-preview"), .text(Self.preview(chat, me: me)))),
                     .div(.class("chat-row-meta"),
                         MeetupViews.time(chat.activityAt, style: .short),
-                        .if(chat.unreadCount > 0, .span(.class("count"), .text(chat.unreadCount > 99 ? "99+" : String(chat.unreadCount)),
-                                                        .span(.class("visually-hidden"), .text(" unread")))),
+                        WebPages.countBadge(chat.unreadCount, one: " unread", many: " unread"),
                         .if(chat.closed, .span(.class("badge"), .text("Closed")))))
                 )
             }),
+            .unwrap(page.next) { next in
+                .p(.class("older"), .a(.id("older-chats"), .href(WebPath.chats + "?cursor=" + next.text), .text("Older chats")))
+            },
             .p(.a(.id("meetups-link"), .href(WebPath.meetups), Icon.calendar.node(), .text(" Your meet-ups")))
         ))
     }
@@ -67,14 +69,16 @@ struct ChatPages {
         if before == nil, chat.unreadCount > 0, let newest = messages.last {
             try await chats.markRead(user, chat: id, upTo: newest.id, on: req.db)
             chat.unreadCount = 0
-            // The badges were counted before this read: counted again, so this page shows it.
-            req.unreadChats = try await ChatService.unreadChatCount(of: me, on: req.db)
+            // The badges were counted before this read: this chat no more, and its notification
+            // maybe read with it.
+            req.unreadChats = max(0, req.unreadChats - 1)
             req.unreadNotifications = try await NotificationService.unreadCount(of: me, on: req.db)
         }
         let planned = try await meetups.meetups(user, chat: id, limit: 10, on: req.db)
             .filter { $0.status == .pending || $0.status == .accepted || ($0.status == .completed && !$0.reviewers.contains(me)) }
-        let puppyMode = chat.closed ? nil : try await meetups.puppyModeReason(
-            [chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req), on: req.db)
+        // The cards know each dog's mode; why and until when is read only for a puppy.
+        let puppyMode = chat.closed || ![chat.myPet, chat.otherPet].contains(where: { $0.mode == .puppy }) ? nil
+            : try await meetups.puppyModeReason([chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req), on: req.db)
         let lastMine = messages.last { $0.sender == me }
         let seen = lastMine.map { $0.position <= chat.theirReadPosition } ?? false
         return WebPages.page(req, title: chat.otherPet.name, status: status, errors: errors, back: (WebPath.chats, "Chats"), main: .group(
@@ -97,7 +101,7 @@ struct ChatPages {
                 .if(messages.isEmpty, .li(.class("messages-empty muted"), .id("messages-empty"),
                                           .text("No messages yet. Say hello to \(chat.otherPet.ownerDisplayName)!"))),
                 .forEach(messages) { message in Self.bubble(message, mine: message.sender == me) }),
-            .p(.class("seen muted"), .id("seen"), .attribute(named: "hidden", value: seen ? nil : ""), .text("Seen")),
+            .p(.class("seen muted"), .id("seen"), .attribute(named: "hidden", value: seen ? nil : "hidden"), .text("Seen")),
             .if(chat.closed,
                 .p(.class("notice"), .id("chat-closed"), .text("This chat is closed: the match ended. The messages stay; no new ones can be sent.")),
                 else: .form(.class("composer"), .id("message-form"), .action(WebPath.chatMessages(id)), .method(.post),
@@ -152,7 +156,7 @@ struct ChatPages {
         var messageId: String?
     }
 
-    /// The script read a message as it arrived.
+    /// The script read a message as it arrived; the counts that changed.
     @Sendable func read(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
@@ -161,6 +165,11 @@ struct ChatPages {
             throw Problem.invalidField("messageId", "must be a message of this chat")
         }
         try await chats.markRead(user, chat: try req.idParameter(Param.chat), upTo: message, on: req.db)
-        return Response(status: .noContent)
+        // What reading changed, for the bell and the Chats tab.
+        let me = try user.requireID()
+        let response = Response(status: .ok)
+        try response.content.encode(["unreadNotifications": try await NotificationService.unreadCount(of: me, on: req.db),
+                                     "unreadChats": try await ChatService.unreadChatCount(of: me, on: req.db)])
+        return response
     }
 }

@@ -306,15 +306,21 @@ final class ChatService: Sendable {
         guard message.position > chat.readPosition(side) else { return }
         let now = clock.now()
         let events = try await db.transaction { tx in
-            let unread = try await ChatMessageRecord.query(on: tx).filter(\.$chat.$id == id)
-                .filter(\.$sender.$id != me).filter(\.$position > message.position).count()
+            // The write comes first, counting what is left unread within it: on SQLite a
+            // transaction that reads before it writes fails ("busy in snapshot") when another
+            // connection commits in between, as the sockets' acknowledgements often do.
             let column = side.column
-            try await tx.sql.raw("""
+            guard let row = try await tx.sql.raw("""
                 UPDATE "chats" SET "\(unsafeRaw: column)_read_position" = \(bind: message.position),
-                    "\(unsafeRaw: column)_read_at" = \(bind: now), "\(unsafeRaw: column)_unread" = \(bind: unread)
+                    "\(unsafeRaw: column)_read_at" = \(bind: now),
+                    "\(unsafeRaw: column)_unread" = (SELECT COUNT(*) FROM "chat_messages" WHERE "chat_id" = \(bind: id)
+                        AND "sender_id" <> \(bind: me) AND "position" > \(bind: message.position))
                 WHERE "id" = \(bind: id) AND "\(unsafeRaw: column)_read_position" < \(bind: message.position)
-                """).run()
-            if unread == 0 { try await NotificationService.markChatRead(me, chat: id, now: now, on: tx) }
+                RETURNING "\(unsafeRaw: column)_unread" AS "unread"
+                """).first() else { return [StoredRealtimeEvent]() }
+            if try row.decode(column: "unread", as: Int.self) == 0 {
+                try await NotificationService.markChatRead(me, chat: id, now: now, on: tx)
+            }
             return try await self.realtime.record(.read(chat: id, reader: me, position: message.position, at: now),
                                                   for: [chat.$userA.id, chat.$userB.id], on: tx)
         }

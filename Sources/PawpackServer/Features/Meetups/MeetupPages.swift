@@ -64,8 +64,11 @@ struct MeetupPages {
         let id = try req.idParameter(Param.chat)
         let chat = try await chats.chat(user, id: id, on: req.db)
         let now = meetups.clock.now()
-        let today = LocalDate(utc: now).description
-        let last = LocalDate(utc: now.addingTimeInterval(Double(MeetupRules.maximumDaysAhead) * 86_400)).description
+        // In UTC, and a day wider each way: the member's own date may already be tomorrow or
+        // still yesterday. The rules check the instant.
+        let today = LocalDate(utc: now).dayNumber
+        let first = LocalDate(dayNumber: today - 1)?.description
+        let last = LocalDate(dayNumber: today + MeetupRules.maximumDaysAhead + 1)?.description
         let reason = try await meetups.puppyModeReason([chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req),
                                                        on: req.db)
         return WebPages.page(req, title: "Propose a meet-up", status: status, errors: errors,
@@ -78,7 +81,7 @@ struct MeetupPages {
                 .input(.type(.hidden), .name("offset"), .id("meetup-offset"), .value(form?.offset ?? "")),
                 .div(.class("row"),
                     WebPages.field("Date", name: "date", type: .date, value: form?.date, autocomplete: "off",
-                                   limits: .init(min: today, max: last), errors: errors),
+                                   limits: .init(min: first, max: last), errors: errors),
                     WebPages.field("Time", name: "time", type: .time, value: form?.time ?? "10:00", autocomplete: "off",
                                    errors: errors)),
                 .element(named: "noscript", nodes: [.p(.class("hint"), .text("Without JavaScript the time is read as UTC."))]),
@@ -91,12 +94,14 @@ struct MeetupPages {
                                hint: "The town it is in, to put it on the map; or use your location below.",
                                limits: .init(maxLength: 80), errors: errors),
                 .p(.button(.type(.button), .class("button secondary"), .id("meetup-locate"), .attribute(named: "hidden"),
+                           .data(named: "locate", value: "fill"), .data(named: "locate-status", value: "meetup-locate-status"),
+                           .data(named: "located", value: " The meet-up is placed where you are now."),
+                           .data(named: "denied", value: " Your location is not available: name the town instead."),
+                           .data(named: "unavailable", value: " Your location is not available: name the town instead."),
                            Icon.pin.node(), .text("Use my location")),
                    .span(.class("hint"), .id("meetup-locate-status"), .attribute(named: "role", value: "status"))),
-                .div(.class("field"),
-                    .label(.for("meetup-note"), .text("Note (optional)")),
-                    .textarea(.name("note"), .id("meetup-note"), .attribute(named: "rows", value: "3"),
-                              .attribute(named: "maxlength", value: String(MeetupRules.maximumNoteLength)), .text(form?.note ?? ""))),
+                FormControls.textarea("Note (optional)", name: "note", id: "meetup-note", value: form?.note,
+                                      maxLength: MeetupRules.maximumNoteLength, errors: errors),
                 WebPages.submit("Propose", id: "meetup-submit")))
         ))
     }
@@ -126,12 +131,7 @@ struct MeetupPages {
             throw Problem.invalidField("time", "must be a time such as 10:30")
         }
         let offset = form.offset.flatMap(Int.init).map { max(-14 * 60, min(14 * 60, $0)) } ?? 0
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        guard let midnight = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day)) else {
-            throw Problem.invalidField("date", "must be a date")
-        }
-        return midnight.addingTimeInterval(Double(parts[0] * 3_600 + parts[1] * 60 + offset * 60))
+        return Date(timeIntervalSince1970: Double(date.dayNumber * 86_400 + parts[0] * 3_600 + parts[1] * 60 + offset * 60))
     }
 
     /// Where the browser is (its location, when the member used it), or the town named.
@@ -184,27 +184,30 @@ struct MeetupPages {
             .p(.class("muted"), .text("How was \(mine.name)'s playdate with \(theirs.name) and \(theirs.ownerDisplayName)?")),
             .form(.class("card"), .id("review-form"), .action(WebPath.reviewMeetup(meetup.id)), .method(.post),
                 WebPages.csrfField(req),
-                Self.stars(chosen: chosen),
-                .div(.class("field"),
-                    .label(.for("review-text"), .text("What went well? (optional)")),
-                    .textarea(.name("text"), .id("review-text"), .attribute(named: "rows", value: "4"),
-                              .attribute(named: "maxlength", value: String(ReviewRules.maximumTextLength)), .text(form?.text ?? ""))),
+                Self.stars(chosen: chosen, errors: errors),
+                FormControls.textarea("What went well? (optional)", name: "text", id: "review-text", value: form?.text,
+                                      maxLength: ReviewRules.maximumTextLength, rows: 4, errors: errors),
                 WebPages.submit("Send review", id: "review-submit"))
         ))
     }
 
     /// Five labelled radios, drawn as stars.
-    static func stars(chosen: String) -> Node<HTML.FormContext> {
+    static func stars(chosen: String, errors: FormErrors) -> Node<HTML.FormContext> {
+        let error = errors.claim(field: "rating", id: "rating-1", label: "Rating")
         let choices: [Node<HTML.BodyContext>] = (1...5).map { value in
             let name = value == 1 ? "1 star" : "\(value) stars"
             let input: Node<HTML.LabelContext> = .input(.type(.radio), .name("rating"), .value(String(value)), .id("rating-\(value)"),
                                                         .required(true),
-                                                        .attribute(named: "checked", value: chosen == String(value) ? "" : nil))
+                                                        .attribute(named: "checked", value: chosen == String(value) ? "checked" : nil))
             let star: Node<HTML.LabelContext> = .span(Icon.star.node(), .span(.class("visually-hidden"), .text(name)))
             return .label(.class("star-choice"), input, star)
         }
         let legend: Node<HTML.BodyContext> = .element(named: "legend", nodes: [.text("Rating")])
-        return .element(named: "fieldset", nodes: [.class("stars"), legend, .div(.class("star-choices"), .group(choices))])
+        return .element(named: "fieldset", nodes: [
+            .class("stars"), .attribute(named: "aria-describedby", value: error == nil ? nil : "rating-error"),
+            legend, .div(.class("star-choices"), .group(choices)),
+            .unwrap(error) { .p(.id("rating-error"), .class("field-error"), .text($0)) },
+        ])
     }
 
     @Sendable func review(_ req: Request) async throws -> Response {
@@ -224,26 +227,25 @@ struct MeetupPages {
 /// How a meet-up shows, in its chat and on the meet-ups page: the two dogs, when and where,
 /// its state, and what the viewer may do now, each a small form that works without a script.
 enum MeetupViews {
-    enum TimeStyle { case full, short, time }
+    /// How much of a moment to write: day and time, day, or time.
+    enum TimeStyle: String {
+        case full, short, time
+
+        /// In English, in UTC, as the page is written before the script knows the reader's zone.
+        var format: Date.VerbatimFormatStyle {
+            let pattern: Date.FormatString = switch self {
+            case .full: "\(weekday: .abbreviated) \(day: .defaultDigits) \(month: .abbreviated), \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC"
+            case .short: "\(day: .defaultDigits) \(month: .abbreviated)"
+            case .time: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)"
+            }
+            return Date.VerbatimFormatStyle(format: pattern, locale: Locale(identifier: "en_GB"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
+        }
+    }
 
     /// A `<time>` in UTC, which the script rewrites in the reader's own time zone.
     static func time<Context: HTML.BodyContext>(_ date: Date, style: TimeStyle) -> Node<Context> {
-        let iso = date.formatted(Date.ISO8601FormatStyle())
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_GB")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = switch style {
-        case .full: "EEE d MMM, HH:mm 'UTC'"
-        case .short: "d MMM"
-        case .time: "HH:mm"
-        }
-        let kind = switch style {
-        case .full: "full"
-        case .short: "short"
-        case .time: "time"
-        }
-        return .element(named: "time", nodes: [.attribute(named: "datetime", value: iso), .data(named: "style", value: kind),
-                                               .text(formatter.string(from: date))])
+        .element(named: "time", nodes: [.attribute(named: "datetime", value: date.formatted(Date.ISO8601FormatStyle())),
+                                       .data(named: "style", value: style.rawValue), .text(date.formatted(style.format))])
     }
 
     static func statusWords(_ meetup: MeetupValue, viewer: User.ID) -> String {

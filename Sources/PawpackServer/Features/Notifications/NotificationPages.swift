@@ -58,10 +58,8 @@ struct NotificationPages {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
         let id = try req.idParameter(Param.notification)
-        let me = try user.requireID()
-        try await notifications.markRead(me, notification: id, on: req.db)
-        guard let item = try await NotificationRecord.find(id, on: req.db), item.$user.id == me else { throw Problem.notFound }
-        return WebPages.redirect(PushOutbox.path(of: try NotificationValue(item)))
+        let item = try await notifications.markRead(try user.requireID(), notification: id, on: req.db)
+        return WebPages.redirect(PushOutbox.path(of: item))
     }
 
     @Sendable func readAll(_ req: Request) async throws -> Response {

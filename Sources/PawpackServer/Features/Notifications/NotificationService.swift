@@ -121,15 +121,19 @@ final class NotificationService: Sendable {
         try await NotificationRecord.query(on: db).filter(\.$user.$id == user).filter(\.$readAt == nil).count()
     }
 
-    /// Marks one of the member's notifications read; anyone else's is a 404, as one that does
-    /// not exist.
-    func markRead(_ user: User.ID, notification id: Notifications.Notification.ID, on db: any Database) async throws {
+    /// Marks one of the member's notifications read, and gives it; anyone else's is a 404, as
+    /// one that does not exist.
+    @discardableResult
+    func markRead(_ user: User.ID, notification id: Notifications.Notification.ID, on db: any Database) async throws
+        -> NotificationValue {
         guard let record = try await NotificationRecord.query(on: db).filter(\.$id == id).filter(\.$user.$id == user).first() else {
             throw Problem.notFound
         }
-        guard record.readAt == nil else { return }
-        record.readAt = clock.now()
-        try await record.save(on: db)
+        if record.readAt == nil {
+            record.readAt = clock.now()
+            try await record.save(on: db)
+        }
+        return try NotificationValue(record)
     }
 
     func markAllRead(_ user: User.ID, on db: any Database) async throws {

@@ -129,8 +129,12 @@ actor CredentialCache {
 
     /// `make` gives the credential and when to stop using it.
     func value(now: Date, make: @escaping @Sendable (Date) async throws -> (value: String, expiresAt: Date)) async throws -> String {
-        if let current, now >= current.madeAt {
-            if let made = try? await current.task.value, now < made.expiresAt { return made.value }
+        while let seen = current, now >= seen.madeAt {
+            if let made = try? await seen.task.value, now < made.expiresAt { return made.value }
+            // Expired or failed. Callers that waited on it together make one new one: the first
+            // replaces it, the others find the replacement.
+            guard current?.task == seen.task else { continue }
+            break
         }
         let task = Task { try await make(now) }
         current = (task, now)

@@ -17,7 +17,7 @@ final class PushOutbox: Sendable {
     let clock: any AppClock
     let logger: Logger
     private let loop = RepeatingTask()
-    private let rounds = SerialRounds()
+    private let rounds = OneAtATime()
     /// Pushes sent at once in a round: APNs and FCM take many on one HTTP/2 connection.
     static let concurrentSends = 16
     static let batchSize = 200
@@ -82,7 +82,7 @@ final class PushOutbox: Sendable {
     /// One round: every push due now. Rounds of this process run one after the other, and on
     /// PostgreSQL one instance at a time (`ScheduledJobs.runExclusively`).
     func deliverDue(on db: any Database) async {
-        await rounds.run {
+        try? await rounds.run {
             // What this process's sockets acknowledged counts in this round.
             await self.acknowledgements.flush()
             do {
@@ -98,6 +98,13 @@ final class PushOutbox: Sendable {
     /// Sends one batch of due pushes; how many were due.
     private func round(on db: any Database) async throws -> Int {
         let now = clock.now()
+        // News of a day ago is no longer news: dropped unsent, also when it never got its first
+        // try (the service was down, or said to wait).
+        let late = try await PushOutboxRecord.query(on: db).filter(\.$deadline <= now).count()
+        if late > 0 {
+            try await PushOutboxRecord.query(on: db).filter(\.$deadline <= now).delete()
+            logger.warning("pushes dropped after their deadline", metadata: ["count": "\(late)"])
+        }
         let due = try await PushOutboxRecord.query(on: db).filter(\.$dueAt <= now).sort(\.$dueAt).limit(Self.batchSize)
             .with(\.$device).all()
         guard !due.isEmpty else { return 0 }
@@ -180,20 +187,5 @@ final class PushOutbox: Sendable {
             row.dueAt = next
             try await row.save(on: db)
         }
-    }
-}
-
-/// Runs bodies one after the other, in the order they were asked for.
-actor SerialRounds {
-    private var last: Task<Void, Never>?
-
-    func run(_ body: @escaping @Sendable () async -> Void) async {
-        let previous = last
-        let task = Task {
-            await previous?.value
-            await body()
-        }
-        last = task
-        await task.value
     }
 }

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 import PawpackCore
 
 /// One push, as every service is given it: the words of its notification and where it leads.
-package struct PushMessage: Sendable, Equatable, Codable {
+package struct PushMessage: Sendable, Equatable {
     /// The outbox row: APNs's `apns-id`, and the same on every try of this push.
     package var id: UUID
     package var kind: NotificationKind
@@ -149,13 +149,14 @@ extension PushProviders {
         }
         let web = WebPushProvider.Settings(vapidPrivateKey: push.vapidPrivateKey ?? Self.vapidKey(derivedFrom: config.secret),
                                            subject: push.vapidSubject ?? "mailto:\(config.mailFrom)", hosts: push.webPushHosts)
-        providers.web = try await WebPushProvider(settings: web, client: client, clock: clock)
-        providers.vapidPublicKey = web.publicKey
+        let webPush = try await WebPushProvider(settings: web, client: client, clock: clock)
+        providers.web = webPush
+        providers.vapidPublicKey = webPush.publicKey
         if config.isProduction {
             providers.apnsBundleIDs = push.apns?.bundleIDs ?? []
             providers.fcmSenderIDs = push.fcm.map { [$0.senderID] } ?? []
         } else {
-            providers.developmentLog = DevelopmentPushLog(logger: Logger(label: "pawpack.push"))
+            providers.developmentLog = DevelopmentPushLog(logger: logger)
             providers.apnsBundleIDs = push.apns?.bundleIDs
             providers.fcmSenderIDs = push.fcm.map { [$0.senderID] }
         }

@@ -66,6 +66,12 @@ enum PushMigrations {
             IndexSpec(name: "push_outbox_due", table: "push_outbox", columns: ["due_at"]),
             IndexSpec(name: "push_outbox_by_device", table: "push_outbox", columns: ["device_id"]),
         ]),
+        // A newer push of a notification replaces the one waiting (every chat message), and the
+        // worker drops what is past its deadline each round.
+        AddIndexes(name: "PushOutboxIndexes", indexes: [
+            IndexSpec(name: "push_outbox_by_notification", table: "push_outbox", columns: ["notification_id"]),
+            IndexSpec(name: "push_outbox_deadline", table: "push_outbox", columns: ["deadline"]),
+        ]),
     ]
 }
 

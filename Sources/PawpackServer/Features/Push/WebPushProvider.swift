@@ -24,11 +24,6 @@ package final class WebPushProvider: PushProvider {
             self.hosts = hosts
         }
 
-        /// The public key the browser subscribes with (`applicationServerKey`), base64url.
-        package var publicKey: String? {
-            (try? P256.Signing.PrivateKey(rawRepresentation: vapidPrivateKey)).map { $0.publicKey.x963Representation.base64URLEncoded }
-        }
-
         /// The push services of today's browsers: Chrome and Edge (FCM), Firefox (Mozilla),
         /// Safari (Apple), Windows (WNS).
         package static let knownHosts: Set<String> = [
@@ -48,7 +43,8 @@ package final class WebPushProvider: PushProvider {
     private let client: HTTPClient
     private let clock: any AppClock
     private let keys: JWTKeyCollection
-    private let publicKey: String
+    /// The public key the browser subscribes with (`applicationServerKey`), base64url.
+    let publicKey: String
     /// One VAPID token per push service, reused for 12 hours.
     private let tokens = CredentialCaches()
 
@@ -68,15 +64,22 @@ package final class WebPushProvider: PushProvider {
               let scheme = url.scheme, let host = url.host else {
             return .invalidToken(reason: "the endpoint is not a known push service")
         }
-        guard let keys = target.webKeys, let browserKey = Base64URL.decode(keys.p256dh), let auth = Base64URL.decode(keys.auth) else {
+        guard let keys = target.webKeys, let browserKey = Data(base64URLEncoded: keys.p256dh), let auth = Data(base64URLEncoded: keys.auth) else {
             return .invalidToken(reason: "the subscription has no keys")
         }
         let audience = "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
         let now = clock.now()
         let body: Data
-        let vapid: String
         do {
             body = try WebPushEncryption.encrypt(Self.payload(message), browserKey: browserKey, authSecret: auth)
+        } catch WebPushEncryption.Failure.tooLong {
+            return .rejected(reason: "the message does not fit in one record")
+        } catch {
+            // Only the browser's key can fail the agreement: the subscription is unusable.
+            return .invalidToken(reason: "the subscription's key cannot be used: \(error)")
+        }
+        let vapid: String
+        do {
             vapid = try await tokens.cache(for: audience).value(now: now) { now in
                 let expires = now.addingTimeInterval(12 * 3_600)
                 let token = try await self.keys.sign(VAPIDClaims(aud: .init(value: audience), exp: .init(value: expires),
@@ -84,7 +87,7 @@ package final class WebPushProvider: PushProvider {
                 return (token, expires.addingTimeInterval(-3_600))
             }
         } catch {
-            return .invalidToken(reason: "the subscription's key cannot be used: \(error)")
+            return .rejected(reason: "the VAPID key cannot sign: \(error)")
         }
         var request = HTTPClientRequest(url: target.token)
         request.method = .POST

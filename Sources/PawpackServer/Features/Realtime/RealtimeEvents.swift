@@ -184,24 +184,43 @@ final class RealtimeEvents: Sendable {
 actor RealtimeAcknowledgements {
     private var pending: [User.ID: Int64] = [:]
     private var writing: Task<Void, Never>?
+    /// Where the sockets' acknowledgements go (the one they came with).
+    private var database: (any Database)?
+    private let logger = Logger(label: "pawpack.realtime")
 
     func acknowledge(_ seq: Int64, by user: User.ID, on db: any Database) {
         pending[user] = max(pending[user] ?? 0, seq)
+        database = db
         guard writing == nil else { return }
-        writing = Task { await self.write(on: db) }
+        writing = Task { await self.writeWhilePending(on: db) }
     }
 
-    /// Returns once what was acknowledged so far is written (a push round reads it next).
+    /// Writes what was acknowledged until now (a push round reads it next). Only that: a steady
+    /// stream of acknowledgements never keeps it waiting.
     func flush() async {
-        while let writing { await writing.value }
+        guard let database else { return }
+        await write(takingPending(), on: database)
     }
 
-    private func write(on db: any Database) async {
+    private func writeWhilePending(on db: any Database) async {
         while !pending.isEmpty {
-            let batch = pending
-            pending = [:]
-            // Never above the member's last event: an id the server did not give counts for nothing.
-            try? await db.transaction { tx in
+            await write(takingPending(), on: db)
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        writing = nil
+    }
+
+    private func takingPending() -> [User.ID: Int64] {
+        defer { pending = [:] }
+        return pending
+    }
+
+    /// Never above the member's last event: an id the server did not give counts for nothing;
+    /// nor below what is written, so two batches may land in any order.
+    private func write(_ batch: [User.ID: Int64], on db: any Database) async {
+        guard !batch.isEmpty else { return }
+        do {
+            try await db.transaction { tx in
                 for (user, seq) in batch {
                     try await tx.sql.raw("""
                         UPDATE "realtime_counters" SET "acked_seq" = \(bind: seq)
@@ -209,8 +228,9 @@ actor RealtimeAcknowledgements {
                         """).run()
                 }
             }
-            try? await Task.sleep(for: .milliseconds(200))
+        } catch {
+            // A lost acknowledgement costs a push that was not needed, nothing more.
+            logger.warning("acknowledgements not written", metadata: ["error": "\(String(reflecting: error))"])
         }
-        writing = nil
     }
 }

@@ -31,6 +31,20 @@ enum FormControls {
         )
     }
 
+    /// Text of several lines, with its limit and, after a failed submit, its error beside it.
+    static func textarea(_ label: String, name: String, id: String, value: String?, maxLength: Int, rows: Int = 3,
+                         errors: FormErrors = []) -> Node<HTML.FormContext> {
+        let error = errors.claim(field: name, id: id, label: label)
+        return .div(.class("field"),
+            .label(.for(id), .text(label)),
+            .textarea(.name(name), .id(id), .rows(rows), .attribute(named: "maxlength", value: String(maxLength)),
+                      .attribute(named: "aria-invalid", value: error == nil ? nil : "true"),
+                      .attribute(named: "aria-describedby", value: error == nil ? nil : "\(id)-error"),
+                      .text(value ?? "")),
+            .unwrap(error) { .p(.id("\(id)-error"), .class("field-error"), .text($0)) }
+        )
+    }
+
     static func select(_ label: String, name: String, options: [(value: String, title: String)], selected: String,
                        hint: String? = nil, errors: FormErrors = []) -> Node<HTML.FormContext> {
         let error = errors.claim(field: name, id: name, label: label)

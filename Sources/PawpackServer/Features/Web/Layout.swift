@@ -113,9 +113,7 @@ enum WebPages {
                     .a(.class("bell"), .id("bell"), .href(WebPath.notifications),
                        .attribute(named: "aria-current", value: request.url.path == WebPath.notifications ? "page" : nil),
                        Icon.bell.node(), .span(.class("visually-hidden"), .text("Notifications")),
-                       .span(.class("count"), .id("bell-count"), .attribute(named: "hidden", value: unread > 0 ? nil : ""),
-                             .text(unread > 99 ? "99+" : String(unread)),
-                             .span(.class("visually-hidden"), .text(" unread"))))))
+                       countBadge(unread, id: "bell-count", one: " unread", many: " unread", live: true))))
         )
     }
 
@@ -130,14 +128,19 @@ enum WebPages {
                 .li(.a(.class("tab"), .id("nav-\(tab)"), .href(tab.path),
                        .attribute(named: "aria-current", value: tab == current ? "page" : nil),
                        tab.icon.node(), .span(.text(tab.title)),
-                       .if(tab == .playdates && waiting > 0,
-                           .span(.class("count"), .id("requests-count"), .text(waiting > 99 ? "99+" : String(waiting)),
-                                 .span(.class("visually-hidden"), .text(waiting == 1 ? " request waiting" : " requests waiting")))),
-                       .if(tab == .chats && unreadChats > 0,
-                           .span(.class("count"), .id("chats-count"), .text(unreadChats > 99 ? "99+" : String(unreadChats)),
-                                 .span(.class("visually-hidden"), .text(unreadChats == 1 ? " chat unread" : " chats unread"))))))
+                       .if(tab == .playdates, countBadge(waiting, id: "requests-count", one: " request waiting", many: " requests waiting")),
+                       .if(tab == .chats, countBadge(unreadChats, id: "chats-count", one: " chat unread", many: " chats unread", live: true))))
             })
         )
+    }
+
+    /// A count on a tab, the bell or a row, "99+" past 99, with its words for screen readers.
+    /// A `live` one is there at 0 too (hidden), for the script to update.
+    static func countBadge<Context: HTML.BodyContext>(_ count: Int, id: String? = nil, one: String, many: String,
+                                                      live: Bool = false) -> Node<Context> {
+        .if(count > 0 || live, .span(.class("count"), .unwrap(id) { .id($0) }, .attribute(named: "hidden", value: count > 0 ? nil : "hidden"),
+                                     .text(count > 99 ? "99+" : String(count)),
+                                     .span(.class("visually-hidden"), .text(count == 1 ? one : many))))
     }
 
     static func csrfField(_ request: Request) -> Node<HTML.FormContext> {

@@ -124,24 +124,23 @@ enum Script {
         });
       }
 
-      // "Use my current location": the browser's position, or why not.
-      var locate = document.getElementById('locate-button');
-      if (locate && navigator.geolocation) {
-        locate.hidden = false;
-        locate.addEventListener('click', function () {
-          var status = document.getElementById('locate-status');
+      // "Use my location" buttons (`data-locate`): the browser's position into their form's
+      // latitude and longitude, then the form sent ("submit") or the place kept ("fill"); or why not.
+      if (navigator.geolocation) {
+        document.querySelectorAll('button[data-locate]').forEach(function (button) {
+          var form = button.form, status = document.getElementById(button.dataset.locateStatus);
           var say = function (text) { if (status) status.textContent = text; };
-          say('Finding where you are…');
-          navigator.geolocation.getCurrentPosition(function (position) {
-            var form = document.getElementById('geo-form');
-            form.querySelector('[name=latitude]').value = position.coords.latitude.toFixed(5);
-            form.querySelector('[name=longitude]').value = position.coords.longitude.toFixed(5);
-            form.submit();
-          }, function (error) {
-            say(error.code === 1
-              ? 'Your browser did not allow Pawpack to know your location. Search for your town instead, or allow location for this site in your browser settings.'
-              : 'Your location could not be found just now. Search for your town instead.');
-          }, { enableHighAccuracy: false, timeout: 15000, maximumAge: 600000 });
+          button.hidden = false;
+          button.addEventListener('click', function () {
+            say('Finding where you are…');
+            navigator.geolocation.getCurrentPosition(function (position) {
+              form.querySelector('[name=latitude]').value = position.coords.latitude.toFixed(5);
+              form.querySelector('[name=longitude]').value = position.coords.longitude.toFixed(5);
+              if (button.dataset.locate === 'submit') form.submit(); else say(button.dataset.located || '');
+            }, function (error) {
+              say(error.code === 1 ? button.dataset.denied : button.dataset.unavailable);
+            }, { enableHighAccuracy: button.dataset.locate === 'fill', timeout: 15000, maximumAge: button.dataset.locate === 'fill' ? 60000 : 600000 });
+          });
         });
       }
 
@@ -159,8 +158,7 @@ enum Script {
       };
       localize(document);
 
-      // The meet-up form: the time is the member's own (their offset from UTC on that day),
-      // and the place can be where they stand.
+      // The meet-up form: the time is the member's own (their offset from UTC on that day).
       var meetupForm = document.getElementById('meetup-form');
       if (meetupForm) {
         meetupForm.addEventListener('submit', function () {
@@ -168,21 +166,6 @@ enum Script {
           var local = new Date(day + 'T' + time);
           document.getElementById('meetup-offset').value = String(isNaN(local) ? new Date().getTimezoneOffset() : local.getTimezoneOffset());
         });
-        var meetupLocate = document.getElementById('meetup-locate');
-        if (meetupLocate && navigator.geolocation) {
-          meetupLocate.hidden = false;
-          meetupLocate.addEventListener('click', function () {
-            var status = document.getElementById('meetup-locate-status');
-            status.textContent = ' Finding where you are…';
-            navigator.geolocation.getCurrentPosition(function (position) {
-              document.getElementById('meetup-latitude').value = position.coords.latitude.toFixed(5);
-              document.getElementById('meetup-longitude').value = position.coords.longitude.toFixed(5);
-              status.textContent = ' The meet-up is placed where you are now.';
-            }, function () {
-              status.textContent = ' Your location is not available: name the town instead.';
-            }, { enableHighAccuracy: true, timeout: 15000, maximumAge: 60000 });
-          });
-        }
       }
 
       var newID = function () {
@@ -201,15 +184,31 @@ enum Script {
         var chatID = list ? list.dataset.chat : null;
         var composer = document.getElementById('message-form');
         var csrf = document.querySelector('input[name=_csrf]');
-        var bellCount = document.getElementById('bell-count');
-        var socket = null, lastID = null, tries = 0, leaving = false;
+        var socket = null, lastID = null, tries = 0, leaving = false, unreadMessage = null;
         window.addEventListener('beforeunload', function () { leaving = true; });
         window.addEventListener('pageshow', function () { leaving = false; });
-        var setBell = function (count) {
-          if (!bellCount || typeof count !== 'number') return;
-          bellCount.firstChild.nodeValue = count > 99 ? '99+' : String(count);
-          bellCount.hidden = count === 0;
+        // The bell's and the Chats tab's counts (`WebPages.countBadge`, there even at 0).
+        var setCount = function (id, count) {
+          var badge = document.getElementById(id);
+          if (!badge || typeof count !== 'number') return;
+          badge.firstChild.nodeValue = count > 99 ? '99+' : String(count);
+          badge.hidden = count === 0;
         };
+        // Reads the chat up to a message of the other member's, once this page is in sight;
+        // the answer brings the counts that reading changed.
+        var read = function (messageID) {
+          if (!csrf || document.visibilityState !== 'visible') { unreadMessage = messageID; return; }
+          unreadMessage = null;
+          var body = new URLSearchParams();
+          body.set('_csrf', csrf.value); body.set('messageId', messageID);
+          fetch(list.dataset.read, { method: 'POST', body: body, credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
+            .then(function (response) { return response.ok ? response.json() : null; })
+            .then(function (counts) {
+              if (counts) { setCount('bell-count', counts.unreadNotifications); setCount('chats-count', counts.unreadChats); }
+            })
+            .catch(function () {});
+        };
+        document.addEventListener('visibilitychange', function () { if (unreadMessage) read(unreadMessage); });
         var showSeen = function (position) {
           var mine = list.querySelectorAll('.message.mine'), seen = document.getElementById('seen');
           var last = mine[mine.length - 1];
@@ -236,11 +235,7 @@ enum Script {
           list.appendChild(item);
           item.scrollIntoView({ block: 'end' });
           if (message.fromMe) { showSeen(0); return; }
-          if (csrf && document.visibilityState === 'visible') {
-            var body = new URLSearchParams();
-            body.set('_csrf', csrf.value); body.set('messageId', message.id);
-            fetch(list.dataset.read, { method: 'POST', body: body, credentials: 'same-origin' }).catch(function () {});
-          }
+          read(message.id);
         };
         var typing = function () {
           var text = composer && composer.querySelector('textarea');
@@ -257,7 +252,7 @@ enum Script {
             if (typeof event.id === 'number') { lastID = event.id; socket.send(JSON.stringify({ type: 'ack', id: event.id })); }
             var data = event.data || {};
             if (event.type === 'message') append(data);
-            else if (event.type === 'notification') setBell(data.unreadCount);
+            else if (event.type === 'notification') setCount('bell-count', data.unreadCount);
             else if (event.type === 'read' && list && data.chatId === chatID && !data.byMe) showSeen(data.position);
             // A meet-up the other owner changed, or the chat closed: the page is drawn again
             // (not while something is typed, nor while this page is already going elsewhere).

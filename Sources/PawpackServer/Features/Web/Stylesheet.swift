@@ -228,11 +228,14 @@ enum Stylesheet {
     .meetup-accepted .badge{background:var(--social-bg);color:var(--social-text)}
     .meetup-pending .badge{background:var(--puppy-bg);color:var(--puppy-text)}
     .notice .icon{width:1.2rem;height:1.2rem;color:var(--accent)}
-    .star-choices{display:flex;gap:var(--space-1);flex-direction:row-reverse;justify-content:flex-end}
+    .star-choices{display:flex;gap:var(--space-1)}
     .star-choice{position:relative;margin:0;cursor:pointer}
     .star-choice input{position:absolute;opacity:0;width:1px;height:1px;min-height:0}
     .star-choice .icon{width:2.6rem;height:2.6rem;color:var(--control-border);transition:color .1s,transform .1s}
-    .star-choice input:checked~span .icon,.star-choice:has(input:checked)~.star-choice .icon,.star-choice:hover .icon,.star-choice:hover~.star-choice .icon{color:var(--star)}
+    /* The chosen star and those before it fill; while pointing, the pointed one and those before it. */
+    .star-choice:has(input:checked) .icon,.star-choice:has(~.star-choice input:checked) .icon{color:var(--star)}
+    .star-choices:has(.star-choice:hover) .star-choice .icon{color:var(--control-border)}
+    .star-choices:has(.star-choice:hover) .star-choice:hover .icon,.star-choices:has(.star-choice:hover) .star-choice:has(~.star-choice:hover) .icon{color:var(--star)}
     .star-choice input:focus-visible+span{outline:3px solid var(--focus);outline-offset:2px;border-radius:6px}
     .rating{display:flex;align-items:center;gap:var(--space-1);font-weight:650}
     .rating .icon{width:1.2rem;height:1.2rem;color:var(--star)}
