@@ -70,6 +70,8 @@ package final class PawpackServices: Sendable {
     let hasher: PasswordHasher
     /// The reads nearly every request makes; on an SQLite file, through connections of their own.
     let hotReads = HotReads()
+    /// The transactions that write most; on an SQLite file, through a connection of their own.
+    let writes = SQLWrites()
     /// The SQLite file held in memory, once `keepDatabaseInMemory` started it.
     let databaseKeeper = NIOLockedValueBox<DatabaseKeeper?>(nil)
 
@@ -96,14 +98,16 @@ package final class PawpackServices: Sendable {
         self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media,
                                locationOffsets: dependencies.locationOffsets, reads: hotReads,
                                deckIndex: DeckIndex(rowsInMemory: rowsInMemory), imageWork: threadPool, logger: logger)
-        self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: dependencies.clock)
+        self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: dependencies.clock,
+                                       writes: writes)
         self.push = PushOutbox(providers: pushProviders, acknowledgements: realtime.acknowledgements,
                                clock: dependencies.clock, logger: logger)
         self.devices = DeviceService(providers: pushProviders, clock: dependencies.clock)
         self.notifications = NotificationService(realtime: realtime, push: push, clock: dependencies.clock)
         self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications,
                                          source: deckSource, logger: logger)
-        self.chats = ChatService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications)
+        self.chats = ChatService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications,
+                                 writes: writes)
         let meetups = MeetupService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications)
         self.meetups = meetups
         self.reviews = ReviewService(meetups: meetups, clock: dependencies.clock, notifications: notifications)

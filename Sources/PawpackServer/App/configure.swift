@@ -59,6 +59,7 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     app.lifecycle.use(PawpackServicesLifecycle(services: services))
     if let file = try await sqliteFilePath(app) {
         services.hotReads.useOwnConnections(toSQLiteFile: file)
+        try services.writes.useOwnConnection(toSQLiteFile: file)
     }
 
     // Order matters: a read request first goes to the least busy event loop, so that all the
@@ -156,6 +157,7 @@ private struct PawpackServicesLifecycle: LifecycleHandler {
         await services.realtime.hub.closeAll()
         try? await services.hasher.shutdown()
         services.hotReads.close()
+        await services.writes.close()
         services.databaseKeeper.withLockedValue { $0?.stop() }
     }
 }

@@ -54,15 +54,22 @@ final class HotReads: Sendable {
     /// when SQLite is busy.
     func rows(_ query: SQLQueryString, on db: any Database) async throws -> [any SQLRow] {
         if !db.inTransaction, let own = connections.withLockedValue({ $0 }), db is any SQLiteDatabase {
-            var serializer = SQLSerializer(database: db.sql)
-            query.serialize(to: &serializer)
-            let encoder = SQLiteDataEncoder()
-            // Typed identifiers convert themselves (`IdentifierColumns.swift`), without
-            // Foundation's formatting of a UUID's text.
-            let binds = try serializer.binds.map { try encoder.encode($0) }
-            if let rows = try own.rows(serializer.sql, binds) { return rows }
+            let (sql, binds) = try query.sqliteStatement(for: db.sql)
+            if let rows = try own.rows(sql, binds) { return rows }
         }
         return try await db.rows(query)
+    }
+}
+
+extension SQLQueryString {
+    /// The text and values SQLite runs for this query, as Fluent's SQLite driver would send them.
+    func sqliteStatement(for db: any SQLDatabase) throws -> (sql: String, binds: [SQLiteData]) {
+        var serializer = SQLSerializer(database: db)
+        serialize(to: &serializer)
+        let encoder = SQLiteDataEncoder()
+        // Typed identifiers convert themselves (`IdentifierColumns.swift`), without
+        // Foundation's formatting of a UUID's text.
+        return (serializer.sql, try serializer.binds.map { try encoder.encode($0) })
     }
 }
 
@@ -72,7 +79,7 @@ final class HotReads: Sendable {
 /// served process about one per thread.
 final class SQLiteReadConnections: Sendable {
     let path: String
-    private let idle = NIOLockedValueBox<[SQLiteReadConnection]>([])
+    private let idle = NIOLockedValueBox<[SQLiteOwnConnection]>([])
     private let closed = NIOLockedValueBox(false)
     private let tally = NIOLockedValueBox(Counts())
 
@@ -111,13 +118,13 @@ final class SQLiteReadConnections: Sendable {
         for connection in idle.withLockedValue({ list in defer { list = [] }; return list }) { connection.close() }
     }
 
-    private func checkOut() throws -> SQLiteReadConnection? {
+    private func checkOut() throws -> SQLiteOwnConnection? {
         guard !closed.withLockedValue({ $0 }) else { return nil }
         if let connection = idle.withLockedValue({ $0.popLast() }) { return connection }
-        return try SQLiteReadConnection(path: path)
+        return try SQLiteOwnConnection(path: path)
     }
 
-    private func checkIn(_ connection: SQLiteReadConnection) {
+    private func checkIn(_ connection: SQLiteOwnConnection) {
         let keep = closed.withLockedValue { closed in
             closed ? false : idle.withLockedValue { $0.append(connection); return true }
         }
@@ -125,9 +132,10 @@ final class SQLiteReadConnections: Sendable {
     }
 }
 
-/// One `sqlite3` handle that only reads, with its statements prepared once. Not thread-safe:
-/// `SQLiteReadConnections` gives it to one caller at a time.
-final class SQLiteReadConnection: @unchecked Sendable {
+/// One `sqlite3` handle of Pawpack's own, with its statements prepared once: read-only for the
+/// hot reads, or the one writer of `SQLWrites`. Not thread-safe: `SQLiteReadConnections` and
+/// `SQLWrites` give it to one caller at a time.
+final class SQLiteOwnConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     private var statements: [String: PreparedStatement] = [:]
     /// Statements SQLite prepared again on its own (after a schema change, or because a bound
@@ -149,19 +157,37 @@ final class SQLiteReadConnection: @unchecked Sendable {
         }
     }
 
-    init(path: String) throws {
+    init(path: String, writes: Bool = false) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE
         let opened = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
         guard opened == SQLITE_OK, let handle else {
             if let handle { sqlite_nio_sqlite3_close(handle) }
-            throw SQLiteReadError(code: opened, message: "could not open \(path) to read")
+            throw SQLiteReadError(code: opened, message: "could not open \(path)")
         }
         self.handle = handle
         // No busy handler: a busy file answers at once, and the caller asks elsewhere rather
-        // than wait on its thread. `query_only` makes sure this connection never writes; the
-        // cache and memory-mapping match the tuned connections of `configure`.
-        for pragma in ["PRAGMA query_only = 1", "PRAGMA cache_size = -65536", "PRAGMA mmap_size = 2147418112"] {
+        // than wait on its thread. `query_only` makes sure a reading connection never writes;
+        // the cache and memory-mapping match the tuned connections of `configure`.
+        //
+        // The writing connection checks foreign keys as Fluent's connections do. Its page cache
+        // stays at SQLite's default: at the end of every transaction SQLite walks the cache's
+        // whole hash table, which at 64 MiB was a twentieth of the server's CPU at 500 messages
+        // a second, and the pages it writes are found through the memory map anyway. Its commits
+        // append to the WAL without waiting for the disk (`synchronous = NORMAL`, SQLite's
+        // advice for WAL): the next checkpoint, or any commit through Fluent, syncs them. A
+        // crash of the server loses nothing; a power cut can lose the last moments' messages.
+        let pragmas = writes
+            ? ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL", "PRAGMA mmap_size = 2147418112"]
+            : ["PRAGMA query_only = 1", "PRAGMA cache_size = -65536", "PRAGMA mmap_size = 2147418112"]
+        if writes {
+            // The file grows 8 MiB at a time rather than page by page: every reading connection
+            // maps the file anew whenever its size changed, which as messages came in was a
+            // thirtieth of the CPU in `munmap` alone.
+            var chunk: Int32 = 8 << 20
+            sqlite_nio_sqlite3_file_control(handle, "main", SQLITE_FCNTL_CHUNK_SIZE, &chunk)
+        }
+        for pragma in pragmas {
             let done = sqlite_nio_sqlite3_exec(handle, pragma, nil, nil, nil)
             guard done == SQLITE_OK else {
                 close()
@@ -289,7 +315,7 @@ struct SQLiteReadError: Error, CustomStringConvertible {
     var description: String { "SQLite error \(code): \(message)" }
 }
 
-/// A row read by `SQLiteReadConnection`, decoded like the rows of Fluent's SQLite driver
+/// A row read by `SQLiteOwnConnection`, decoded like the rows of Fluent's SQLite driver
 /// (`SQLiteDataDecoder`). Its own type because SQLiteNIO's `SQLiteRow` cannot be made outside
 /// that package.
 struct SQLiteReadRow: SQLRow {

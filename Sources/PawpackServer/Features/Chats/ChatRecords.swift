@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import PawpackCore
+import SQLKit
 
 // Fluent models are `@unchecked Sendable`: each instance stays in the task that loaded it.
 
@@ -37,6 +38,30 @@ final class ChatRecord: Model, @unchecked Sendable {
     @Field(key: "b_unread") var bUnread: Int
 
     init() {}
+
+    /// A chat read with `SELECT *`, column by column: Fluent's decoding reflects over every
+    /// property, which cost more than the read on every message sent.
+    convenience init(row: any SQLRow) throws {
+        self.init()
+        id = try row.decode(column: "id", as: Chats.Chat.ID.self)
+        matchID = try row.decode(column: "match_id", as: Playdates.Match.ID.self)
+        $petA.id = try row.decode(column: "pet_a_id", as: Pet.ID.self)
+        $petB.id = try row.decode(column: "pet_b_id", as: Pet.ID.self)
+        $userA.id = try row.decode(column: "user_a_id", as: User.ID.self)
+        $userB.id = try row.decode(column: "user_b_id", as: User.ID.self)
+        createdAt = try row.decode(column: "created_at", as: Date.self)
+        closedAt = try row.decode(column: "closed_at", as: Date?.self)
+        activity = try row.decode(column: "activity", as: Int64.self)
+        lastPosition = try row.decode(column: "last_position", as: Int.self)
+        lastMessageID = try row.decode(column: "last_message_id", as: Chats.Message.ID?.self)
+        aReadPosition = try row.decode(column: "a_read_position", as: Int.self)
+        bReadPosition = try row.decode(column: "b_read_position", as: Int.self)
+        aReadAt = try row.decode(column: "a_read_at", as: Date?.self)
+        bReadAt = try row.decode(column: "b_read_at", as: Date?.self)
+        aUnread = try row.decode(column: "a_unread", as: Int.self)
+        bUnread = try row.decode(column: "b_unread", as: Int.self)
+        $id.exists = true
+    }
 
     func side(of user: User.ID) -> Side? {
         if $userA.id == user { return .a }

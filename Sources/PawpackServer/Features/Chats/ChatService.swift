@@ -59,12 +59,16 @@ final class ChatService: Sendable {
     let clock: any AppClock
     let realtime: RealtimeEvents
     let notifications: NotificationService
+    /// Where a message is written: on SQLite, the own writing connection.
+    let writes: SQLWrites
     private let rules = ChatRules()
     /// Messages per member and minute.
     private let sends: RateLimiter
 
-    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService) {
+    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
+         writes: SQLWrites) {
         self.pets = pets
+        self.writes = writes
         self.notifications = notifications
         self.clock = clock
         self.realtime = realtime
@@ -193,11 +197,18 @@ final class ChatService: Sendable {
     func send(_ user: UserRecord, chat id: Chats.Chat.ID, clientMessageID: UUID, text raw: String,
               on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
         let (chat, me, _) = try await participant(user, chat: id, on: db)
-        if let earlier = try await earlier(clientMessageID, from: me, in: id, on: db) { return (earlier, false) }
-        let text = try rules.text(raw)
-        try refuseIfClosed(chat)
-        try await sends.take(me.description, now: clock.now(), what: "messages")
-        return try await insert(into: chat, from: me, clientMessageID: clientMessageID, text: text, on: db)
+        do {
+            let text = try rules.text(raw)
+            try refuseIfClosed(chat)
+            try await sends.take(me.description, now: clock.now(), what: "messages")
+            return try await insert(into: chat, from: me, clientMessageID: clientMessageID, text: text, on: db)
+        } catch {
+            // Looked for only when sending failed, rather than read before every message: a
+            // retry after a lost answer gets the first message, whatever changed since (the
+            // chat closed, the limit reached), and the id's unique index stops a second one.
+            if let earlier = try await earlier(clientMessageID, from: me, in: id, on: db) { return (earlier, false) }
+            throw error
+        }
     }
 
     /// Sends a photo, cleaned like a pet's (metadata removed, pixels bounded); idempotent like
@@ -226,8 +237,9 @@ final class ChatService: Sendable {
     /// a conflict (the id names a different message).
     private func earlier(_ clientMessageID: UUID, from me: User.ID, in chat: Chats.Chat.ID,
                          on db: any Database) async throws -> ChatMessageValue? {
-        guard let row = try await ChatMessageRecord.query(on: db).filter(\.$sender.$id == me)
-            .filter(\.$clientMessageID == clientMessageID).first() else { return nil }
+        guard let row = try await pets.reads.rows("""
+            SELECT * FROM "chat_messages" WHERE "sender_id" = \(bind: me) AND "client_message_id" = \(bind: clientMessageID)
+            """, on: db).first.map({ try $0.decode(fluentModel: ChatMessageRecord.self) }) else { return nil }
         guard row.$chat.id == chat else {
             throw Problem(status: 409, code: .messageIDReused, title: "Message id already used",
                           detail: "You already sent a message with this id in another chat. Choose a new id for each message.",
@@ -253,36 +265,42 @@ final class ChatService: Sendable {
         guard let side = chat.side(of: me) else { throw Problem.notFound }
         let now = clock.now()
         let unread = "\(side.other.column)_unread"
+        let (userA, userB, otherUser, sendingPet) = (chat.$userA.id, chat.$userB.id, chat.user(side.other), chat.pet(side))
         do {
-            let (message, events) = try await db.transaction { tx -> (ChatMessageRecord, [StoredRealtimeEvent]) in
-                guard let row = try await tx.sql.raw("""
+            let (message, events) = try await writes.transaction(on: db) { statements -> (ChatMessageValue, [StoredRealtimeEvent]) in
+                guard let row = try await statements.first("""
                     UPDATE "chats" SET "last_position" = "last_position" + 1, "last_message_id" = \(bind: id),
                         "activity" = \(bind: ChatListCursor.activity(at: now)), "\(unsafeRaw: unread)" = "\(unsafeRaw: unread)" + 1
                     WHERE "id" = \(bind: chatID) AND "closed_at" IS NULL RETURNING "last_position"
-                    """).first() else { throw Self.closed }
-                let message = ChatMessageRecord()
-                message.id = id
-                message.$chat.id = chatID
-                message.position = try row.decode(column: "last_position", as: Int.self)
-                message.$sender.id = me
-                message.clientMessageID = clientMessageID
-                message.text = text
-                message.photoKey = photo?.key
-                message.photoContentType = photo?.contentType
-                message.createdAt = now
-                try await message.create(on: tx)
+                    """) else { throw Self.closed }
+                let record = ChatMessageRecord()
+                record.id = id
+                record.$chat.id = chatID
+                record.position = try row.decode(column: "last_position", as: Int.self)
+                record.$sender.id = me
+                record.clientMessageID = clientMessageID
+                record.text = text
+                record.photoKey = photo?.key
+                record.photoContentType = photo?.contentType
+                record.createdAt = now
+                let message = try ChatMessageValue(record)
+                try await statements.run("""
+                    INSERT INTO "chat_messages" ("id", "chat_id", "position", "sender_id", "client_message_id", "text",
+                        "photo_key", "photo_content_type", "created_at")
+                    VALUES (\(bind: message.id), \(bind: chatID), \(bind: message.position), \(bind: me), \(bind: clientMessageID),
+                        \(bind: text), \(bind: photo?.key), \(bind: photo?.contentType), \(bind: now))
+                    """)
                 // Both members' apps hear of it: the sender's other devices too.
-                var events = try await self.realtime.record(.message(try ChatMessageValue(message)),
-                                                            for: [chat.$userA.id, chat.$userB.id], on: tx)
-                let sender = try await NotificationService.names(of: chat.pet(side), on: tx)
+                var events = try await self.realtime.record(.message(message), for: [userA, userB], in: statements)
+                let sender = try await NotificationService.names(of: sendingPet, in: statements)
                 let told = NotificationDraft(kind: .message, title: "\(sender.owner) (\(sender.dog))",
                                              body: text.map(NotificationService.preview) ?? "Sent a photo",
-                                             chat: chatID, pet: chat.pet(side))
-                events += try await self.notifications.notify(told, to: chat.user(side.other), on: tx)
+                                             chat: chatID, pet: sendingPet)
+                events += try await self.notifications.notify(told, to: otherUser, in: statements)
                 return (message, events)
             }
             await realtime.deliver(events)
-            return (try ChatMessageValue(message), true)
+            return (message, true)
         } catch let problem as Problem {
             throw problem
         } catch {
@@ -357,7 +375,11 @@ final class ChatService: Sendable {
     private func participant(_ user: UserRecord, chat id: Chats.Chat.ID, on db: any Database) async throws
         -> (chat: ChatRecord, me: User.ID, side: ChatRecord.Side) {
         let me = try user.requireID()
-        guard let chat = try await ChatRecord.find(id, on: db), let side = chat.side(of: me) else { throw Problem.notFound }
+        guard let chat = try await pets.reads.rows("""
+            SELECT * FROM "chats" WHERE "id" = \(bind: id)
+            """, on: db).first.map(ChatRecord.init(row:)), let side = chat.side(of: me) else {
+            throw Problem.notFound
+        }
         return (chat, me, side)
     }
 

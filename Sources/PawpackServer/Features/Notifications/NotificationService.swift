@@ -42,6 +42,23 @@ struct NotificationValue: Sendable, Equatable {
         readAt = record.readAt
     }
 
+    /// The columns `init(row:)` reads, in SQL.
+    static let columns = #""id", "kind", "title", "body", "chat_id", "meetup_id", "pet_id", "count", "activity", "created_at", "read_at""#
+
+    init(row: any SQLRow) throws {
+        id = try row.decode(column: "id", as: Notifications.Notification.ID.self)
+        kind = NotificationKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .match
+        title = try row.decode(column: "title", as: String.self)
+        body = try row.decode(column: "body", as: String.self)
+        chat = try row.decode(column: "chat_id", as: Chats.Chat.ID?.self)
+        meetup = try row.decode(column: "meetup_id", as: Meetups.Meetup.ID?.self)
+        pet = try row.decode(column: "pet_id", as: Pet.ID?.self)
+        count = try row.decode(column: "count", as: Int.self)
+        activity = try row.decode(column: "activity", as: Int64.self)
+        createdAt = try row.decode(column: "created_at", as: Date.self)
+        readAt = try row.decode(column: "read_at", as: Date?.self)
+    }
+
     var updatedAt: Date { ActivityCursor<Notifications.Notification>.date(ofActivity: activity) }
     var cursor: ActivityCursor<Notifications.Notification> { .init(activity: activity, id: id) }
 }
@@ -65,45 +82,51 @@ final class NotificationService: Sendable {
     /// message) with its pushes (`PushOutbox`); the realtime events to deliver after the
     /// commit. Nothing for a muted kind.
     func notify(_ draft: NotificationDraft, to user: User.ID, on tx: any Database) async throws -> [StoredRealtimeEvent] {
-        guard try await NotificationMuteRecord.query(on: tx).filter(\.$user.$id == user)
-            .filter(\.$kind == draft.kind.rawValue).first() == nil else { return [] }
+        try await notify(draft, to: user, in: FluentWriteStatements(db: tx))
+    }
+
+    /// `notify` among the statements of a transaction under way (`SQLWrites`).
+    func notify(_ draft: NotificationDraft, to user: User.ID, in statements: any SQLWriteStatements) async throws
+        -> [StoredRealtimeEvent] {
+        let kind = draft.kind.rawValue
+        guard try await statements.first("""
+            SELECT 1 AS "muted" FROM "notification_mutes" WHERE "user_id" = \(bind: user) AND "kind" = \(bind: kind)
+            """) == nil else { return [] }
         let now = clock.now()
         let activity = ActivityCursor<Notifications.Notification>.activity(at: now)
-        var collapsed: NotificationRecord?
+        var stored: (any SQLRow)?
         if draft.kind == .message, let chat = draft.chat {
-            collapsed = try await NotificationRecord.query(on: tx).filter(\.$user.$id == user)
-                .filter(\.$kind == draft.kind.rawValue).filter(\.$chatID == chat).filter(\.$readAt == nil).first()
+            // Into the chat's unread notification, when there is one: one entry per chat.
+            stored = try await statements.first("""
+                UPDATE "notifications" SET "count" = "count" + 1, "title" = \(bind: draft.title), "body" = \(bind: draft.body),
+                    "activity" = \(bind: activity)
+                WHERE "id" = (SELECT "id" FROM "notifications" WHERE "user_id" = \(bind: user) AND "read_at" IS NULL
+                    AND "kind" = \(bind: kind) AND "chat_id" = \(bind: chat) LIMIT 1)
+                RETURNING \(unsafeRaw: NotificationValue.columns)
+                """)
         }
-        let record: NotificationRecord
-        if let collapsed {
-            record = collapsed
-            record.count += 1
-            record.title = draft.title
-            record.body = draft.body
-            record.activity = activity
-            try await record.save(on: tx)
-        } else {
-            record = NotificationRecord()
-            record.id = .init()
-            record.$user.id = user
-            record.kind = draft.kind.rawValue
-            record.title = draft.title
-            record.body = draft.body
-            record.chatID = draft.chat
-            record.meetupID = draft.meetup
-            record.petID = draft.pet
-            record.count = 1
-            record.activity = activity
-            record.createdAt = now
-            try await record.create(on: tx)
+        if stored == nil {
+            stored = try await statements.first("""
+                INSERT INTO "notifications" ("id", "user_id", "kind", "title", "body", "chat_id", "meetup_id", "pet_id",
+                    "count", "activity", "created_at")
+                VALUES (\(bind: Notifications.Notification.ID()), \(bind: user), \(bind: kind), \(bind: draft.title),
+                    \(bind: draft.body), \(bind: draft.chat), \(bind: draft.meetup), \(bind: draft.pet), 1, \(bind: activity), \(bind: now))
+                RETURNING \(unsafeRaw: NotificationValue.columns)
+                """)
         }
-        let unread = try await Self.unreadCount(of: user, on: tx)
-        let value = try NotificationValue(record)
-        let events = try await realtime.record(.notification(value, unreadCount: unread), for: [user], on: tx)
+        guard let stored else { throw NotificationNotStored() }
+        let value = try NotificationValue(row: stored)
+        let unread = try await statements.first("""
+            SELECT COUNT(*) AS "unread" FROM "notifications" WHERE "user_id" = \(bind: user) AND "read_at" IS NULL
+            """).map { try $0.decode(column: "unread", as: Int.self) } ?? 0
+        let events = try await realtime.record(.notification(value, unreadCount: unread), for: [user], in: statements)
         // A message is pushed only if no socket acknowledges its event in time.
-        try await push.enqueue(value, badge: unread, ackSeq: draft.kind == .message ? events.first?.seq : nil, for: user, on: tx)
+        try await push.enqueue(value, badge: unread, ackSeq: draft.kind == .message ? events.first?.seq : nil, for: user,
+                               in: statements)
         return events
     }
+
+    private struct NotificationNotStored: Error {}
 
     // MARK: The inbox
 
@@ -171,10 +194,14 @@ final class NotificationService: Sendable {
 
     /// A dog's name and its owner's display name, as notifications name who did something.
     static func names(of pet: Pet.ID, on db: any Database) async throws -> (dog: String, owner: String) {
-        guard let row = try await db.sql.raw("""
+        try await names(of: pet, in: FluentWriteStatements(db: db))
+    }
+
+    static func names(of pet: Pet.ID, in statements: any SQLWriteStatements) async throws -> (dog: String, owner: String) {
+        guard let row = try await statements.first("""
             SELECT "pets"."name", "users"."display_name" FROM "pets" JOIN "users" ON "users"."id" = "pets"."owner_id"
             WHERE "pets"."id" = \(bind: pet)
-            """).first() else { return ("A dog", "A member") }
+            """) else { return ("A dog", "A member") }
         return (try row.decode(column: "name", as: String.self), try row.decode(column: "display_name", as: String.self))
     }
 

@@ -32,29 +32,30 @@ final class PushOutbox: Sendable {
     /// Writes a push of `notification` for each of `user`'s devices, in the caller's transaction.
     /// A message's push waits for the acknowledgement of realtime event `ackSeq`; a newer push
     /// of the same notification replaces one that has not gone yet.
-    func enqueue(_ notification: NotificationValue, badge: Int, ackSeq: Int64?, for user: User.ID, on tx: any Database) async throws {
-        let devices = try await DeviceRecord.query(on: tx).filter(\.$user.$id == user).all()
+    func enqueue(_ notification: NotificationValue, badge: Int, ackSeq: Int64?, for user: User.ID,
+                 in statements: any SQLWriteStatements) async throws {
+        let devices = try await statements.rows("""
+            SELECT "id" FROM "devices" WHERE "user_id" = \(bind: user)
+            """).map { try $0.decode(column: "id", as: Devices.Device.ID.self) }
         guard !devices.isEmpty else { return }
-        try await PushOutboxRecord.query(on: tx).filter(\.$notificationID == notification.id).filter(\.$attempts == 0).delete()
+        try await statements.run("""
+            DELETE FROM "push_outbox" WHERE "notification_id" = \(bind: notification.id) AND "attempts" = 0
+            """)
         let now = clock.now()
-        for device in devices {
-            let row = PushOutboxRecord()
-            row.$device.id = try device.requireID()
-            row.userID = user
-            row.notificationID = notification.id
-            row.kind = notification.kind.rawValue
-            row.title = notification.title
-            row.body = notification.body
-            row.path = Self.path(of: notification)
-            row.collapseKey = notification.kind == .message ? notification.chat?.description : nil
-            row.badge = badge
-            row.ackSeq = ackSeq
-            row.dueAt = ackSeq == nil ? now : now.addingTimeInterval(PushRules.acknowledgementWindow)
-            row.attempts = 0
-            row.deadline = now.addingTimeInterval(PushRules.deadline)
-            row.createdAt = now
-            try await row.create(on: tx)
-        }
+        let due = ackSeq == nil ? now : now.addingTimeInterval(PushRules.acknowledgementWindow)
+        let collapseKey = notification.kind == .message ? notification.chat?.description : nil
+        let rows = devices.map { device in
+            """
+            (\(bind: UUID()), \(bind: device), \(bind: user), \(bind: notification.id), \(bind: notification.kind.rawValue),
+             \(bind: notification.title), \(bind: notification.body), \(bind: Self.path(of: notification)), \(bind: collapseKey),
+             \(bind: badge), \(bind: ackSeq), \(bind: due), 0, \(bind: now.addingTimeInterval(PushRules.deadline)), \(bind: now))
+            """ as SQLQueryString
+        }.joined(separator: ", ")
+        try await statements.run("""
+            INSERT INTO "push_outbox" ("id", "device_id", "user_id", "notification_id", "kind", "title", "body", "path",
+                "collapse_key", "badge", "ack_seq", "due_at", "attempts", "deadline", "created_at")
+            VALUES \(rows)
+            """)
     }
 
     /// The web app's page a notification opens; apps map it to their own screen.

@@ -28,9 +28,11 @@ enum RealtimeEventValue: Sendable {
         case .match: "match"
         case .chatClosed: "chat_closed"
         case .meetup: "meetup"
-        case .notification: "notification"
+        case .notification: Self.notificationKind
         }
     }
+
+    static let notificationKind = "notification"
 }
 
 /// Writes an event's `data` for one recipient (the contract's types, as the API answers them).
@@ -79,11 +81,12 @@ final class RealtimeEvents: Sendable {
     /// Other instances on the same PostgreSQL database; none on SQLite.
     let fanOut = NIOLockedValueBox<PostgresFanOut?>(nil)
     /// What sockets acknowledged, which spares their members a push.
-    let acknowledgements = RealtimeAcknowledgements()
+    let acknowledgements: RealtimeAcknowledgements
 
-    init(hub: RealtimeHub, clock: any AppClock) {
+    init(hub: RealtimeHub, clock: any AppClock, writes: SQLWrites) {
         self.hub = hub
         self.clock = clock
+        acknowledgements = RealtimeAcknowledgements(writes: writes)
     }
 
     /// Set once at start-up: the writer is the API's mapping, built after the services.
@@ -94,31 +97,40 @@ final class RealtimeEvents: Sendable {
     /// Stores the event for each recipient, numbered after their last one; call inside the
     /// transaction of its cause, and `deliver` what it returns once that has committed.
     func record(_ event: RealtimeEventValue, for recipients: [User.ID], on db: any Database) async throws -> [StoredRealtimeEvent] {
-        guard let writer = writer.withLockedValue({ $0 }) else { return [] }
+        try await record(event, for: recipients, in: FluentWriteStatements(db: db))
+    }
+
+    /// `record` among the statements of a transaction under way (`SQLWrites`).
+    func record(_ event: RealtimeEventValue, for recipients: [User.ID],
+                in statements: any SQLWriteStatements) async throws -> [StoredRealtimeEvent] {
+        guard let writer = writer.withLockedValue({ $0 }), !recipients.isEmpty else { return [] }
         let now = clock.now()
-        var stored: [StoredRealtimeEvent] = []
         // In one order whatever the cause, so that two transactions raising the same members'
         // counts take their row locks in the same order and never wait on each other.
-        for recipient in Set(recipients).sorted(by: { $0.description < $1.description }) {
-            // One statement reads and raises the member's count, under the row's lock on
-            // PostgreSQL, so two events for one member never get the same number.
-            guard let row = try await db.sql.raw("""
-                INSERT INTO "realtime_counters" ("user_id", "last_seq") VALUES (\(bind: recipient), 1)
-                ON CONFLICT ("user_id") DO UPDATE SET "last_seq" = "realtime_counters"."last_seq" + 1
-                RETURNING "last_seq"
-                """).first() else { continue }
-            let event = StoredRealtimeEvent(user: recipient, seq: try row.decode(column: "last_seq", as: Int64.self),
-                                            kind: event.kind, payload: try writer.payload(of: event, for: recipient),
-                                            createdAt: now)
-            let record = RealtimeEventRecord()
-            record.$user.id = recipient
-            record.seq = event.seq
-            record.kind = event.kind
-            record.payload = event.payload
-            record.createdAt = now
-            try await record.create(on: db)
-            stored.append(event)
+        let ordered = Set(recipients).sorted(by: { $0.description < $1.description })
+        // One statement reads and raises every recipient's count, under the rows' locks on
+        // PostgreSQL, so two events for one member never get the same number.
+        let counters = ordered.map { "(\(bind: $0), 1)" as SQLQueryString }.joined(separator: ", ")
+        var seqs: [User.ID: Int64] = [:]
+        for row in try await statements.rows("""
+            INSERT INTO "realtime_counters" ("user_id", "last_seq") VALUES \(counters)
+            ON CONFLICT ("user_id") DO UPDATE SET "last_seq" = "realtime_counters"."last_seq" + 1
+            RETURNING "user_id", "last_seq"
+            """) {
+            seqs[try row.decode(column: "user_id", as: User.ID.self)] = try row.decode(column: "last_seq", as: Int64.self)
         }
+        let stored = try ordered.compactMap { recipient -> StoredRealtimeEvent? in
+            guard let seq = seqs[recipient] else { return nil }
+            return StoredRealtimeEvent(user: recipient, seq: seq, kind: event.kind,
+                                       payload: try writer.payload(of: event, for: recipient), createdAt: now)
+        }
+        guard !stored.isEmpty else { return [] }
+        let rows = stored.map {
+            "(\(bind: UUID()), \(bind: $0.user), \(bind: $0.seq), \(bind: $0.kind), \(bind: $0.payload), \(bind: now))" as SQLQueryString
+        }.joined(separator: ", ")
+        try await statements.run("""
+            INSERT INTO "realtime_events" ("id", "user_id", "seq", "kind", "payload", "created_at") VALUES \(rows)
+            """)
         return stored
     }
 
@@ -179,14 +191,22 @@ final class RealtimeEvents: Sendable {
 
 /// The events each member's sockets acknowledged (`{"type":"ack","id":N}`), kept as the highest
 /// id per member in `realtime_counters`: a message whose push is due is not pushed when its
-/// event was acknowledged, as its member saw it in the app. Written a batch at a time, at most
-/// five times a second, rather than one statement per acknowledgement.
+/// event was acknowledged, as its member saw it in the app. Only acknowledgements that cover a
+/// notification event come here (`RealtimeConnection`), the only ones a push waits for; they are
+/// written a batch at a time, at most five times a second, one statement per batch.
 actor RealtimeAcknowledgements {
     private var pending: [User.ID: Int64] = [:]
     private var writing: Task<Void, Never>?
     /// Where the sockets' acknowledgements go (the one they came with).
     private var database: (any Database)?
+    private let writes: SQLWrites
     private let logger = Logger(label: "pawpack.realtime")
+    /// Members per statement: two values each, far below either database's limit on them.
+    private static let batchLimit = 500
+
+    init(writes: SQLWrites) {
+        self.writes = writes
+    }
 
     func acknowledge(_ seq: Int64, by user: User.ID, on db: any Database) {
         pending[user] = max(pending[user] ?? 0, seq)
@@ -219,13 +239,19 @@ actor RealtimeAcknowledgements {
     /// nor below what is written, so two batches may land in any order.
     private func write(_ batch: [User.ID: Int64], on db: any Database) async {
         guard !batch.isEmpty else { return }
+        let chunks = stride(from: 0, to: batch.count, by: Self.batchLimit).map {
+            Array(batch.dropFirst($0).prefix(Self.batchLimit))
+        }
         do {
-            try await db.transaction { tx in
-                for (user, seq) in batch {
-                    try await tx.sql.raw("""
-                        UPDATE "realtime_counters" SET "acked_seq" = \(bind: seq)
-                        WHERE "user_id" = \(bind: user) AND "acked_seq" < \(bind: seq) AND "last_seq" >= \(bind: seq)
-                        """).run()
+            try await writes.transaction(on: db) { statements in
+                for chunk in chunks {
+                    let acks = chunk.map { "(\(bind: $0.key), \(bind: $0.value))" as SQLQueryString }.joined(separator: ", ")
+                    try await statements.run("""
+                        WITH "acks" ("user_id", "seq") AS (VALUES \(acks))
+                        UPDATE "realtime_counters" SET "acked_seq" = "acks"."seq" FROM "acks"
+                        WHERE "realtime_counters"."user_id" = "acks"."user_id" AND "realtime_counters"."acked_seq" < "acks"."seq"
+                            AND "realtime_counters"."last_seq" >= "acks"."seq"
+                        """)
                 }
             }
         } catch {

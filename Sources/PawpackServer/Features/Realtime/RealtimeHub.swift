@@ -77,7 +77,14 @@ final class RealtimeConnection: Sendable {
         var fillNeeded = false
         var closed = false
         var filledOnce = false
+        /// Notification events sent and not yet acknowledged, oldest first: a push waits for
+        /// those alone, so only an acknowledgement that covers one is written.
+        var notificationsUnacknowledged: [Int64] = []
     }
+
+    /// Notification events remembered per socket until acknowledged; an app that never
+    /// acknowledges forgets the oldest.
+    private static let unacknowledgedKept = 256
 
     let user: User.ID
     let socket: WebSocket
@@ -99,10 +106,17 @@ final class RealtimeConnection: Sendable {
     }
 
     /// An event the app says it received (`{"type":"ack","id":N}`): counted only when this
-    /// socket was sent it.
+    /// socket was sent it, and written only when it covers a notification event.
     func acknowledged(_ text: String, by acknowledgements: RealtimeAcknowledgements) {
         guard let ack = try? JSONDecoder().decode(Acknowledgement.self, from: Data(text.utf8)), ack.type == "ack",
-              ack.id > 0, ack.id <= state.withLockedValue({ $0.lastSent }) else { return }
+              ack.id > 0 else { return }
+        let coversNotification = state.withLockedValue { state -> Bool in
+            guard ack.id <= state.lastSent else { return false }
+            let covered = state.notificationsUnacknowledged.prefix { $0 <= ack.id }.count
+            state.notificationsUnacknowledged.removeFirst(covered)
+            return covered > 0
+        }
+        guard coversNotification else { return }
         let (user, database) = (user, database)
         Task { await acknowledgements.acknowledge(ack.id, by: user, on: database) }
     }
@@ -151,7 +165,12 @@ final class RealtimeConnection: Sendable {
                 while let next = state.pending.removeValue(forKey: state.lastSent + 1) {
                     batch.append(next)
                     state.lastSent = next.seq
+                    if next.kind == RealtimeEventValue.notificationKind {
+                        state.notificationsUnacknowledged.append(next.seq)
+                    }
                 }
+                let over = state.notificationsUnacknowledged.count - Self.unacknowledgedKept
+                if over > 0 { state.notificationsUnacknowledged.removeFirst(over) }
                 // Something later than the next id waits: the next one is in the database.
                 if batch.isEmpty, !state.pending.isEmpty { state.fillNeeded = true }
                 guard !batch.isEmpty || state.fillNeeded else { state.draining = false; return nil }

@@ -1,0 +1,94 @@
+import Fluent
+import Foundation
+import PawpackAPI
+import PawpackCore
+@testable import PawpackServer
+import PawpackTestSupport
+import SQLKit
+import Testing
+
+/// The transactions that write most (`SQLWrites`): on an SQLite file, on a connection of their
+/// own. They must commit all or nothing, and a file another connection holds must neither lose
+/// a message nor block the caller's thread: the transaction goes through Fluent, which waits.
+@Suite struct SQLWritesTests {
+    static let onSQLite = TestServer.postgresURL == nil
+
+    @Test func aTransactionCommitsAllOrNothing() async throws {
+        try await TestServer.run { server in
+            let db = server.app.db
+            let writes = server.app.pawpack.writes
+            let ada = try await server.member("ada")
+            @Sendable func name() async throws -> String? {
+                try await db.sql.raw(#"SELECT "display_name" FROM "users" WHERE "id" = \#(bind: ada.userID)"#).first()?
+                    .decode(column: "display_name", as: String.self)
+            }
+            let before = writes.counts.own
+
+            // A failing statement after a write takes the write back with it.
+            await #expect(throws: (any Error).self) {
+                try await writes.transaction(on: db) { statements in
+                    try await statements.run(#"UPDATE "users" SET "display_name" = 'Changed' WHERE "id" = \#(bind: ada.userID)"#)
+                    try await statements.run(#"INSERT INTO "no_such_table" ("id") VALUES (1)"#)
+                }
+            }
+            #expect(try await name() == "Ada")
+
+            // A body that throws takes its writes back too.
+            struct Refused: Error {}
+            await #expect(throws: Refused.self) {
+                try await writes.transaction(on: db) { statements in
+                    try await statements.run(#"UPDATE "users" SET "display_name" = 'Changed' WHERE "id" = \#(bind: ada.userID)"#)
+                    throw Refused()
+                }
+            }
+            #expect(try await name() == "Ada")
+
+            // Committed, it is seen by every connection, the hot reads' among them.
+            let returned = try await writes.transaction(on: db) { statements in
+                try await statements.first(#"""
+                    UPDATE "users" SET "display_name" = 'Ada Lovelace' WHERE "id" = \#(bind: ada.userID) RETURNING "display_name"
+                    """#)?.decode(column: "display_name", as: String.self)
+            }
+            #expect(returned == "Ada Lovelace")
+            #expect(try await name() == "Ada Lovelace")
+            #expect(try await server.get("/v1/me", token: ada.accessToken, as: Components.Schemas.Account.self).displayName == "Ada Lovelace")
+            #expect(writes.counts.own == before + (Self.onSQLite ? 1 : 0), "on SQLite only the committed one counts as the own connection's")
+        }
+    }
+
+    @Test(.enabled(if: onSQLite, "another connection holding an SQLite file"))
+    func aMessageSentWhileAnotherConnectionHoldsTheFileIsWrittenOnceItIsFree() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            _ = try await server.like(ada, bob)
+            _ = try await server.like(bob, ada)
+            let chat = try #require(try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self)
+                .items.first).id
+            let writes = server.app.pawpack.writes
+
+            // Another connection to the same file takes the write lock and keeps it a while.
+            let file = try #require(try await server.app.db.sql.raw("PRAGMA database_list").all()
+                .first { try $0.decode(column: "name", as: String.self) == "main" }?.decode(column: "file", as: String.self))
+            let holder = try SQLiteOwnConnection(path: file, writes: true)
+            defer { holder.close() }
+            #expect(try holder.rows("BEGIN IMMEDIATE", []) != nil)
+            let busyBefore = writes.counts.busy
+            let sent = Task {
+                try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Still there?"],
+                                      token: ada.token).status
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            // Let go (a test database keeps SQLite's rollback journal, whose commit would wait
+            // for the message's reader; a served file's WAL would not).
+            #expect(try holder.rows("ROLLBACK", []) != nil)
+
+            #expect(try await sent.value == 201)
+            #expect(writes.counts.busy == busyBefore + 1, "the own connection found the file busy and handed the message on")
+            let page = try await server.get("/v1/chats/\(chat)/messages", token: bob.token, as: Components.Schemas.MessagePage.self)
+            #expect(page.items.map(\.text) == ["Still there?"], "written once")
+            let bobs = try await server.get("/v1/chats/\(chat)", token: bob.token, as: Components.Schemas.Chat.self)
+            #expect(bobs.unreadCount == 1)
+        }
+    }
+}
