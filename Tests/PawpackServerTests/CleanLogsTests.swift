@@ -104,6 +104,48 @@ import Testing
         }
         #expect(LogRedaction.redact("GET /v1/pets/42 status=200 ms=1.2") == "GET /v1/pets/42 status=200 ms=1.2")
     }
+
+    /// Metadata set on a logger (as Vapor sets a request's) is kept as set and redacted when a
+    /// line is written, together with the line's own.
+    @Test func metadataSetOnALoggerIsRedactedWhenALineIsWritten() {
+        let written = WrittenLines()
+        var logger = Logger(label: "pawpack.test") { _ in RedactingLogHandler(WritingHandler(lines: written)) }
+        logger[metadataKey: "session"] = "s3cr3t-session"
+        logger[metadataKey: "headers"] = "authorization: Bearer ppa_abc.DEF-1"
+        logger[metadataKey: "request-id"] = "42"
+        logger.info("request", metadata: ["refreshToken": "ppr_x1"])
+        let line = written.all.joined()
+        for secret in ["s3cr3t-session", "ppa_abc.DEF-1", "ppr_x1"] {
+            #expect(!line.contains(secret), "\(line)")
+        }
+        #expect(line.contains("request-id=42") && line.contains("[redacted]"), "\(line)")
+    }
+}
+
+/// Lines a `WritingHandler` wrote, each with its metadata sorted.
+private final class WrittenLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
+
+private struct WritingHandler: LogHandler {
+    let lines: WrittenLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata lineMetadata: Logger.Metadata?,
+             source: String, file: String, function: String, line: UInt) {
+        let all = metadata.merging(lineMetadata ?? [:]) { _, new in new }
+        lines.append("\(message) " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+    }
 }
 
 /// Just enough of an HTTP client for a server in another process.
