@@ -30,6 +30,7 @@ struct BenchChat: AsyncParsableCommand {
     @ArgumentParser.Option(help: "Sockets opened at once while connecting.") var connecting = 64
     @ArgumentParser.Option(help: "The servers' log level (debug logs every SQL statement).") var logLevel = "warning"
     @ArgumentParser.Option(help: "A file for the servers' log lines (default: none).") var serverLog: String?
+    @ArgumentParser.Option(help: "A file for each message's due time and latency, in ms (default: none).") var latencyLog: String?
 
     func run() async throws {
         raiseFileLimit()
@@ -115,27 +116,40 @@ struct BenchChat: AsyncParsableCommand {
                      connectSeconds, Double(opened.count) / connectSeconds,
                      memoryAfter.map { String($0 / 1_048_576) }.joined(separator: " + "), perSocket / 1024))
 
+        // The client's connections are opened before the clock starts, as an app's would be.
+        for server in servers {
+            let warmUp = (0..<128).map { _ in
+                client.execute(request: try! HTTPClient.Request(url: "http://127.0.0.1:\(server.port)/healthz"),
+                               deadline: .now() + .seconds(30)).map { _ in }
+            }
+            try await EventLoopFuture.andAllComplete(warmUp, on: group.next()).get()
+        }
+
         // The open loop: message k goes in chat k mod pairs, from either side in turn, through
         // the sender's instance (the recipient's socket is on the other one).
         print("messages: \(rate)/s for \(duration) s: running")
         let cpuBefore = servers.map(\.cpuSeconds)
         let interval = Int64((1e9 / Double(rate)).rounded())
+        // Every request is made before the clock starts: making 30,000 takes longer than the
+        // first ones may wait.
+        let requests = try (0..<total).map { number in
+            let pair = pairs[number % pairs.count]
+            let fromFirst = (number / pairs.count) % 2 == 0
+            let sender = fromFirst ? pair.0 : pair.1
+            // The sender's app talks to the instance its partner's socket is not on.
+            let port = servers[fromFirst ? servers.count - 1 : 0].port
+            return try HTTPClient.Request(
+                url: "http://127.0.0.1:\(port)/v1/chats/\(sender.chat)/messages", method: .POST,
+                headers: ["Authorization": "Bearer \(sender.accessToken)", "Content-Type": "application/json"],
+                body: .string(#"{"id":"\#(UUID().uuidString)","text":"bench \#(number)"}"#))
+        }
         let begin = NIODeadline.now() + .milliseconds(200)
         received.begin(at: begin, interval: interval)
         let sent = NIOLockedValueBox(0)
         var answers: [EventLoopFuture<Void>] = []
         answers.reserveCapacity(total)
         let (run, machine) = try await MachineTimes.during(sampleOn: group.next()) {
-            for number in 0..<total {
-                let pair = pairs[number % pairs.count]
-                let fromFirst = (number / pairs.count) % 2 == 0
-                let sender = fromFirst ? pair.0 : pair.1
-                // The sender's app talks to the instance its partner's socket is not on.
-                let port = servers[fromFirst ? servers.count - 1 : 0].port
-                let request = try HTTPClient.Request(
-                    url: "http://127.0.0.1:\(port)/v1/chats/\(sender.chat)/messages", method: .POST,
-                    headers: ["Authorization": "Bearer \(sender.accessToken)", "Content-Type": "application/json"],
-                    body: .string(#"{"id":"\#(UUID().uuidString)","text":"bench \#(number)"}"#))
+            for (number, request) in requests.enumerated() {
                 let loop = group.next()
                 let due = begin + .nanoseconds(Int64(number) * interval)
                 let answered = loop.flatScheduleTask(deadline: due) {
@@ -166,6 +180,13 @@ struct BenchChat: AsyncParsableCommand {
             print("machine during the messages: \(machine)")
             let undisturbed = machine.undisturbed(latencies) { begin.uptimeNanoseconds + UInt64($0) * UInt64(interval) }
             print("the messages during which no CPU time was stolen: \(LatencySummary(undisturbed))")
+        }
+        if let latencyLog {
+            // One line per message: when it was due after the first, and its latency (empty if lost).
+            let lines = latencies.enumerated().map { number, latency in
+                String(format: "%.1f %@", Double(number) * Double(interval) / 1e6, latency.map { String(format: "%.2f", $0) } ?? "")
+            }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: latencyLog, atomically: true, encoding: .utf8)
         }
         for socket in opened { socket.close(promise: nil) }
     }

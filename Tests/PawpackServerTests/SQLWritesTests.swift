@@ -61,10 +61,7 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            _ = try await server.like(ada, bob)
-            _ = try await server.like(bob, ada)
-            let chat = try #require(try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self)
-                .items.first).id
+            let chat = try await server.matched(ada, bob).id
             let writes = server.app.pawpack.writes
 
             // Another connection to the same file takes the write lock and keeps it a while.
@@ -89,6 +86,29 @@ import Testing
             #expect(page.items.map(\.text) == ["Still there?"], "written once")
             let bobs = try await server.get("/v1/chats/\(chat)", token: bob.token, as: Components.Schemas.Chat.self)
             #expect(bobs.unreadCount == 1)
+        }
+    }
+
+    /// Each statement of a message is prepared once on the own connection: SQLite preparing one
+    /// again on every message (as it did for a join on a bound value) costs as much as not
+    /// keeping it.
+    @Test(.enabled(if: onSQLite, "the own writing connection of an SQLite file"))
+    func aMessagesStatementsArePreparedOnce() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let chat = try await server.matched(ada, bob).id
+            let writes = server.app.pawpack.writes
+            // The first message prepares what the others use again.
+            #expect(try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Hello"],
+                                          token: ada.token).status == 201)
+            let before = writes.counts
+            for (sender, text) in [(bob, "Hi!"), (ada, "Park at six?"), (bob, "Deal")] {
+                #expect(try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": text],
+                                              token: sender.token).status == 201)
+            }
+            #expect(writes.counts.own == before.own + 3, "the messages went through the own connection")
+            #expect(writes.counts.reprepared == before.reprepared, "no statement was prepared again")
         }
     }
 }

@@ -59,7 +59,7 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     app.lifecycle.use(PawpackServicesLifecycle(services: services))
     if let file = try await sqliteFilePath(app) {
         services.hotReads.useOwnConnections(toSQLiteFile: file)
-        try services.writes.useOwnConnection(toSQLiteFile: file)
+        try services.writes.useOwnConnection(toSQLiteFile: file, logger: app.logger)
     }
 
     // Order matters: a read request first goes to the least busy event loop, so that all the

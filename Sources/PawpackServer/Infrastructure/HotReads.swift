@@ -218,8 +218,11 @@ final class SQLiteOwnConnection: @unchecked Sendable {
                 for index in 0..<Int32(statement.columns.count) { values.append(value(at: index, in: handle)) }
                 rows.append(SQLiteReadRow(columns: statement.columns, values: values))
             case SQLITE_DONE:
-                // Read and cleared: how often SQLite had to prepare this statement again.
-                repreparations += Int(sqlite_nio_sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 1))
+                // Read and cleared: how often SQLite had to prepare this statement again because
+                // of the values bound (a statement without any is prepared again only after a
+                // change of the schema, which is SQLite doing its job).
+                let again = Int(sqlite_nio_sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 1))
+                if !binds.isEmpty { repreparations += again }
                 return rows
             case let code where Self.isBusy(code):
                 return nil
@@ -227,6 +230,32 @@ final class SQLiteOwnConnection: @unchecked Sendable {
                 try check(stepped)
             }
         }
+    }
+
+    /// Copies what the WAL holds into the database file as far as no reader still needs it,
+    /// without waiting for anyone (a passive checkpoint); a busy file is left for the next time.
+    /// Answers how many frames the WAL holds and how many of them are copied now; nil when
+    /// the file was busy (left for the next time).
+    func checkpoint() throws -> (frames: Int, copied: Int)? {
+        var (frames, copied): (Int32, Int32) = (0, 0)
+        let done = sqlite_nio_sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+        guard !Self.isBusy(done) else { return nil }
+        try check(done)
+        return (Int(frames), Int(copied))
+    }
+
+    /// Replaces SQLite's automatic checkpoint after a commit by `hook`, called with the pages
+    /// the WAL then holds; it runs inside the commit, so it must return at once, and when it
+    /// answers true the committing connection checkpoints then and there.
+    func afterEachCommit(_ hook: SQLiteCommitHook) {
+        sqlite_nio_sqlite3_wal_hook(handle, { context, handle, _, pages in
+            guard let context, let handle else { return SQLITE_OK }
+            if Unmanaged<SQLiteCommitHook>.fromOpaque(context).takeUnretainedValue().walHolds(Int(pages)) {
+                // As SQLite's own hook does, on the connection that committed.
+                _ = sqlite_nio_sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     func close() {

@@ -1,6 +1,8 @@
 import Fluent
 import FluentSQLiteDriver
+import Logging
 import NIOConcurrencyHelpers
+import NIOPosix
 import SQLKit
 
 /// The statements of one write transaction, whichever connection runs them.
@@ -47,9 +49,9 @@ final class SQLWrites: Sendable {
     init() {}
 
     /// Writes through a connection of its own to this SQLite file from now on.
-    func useOwnConnection(toSQLiteFile path: String) throws {
-        let connection = try SQLiteOwnConnection(path: path, writes: true)
-        writer.withLockedValue { $0 = SQLiteWriter(connection: connection) }
+    func useOwnConnection(toSQLiteFile path: String, logger: Logger) throws {
+        let writer = try SQLiteWriter(path: path, logger: logger)
+        self.writer.withLockedValue { $0 = writer }
     }
 
     /// Closes the own connection once the transaction under way ends; Fluent writes from now on.
@@ -61,10 +63,12 @@ final class SQLWrites: Sendable {
         await current?.close()
     }
 
-    /// Transactions the own connection committed, and those it handed to Fluent because the
-    /// file was busy.
-    var counts: (own: Int, busy: Int) {
-        writer.withLockedValue { $0?.counts } ?? (0, 0)
+
+    /// Transactions the own connection committed, those it handed to Fluent because the file
+    /// was busy, and the statements SQLite had to prepare again (which should not happen: it
+    /// costs as much as not keeping them).
+    var counts: (own: Int, busy: Int, reprepared: Int) {
+        writer.withLockedValue { $0?.counts } ?? (0, 0, 0)
     }
 
     /// Runs `body` in one transaction on `db`'s database and commits it; any error rolls it back.
@@ -84,14 +88,19 @@ final class SQLWrites: Sendable {
 /// The one writing connection and whose turn it is.
 private final class SQLiteWriter: Sendable {
     private let connection: SQLiteOwnConnection
+    let checkpointer: SQLiteCheckpointer
     private let turn = AsyncTurn()
-    private let state = NIOLockedValueBox((closed: false, own: 0, busy: 0))
+    private let state = NIOLockedValueBox((closed: false, own: 0, busy: 0, reprepared: 0))
 
-    init(connection: SQLiteOwnConnection) {
-        self.connection = connection
+    init(path: String, logger: Logger) throws {
+        connection = try SQLiteOwnConnection(path: path, writes: true)
+        checkpointer = try SQLiteCheckpointer(path: path, writersTurn: turn, logger: logger)
+        connection.afterEachCommit(checkpointer)
     }
 
-    var counts: (own: Int, busy: Int) { state.withLockedValue { ($0.own, $0.busy) } }
+    var counts: (own: Int, busy: Int, reprepared: Int) {
+        state.withLockedValue { ($0.own, $0.busy, $0.reprepared) }
+    }
 
     /// The body's result once committed; nil when the file was busy (nothing was written).
     func transaction<T: Sendable>(dialect: any SQLDatabase,
@@ -107,7 +116,8 @@ private final class SQLiteWriter: Sendable {
                 rollBack()
                 return busy()
             }
-            state.withLockedValue { $0.own += 1 }
+            let reprepared = connection.repreparations
+            state.withLockedValue { $0.own += 1; $0.reprepared = reprepared }
             return result
         } catch is OwnWriteStatements.Busy {
             rollBack()
@@ -121,8 +131,9 @@ private final class SQLiteWriter: Sendable {
     func close() async {
         await turn.take()
         state.withLockedValue { $0.closed = true }
-        connection.close()
         turn.pass()
+        await checkpointer.close()
+        connection.close()
     }
 
     private func busy<T>() -> T? {
@@ -192,5 +203,112 @@ final class AsyncTurn: Sendable {
             return state.waiting.removeFirst()
         }
         next?.resume()
+    }
+}
+
+/// Called by an SQLite connection after each of its commits (`SQLiteOwnConnection.afterEachCommit`).
+class SQLiteCommitHook: @unchecked Sendable {
+    /// True to checkpoint in place.
+    func walHolds(_ pages: Int) -> Bool { false }
+}
+
+/// Checkpoints the own writer's WAL on a thread of its own, through a connection of its own.
+///
+/// SQLite checkpoints in the commit that takes the WAL past 1,000 pages: it copies them into
+/// the database file and waits for the disk twice, on the thread that committed, which for the
+/// own writer is an event loop, so every request and socket on that loop waited too (stalls of
+/// 20–70 ms several times a second at 800 messages a second). Here the commit only asks, once
+/// the WAL holds 1,000 frames more than the last checkpoint copied, and a passive checkpoint,
+/// which neither waits for nor holds up readers and writers, copies them beside the writers.
+///
+/// SQLite starts the WAL over only when a writer finds every frame copied, which under steady
+/// writing never happens: frames come in while a checkpoint copies. So once the WAL holds
+/// `restartAt` frames, the checkpoint then takes the writers' turn and copies what came in
+/// meanwhile, and the next writer starts the WAL over; writers wait for that part only, asleep.
+/// Should the WAL outgrow all this (a reader holding an old snapshot, a slow disk), the commit
+/// checkpoints in place as SQLite would.
+final class SQLiteCheckpointer: SQLiteCommitHook {
+    /// Frames added between two checkpoints (SQLite's default is 1,000).
+    let pages: Int
+    /// Frames in the WAL past which a checkpoint empties it (4 KiB each: 64 MiB by default).
+    let restartAt: Int
+    /// Frames past which the committing connection checkpoints in place.
+    var inPlaceAt: Int { 4 * restartAt }
+    private let connection: SQLiteOwnConnection
+    private let writersTurn: AsyncTurn
+    private let logger: Logger
+    private let thread = NIOThreadPool(numberOfThreads: 1)
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var running: Task<Void, Never>?
+        /// The frames the last checkpoint left copied.
+        var copied = 0
+        var closed = false
+        var counts = (asked: 0, restarts: 0, inPlace: 0)
+    }
+
+    init(path: String, writersTurn: AsyncTurn, pages: Int = 1_000, restartAt: Int = 16_384, logger: Logger) throws {
+        connection = try SQLiteOwnConnection(path: path, writes: true)
+        self.writersTurn = writersTurn
+        self.pages = pages
+        self.restartAt = restartAt
+        self.logger = logger
+        thread.start()
+    }
+
+    /// Checkpoints asked for, those that emptied the WAL, and those run in place.
+    var counts: (asked: Int, restarts: Int, inPlace: Int) { state.withLockedValue { $0.counts } }
+
+    override func walHolds(_ frames: Int) -> Bool {
+        state.withLockedValue { state -> Bool in
+            // Fewer than were copied: the WAL started over.
+            if frames < state.copied { state.copied = 0 }
+            guard !state.closed, frames >= state.copied + pages else { return false }
+            guard state.running == nil else {
+                guard frames >= inPlaceAt else { return false }
+                state.counts.inPlace += 1
+                return true
+            }
+            state.counts.asked += 1
+            let restart = frames >= restartAt
+            if restart { state.counts.restarts += 1 }
+            state.running = Task { await self.checkpoint(restart: restart) }
+            return false
+        }
+    }
+
+    private func checkpoint(restart: Bool) async {
+        var done = await checkpoint()
+        if restart {
+            await writersTurn.take()
+            done = await checkpoint()
+            writersTurn.pass()
+        }
+        state.withLockedValue { state in
+            if let copied = done?.copied { state.copied = copied }
+            state.running = nil
+        }
+    }
+
+    private func checkpoint() async -> (frames: Int, copied: Int)? {
+        let connection = connection
+        do {
+            return try await thread.runIfActive { try connection.checkpoint() }
+        } catch {
+            // The WAL keeps what was not copied; the next checkpoint tries again.
+            logger.warning("SQLite checkpoint failed", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    func close() async {
+        let running = state.withLockedValue { state in
+            state.closed = true
+            return state.running
+        }
+        await running?.value
+        try? await thread.shutdownGracefully()
+        connection.close()
     }
 }

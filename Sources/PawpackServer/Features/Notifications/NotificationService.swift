@@ -197,10 +197,12 @@ final class NotificationService: Sendable {
         try await names(of: pet, in: FluentWriteStatements(db: db))
     }
 
+    /// The owner's name is a subquery, not a join: SQLite prepares a join whose key is a bound
+    /// value anew each time the value changes, which every message did (`SQLWritesTests`).
     static func names(of pet: Pet.ID, in statements: any SQLWriteStatements) async throws -> (dog: String, owner: String) {
         guard let row = try await statements.first("""
-            SELECT "pets"."name", "users"."display_name" FROM "pets" JOIN "users" ON "users"."id" = "pets"."owner_id"
-            WHERE "pets"."id" = \(bind: pet)
+            SELECT "name", (SELECT "display_name" FROM "users" WHERE "users"."id" = "pets"."owner_id") AS "display_name"
+            FROM "pets" WHERE "id" = \(bind: pet)
             """) else { return ("A dog", "A member") }
         return (try row.decode(column: "name", as: String.self), try row.decode(column: "display_name", as: String.self))
     }

@@ -95,7 +95,12 @@ struct RealtimeRoutes {
         let lifetime = ends.map { max(0, $0.timeIntervalSince(services.dependencies.clock.now())) }
         // A socket's handlers are set on its own event loop.
         try? await socket.eventLoop.submit {
-            socket.pingInterval = .seconds(pingSeconds)
+            // Heartbeats start at a random moment within the first interval: sockets opened
+            // together (every app reconnecting after a restart) would otherwise ping together,
+            // thousands in the same few seconds, every interval.
+            socket.eventLoop.scheduleTask(in: .milliseconds(Int64.random(in: 0..<(pingSeconds * 1_000)))) {
+                socket.pingInterval = .seconds(pingSeconds)
+            }
             let acknowledgements = services.realtime.acknowledgements
             socket.onText { _, text in connection.acknowledged(text, by: acknowledgements) }
             socket.onClose.whenComplete { _ in

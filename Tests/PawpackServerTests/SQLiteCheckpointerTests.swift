@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+@testable import PawpackServer
+import Testing
+
+/// The own writer's WAL is checkpointed beside it (`SQLiteCheckpointer`), not in its commits:
+/// under steady writing the WAL must still start over, so that it stays bounded, and nothing
+/// written may be lost.
+@Suite struct SQLiteCheckpointerTests {
+    @Test func steadyWritingKeepsTheWALBoundedAndLosesNothing() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checkpointer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("pawpack.sqlite").path
+        // An empty file is an empty database; the own connections open files, not make them.
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+
+        let writer = try SQLiteOwnConnection(path: path, writes: true)
+        defer { writer.close() }
+        for statement in ["PRAGMA journal_mode = WAL", #"CREATE TABLE "notes" ("id" INTEGER PRIMARY KEY, "text" TEXT NOT NULL)"#] {
+            #expect(try writer.rows(statement, []) != nil)
+        }
+        let turn = AsyncTurn()
+        let checkpointer = try SQLiteCheckpointer(path: path, writersTurn: turn, pages: 50, restartAt: 200,
+                                                  logger: Logger(label: "test"))
+        writer.afterEachCommit(checkpointer)
+
+        // 2,000 commits of a row of 2 KB each: without checkpoints the WAL would hold at least
+        // 2,000 frames of 4 KiB (8 MB), one or more a commit.
+        let text = String(repeating: "w", count: 2_048)
+        for number in 1...2_000 {
+            await turn.take()
+            #expect(try writer.rows("BEGIN IMMEDIATE", []) != nil)
+            #expect(try writer.rows(#"INSERT INTO "notes" ("id", "text") VALUES (?, ?)"#, [.integer(number), .text(text)]) != nil)
+            #expect(try writer.rows("COMMIT", []) != nil)
+            turn.pass()
+            // About ten thousand commits a second, ten times the chat bench's rate.
+            if number % 10 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        await checkpointer.close()
+
+        let counts = checkpointer.counts
+        #expect(counts.asked > 0, "checkpoints were asked for")
+        #expect(counts.restarts > 0, "the WAL was emptied under steady writing")
+        // A checkpointer starved of CPU (a busy machine) leaves the commits to checkpoint in
+        // place past 800 frames, which bounds the WAL too.
+        let walBytes = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? Int.max
+        #expect(walBytes < 2 * checkpointer.inPlaceAt * 4_120, "the WAL stays within a few restarts' frames: \(walBytes) bytes")
+
+        let reader = try SQLiteOwnConnection(path: path)
+        defer { reader.close() }
+        let rows = try #require(try reader.rows(#"SELECT COUNT(*) AS "n", SUM(LENGTH("text")) AS "bytes" FROM "notes""#, []))
+        #expect(try rows.first?.decode(column: "n", as: Int.self) == 2_000)
+        #expect(try rows.first?.decode(column: "bytes", as: Int.self) == 2_000 * 2_048)
+    }
+}
