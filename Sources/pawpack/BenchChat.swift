@@ -116,15 +116,6 @@ struct BenchChat: AsyncParsableCommand {
                      connectSeconds, Double(opened.count) / connectSeconds,
                      memoryAfter.map { String($0 / 1_048_576) }.joined(separator: " + "), perSocket / 1024))
 
-        // The client's connections are opened before the clock starts, as an app's would be.
-        for server in servers {
-            let warmUp = (0..<128).map { _ in
-                client.execute(request: try! HTTPClient.Request(url: "http://127.0.0.1:\(server.port)/healthz"),
-                               deadline: .now() + .seconds(30)).map { _ in }
-            }
-            try await EventLoopFuture.andAllComplete(warmUp, on: group.next()).get()
-        }
-
         // The open loop: message k goes in chat k mod pairs, from either side in turn, through
         // the sender's instance (the recipient's socket is on the other one).
         print("messages: \(rate)/s for \(duration) s: running")
@@ -182,11 +173,8 @@ struct BenchChat: AsyncParsableCommand {
             print("the messages during which no CPU time was stolen: \(LatencySummary(undisturbed))")
         }
         if let latencyLog {
-            // One line per message: when it was due after the first, and its latency (empty if lost).
-            let lines = latencies.enumerated().map { number, latency in
-                String(format: "%.1f %@", Double(number) * Double(interval) / 1e6, latency.map { String(format: "%.2f", $0) } ?? "")
-            }
-            try (lines.joined(separator: "\n") + "\n").write(toFile: latencyLog, atomically: true, encoding: .utf8)
+            try OpenLoopRun(latencies: latencies, seconds: seconds, begin: begin.uptimeNanoseconds, interval: UInt64(interval))
+                .writeLog(to: latencyLog)
         }
         for socket in opened { socket.close(promise: nil) }
     }

@@ -278,8 +278,9 @@ struct BenchDeck: AsyncParsableCommand {
     }
 }
 
-/// The open loop's latencies in the order the requests were due, nil where one failed.
-private struct OpenLoopRun: Sendable {
+/// The open loop's latencies in the order the requests were due, nil where one failed
+/// (`bench deck`; `bench chat` writes its log with it).
+struct OpenLoopRun: Sendable {
     let latencies: [Double?]
     let seconds: Double
     /// When the first request was due and the time between two (CLOCK_MONOTONIC ns).

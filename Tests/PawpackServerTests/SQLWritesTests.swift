@@ -59,9 +59,7 @@ import Testing
     @Test(.enabled(if: onSQLite, "another connection holding an SQLite file"))
     func aMessageSentWhileAnotherConnectionHoldsTheFileIsWrittenOnceItIsFree() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await Self.adaAndBobInAChat(server)
             let writes = server.app.pawpack.writes
 
             // Another connection to the same file takes the write lock and keeps it a while.
@@ -95,9 +93,7 @@ import Testing
     @Test(.enabled(if: onSQLite, "the own writing connection of an SQLite file"))
     func aMessagesStatementsArePreparedOnce() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await Self.adaAndBobInAChat(server)
             let writes = server.app.pawpack.writes
             // The first message prepares what the others use again.
             #expect(try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Hello"],
@@ -110,5 +106,11 @@ import Testing
             #expect(writes.counts.own == before.own + 3, "the messages went through the own connection")
             #expect(writes.counts.reprepared == before.reprepared, "no statement was prepared again")
         }
+    }
+
+    private static func adaAndBobInAChat(_ server: TestServer) async throws -> (ada: TestServer.Owner, bob: TestServer.Owner, chat: String) {
+        let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+        let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+        return (ada, bob, try await server.matched(ada, bob).id)
     }
 }

@@ -244,18 +244,18 @@ final class SQLiteOwnConnection: @unchecked Sendable {
         return (Int(frames), Int(copied))
     }
 
-    /// Replaces SQLite's automatic checkpoint after a commit by `hook`, called with the pages
+    /// Replaces SQLite's automatic checkpoint after a commit by `checkpointer`, told the pages
     /// the WAL then holds; it runs inside the commit, so it must return at once, and when it
     /// answers true the committing connection checkpoints then and there.
-    func afterEachCommit(_ hook: SQLiteCommitHook) {
+    func afterEachCommit(_ checkpointer: SQLiteCheckpointer) {
         sqlite_nio_sqlite3_wal_hook(handle, { context, handle, _, pages in
             guard let context, let handle else { return SQLITE_OK }
-            if Unmanaged<SQLiteCommitHook>.fromOpaque(context).takeUnretainedValue().walHolds(Int(pages)) {
+            if Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue().walHolds(Int(pages)) {
                 // As SQLite's own hook does, on the connection that committed.
                 _ = sqlite_nio_sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             }
             return SQLITE_OK
-        }, Unmanaged.passUnretained(hook).toOpaque())
+        }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
     func close() {

@@ -206,12 +206,6 @@ final class AsyncTurn: Sendable {
     }
 }
 
-/// Called by an SQLite connection after each of its commits (`SQLiteOwnConnection.afterEachCommit`).
-class SQLiteCommitHook: @unchecked Sendable {
-    /// True to checkpoint in place.
-    func walHolds(_ pages: Int) -> Bool { false }
-}
-
 /// Checkpoints the own writer's WAL on a thread of its own, through a connection of its own.
 ///
 /// SQLite checkpoints in the commit that takes the WAL past 1,000 pages: it copies them into
@@ -227,7 +221,7 @@ class SQLiteCommitHook: @unchecked Sendable {
 /// meanwhile, and the next writer starts the WAL over; writers wait for that part only, asleep.
 /// Should the WAL outgrow all this (a reader holding an old snapshot, a slow disk), the commit
 /// checkpoints in place as SQLite would.
-final class SQLiteCheckpointer: SQLiteCommitHook {
+final class SQLiteCheckpointer: Sendable {
     /// Frames added between two checkpoints (SQLite's default is 1,000).
     let pages: Int
     /// Frames in the WAL past which a checkpoint empties it (4 KiB each: 64 MiB by default).
@@ -260,7 +254,9 @@ final class SQLiteCheckpointer: SQLiteCommitHook {
     /// Checkpoints asked for, those that emptied the WAL, and those run in place.
     var counts: (asked: Int, restarts: Int, inPlace: Int) { state.withLockedValue { $0.counts } }
 
-    override func walHolds(_ frames: Int) -> Bool {
+    /// Told after each commit of the writer (`SQLiteOwnConnection.afterEachCommit`); true when
+    /// the writer must checkpoint in place.
+    func walHolds(_ frames: Int) -> Bool {
         state.withLockedValue { state -> Bool in
             // Fewer than were copied: the WAL started over.
             if frames < state.copied { state.copied = 0 }
