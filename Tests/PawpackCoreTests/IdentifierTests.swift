@@ -18,6 +18,31 @@ import Testing
                 == ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"])
     }
 
+    /// Rows written many times a second (messages, realtime events) get ids in time order, so
+    /// their index grows at one end: a later id's text sorts after an earlier one's, and the
+    /// id is still a valid, distinct UUID.
+    @Test func timeOrderedIdsSortByTheirMillisecondAndAreVersion7() {
+        // Half a millisecond in, so that a Double's rounding never moves one to the next.
+        let start = Date(timeIntervalSince1970: 1_795_000_000.1235)
+        let ids = (0..<1_000).map { UUID.timeOrdered(at: start.addingTimeInterval(Double($0) / 1_000)) }
+        let texts = ids.map { $0.text(uppercase: true) }
+        #expect(zip(texts, texts.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(Set(ids).count == ids.count)
+        // The same millisecond twice: different ids, both of that millisecond.
+        let twins = (UUID.timeOrdered(at: start), UUID.timeOrdered(at: start))
+        #expect(twins.0 != twins.1)
+        #expect(twins.0.uuidString.prefix(13) == twins.1.uuidString.prefix(13))
+        for id in ids.prefix(50) {
+            let text = id.uuidString
+            #expect(Array(text)[14] == "7", "version 7: \(text)")
+            #expect("89AB".contains(Array(text)[19]), "RFC 9562 variant: \(text)")
+            #expect(UUID(text: text) == id)
+        }
+        // The first 48 bits are the Unix time in milliseconds.
+        #expect(UInt64(ids[0].uuidString.replacingOccurrences(of: "-", with: "").prefix(12), radix: 16) == 1_795_000_000_123)
+        #expect(Chats.Message.ID.timeOrdered(at: start).rawValue.uuidString.prefix(13) == texts[0].prefix(13))
+    }
+
     @Test func parsingAcceptsWhatFoundationAcceptsAndReadsTheSameValue() {
         for _ in 0..<2_000 {
             let uuid = UUID()

@@ -167,23 +167,29 @@ final class SQLiteOwnConnection: @unchecked Sendable {
         }
         self.handle = handle
         // No busy handler: a busy file answers at once, and the caller asks elsewhere rather
-        // than wait on its thread. `query_only` makes sure a reading connection never writes;
-        // the cache and memory-mapping match the tuned connections of `configure`.
+        // than wait on its thread. `query_only` makes sure a reading connection never writes.
+        //
+        // A reading connection does not map the file. In WAL mode SQLite drops a connection's
+        // cache and, when it maps the file, unmaps all of it, at the start of every read after
+        // another connection committed: with a message every millisecond that is nearly every
+        // read, and the `munmap`, the new mapping and its page faults were a twentieth of the
+        // server's CPU. Reading pages with `pread` costs less then, and the same when nothing
+        // is written (`bench deck`, in docs/PERFORMANCE.md).
         //
         // The writing connection checks foreign keys as Fluent's connections do. Its page cache
         // stays at SQLite's default: at the end of every transaction SQLite walks the cache's
         // whole hash table, which at 64 MiB was a twentieth of the server's CPU at 500 messages
-        // a second, and the pages it writes are found through the memory map anyway. Its commits
-        // append to the WAL without waiting for the disk (`synchronous = NORMAL`, SQLite's
-        // advice for WAL): the next checkpoint, or any commit through Fluent, syncs them. A
-        // crash of the server loses nothing; a power cut can lose the last moments' messages.
+        // a second, and the pages it writes are found through the memory map anyway (its own
+        // commits do not unmap it). Its commits append to the WAL without waiting for the disk
+        // (`synchronous = NORMAL`, SQLite's advice for WAL): the next checkpoint, or any commit
+        // through Fluent, syncs them. A crash of the server loses nothing; a power cut can lose
+        // the last moments' messages.
         let pragmas = writes
             ? ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL", "PRAGMA mmap_size = 2147418112"]
-            : ["PRAGMA query_only = 1", "PRAGMA cache_size = -65536", "PRAGMA mmap_size = 2147418112"]
+            : ["PRAGMA query_only = 1", "PRAGMA mmap_size = 0"]
         if writes {
-            // The file grows 8 MiB at a time rather than page by page: every reading connection
-            // maps the file anew whenever its size changed, which as messages came in was a
-            // thirtieth of the CPU in `munmap` alone.
+            // The file grows 8 MiB at a time rather than page by page: a connection that maps
+            // the file maps it anew whenever its size changed.
             var chunk: Int32 = 8 << 20
             sqlite_nio_sqlite3_file_control(handle, "main", SQLITE_FCNTL_CHUNK_SIZE, &chunk)
         }

@@ -220,7 +220,7 @@ final class ChatService: Sendable {
         try refuseIfClosed(chat)
         try await sends.take(me.description, now: clock.now(), what: "messages")
         let image = try await pets.sanitizedImage(data)
-        let messageID = Chats.Message.ID()
+        let messageID = Chats.Message.ID.timeOrdered(at: clock.now())
         let key = "chats/\(id)/\(messageID).\(image.format.fileExtension)"
         try await pets.media.put(image.data, key: key, contentType: image.format.mimeType)
         do {
@@ -258,12 +258,13 @@ final class ChatService: Sendable {
     /// Numbers and stores a message in one transaction: the chat's count goes up by one under
     /// the row's lock (PostgreSQL; SQLite writes one at a time), so two messages sent at once
     /// get different positions, and the recipient's unread count goes up with it.
-    private func insert(into chat: ChatRecord, from me: User.ID, clientMessageID: UUID, id: Chats.Message.ID = .init(),
+    private func insert(into chat: ChatRecord, from me: User.ID, clientMessageID: UUID, id: Chats.Message.ID? = nil,
                         text: String? = nil, photo: (key: String, contentType: String)? = nil,
                         on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
         let chatID = try chat.requireID()
         guard let side = chat.side(of: me) else { throw Problem.notFound }
         let now = clock.now()
+        let id = id ?? .timeOrdered(at: now)
         let unread = "\(side.other.column)_unread"
         let (userA, userB, otherUser, sendingPet) = (chat.$userA.id, chat.$userB.id, chat.user(side.other), chat.pet(side))
         do {

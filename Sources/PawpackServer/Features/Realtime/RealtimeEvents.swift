@@ -126,7 +126,7 @@ final class RealtimeEvents: Sendable {
         }
         guard !stored.isEmpty else { return [] }
         let rows = stored.map {
-            "(\(bind: UUID()), \(bind: $0.user), \(bind: $0.seq), \(bind: $0.kind), \(bind: $0.payload), \(bind: now))" as SQLQueryString
+            "(\(bind: UUID.timeOrdered(at: now)), \(bind: $0.user), \(bind: $0.seq), \(bind: $0.kind), \(bind: $0.payload), \(bind: now))" as SQLQueryString
         }.joined(separator: ", ")
         try await statements.run("""
             INSERT INTO "realtime_events" ("id", "user_id", "seq", "kind", "payload", "created_at") VALUES \(rows)
