@@ -114,8 +114,10 @@ import Testing
                 cursor = page.nextCursor
             } while cursor != nil
             #expect(pages == [["message 5", "message 4"], ["message 3", "message 2"], ["message 1"]])
-            let fromBob = try await messages(server, of: bob, in: chat).items.map(\.fromMe)
-            #expect(fromBob == [false, true, false, true, false])
+            let all = try await messages(server, of: bob, in: chat).items
+            #expect(all.map(\.fromMe) == [false, true, false, true, false])
+            // Time-ordered ids (RFC 9562 version 7), so the messages' id index grows at one end.
+            #expect(all.allSatisfy { Array($0.id)[14] == "7" }, "\(all.map(\.id))")
 
             let badCursor = try await server.request(.GET, "/v1/chats/\(chat)/messages?cursor=zzz", token: bob.token)
             #expect(badCursor.status == 422)
