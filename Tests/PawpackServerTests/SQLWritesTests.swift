@@ -108,6 +108,55 @@ import Testing
         }
     }
 
+    /// Transactions that queue while another runs share the next commit (group commit), and
+    /// one of them failing takes back its own writes only: the others still commit.
+    @Test(.enabled(if: onSQLite, "the own writing connection of an SQLite file"))
+    func transactionsThatWaitTogetherShareACommitAndOneFailingFailsAlone() async throws {
+        try await TestServer.run { server in
+            let db = server.app.db
+            let writes = server.app.pawpack.writes
+            var members: [User.ID] = []
+            for name in ["ada", "bob", "cyd"] { members.append(try await server.member(name).userID) }
+            let (ada, bob, cy) = (members[0], members[1], members[2])
+            @Sendable func name(_ user: User.ID) async throws -> String? {
+                try await db.sql.raw(#"SELECT "display_name" FROM "users" WHERE "id" = \#(bind: user)"#).first()?
+                    .decode(column: "display_name", as: String.self)
+            }
+            @Sendable func rename(_ user: User.ID, _ name: String, holdFor hold: Duration = .zero, fail: Bool = false) async throws {
+                struct Refused: Error {}
+                try await writes.transaction(on: db) { statements in
+                    try await statements.run(#"UPDATE "users" SET "display_name" = \#(bind: name) WHERE "id" = \#(bind: user)"#)
+                    if hold > .zero { try await Task.sleep(for: hold) }
+                    if fail { throw Refused() }
+                }
+            }
+
+            // One transaction holds the writer while three more arrive: they wait, then commit together.
+            var before = writes.counts
+            let holding = Task { try await rename(ada, "Ada 1", holdFor: .milliseconds(400)) }
+            try await Task.sleep(for: .milliseconds(100))
+            async let first: Void = rename(bob, "Bob 1")
+            async let second: Void = rename(cy, "Cy 1")
+            async let third: Void = rename(ada, "Ada 2")
+            _ = try await (holding.value, first, second, third)
+            #expect(try await [name(ada), name(bob), name(cy)] == ["Ada 2", "Bob 1", "Cy 1"])
+            #expect(writes.counts.own == before.own + 4)
+            #expect(writes.counts.commits == before.commits + 2, "the three that waited shared one commit")
+
+            // The same with one of the three failing: it fails alone.
+            before = writes.counts
+            let holdingAgain = Task { try await rename(ada, "Ada 3", holdFor: .milliseconds(400)) }
+            try await Task.sleep(for: .milliseconds(100))
+            async let good: Void = rename(bob, "Bob 2")
+            let failing = Task { try await rename(ada, "Changed", fail: true) }
+            async let alsoGood: Void = rename(cy, "Cy 2")
+            _ = try await (holdingAgain.value, good, alsoGood)
+            await #expect(throws: (any Error).self) { try await failing.value }
+            #expect(try await [name(ada), name(bob), name(cy)] == ["Ada 3", "Bob 2", "Cy 2"], "only the failing one's write was taken back")
+            #expect(writes.counts.own == before.own + 3)
+        }
+    }
+
     private static func adaAndBobInAChat(_ server: TestServer) async throws -> (ada: TestServer.Owner, bob: TestServer.Owner, chat: String) {
         let ada = try await server.owner("ada", at: TestServer.Place.lyon)
         let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
