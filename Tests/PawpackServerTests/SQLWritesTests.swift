@@ -109,7 +109,7 @@ import Testing
     }
 
     /// Transactions that queue while another runs share the next commit (group commit), and
-    /// one of them failing takes back its own writes only: the others still commit.
+    /// one of them failing takes back its own writes only: the others still commit, together.
     @Test(.enabled(if: onSQLite, "the own writing connection of an SQLite file"))
     func transactionsThatWaitTogetherShareACommitAndOneFailingFailsAlone() async throws {
         try await TestServer.run { server in
@@ -154,6 +154,7 @@ import Testing
             await #expect(throws: (any Error).self) { try await failing.value }
             #expect(try await [name(ada), name(bob), name(cy)] == ["Ada 3", "Bob 2", "Cy 2"], "only the failing one's write was taken back")
             #expect(writes.counts.own == before.own + 3)
+            #expect(writes.counts.commits == before.commits + 2, "the two others still committed together")
         }
     }
 

@@ -81,8 +81,9 @@ final class SQLWrites: Sendable {
     }
 
     /// Runs `body` in one transaction on `db`'s database and commits it; any error rolls it back.
-    /// `body` may run twice (the own connection found the file busy part-way, and Fluent runs
-    /// it again), so it must only write through the statements it is given.
+    /// `body` may run more than once (its batch ran again without a body that failed; the own
+    /// connection found the file busy part-way, and Fluent runs it again), and in another
+    /// caller's task, so it must only write through the statements it is given.
     func transaction<T: Sendable>(on db: any Database,
                                   _ body: @escaping @Sendable (any SQLWriteStatements) async throws -> T) async throws -> T {
         if db.inTransaction { return try await body(FluentWriteStatements(db: db)) }
@@ -105,16 +106,18 @@ final class SQLWrites: Sendable {
 /// transaction, not more, and shared pages (a table's last page, an index's newest) go to the
 /// WAL once a batch instead of once a message.
 ///
-/// A body that throws rolls its batch back; the batch's transactions then run again one by one,
-/// so that only the failing one fails (a body may run more than once: `SQLWrites`).
+/// A body that throws rolls its batch back and keeps its error; the others run again together
+/// without it (a body may run more than once: `SQLWrites`).
 private final class SQLiteWriter: Sendable {
     private let connection: SQLiteOwnConnection
     let checkpointer: SQLiteCheckpointer
     /// Held by the batch that runs, and by the checkpointer while it starts the WAL over.
     private let turn = AsyncTurn()
     private let state = NIOLockedValueBox(State())
-    /// Transactions in one batch at most: a longer queue takes several.
-    private static let batchLimit = 256
+    /// Transactions in one batch at most: a longer queue takes several. The batch's bodies run
+    /// one after the other on the thread of the caller that runs it (an event loop), so this
+    /// bounds how long that loop's other sockets wait (tens of microseconds a message).
+    private static let batchLimit = 64
 
     private struct State {
         var closed = false
@@ -179,41 +182,50 @@ private final class SQLiteWriter: Sendable {
         next?.wake(leading: true)
     }
 
-    /// One transaction for the batch; alone again for each when one of them failed.
+    /// One transaction for the batch. A body that fails keeps its error (it ran after the ones
+    /// before it, as it would have alone), and the batch runs again without it.
     private func commit(_ batch: [any QueuedWrite]) async {
-        do {
-            guard try connection.rows("BEGIN IMMEDIATE", []) != nil else { return allBusy(batch) }
-        } catch {
-            return batch.forEach { $0.finish(.failed(error)) }
-        }
-        for write in batch {
-            switch await write.run() {
-            case .done:
+        var batch = batch
+        while !batch.isEmpty {
+            do {
+                guard try connection.rows("BEGIN IMMEDIATE", []) != nil else { return allBusy(batch) }
+            } catch {
+                return batch.forEach { $0.finish(.failed(error)) }
+            }
+            var failed: Int?
+            for (index, write) in batch.enumerated() {
+                switch await write.run() {
+                case .done:
+                    continue
+                case .busy:
+                    rollBack()
+                    return allBusy(batch)
+                case .failed:
+                    failed = index
+                }
+                break
+            }
+            if let failed {
+                rollBack()
+                batch.remove(at: failed)
                 continue
-            case .busy:
-                rollBack()
-                return allBusy(batch)
-            case .failed:
-                rollBack()
-                guard batch.count > 1 else { return }
-                for write in batch { await commit([write]) }
-                return
             }
-        }
-        do {
-            guard try connection.rows("COMMIT", []) != nil else {
+            do {
+                guard try connection.rows("COMMIT", []) != nil else {
+                    rollBack()
+                    return allBusy(batch)
+                }
+            } catch {
                 rollBack()
-                return allBusy(batch)
+                return batch.forEach { $0.finish(.failed(error)) }
             }
-        } catch {
-            rollBack()
-            return batch.forEach { $0.finish(.failed(error)) }
-        }
-        let reprepared = connection.repreparations
-        state.withLockedValue { state in
-            state.counts.own += batch.count
-            state.counts.commits += 1
-            state.counts.reprepared = reprepared
+            let reprepared = connection.repreparations
+            state.withLockedValue { state in
+                state.counts.own += batch.count
+                state.counts.commits += 1
+                state.counts.reprepared = reprepared
+            }
+            return
         }
     }
 
@@ -447,7 +459,13 @@ final class SQLiteCheckpointer: Sendable {
                 passes += 1
             }
             await writersTurn.take()
-            done = checkpointHere()
+            if let copied = done?.copied, state.withLockedValue({ $0.frames }) - copied <= Self.leftForTheWriters {
+                done = checkpointHere()
+            } else {
+                // Not caught up (a pass found the file busy, or writing outran them): the rest
+                // is copied on the checkpointer's thread, not on the event loop holding the turn.
+                done = await checkpoint()
+            }
             writersTurn.pass()
         }
         state.withLockedValue { state in
@@ -466,9 +484,10 @@ final class SQLiteCheckpointer: Sendable {
         }
     }
 
-    /// The part writers wait for, run on the thread that holds their turn: handed to the
-    /// checkpoint's own thread and back, it waited for a thread of the shared pool to carry on
-    /// while every writer waited for it.
+    /// The part writers wait for, when at most `leftForTheWriters` frames are left, run on the
+    /// thread that holds their turn (an event loop, for the few milliseconds of its copy and
+    /// syncs): handed to the checkpoint's own thread and back, it waited for a thread of the
+    /// shared pool to carry on while every writer waited for it.
     private func checkpointHere() -> (frames: Int, copied: Int)? {
         do {
             return try connection.checkpoint()

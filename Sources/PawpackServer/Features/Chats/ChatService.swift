@@ -256,8 +256,9 @@ final class ChatService: Sendable {
                                 detail: "The match ended, so no more messages can be sent here. The conversation stays for you to read.")
 
     /// Numbers and stores a message in one transaction: the chat's count goes up by one under
-    /// the row's lock (PostgreSQL; SQLite writes one at a time), so two messages sent at once
-    /// get different positions, and the recipient's unread count goes up with it.
+    /// the row's lock (PostgreSQL; SQLite runs one transaction's statements at a time), so two
+    /// messages sent at once get different positions, and the recipient's unread count goes up
+    /// with it.
     private func insert(into chat: ChatRecord, from me: User.ID, clientMessageID: UUID, id: Chats.Message.ID? = nil,
                         text: String? = nil, photo: (key: String, contentType: String)? = nil,
                         on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
