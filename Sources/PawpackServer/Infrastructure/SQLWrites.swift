@@ -35,14 +35,14 @@ struct FluentWriteStatements: SQLWriteStatements {
 ///
 /// On PostgreSQL, and for a caller already in a transaction, they are Fluent transactions. On
 /// an SQLite file they run on one connection of Pawpack's own, with `BEGIN IMMEDIATE` and
-/// statements prepared once, those that arrive together in one transaction (`SQLiteWriter`). Fluent's
-/// SQLite connections run each statement on a thread pool and prepare it anew, and their
+/// statements prepared once, those that arrive together in one transaction (`SQLiteWriter`).
+/// Fluent's SQLite connections run each statement on a thread pool and prepare it anew, and their
 /// deferred transactions take the write lock only at their first write, so two of them spin in
 /// SQLiteNIO's busy handler (which retries at once, without sleeping) for as long as the other
 /// holds the file: a message's transaction of a dozen statements crossed threads two dozen times
 /// while holding it. Here the same statements take tens of microseconds, and writers wait their
-/// turn asleep. When another connection holds the write lock (a Fluent write
-/// elsewhere), the transaction goes through Fluent, which waits for it.
+/// turn asleep. When another connection holds the write lock (a Fluent write elsewhere), the
+/// transaction goes through Fluent, which waits for it.
 final class SQLWrites: Sendable {
     private let writer = NIOLockedValueBox<SQLiteWriter?>(nil)
 
@@ -102,9 +102,9 @@ final class SQLWrites: Sendable {
 /// at a time, each turn passed was a task resumed on the shared thread pool; under load those
 /// resumptions came one after the other while every writer waited, and once a queue formed it
 /// stayed: in one bench run in about 25 the writer fell to 300 messages a second, and in
-/// another its queue held six seconds of messages, drained over the next twenty. Taken together, a longer queue costs fewer resumptions and commits per
-/// transaction, not more, and shared pages (a table's last page, an index's newest) go to the
-/// WAL once a batch instead of once a message.
+/// another its queue held six seconds of messages. Taken together, a longer queue costs fewer
+/// resumptions and commits per transaction, not more, and shared pages (a table's last page, an
+/// index's newest) go to the WAL once a batch instead of once a message.
 ///
 /// A body that throws rolls its batch back and keeps its error; the others run again together
 /// without it (a body may run more than once: `SQLWrites`).
@@ -453,13 +453,12 @@ final class SQLiteCheckpointer: Sendable {
             // Beside the writers first, until little is left to copy (each pass copies what
             // came in during the one before): the part they wait for copies and syncs only that.
             var passes = 1
-            while passes < Self.catchUpPasses, let copied = done?.copied,
-                  state.withLockedValue({ $0.frames }) - copied > Self.leftForTheWriters {
+            while passes < Self.catchUpPasses, let left = framesLeft(after: done), left > Self.leftForTheWriters {
                 done = await checkpoint()
                 passes += 1
             }
             await writersTurn.take()
-            if let copied = done?.copied, state.withLockedValue({ $0.frames }) - copied <= Self.leftForTheWriters {
+            if let left = framesLeft(after: done), left <= Self.leftForTheWriters {
                 done = checkpointHere()
             } else {
                 // Not caught up (a pass found the file busy, or writing outran them): the rest
@@ -472,6 +471,11 @@ final class SQLiteCheckpointer: Sendable {
             if let copied = done?.copied { state.copied = copied }
             state.running = nil
         }
+    }
+
+    /// The frames the WAL holds that this checkpoint did not copy; nil when it did not run.
+    private func framesLeft(after done: (frames: Int, copied: Int)?) -> Int? {
+        done.map { done in state.withLockedValue { $0.frames } - done.copied }
     }
 
     /// A checkpoint on the checkpointer's own thread, beside the writers.
