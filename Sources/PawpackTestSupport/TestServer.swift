@@ -96,7 +96,10 @@ package struct TestServer: Sendable {
             await server.stop(schema: ownsSchema ? schema : nil)
             return result
         } catch {
-            if started { await app.server.shutdown() }
+            if started {
+                await app.pawpack.closeSockets()
+                await app.server.shutdown()
+            }
             if ownsSchema { await dropSchema(app, config: config, schema: schema) }
             try? await app.asyncShutdown()
             throw error
@@ -104,6 +107,9 @@ package struct TestServer: Sendable {
     }
 
     private func stop(schema: String?) async {
+        // As `serve` stops: sockets a test left open close first (the server waits for its
+        // connections to end, a minute at most).
+        await app.pawpack.closeSockets()
         await app.server.shutdown()
         // Nothing may still be reading the schema when it goes.
         await app.pawpack.stopBackgroundWork()

@@ -242,6 +242,10 @@ import Testing
             #expect(try await phone.closedByServer() == .goingAway)
             #expect(try await laptop.closedByServer() == .goingAway)
             #expect(await server.app.pawpack.realtime.hub.count(of: ada.member.userID) == 0)
+            // a socket whose upgrade finishes as the server stops is not kept open either
+            let late = try await RealtimeTestClient.connect(server, token: ada.token)
+            #expect(try await late.closedByServer() == .goingAway)
+            #expect(await server.app.pawpack.realtime.hub.count(of: ada.member.userID) == 0)
         }
     }
 

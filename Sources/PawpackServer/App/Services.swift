@@ -85,6 +85,12 @@ package final class PawpackServices: Sendable {
         await realtime.fanOut.withLockedValue { $0 }?.stop()
     }
 
+    /// Closes every realtime socket as going away; what `serve` does first when it stops, and
+    /// what tests do before stopping their server.
+    package func closeSockets() async {
+        await realtime.hub.closeAll()
+    }
+
     init(config: Config, dependencies: Dependencies, deckSource: DeckSource, pushProviders: PushProviders,
          threadPool: NIOThreadPool, logger: Logger) {
         self.config = config

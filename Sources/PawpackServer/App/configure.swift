@@ -154,7 +154,7 @@ private struct PawpackServicesLifecycle: LifecycleHandler {
 
     func shutdownAsync(_ application: Application) async {
         await services.stopBackgroundWork()
-        await services.realtime.hub.closeAll()
+        await services.closeSockets()
         try? await services.hasher.shutdown()
         services.hotReads.close()
         await services.writes.close()

@@ -16,13 +16,23 @@ actor RealtimeHub {
         self.socketsPerMember = socketsPerMember
     }
 
-    /// Adds the connection, unless its member has as many as allowed.
-    func register(_ connection: RealtimeConnection) -> Bool {
+    /// Set by `closeAll`: a socket whose upgrade finishes as the server stops is not kept open.
+    private var stopping = false
+
+    enum Registration {
+        case added
+        case tooManySockets
+        case stopping
+    }
+
+    /// Adds the connection, unless its member has as many as allowed or the server is stopping.
+    func register(_ connection: RealtimeConnection) -> Registration {
+        guard !stopping else { return .stopping }
         var mine = connections[connection.user] ?? [:]
-        guard mine.count < socketsPerMember else { return false }
+        guard mine.count < socketsPerMember else { return .tooManySockets }
         mine[ObjectIdentifier(connection)] = connection
         connections[connection.user] = mine
-        return true
+        return .added
     }
 
     func unregister(_ connection: RealtimeConnection) {
@@ -35,6 +45,7 @@ actor RealtimeHub {
     /// Closes every socket cleanly (1001, going away) as the server stops: apps reconnect to
     /// another instance, or to this one when it is back, with the last id they saw.
     func closeAll() async {
+        stopping = true
         let all = connections.values.flatMap(\.values)
         connections = [:]
         for connection in all {

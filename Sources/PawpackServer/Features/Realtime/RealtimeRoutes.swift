@@ -29,8 +29,12 @@ struct RealtimeRoutes {
                 throw Problem(status: 429, code: .tooManyRequests, title: "Too many connections",
                               detail: "You have \(services.config.socketsPerMember) connections open; close one first.")
             }
+            // Where the socket starts is fixed before the upgrade is answered: an event committed
+            // once the app has its socket is then always sent, even if it commits before
+            // `onUpgrade` runs (read after it, such an event would count as seen).
+            let start = StartingPoint(asked: asked, newest: try await RealtimeEvents.lastSeq(of: me, on: req.db))
             return req.webSocket(maxFrameSize: 4_096, onUpgrade: { req, socket in
-                await connect(req, socket, member: me, ends: ends, after: asked)
+                await connect(req, socket, member: me, ends: ends, from: start)
             })
         }
     }
@@ -65,7 +69,19 @@ struct RealtimeRoutes {
         return value
     }
 
-    private func connect(_ req: Request, _ socket: WebSocket, member me: User.ID, ends: Date?, after asked: Int64?) async {
+    /// Where a socket starts: after an id the app saw, or over (`resync`) after the newest when
+    /// the app gave an id newer than any event.
+    private enum StartingPoint {
+        case after(Int64)
+        case resync(Int64)
+
+        init(asked: Int64?, newest: Int64) {
+            guard let asked else { self = .after(newest); return }
+            self = asked <= newest ? .after(asked) : .resync(newest)
+        }
+    }
+
+    private func connect(_ req: Request, _ socket: WebSocket, member me: User.ID, ends: Date?, from start: StartingPoint) async {
         // The upgrade can finish while the server shuts down, after its databases are gone;
         // Fluent's `db` traps then, so the database is asked for once and the socket is closed
         // with "going away" (the client reconnects to another instance).
@@ -73,21 +89,25 @@ struct RealtimeRoutes {
             try? await socket.close(code: .goingAway)
             return
         }
-        let last = (try? await RealtimeEvents.lastSeq(of: me, on: database)) ?? 0
-        var resumeAfter = last
-        if let asked {
-            if asked > last {
-                // An id this server never gave (its database was replaced): start over.
-                try? await socket.send(RealtimeConnection.resync)
-            } else {
-                resumeAfter = asked
-            }
+        let resumeAfter: Int64
+        switch start {
+        case .after(let seq):
+            resumeAfter = seq
+        case .resync(let last):
+            // An id this server never gave (its database was replaced): start over.
+            try? await socket.send(RealtimeConnection.resync)
+            resumeAfter = last
         }
         let connection = RealtimeConnection(user: me, socket: socket, after: resumeAfter, database: database,
                                             sendQueueLimit: services.config.socketSendQueueLimit)
         let hub = services.realtime.hub
-        guard await hub.register(connection) else {
+        switch await hub.register(connection) {
+        case .added: break
+        case .tooManySockets:
             try? await socket.close(code: RealtimeConnection.CloseCode.tooManySockets)
+            return
+        case .stopping:
+            try? await socket.close(code: .goingAway)
             return
         }
         let pingSeconds = Int64(services.config.realtimePingSeconds)
