@@ -109,6 +109,42 @@ import Testing
         return Int(rest[rest.index(after: close)...].prefix { $0.isNumber })
     }
 
+    @Test func aMessageSentWhileTheChatPageLoadsStillReachesItsSocket() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let chat = try await server.matched(ada, bob).id
+            try await server.say("hello", from: ada, in: chat)
+            let bobs = try await TestBrowser.signedIn(server, as: bob.member)
+
+            // Bob's page is drawn with "hello" and his newest event then (the request, the match,
+            // "hello", each with its notification)
+            let page = try await bobs.get("/chats/\(chat)")
+            #expect(page.html.contains("hello"))
+            let shownAfter = try #require(Self.eventsAfter(in: page.html), "the page says where its socket resumes")
+            #expect(shownAfter == 6)
+            // Ada answers before his page's script has opened its socket; the socket it opens
+            // still brings her answer, and nothing the page already showed
+            let answer = try await server.say("see you there", from: ada, in: chat)
+            let socket = try await RealtimeTestClient.connect(server, token: nil, after: shownAfter,
+                                                              headers: [("Cookie", bobs.cookieHeader ?? ""), ("Origin", server.config.publicBaseURL)])
+            // (first the read receipt that showing the page made, then her answer and its notification)
+            let heard = try await socket.next(3)
+            #expect(heard.compactMap(\.eventID) == Array(shownAfter + 1...shownAfter + 3))
+            #expect(heard.compactMap(\.eventType) == ["read", "message", "notification"])
+            #expect(heard[0].eventData?["byMe"] as? Bool == true && heard[1].eventData?["id"] as? String == answer.id)
+            await socket.close()
+            // a page for someone signed out has no socket to resume
+            #expect(Self.eventsAfter(in: try await TestBrowser(server).get("/login").html) == nil)
+        }
+    }
+
+    /// `<body data-events-after="N">`: the newest event as the page was drawn.
+    static func eventsAfter(in html: String) -> Int64? {
+        guard let start = html.range(of: "data-events-after=\"") else { return nil }
+        return Int64(html[start.upperBound...].prefix { $0.isNumber })
+    }
+
     @Test func aStrangerSeesNoChatNoMeetupAndCannotWriteOrAnswer() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)

@@ -222,10 +222,10 @@ import Testing
 
             let first = try await RealtimeTestClient.connect(server, token: ada.token)
             let second = try await RealtimeTestClient.connect(server, token: ada.token)
-            try await Task.sleep(for: .milliseconds(200))
+            try await Self.waitUntil(server, has: 2, socketsOf: ada)
             #expect(try await handshake(server, headers: [("Authorization", "Bearer \(ada.token)")]).status == 429)
             await first.close()
-            try await Task.sleep(for: .milliseconds(200))
+            try await Self.waitUntil(server, has: 1, socketsOf: ada)
             let again = try await RealtimeTestClient.connect(server, token: ada.token)
             await again.close()
             await second.close()
@@ -237,7 +237,7 @@ import Testing
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let phone = try await RealtimeTestClient.connect(server, token: ada.token)
             let laptop = try await RealtimeTestClient.connect(server, token: ada.token)
-            try await Task.sleep(for: .milliseconds(200))
+            try await Self.waitUntil(server, has: 2, socketsOf: ada)
             await server.app.pawpack.realtime.hub.closeAll()
             #expect(try await phone.closedByServer() == .goingAway)
             #expect(try await laptop.closedByServer() == .goingAway)
@@ -247,6 +247,18 @@ import Testing
             #expect(try await late.closedByServer() == .goingAway)
             #expect(await server.app.pawpack.realtime.hub.count(of: ada.member.userID) == 0)
         }
+    }
+
+    /// Until the server holds `count` sockets of the member (a socket registers just after its
+    /// upgrade is answered).
+    static func waitUntil(_ server: TestServer, has count: Int, socketsOf owner: TestServer.Owner) async throws {
+        let hub = server.app.pawpack.realtime.hub
+        var held = await hub.count(of: owner.member.userID)
+        for _ in 0..<500 where held != count {
+            try await Task.sleep(for: .milliseconds(10))
+            held = await hub.count(of: owner.member.userID)
+        }
+        guard held == count else { throw TestFailure("\(held) sockets held, not \(count)") }
     }
 
     @Test func aSocketThatFallsTooFarBehindIsClosedAndCatchesUpOnReconnect() async throws {

@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import NIOConcurrencyHelpers
 import PawpackAPI
 import PawpackCore
 @testable import PawpackServer
@@ -122,22 +123,30 @@ import Testing
                 try await db.sql.raw(#"SELECT "display_name" FROM "users" WHERE "id" = \#(bind: user)"#).first()?
                     .decode(column: "display_name", as: String.self)
             }
-            @Sendable func rename(_ user: User.ID, _ name: String, holdFor hold: Duration = .zero, fail: Bool = false) async throws {
+            @Sendable func rename(_ user: User.ID, _ name: String, holdingAt gate: Gate? = nil, fail: Bool = false) async throws {
                 struct Refused: Error {}
                 try await writes.transaction(on: db) { statements in
                     try await statements.run(#"UPDATE "users" SET "display_name" = \#(bind: name) WHERE "id" = \#(bind: user)"#)
-                    if hold > .zero { try await Task.sleep(for: hold) }
+                    try await gate?.pass()
                     if fail { throw Refused() }
                 }
+            }
+            /// Until `count` transactions wait behind the one at the gate.
+            func waitForQueue(of count: Int) async throws {
+                for _ in 0..<500 where writes.counts.waiting < count { try await Task.sleep(for: .milliseconds(10)) }
+                guard writes.counts.waiting == count else { throw TestFailure("\(writes.counts.waiting) waiting, not \(count)") }
             }
 
             // One transaction holds the writer while three more arrive: they wait, then commit together.
             var before = writes.counts
-            let holding = Task { try await rename(ada, "Ada 1", holdFor: .milliseconds(400)) }
-            try await Task.sleep(for: .milliseconds(100))
+            let gate = Gate()
+            let holding = Task { try await rename(ada, "Ada 1", holdingAt: gate) }
+            try await gate.entered()
             async let first: Void = rename(bob, "Bob 1")
             async let second: Void = rename(cy, "Cy 1")
             async let third: Void = rename(ada, "Ada 2")
+            try await waitForQueue(of: 3)
+            gate.open()
             _ = try await (holding.value, first, second, third)
             #expect(try await [name(ada), name(bob), name(cy)] == ["Ada 2", "Bob 1", "Cy 1"])
             #expect(writes.counts.own == before.own + 4)
@@ -145,17 +154,40 @@ import Testing
 
             // The same with one of the three failing: it fails alone.
             before = writes.counts
-            let holdingAgain = Task { try await rename(ada, "Ada 3", holdFor: .milliseconds(400)) }
-            try await Task.sleep(for: .milliseconds(100))
+            let gateAgain = Gate()
+            let holdingAgain = Task { try await rename(ada, "Ada 3", holdingAt: gateAgain) }
+            try await gateAgain.entered()
             async let good: Void = rename(bob, "Bob 2")
             let failing = Task { try await rename(ada, "Changed", fail: true) }
             async let alsoGood: Void = rename(cy, "Cy 2")
+            try await waitForQueue(of: 3)
+            gateAgain.open()
             _ = try await (holdingAgain.value, good, alsoGood)
             await #expect(throws: (any Error).self) { try await failing.value }
             #expect(try await [name(ada), name(bob), name(cy)] == ["Ada 3", "Bob 2", "Cy 2"], "only the failing one's write was taken back")
             #expect(writes.counts.own == before.own + 3)
             #expect(writes.counts.commits == before.commits + 2, "the two others still committed together")
         }
+    }
+
+    /// Keeps a transaction open until the test opens it, so that others queue behind it
+    /// whatever the machine's load.
+    final class Gate: Sendable {
+        private let state = NIOLockedValueBox((entered: false, open: false))
+
+        /// In the transaction: waits until the test opens the gate.
+        func pass() async throws {
+            state.withLockedValue { $0.entered = true }
+            for _ in 0..<1_000 where !state.withLockedValue({ $0.open }) { try await Task.sleep(for: .milliseconds(10)) }
+        }
+
+        /// Until the transaction has reached the gate.
+        func entered() async throws {
+            for _ in 0..<500 where !state.withLockedValue({ $0.entered }) { try await Task.sleep(for: .milliseconds(10)) }
+            guard state.withLockedValue({ $0.entered }) else { throw TestFailure("the transaction never began") }
+        }
+
+        func open() { state.withLockedValue { $0.open = true } }
     }
 
     private static func adaAndBobInAChat(_ server: TestServer) async throws -> (ada: TestServer.Owner, bob: TestServer.Owner, chat: String) {

@@ -74,6 +74,8 @@ final class SQLWrites: Sendable {
         /// Statements SQLite had to prepare again (which should not happen: it costs as much as
         /// not keeping them).
         var reprepared = 0
+        /// Transactions waiting for the next batch now.
+        var waiting = 0
     }
 
     var counts: Counts {
@@ -134,7 +136,13 @@ private final class SQLiteWriter: Sendable {
         connection.afterEachCommit(checkpointer)
     }
 
-    var counts: SQLWrites.Counts { state.withLockedValue { $0.counts } }
+    var counts: SQLWrites.Counts {
+        state.withLockedValue { state in
+            var counts = state.counts
+            counts.waiting = state.queue.count
+            return counts
+        }
+    }
 
     /// The body's result once committed; nil when the file was busy (nothing was written).
     func transaction<T: Sendable>(dialect: any SQLDatabase,

@@ -77,6 +77,7 @@ enum WebPages {
                 .script(.src(WebPath.script), .attribute(named: "defer"))
             ),
             .body(.class(signedIn ? "signed-in" : "signed-out"),
+                .unwrap(request.eventsShownAfter) { .data(named: "events-after", value: String($0)) },
                 .a(.class("skip-link"), .href("#main"), .text("Skip to content")),
                 .if(!bare, topBar(request)),
                 .if(!bare && signedIn, navigation(request)),
@@ -343,5 +344,13 @@ extension Request {
     var unreadNotifications: Int {
         get { storage[UnreadNotificationsKey.self] ?? 0 }
         set { storage[UnreadNotificationsKey.self] = newValue }
+    }
+
+    private struct EventsShownAfterKey: StorageKey { typealias Value = Int64 }
+
+    /// The member's newest realtime event as the page began to be drawn (`data-events-after`).
+    var eventsShownAfter: Int64? {
+        get { storage[EventsShownAfterKey.self] }
+        set { storage[EventsShownAfterKey.self] = newValue }
     }
 }

@@ -184,7 +184,9 @@ enum Script {
         var chatID = list ? list.dataset.chat : null;
         var composer = document.getElementById('message-form');
         var csrf = document.querySelector('input[name=_csrf]');
-        var socket = null, lastID = null, tries = 0, leaving = false, unreadMessage = null;
+        // The first socket resumes after the newest event as the page was drawn (a message
+        // committed meanwhile still comes; one the page shows is not added twice).
+        var socket = null, lastID = document.body.dataset.eventsAfter || null, tries = 0, leaving = false, unreadMessage = null;
         window.addEventListener('beforeunload', function () { leaving = true; });
         window.addEventListener('pageshow', function () { leaving = false; });
         // The bell's and the Chats tab's counts (`WebPages.countBadge`, there even at 0).
@@ -243,7 +245,7 @@ enum Script {
         };
         var connect = function () {
           socket = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '\(WebPath.realtime)'
-                                 + (lastID ? '?after=' + lastID : ''));
+                                 + (lastID !== null ? '?after=' + lastID : ''));
           // Marked on the page, for styles and tests that wait for live updates.
           socket.onopen = function () { tries = 0; document.documentElement.dataset.realtime = 'open'; };
           socket.onmessage = function (message) {

@@ -92,6 +92,9 @@ struct WebSessionMiddleware: AsyncMiddleware {
             // The tab bar's and the bell's counts, for pages; photos (`/media`) skip the queries.
             if request.method == .GET, !path.hasPrefix("/media/") {
                 let me = try webUser.user.requireID()
+                // Read before anything the page shows: its script's socket resumes after this
+                // id, so whatever commits while the page is drawn and loads still reaches it.
+                request.eventsShownAfter = try await RealtimeEvents.lastSeq(of: me, on: request.db)
                 request.waitingRequests = try await request.pawpack.playdates.waitingRequestCount(webUser.user, on: request.db)
                 request.unreadChats = try await ChatService.unreadChatCount(of: me, on: request.db)
                 request.unreadNotifications = try await NotificationService.unreadCount(of: me, on: request.db)
