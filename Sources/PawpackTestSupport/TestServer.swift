@@ -108,7 +108,7 @@ package struct TestServer: Sendable {
 
     private func stop(schema: String?) async {
         // As `serve` stops: sockets a test left open close first (the server waits for its
-        // connections to end, a minute at most).
+        // connections to end, up to its shutdown timeout).
         await app.pawpack.closeSockets()
         await app.server.shutdown()
         // Nothing may still be reading the schema when it goes.

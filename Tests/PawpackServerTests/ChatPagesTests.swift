@@ -134,6 +134,11 @@ import Testing
             #expect(heard.compactMap(\.eventType) == ["read", "message", "notification"])
             #expect(heard[0].eventData?["byMe"] as? Bool == true && heard[1].eventData?["id"] as? String == answer.id)
             await socket.close()
+            // a page drawn again after a refused post carries it too (and reads Ada's answer as it
+            // is drawn: the request and the match are left in the bell)
+            let refused = try await bobs.post("/chats/\(chat)/messages", ["id": UUID().uuidString, "text": "   "])
+            #expect(refused.status == 422 && Self.eventsAfter(in: refused.html) == shownAfter + 3)
+            #expect(Self.count("bell-count", in: refused.html) == 2)
             // a page for someone signed out has no socket to resume
             #expect(Self.eventsAfter(in: try await TestBrowser(server).get("/login").html) == nil)
         }

@@ -181,6 +181,39 @@ import Testing
         }
     }
 
+    @Test func anAppAwayLongerThanTheRetentionStartsOverThenGetsEverythingKeptInOrder() async throws {
+        try await TestServer.run(adjust: { $0.messagesPerMinute = 1_000 }) { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let chat = try await server.matched(ada, bob).id
+            // Bob's events: the request and the match (1–4), "old news" (5, 6); he saw up to 5
+            try await server.say("old news", from: ada, in: chat)
+            server.clock.advance(by: 8 * 86_400)
+            try await server.app.pawpack.realtime.forgetOld(retention: server.config.eventRetention, on: server.app.db)
+            var adaNow = ada
+            adaNow.member.accessToken = try await logIn(server, ada)
+            let bobsToken = try await logIn(server, bob)
+
+            // every event after his id is gone: he is told to start over, then hears what comes
+            let away = try await RealtimeTestClient.connect(server, token: bobsToken, after: 5)
+            #expect(try await away.next().eventType == "resync")
+            try await server.say("fresh", from: adaNow, in: chat)
+            let fresh = try await away.next()
+            #expect(fresh.eventData?["text"] as? String == "fresh" && fresh.eventID == 7)
+            await away.close()
+
+            // more than a page of events kept after those forgotten: all of them, in order
+            for number in 1...55 { try await server.say("\(number)", from: adaNow, in: chat) }
+            let behind = try await RealtimeTestClient.connect(server, token: bobsToken, after: 3)
+            #expect(try await behind.next().eventType == "resync")
+            let kept = try await behind.next(112)
+            #expect(kept.compactMap(\.eventID) == Array(7...118))
+            #expect(kept.compactMap { $0.eventData?["text"] as? String } == ["fresh"] + (1...55).map { "\($0)" })
+            #expect(try await behind.receivesNothing(for: 0.2))
+            await behind.close()
+        }
+    }
+
     @Test func aBlockClosesTheChatLiveAndNothingMoreReachesTheBlockedMember() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
@@ -253,8 +286,9 @@ import Testing
     /// upgrade is answered).
     static func waitUntil(_ server: TestServer, has count: Int, socketsOf owner: TestServer.Owner) async throws {
         let hub = server.app.pawpack.realtime.hub
+        let deadline = ContinuousClock.now + .seconds(5)
         var held = await hub.count(of: owner.member.userID)
-        for _ in 0..<500 where held != count {
+        while held != count, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
             held = await hub.count(of: owner.member.userID)
         }

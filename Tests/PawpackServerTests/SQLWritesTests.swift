@@ -133,7 +133,8 @@ import Testing
             }
             /// Until `count` transactions wait behind the one at the gate.
             func waitForQueue(of count: Int) async throws {
-                for _ in 0..<500 where writes.counts.waiting < count { try await Task.sleep(for: .milliseconds(10)) }
+                let deadline = ContinuousClock.now + .seconds(5)
+                while writes.counts.waiting < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
                 guard writes.counts.waiting == count else { throw TestFailure("\(writes.counts.waiting) waiting, not \(count)") }
             }
 
@@ -178,12 +179,14 @@ import Testing
         /// In the transaction: waits until the test opens the gate.
         func pass() async throws {
             state.withLockedValue { $0.entered = true }
-            for _ in 0..<1_000 where !state.withLockedValue({ $0.open }) { try await Task.sleep(for: .milliseconds(10)) }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !state.withLockedValue({ $0.open }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         }
 
         /// Until the transaction has reached the gate.
         func entered() async throws {
-            for _ in 0..<500 where !state.withLockedValue({ $0.entered }) { try await Task.sleep(for: .milliseconds(10)) }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !state.withLockedValue({ $0.entered }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             guard state.withLockedValue({ $0.entered }) else { throw TestFailure("the transaction never began") }
         }
 

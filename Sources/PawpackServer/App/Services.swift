@@ -85,8 +85,8 @@ package final class PawpackServices: Sendable {
         await realtime.fanOut.withLockedValue { $0 }?.stop()
     }
 
-    /// Closes every realtime socket as going away; what `serve` does first when it stops, and
-    /// what tests do before stopping their server.
+    /// Closes every realtime socket as going away: `serve` does it as it stops, before its
+    /// HTTP server stops (which waits for open connections), and so do tests.
     package func closeSockets() async {
         await realtime.hub.closeAll()
     }

@@ -44,15 +44,27 @@ actor RealtimeHub {
 
     /// Closes every socket cleanly (1001, going away) as the server stops: apps reconnect to
     /// another instance, or to this one when it is back, with the last id they saw.
+    /// The closes are sent together and waited for `closeWait` at most: a peer that stopped
+    /// reading (its TCP window full) never lets a close frame out, and must not hold up the stop.
     func closeAll() async {
         stopping = true
         let all = connections.values.flatMap(\.values)
         connections = [:]
-        for connection in all {
+        guard let loop = all.first?.socket.eventLoop else { return }
+        let closes = all.map { connection in
             connection.closed()
-            try? await connection.socket.close(code: .goingAway)
+            return connection.socket.close(code: .goingAway)
+        }
+        let closed = EventLoopFuture.andAllComplete(closes, on: loop)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await closed.get() }
+            group.addTask { try? await Task.sleep(for: Self.closeWait) }
+            await group.next()
+            group.cancelAll()
         }
     }
+
+    static let closeWait = Duration.seconds(2)
 
     func connections(of user: User.ID) -> [RealtimeConnection] { Array(connections[user]?.values ?? [:].values) }
 
@@ -103,11 +115,16 @@ final class RealtimeConnection: Sendable {
     private let sendQueueLimit: Int
     private let state: NIOLockedValueBox<State>
 
-    init(user: User.ID, socket: WebSocket, after lastSeen: Int64, database: any Database, sendQueueLimit: Int) {
+    /// The member's newest event as the socket was opened: the events after `lastSeen` up to
+    /// it exist, or were forgotten.
+    private let newestAtStart: Int64
+
+    init(user: User.ID, socket: WebSocket, after lastSeen: Int64, newest: Int64, database: any Database, sendQueueLimit: Int) {
         self.user = user
         self.socket = socket
         self.database = database
         self.sendQueueLimit = sendQueueLimit
+        newestAtStart = newest
         state = NIOLockedValueBox(State(lastSent: lastSeen, fillNeeded: true))
     }
 
@@ -205,11 +222,20 @@ final class RealtimeConnection: Sendable {
                 defer { state.filledOnce = true }
                 return !state.filledOnce
             }
-            if firstFill, let oldest = missed.first?.seq, oldest > seq + 1 {
-                // What came between was forgotten (retention): the app must read its state again.
-                await send([Self.resync])
+            // On the first read, events after the app's id that are not there any more were
+            // forgotten (retention; all of them when none is left up to the newest): the app must
+            // read its state again, and what is kept follows from the first kept one on.
+            var forgottenUpTo: Int64?
+            if firstFill {
+                if let oldest = missed.first?.seq {
+                    if oldest > seq + 1 { forgottenUpTo = oldest - 1 }
+                } else if seq < newestAtStart {
+                    forgottenUpTo = newestAtStart
+                }
             }
+            if forgottenUpTo != nil { await send([Self.resync]) }
             state.withLockedValue { state in
+                if let forgottenUpTo { state.lastSent = max(state.lastSent, forgottenUpTo) }
                 for event in missed where event.seq > state.lastSent { state.pending[event.seq] = event }
                 if missed.count < page { state.fillNeeded = false }
                 // Nothing older than what waits will come any more: it is next.

@@ -69,15 +69,19 @@ struct RealtimeRoutes {
         return value
     }
 
-    /// Where a socket starts: after an id the app saw, or over (`resync`) after the newest when
-    /// the app gave an id newer than any event.
-    private enum StartingPoint {
-        case after(Int64)
-        case resync(Int64)
+    /// Where a socket starts, fixed as the handshake is answered.
+    private struct StartingPoint {
+        /// The member's newest event then.
+        let newest: Int64
+        /// The app gave an id newer than any (the database was replaced): it must start over.
+        let resync: Bool
+        /// Events after this one are sent: the app's id, or the newest.
+        let after: Int64
 
         init(asked: Int64?, newest: Int64) {
-            guard let asked else { self = .after(newest); return }
-            self = asked <= newest ? .after(asked) : .resync(newest)
+            self.newest = newest
+            resync = asked.map { $0 > newest } ?? false
+            after = resync ? newest : asked ?? newest
         }
     }
 
@@ -89,16 +93,8 @@ struct RealtimeRoutes {
             try? await socket.close(code: .goingAway)
             return
         }
-        let resumeAfter: Int64
-        switch start {
-        case .after(let seq):
-            resumeAfter = seq
-        case .resync(let last):
-            // An id this server never gave (its database was replaced): start over.
-            try? await socket.send(RealtimeConnection.resync)
-            resumeAfter = last
-        }
-        let connection = RealtimeConnection(user: me, socket: socket, after: resumeAfter, database: database,
+        if start.resync { try? await socket.send(RealtimeConnection.resync) }
+        let connection = RealtimeConnection(user: me, socket: socket, after: start.after, newest: start.newest, database: database,
                                             sendQueueLimit: services.config.socketSendQueueLimit)
         let hub = services.realtime.hub
         switch await hub.register(connection) {

@@ -89,8 +89,10 @@ struct WebSessionMiddleware: AsyncMiddleware {
         let existingCSRF = request.cookies[WebCookie.csrf]?.string
         if let webUser = request.webUser {
             request.csrfToken = try CSRFToken.bound(to: webUser.session.requireID(), secret: request.pawpack.config.secret)
-            // The tab bar's and the bell's counts, for pages; photos (`/media`) skip the queries.
-            if request.method == .GET, !path.hasPrefix("/media/") {
+            // The tab bar's and the bell's counts, for whatever may draw a page (a form post is
+            // drawn again with its errors); photos (`/media`) and the script's JSON posts skip them.
+            let drawsPage = request.method == .GET || !request.headers.accept.contains { $0.mediaType == .json }
+            if drawsPage, !path.hasPrefix("/media/") {
                 let me = try webUser.user.requireID()
                 // Read before anything the page shows: its script's socket resumes after this
                 // id, so whatever commits while the page is drawn and loads still reaches it.
