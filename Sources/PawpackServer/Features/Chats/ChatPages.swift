@@ -140,7 +140,7 @@ struct ChatPages {
         guard let clientID = form.id.flatMap(UUID.init(uuidString:)) else { throw Problem.invalidField("id", "must be a message id") }
         do {
             let sent = try await chats.send(user, chat: id, clientMessageID: clientID, text: form.text ?? "", on: req.db)
-            if req.headers.accept.contains(where: { $0.mediaType == .json }) {
+            if req.asksForJSON {
                 let response = Response(status: sent.created ? .created : .ok)
                 try response.content.encode(["id": sent.message.id.description, "position": String(sent.message.position)])
                 return response

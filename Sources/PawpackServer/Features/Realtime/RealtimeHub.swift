@@ -55,16 +55,14 @@ actor RealtimeHub {
             connection.closed()
             return connection.socket.close(code: .goingAway)
         }
-        let closed = EventLoopFuture.andAllComplete(closes, on: loop)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await closed.get() }
-            group.addTask { try? await Task.sleep(for: Self.closeWait) }
-            await group.next()
-            group.cancelAll()
-        }
+        // Whichever comes first completes it (a promise completed again stays as it was).
+        let closedOrLate = loop.makePromise(of: Void.self)
+        EventLoopFuture.andAllComplete(closes, on: loop).cascade(to: closedOrLate)
+        loop.scheduleTask(in: Self.closeWait) { closedOrLate.succeed() }
+        try? await closedOrLate.futureResult.get()
     }
 
-    static let closeWait = Duration.seconds(2)
+    static let closeWait = TimeAmount.seconds(2)
 
     func connections(of user: User.ID) -> [RealtimeConnection] { Array(connections[user]?.values ?? [:].values) }
 

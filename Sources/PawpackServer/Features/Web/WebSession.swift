@@ -59,6 +59,12 @@ extension Request {
         guard !expected.isEmpty, constantTimeEquals(sent, expected) else { throw expired }
     }
 
+    /// The page's script posting a form in the background (`Accept: application/json`): it is
+    /// answered with JSON, not a page.
+    var asksForJSON: Bool {
+        headers.accept.contains { $0.mediaType == .json }
+    }
+
     /// Whether a form came from one of this server's pages: browsers name the page's origin in
     /// `Origin` on every form they send; it must be the public address or the one asked for.
     /// A request without it (no browser, or an old one) rests on the token alone.
@@ -91,7 +97,7 @@ struct WebSessionMiddleware: AsyncMiddleware {
             request.csrfToken = try CSRFToken.bound(to: webUser.session.requireID(), secret: request.pawpack.config.secret)
             // The tab bar's and the bell's counts, for whatever may draw a page (a form post is
             // drawn again with its errors); photos (`/media`) and the script's JSON posts skip them.
-            let drawsPage = request.method == .GET || !request.headers.accept.contains { $0.mediaType == .json }
+            let drawsPage = request.method == .GET || !request.asksForJSON
             if drawsPage, !path.hasPrefix("/media/") {
                 let me = try webUser.user.requireID()
                 // Read before anything the page shows: its script's socket resumes after this
