@@ -40,7 +40,9 @@ public struct RealtimeEnvelope: Sendable, Equatable {
 extension PawpackClient {
     /// The member's realtime events, in order: first what came after `lastID` (when given), then
     /// live ones, until the socket closes (then the stream finishes; open it again with the
-    /// last id to carry on) or the task is cancelled (then the socket closes). Each event is
+    /// last id to carry on) or the task is cancelled (then the socket closes). When the session
+    /// ends on the server (signed out here or elsewhere, the password changed), the stream
+    /// throws ``PawpackError/notSignedIn`` and the session is forgotten: ask the member to log in. Each event is
     /// acknowledged as it arrives: a message shown in the app is then not also pushed.
     ///
     /// ```swift
@@ -65,7 +67,15 @@ extension PawpackClient {
                             continuation.finish(throwing: error)
                         }
                     }
-                    socket.onClose.whenComplete { _ in continuation.finish() }
+                    socket.onClose.whenComplete { _ in
+                        // 4004: the session ended on the server (signed out, the password
+                        // changed, the account deleted); reconnecting would be refused.
+                        guard socket.closeCode == .unknown(Self.sessionEndedCloseCode) else { return continuation.finish() }
+                        Task {
+                            await self.forgetSession()
+                            continuation.finish(throwing: PawpackError.notSignedIn)
+                        }
+                    }
                     // Ended while the socket was opening: nobody reads it any more.
                     if Task.isCancelled { socket.close(code: .goingAway, promise: nil) }
                 } catch {
@@ -78,6 +88,9 @@ extension PawpackClient {
             }
         }
     }
+
+    /// The close code of a socket whose session ended (`docs/REALTIME.md`).
+    static let sessionEndedCloseCode: UInt16 = 4004
 
     /// Opens the socket with the session's access token, refreshing it once when the server
     /// turns it away.

@@ -70,7 +70,8 @@ public struct AccountRules: Sendable {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
               !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-              !email.contains(where: { $0.isWhitespace || $0.isNewline || $0 == "<" || $0 == ">" }) else {
+              !email.contains(where: { $0.isWhitespace || $0.isNewline || $0 == "<" || $0 == ">" }),
+              !email.unicodeScalars.contains(where: TextRule.isControl) else {
             return "must be an email address like name@example.com"
         }
         return nil
@@ -89,21 +90,18 @@ public struct AccountRules: Sendable {
         return nil
     }
 
+    /// A display name: `TextRule`'s for names (callers store it trimmed, as the rule keeps it).
     public func displayNameProblem(_ name: String) -> String? {
-        if !displayNameLength.contains(name.count) {
+        switch TextRule.name(max: displayNameLength.upperBound).check(name) {
+        case .success: return nil
+        case .failure(.empty), .failure(.tooLong):
             return "must be \(displayNameLength.lowerBound) to \(displayNameLength.upperBound) characters"
+        case let .failure(refusal): return refusal.message
         }
-        if name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) {
-            return "may not contain control characters"
-        }
-        return nil
     }
 
     public func cityProblem(_ city: String) -> String? {
-        if city.count > maximumCityLength { return "must be at most \(maximumCityLength) characters" }
-        if city.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) {
-            return "may not contain control characters"
-        }
+        if case let .failure(refusal) = TextRule.line(max: maximumCityLength).check(city) { return refusal.message }
         return nil
     }
 
@@ -111,8 +109,12 @@ public struct AccountRules: Sendable {
         if password.count < minimumPasswordLength {
             return "must be at least \(minimumPasswordLength) characters"
         }
-        if password.count > maximumPasswordLength {
+        if password.count > maximumPasswordLength || password.unicodeScalars.count > maximumPasswordLength * 8 {
             return "must be at most \(maximumPasswordLength) characters"
+        }
+        // A NUL ends the password for bcrypt: what follows it would not count.
+        if password.unicodeScalars.contains(where: TextRule.isControl) {
+            return "may not contain control characters"
         }
         let lowered = password.lowercased()
         if CommonPasswords.contains(lowered) {

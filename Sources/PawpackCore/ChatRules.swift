@@ -10,12 +10,7 @@ public struct ChatRules: Sendable {
 
     /// The text to keep: without leading or trailing white space, not empty, not too long.
     public func text(_ raw: String) throws -> String {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw Problem.invalidField("text", "must not be empty") }
-        guard trimmed.count <= Self.maximumTextLength else {
-            throw Problem.invalidField("text", "must be at most \(Self.maximumTextLength) characters")
-        }
-        return trimmed
+        try TextRule.paragraphs(max: Self.maximumTextLength, required: true).validate(raw, field: "text")
     }
 }
 

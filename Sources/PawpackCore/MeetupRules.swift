@@ -41,11 +41,10 @@ public struct MeetupRules: Sendable {
         } else if startsAt > now.addingTimeInterval(Double(Self.maximumDaysAhead) * 86_400) {
             errors.append(FieldError(field: "startsAt", message: "must be within \(Self.maximumDaysAhead) days"))
         }
-        let placeName = rawPlace.trimmingCharacters(in: .whitespacesAndNewlines)
-        if placeName.isEmpty {
-            errors.append(FieldError(field: "placeName", message: "must not be empty"))
-        } else if placeName.count > Self.maximumPlaceNameLength {
-            errors.append(FieldError(field: "placeName", message: "must be at most \(Self.maximumPlaceNameLength) characters"))
+        var placeName = ""
+        switch TextRule.line(max: Self.maximumPlaceNameLength, required: true).check(rawPlace) {
+        case let .success(text): placeName = text
+        case let .failure(refusal): errors.append(FieldError(field: "placeName", message: refusal.message))
         }
         if !(-90...90).contains(latitude) || !latitude.isFinite {
             errors.append(FieldError(field: "latitude", message: "must be from -90 to 90"))
@@ -53,9 +52,11 @@ public struct MeetupRules: Sendable {
         if !(-180...180).contains(longitude) || !longitude.isFinite {
             errors.append(FieldError(field: "longitude", message: "must be from -180 to 180"))
         }
-        let note = rawNote?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let note, note.count > Self.maximumNoteLength {
-            errors.append(FieldError(field: "note", message: "must be at most \(Self.maximumNoteLength) characters"))
+        var note: String?
+        switch rawNote.map(TextRule.paragraphs(max: Self.maximumNoteLength).check) {
+        case let .success(text)?: note = text
+        case let .failure(refusal)?: errors.append(FieldError(field: "note", message: refusal.message))
+        case nil: break
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
         return MeetupProposal(startsAt: startsAt, placeName: placeName,
@@ -118,9 +119,11 @@ public struct ReviewRules: Sendable {
     public func review(rating: Int, text rawText: String?) throws -> (rating: Int, text: String?) {
         var errors: [FieldError] = []
         if !(1...5).contains(rating) { errors.append(FieldError(field: "rating", message: "must be from 1 to 5")) }
-        let text = rawText?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let text, text.count > Self.maximumTextLength {
-            errors.append(FieldError(field: "text", message: "must be at most \(Self.maximumTextLength) characters"))
+        var text: String?
+        switch rawText.map(TextRule.paragraphs(max: Self.maximumTextLength).check) {
+        case let .success(checked)?: text = checked
+        case let .failure(refusal)?: errors.append(FieldError(field: "text", message: refusal.message))
+        case nil: break
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
         return (rating, text?.isEmpty == false ? text : nil)

@@ -77,21 +77,23 @@ public struct PetRules: Sendable {
         var errors: [FieldError] = []
         var result = pet
         if let name = draft.name {
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !nameLength.contains(trimmed.count) || trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) {
+            switch TextRule.name(max: nameLength.upperBound).check(name) {
+            case let .success(text):
+                result.name = text
+            case .failure(.empty), .failure(.tooLong):
                 errors.append(.init(field: "name", message: "must be \(nameLength.lowerBound) to \(nameLength.upperBound) characters"))
+            case let .failure(refusal):
+                errors.append(.init(field: "name", message: refusal.message))
             }
-            result.name = trimmed
         }
         if let species = draft.species, species != pet.species, !pet.name.isEmpty {
             errors.append(.init(field: "species", message: "cannot change once the pet exists"))
         }
         if let breed = draft.breed {
-            let trimmed = breed.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.count > maximumBreedLength {
-                errors.append(.init(field: "breed", message: "must be at most \(maximumBreedLength) characters"))
+            switch TextRule.line(max: maximumBreedLength).check(breed) {
+            case let .success(text): result.breed = text.isEmpty ? nil : text
+            case let .failure(refusal): errors.append(.init(field: "breed", message: refusal.message))
             }
-            result.breed = trimmed.isEmpty ? nil : trimmed
         }
         if let sex = draft.sex { result.sex = sex }
         if let neutered = draft.neutered { result.neutered = neutered }
@@ -139,7 +141,7 @@ public struct PetRules: Sendable {
             for tag in tags {
                 let word = tag.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
                 let allowed = word.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == " " }
-                if !tagLength.contains(word.count) || !allowed {
+                if !tagLength.contains(word.count) || word.unicodeScalars.count > tagLength.upperBound * 2 || !allowed {
                     errors.append(.init(field: "personality", message: "tags are 1 to 20 letters, digits, spaces or -"))
                     break
                 }
@@ -151,11 +153,10 @@ public struct PetRules: Sendable {
             result.personality = normalized
         }
         if let notes = draft.notes {
-            let trimmed = notes.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.count > maximumNotesLength {
-                errors.append(.init(field: "notes", message: "must be at most \(maximumNotesLength) characters"))
+            switch TextRule.paragraphs(max: maximumNotesLength).check(notes) {
+            case let .success(text): result.notes = text.isEmpty ? nil : text
+            case let .failure(refusal): errors.append(.init(field: "notes", message: refusal.message))
             }
-            result.notes = trimmed.isEmpty ? nil : trimmed
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
         return result

@@ -39,6 +39,8 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case meetupPending = "meetup_pending"
     case meetupStateConflict = "meetup_state_conflict"
     case alreadyReviewed = "already_reviewed"
+    /// A client-chosen id (an idempotency key) sent again with a different body.
+    case idempotencyKeyReused = "idempotency_key_reused"
 }
 
 /// One field that failed validation, named as the client sent it.
@@ -101,6 +103,14 @@ public struct Problem: Error, Sendable, Equatable {
     public static let tokenExpired = Problem(
         status: 401, code: .tokenExpired, title: "Session expired",
         detail: "The access token has expired or was revoked. Refresh it or sign in again.")
+
+    /// A retry is answered as the first request was; the same key with another body is a
+    /// mistake of the client's, never silently the first answer (as payment APIs do).
+    public static func idempotencyKeyReused(field: String) -> Problem {
+        Problem(status: 409, code: .idempotencyKeyReused, title: "Id already used",
+                detail: "This id was already used for a different request. Choose a new id for each new request.",
+                errors: [FieldError(field: field, message: "was already used with a different body")])
+    }
 
     public static let notFound = Problem(
         status: 404, code: .notFound, title: "Not found", detail: "There is nothing here.")

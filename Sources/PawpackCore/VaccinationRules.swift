@@ -57,12 +57,12 @@ public struct VaccinationRules: Sendable {
     /// after it was given.
     public func validate(_ input: VaccinationInput, birthDate: LocalDate, today: LocalDate) throws(Problem) -> ValidVaccination {
         var errors: [FieldError] = []
-        let otherName = input.otherName?.trimmingCharacters(in: .whitespacesAndNewlines)
+        var otherName: String?
         if input.vaccine == .other {
-            if otherName?.isEmpty ?? true {
-                errors.append(.init(field: "otherName", message: "name the vaccine"))
-            } else if let otherName, otherName.count > maximumNameLength {
-                errors.append(.init(field: "otherName", message: "must be at most \(maximumNameLength) characters"))
+            switch TextRule.line(max: maximumNameLength).check(input.otherName ?? "") {
+            case let .success(text) where text.isEmpty: errors.append(.init(field: "otherName", message: "name the vaccine"))
+            case let .success(text): otherName = text
+            case let .failure(refusal): errors.append(.init(field: "otherName", message: refusal.message))
             }
         }
         let given = LocalDate(input.givenOn.trimmingCharacters(in: .whitespaces))
@@ -84,9 +84,11 @@ public struct VaccinationRules: Sendable {
                 errors.append(.init(field: "nextDueOn", message: "must be within \(maximumYearsUntilDue) years from today"))
             }
         }
-        let clinic = input.clinic?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let clinic, clinic.count > maximumClinicLength {
-            errors.append(.init(field: "clinic", message: "must be at most \(maximumClinicLength) characters"))
+        var clinic: String?
+        switch input.clinic.map(TextRule.line(max: maximumClinicLength).check) {
+        case let .success(text)?: clinic = text
+        case let .failure(refusal)?: errors.append(.init(field: "clinic", message: refusal.message))
+        case nil: break
         }
         guard errors.isEmpty, let given else { throw Problem.validation(errors) }
         return ValidVaccination(vaccine: input.vaccine, otherName: input.vaccine == .other ? otherName : nil,

@@ -61,6 +61,39 @@ package final class RawConnection: @unchecked Sendable {
         await Self.onThread { self.readResponse() }
     }
 
+    /// What arrives next after anything read so far: the bytes, empty after the time allowed
+    /// passed in silence, nil once the server closed the connection.
+    package func bytes() async -> [UInt8]? {
+        await Self.onThread {
+            if !self.pending.isEmpty {
+                defer { self.pending = [] }
+                return self.pending
+            }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            let count = recv(self.descriptor, &buffer, buffer.count, 0)
+            if count == 0 { return nil }
+            if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? [] : nil }
+            return Array(buffer[..<count])
+        }
+    }
+
+    /// A WebSocket frame as a client sends it (masked), with FIN set or not.
+    package static func clientFrame(opcode: UInt8, fin: Bool, payload: [UInt8]) -> [UInt8] {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else if payload.count <= 0xFFFF {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            frame.append(0x80 | 127)
+            frame += (0..<8).reversed().map { UInt8((UInt64(payload.count) >> (UInt64($0) * 8)) & 0xFF) }
+        }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        return frame
+    }
+
     private func readResponse() -> Outcome {
         while true {
             if let end = pending.firstRange(of: [13, 10, 13, 10]) {
@@ -97,7 +130,7 @@ package final class RawConnection: @unchecked Sendable {
     }
 
     /// A socket listening on a port the system chose, to learn a free one.
-    static func listeningSocket() throws -> (descriptor: Int32, port: Int) {
+    package static func listeningSocket() throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

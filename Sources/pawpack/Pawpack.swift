@@ -96,6 +96,15 @@ struct Serve: AsyncParsableCommand {
             try? await app.asyncShutdown()
             throw error
         }
+        // Stopping is bounded whatever the push services, SMTP or the database do: the stop
+        // cancels background rounds and closes sockets itself; this is the last resort.
+        let logger = app.logger
+        let bound = config.stopSeconds
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: TimeInterval(bound))
+            logger.warning("stop took longer than PAWPACK_STOP_SECONDS; exiting now", metadata: ["seconds": "\(bound)"])
+            Foundation.exit(0)
+        }
         try await app.asyncShutdown()
     }
 }

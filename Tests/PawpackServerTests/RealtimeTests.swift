@@ -14,7 +14,8 @@ import Testing
     func handshake(_ server: TestServer, _ path: String = "/v1/realtime", headers: [(String, String)] = [])
         async throws -> (status: Int, code: String?, field: String?) {
         let connection = try RawConnection(port: server.port)
-        let lines = ["GET \(path) HTTP/1.1", "Host: 127.0.0.1:\(server.port)", "Connection: Upgrade", "Upgrade: websocket",
+        let host = headers.contains { $0.0 == "Host" } ? [] : ["Host: 127.0.0.1:\(server.port)"]
+        let lines = ["GET \(path) HTTP/1.1"] + host + ["Connection: Upgrade", "Upgrade: websocket",
                      "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="] + headers.map { "\($0): \($1)" }
         await connection.write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
         guard case let .response(status, _, body) = await connection.response() else { throw TestFailure("no answer") }
@@ -250,8 +251,16 @@ import Testing
             #expect(crossSite.status == 401)
             let noOrigin = try await handshake(server, headers: [("Cookie", cookie)])
             #expect(noOrigin.status == 401)
-            let ours = try await handshake(server, headers: [("Cookie", cookie), ("Origin", server.baseURL)])
+            // the Host header is the requester's to choose: an origin that only matches it is not ours
+            let rebound = try await handshake(server, headers: [("Cookie", cookie), ("Origin", "http://rebound.example:\(server.port)"),
+                                                                ("Host", "rebound.example:\(server.port)")])
+            #expect(rebound.status == 401)
+            #expect(try await handshake(server, headers: [("Cookie", cookie), ("Origin", "https://pawpack.test")]).status == 401,
+                    "another scheme is another origin")
+            let ours = try await handshake(server, headers: [("Cookie", cookie), ("Origin", server.config.publicBaseURL)])
             #expect(ours.status == 101)
+            #expect(try await handshake(server, headers: [("Cookie", cookie), ("Origin", "http://PAWPACK.test:80")]).status == 101,
+                    "the same origin, written with its default port")
 
             let first = try await RealtimeTestClient.connect(server, token: ada.token)
             let second = try await RealtimeTestClient.connect(server, token: ada.token)

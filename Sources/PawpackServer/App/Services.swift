@@ -75,6 +75,16 @@ package final class PawpackServices: Sendable {
     /// The SQLite file held in memory, once `keepDatabaseInMemory` started it.
     let databaseKeeper = NIOLockedValueBox<DatabaseKeeper?>(nil)
 
+    /// Set as the server begins to stop: `/healthz` answers 503 from then on, so a load
+    /// balancer sends the requests to another instance.
+    private let stoppingFlag = NIOLockedValueBox(false)
+
+    package var isStopping: Bool { stoppingFlag.withLockedValue { $0 } }
+
+    package func beginStopping() {
+        stoppingFlag.withLockedValue { $0 = true }
+    }
+
     /// Stops what runs against the database by itself (forgetting old events, scheduled jobs,
     /// the PostgreSQL listener), waiting for work under way; at shutdown, and by tests before
     /// they drop their schema. Stopping twice changes nothing.
@@ -104,12 +114,16 @@ package final class PawpackServices: Sendable {
         self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media,
                                locationOffsets: dependencies.locationOffsets, reads: hotReads,
                                deckIndex: DeckIndex(rowsInMemory: rowsInMemory), imageWork: threadPool, logger: logger)
-        self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: dependencies.clock,
-                                       writes: writes)
+        let clock = dependencies.clock
+        self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: clock,
+                                       writes: writes, openSessions: { user, db in
+            try await AccountService.openSessions(of: user, policy: config.sessions, now: clock.now(), on: db)
+        })
         self.push = PushOutbox(providers: pushProviders, acknowledgements: realtime.acknowledgements,
                                clock: dependencies.clock, logger: logger)
         self.devices = DeviceService(providers: pushProviders, clock: dependencies.clock)
-        self.notifications = NotificationService(realtime: realtime, push: push, clock: dependencies.clock)
+        self.notifications = NotificationService(realtime: realtime, push: push, clock: dependencies.clock,
+                                                 policy: config.notifications)
         self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications,
                                          source: deckSource, logger: logger)
         self.chats = ChatService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications,
@@ -121,7 +135,7 @@ package final class PawpackServices: Sendable {
             .init(name: "meetups") { db in try await meetups.runDueJobs(on: db, logger: logger) },
         ])
         self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
-                                       hasher: hasher, pets: pets, reads: hotReads, logger: logger)
+                                       hasher: hasher, pets: pets, realtime: realtime, reads: hotReads, logger: logger)
     }
 
     /// The development outbox, when mail goes there.

@@ -50,7 +50,10 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     if case let .postgres(url, searchPath) = config.database {
         var postgres = try SQLPostgresConfiguration(url: url)
         if let searchPath { postgres.searchPath = [searchPath] }
-        let fanOut = PostgresFanOut(configuration: postgres, hub: services.realtime.hub, database: { [unowned app] in
+        let realtime = services.realtime
+        let fanOut = PostgresFanOut(configuration: postgres, hub: realtime.hub, closeEndedSessions: { user, db in
+            await realtime.closeEndedSessions(of: user, on: db)
+        }, database: { [unowned app] in
             // None once the server has shut its databases (Fluent's `app.db` would trap).
             app.databases.database(logger: app.logger, on: app.eventLoopGroup.any())
         })
@@ -153,6 +156,7 @@ private struct PawpackServicesLifecycle: LifecycleHandler {
     }
 
     func shutdownAsync(_ application: Application) async {
+        services.beginStopping()
         await services.stopBackgroundWork()
         await services.closeSockets()
         try? await services.hasher.shutdown()

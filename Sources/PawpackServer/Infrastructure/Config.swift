@@ -36,6 +36,8 @@ package struct Config: Sendable {
     package var hashingThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     package var hashingQueueLimit = 64
     package var sessions = SessionPolicy()
+    /// How many notifications one member can cause another, and a member can receive.
+    package var notifications = NotificationPolicy()
     package var lockout = LockoutPolicy()
     /// Failed sign-ins per client address, across accounts: high, as many people may share an
     /// address; guessing one account is stopped per (address, account) by `lockout`.
@@ -60,6 +62,9 @@ package struct Config: Sendable {
     package var socketSendQueueLimit = 256
     /// Seconds between the server's pings on a socket; one unanswered by the next closes it.
     package var realtimePingSeconds = 30
+    /// The longest a stop may take (PAWPACK_STOP_SECONDS): past it `serve` exits, and work not
+    /// finished waits in its outbox for the next start.
+    package var stopSeconds = 10
     /// How long events are kept for apps that reconnect (PAWPACK_EVENT_RETENTION_DAYS).
     package var eventRetention: TimeInterval = 7 * 86_400
     /// How often scheduled work runs: meet-ups that expire, reminders an hour before.
@@ -182,6 +187,14 @@ package struct Config: Sendable {
         config.socketsPerMember = try reader.int("PAWPACK_SOCKETS_PER_MEMBER", in: 1...1_000) ?? config.socketsPerMember
         config.socketSendQueueLimit = try reader.int("PAWPACK_SOCKET_QUEUE_LIMIT", in: 1...1_000_000) ?? config.socketSendQueueLimit
         config.realtimePingSeconds = try reader.int("PAWPACK_REALTIME_PING_SECONDS", in: 1...3_600) ?? config.realtimePingSeconds
+        config.stopSeconds = try reader.int("PAWPACK_STOP_SECONDS", in: 1...600) ?? config.stopSeconds
+        config.notifications.perSenderPerMinute = try reader.int("PAWPACK_NOTIFICATIONS_PER_SENDER_PER_MINUTE", in: 1...10_000)
+            ?? config.notifications.perSenderPerMinute
+        config.notifications.perRecipientPerMinute = try reader.int("PAWPACK_NOTIFICATIONS_PER_MINUTE", in: 1...10_000)
+            ?? config.notifications.perRecipientPerMinute
+        if let minutes = try reader.int("PAWPACK_NOTIFICATION_COALESCE_MINUTES", in: 0...1_440) {
+            config.notifications.coalesceWindow = TimeInterval(minutes) * 60
+        }
         if let days = try reader.int("PAWPACK_EVENT_RETENTION_DAYS", in: 1...365) { config.eventRetention = Double(days) * 86_400 }
         if let megabytes = try reader.int("PAWPACK_MAX_UPLOAD_MB", in: 1...100) {
             config.maximumUploadBytes = megabytes * 1_048_576

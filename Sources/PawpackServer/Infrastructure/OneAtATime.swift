@@ -11,6 +11,7 @@ actor OneAtATime {
             try await work()
         }
         last = Task { _ = try? await task.value }
-        try await task.value
+        // The work runs in a task of its own: a caller cancelled (a stop) cancels it too.
+        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 }

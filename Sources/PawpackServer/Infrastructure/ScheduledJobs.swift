@@ -54,7 +54,10 @@ final class ScheduledJobs: Sendable {
             try await body(db)
             return true
         }
-        return try await db.withConnection { connection in
+        // Fluent runs the closure in a task of its own, which a cancelled caller (a stop) would
+        // not reach: the body runs in a task this one cancels.
+        let body = CancellableBody(body)
+        return try await withTaskCancellationHandler { try await db.withConnection { connection in
             let sql = connection.sql
             // One lock per job and schema: test servers share a database, each on its own schema.
             let key = "pawpack.job.\(name)."
@@ -62,13 +65,33 @@ final class ScheduledJobs: Sendable {
                 SELECT pg_try_advisory_lock(hashtext(\(bind: key) || current_schema())) AS "locked"
                 """).first(), try row.decode(column: "locked", as: Bool.self) else { return false }
             do {
-                try await body(connection)
+                try await body.run(on: connection)
             } catch {
                 _ = try? await sql.raw("SELECT pg_advisory_unlock(hashtext(\(bind: key) || current_schema()))").run()
                 throw error
             }
             try await sql.raw("SELECT pg_advisory_unlock(hashtext(\(bind: key) || current_schema()))").run()
             return true
-        }
+        } } onCancel: { body.cancel() }
+    }
+}
+
+/// A job's body run in a task that its caller's cancellation reaches across a hop Fluent makes.
+private final class CancellableBody: Sendable {
+    private let body: @Sendable (any Database) async throws -> Void
+    private let state = NIOLockedValueBox<(task: Task<Void, any Error>?, cancelled: Bool)>((nil, false))
+
+    init(_ body: @escaping @Sendable (any Database) async throws -> Void) {
+        self.body = body
+    }
+
+    func run(on db: any Database) async throws {
+        let task = Task { try await body(db) }
+        if state.withLockedValue({ $0.task = task; return $0.cancelled }) { task.cancel() }
+        try await task.value
+    }
+
+    func cancel() {
+        state.withLockedValue { $0.cancelled = true; return $0.task }?.cancel()
     }
 }

@@ -38,6 +38,8 @@ final class AccountService: Sendable {
     let hasher: PasswordHasher
     /// Pets belong to accounts: deletion and export reach into them.
     let pets: PetService
+    /// Sockets live as long as their session: told when sessions end.
+    let realtime: RealtimeEvents
     /// The access token read every API request makes.
     private let reads: HotReads
     private let signer: LinkSigner
@@ -58,8 +60,9 @@ final class AccountService: Sendable {
     var sessions: SessionPolicy { config.sessions }
 
     init(config: Config, clock: any AppClock, mailer: any Mailer, hasher: PasswordHasher, pets: PetService,
-         reads: HotReads, logger: Logger) {
+         realtime: RealtimeEvents, reads: HotReads, logger: Logger) {
         self.config = config
+        self.realtime = realtime
         self.reads = reads
         self.pets = pets
         self.clock = clock
@@ -306,7 +309,7 @@ final class AccountService: Sendable {
             .filter(\.$tokenHash == OpaqueToken.hash(refreshToken))
             .filter(\.$kind == .refresh).first() else { throw Problem.tokenExpired }
         if record.usedAt != nil {
-            try await revokeFamily(record.family, on: db)
+            try await revokeFamily(record.family, of: record.$user.id, on: db)
             logger.warning("refresh token reused; session revoked", metadata: ["user": "\(record.$user.id)"])
             throw Problem.tokenExpired
         }
@@ -336,8 +339,21 @@ final class AccountService: Sendable {
         return (user, token)
     }
 
-    func revokeFamily(_ family: AppSession.ID, on db: any Database) async throws {
+    /// Ends an app session (signing out, or a refresh token used twice) and closes its sockets.
+    func revokeFamily(_ family: AppSession.ID, of user: User.ID, on db: any Database) async throws {
         try await AuthTokenRecord.query(on: db).filter(\.$family == family).delete()
+        await realtime.sessionsEnded(of: user, on: db)
+    }
+
+    /// The member's sessions that are open: app token families not revoked, web sessions not
+    /// idle. A socket of any other session is closed (`RealtimeEvents.sessionsEnded`).
+    static func openSessions(of user: User.ID, policy: SessionPolicy, now: Date, on db: any Database) async throws -> Set<SocketSession> {
+        let families = try await AuthTokenRecord.query(on: db).filter(\.$user.$id == user).filter(\.$expiresAt > now)
+            .field(\.$family).all().map { SocketSession.app($0.family) }
+        let webs = try await WebSessionRecord.query(on: db).filter(\.$user.$id == user)
+            .filter(\.$lastSeenAt > now.addingTimeInterval(-policy.webIdleTimeout)).all()
+            .map { SocketSession.web(try $0.requireID()) }
+        return Set(families + webs)
     }
 
     // MARK: Web sessions
@@ -355,6 +371,7 @@ final class AccountService: Sendable {
             .filter(\.$tokenHash == OpaqueToken.hash(token)).first() else { return nil }
         if sessions.isWebSessionIdle(lastSeen: session.lastSeenAt, now: now) {
             try await session.delete(on: db)
+            await realtime.sessionsEnded(of: session.$user.id, on: db)
             return nil
         }
         guard let user = try await UserRecord.find(session.$user.id, on: db) else { return nil }
@@ -366,7 +383,11 @@ final class AccountService: Sendable {
     }
 
     func endWebSession(token: String, on db: any Database) async throws {
-        try await WebSessionRecord.query(on: db).filter(\.$tokenHash == OpaqueToken.hash(token)).delete()
+        guard let session = try await WebSessionRecord.query(on: db).filter(\.$tokenHash == OpaqueToken.hash(token)).first() else {
+            return
+        }
+        try await session.delete(on: db)
+        await realtime.sessionsEnded(of: session.$user.id, on: db)
     }
 
     // MARK: Profile
@@ -417,6 +438,7 @@ final class AccountService: Sendable {
             if let keepingWebSession { webs = webs.filter(\.$id != keepingWebSession) }
             try await webs.delete()
         }
+        await realtime.sessionsEnded(of: userID, on: db)
         await send(MailMessage(to: user.email, subject: "Your Pawpack password was changed",
                                text: "Hello,\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)\(WebPath.forgotPassword)\n",
                                sentAt: clock.now()))
@@ -492,6 +514,7 @@ final class AccountService: Sendable {
             try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == userID).delete()
             try await WebSessionRecord.query(on: tx).filter(\.$user.$id == userID).delete()
         }
+        await realtime.sessionsEnded(of: userID, on: db)
     }
 
     // MARK: Export and deletion
@@ -530,6 +553,7 @@ final class AccountService: Sendable {
             try await UserRecord.query(on: tx).filter(\.$id == id).delete()
             return keys
         }
+        await realtime.sessionsEnded(of: id, on: db)
         await pets.deckIndex.committed(ownedPets, on: db)
         await pets.removeMedia(mediaKeys)
         logger.info("account deleted", metadata: ["user": "\(id)"])

@@ -44,7 +44,7 @@ extension APIHandler {
 
     func logOut(_ input: Operations.LogOut.Input) async throws -> Operations.LogOut.Output {
         let auth = try await authenticated()
-        try await accounts.revokeFamily(auth.token.family, on: auth.request.db)
+        try await accounts.revokeFamily(auth.token.family, of: auth.user.requireID(), on: auth.request.db)
         return .noContent(.init())
     }
 

@@ -205,8 +205,11 @@ final class ChatService: Sendable {
         } catch {
             // Looked for only when sending failed, rather than read before every message: a
             // retry after a lost answer gets the first message, whatever changed since (the
-            // chat closed, the limit reached), and the id's unique index stops a second one.
-            if let earlier = try await earlier(clientMessageID, from: me, in: id, on: db) { return (earlier, false) }
+            // chat closed, the limit reached), and the id's unique index stops a second one. The
+            // same id with another text is refused: the client reused an id it meant for another.
+            if let earlier = try await earlier(clientMessageID, from: me, in: id, on: db) {
+                return (try Self.retried(earlier, text: try? rules.text(raw)), false)
+            }
             throw error
         }
     }
@@ -216,7 +219,9 @@ final class ChatService: Sendable {
     func sendPhoto(_ user: UserRecord, chat id: Chats.Chat.ID, clientMessageID: UUID, data: Data,
                    on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
         let (chat, me, _) = try await participant(user, chat: id, on: db)
-        if let earlier = try await earlier(clientMessageID, from: me, in: id, on: db) { return (earlier, false) }
+        if let earlier = try await earlier(clientMessageID, from: me, in: id, on: db) {
+            return (try Self.retried(earlier, text: nil), false)
+        }
         try refuseIfClosed(chat)
         try await sends.take(me.description, now: clock.now(), what: "messages")
         let image = try await pets.sanitizedImage(data)
@@ -246,6 +251,14 @@ final class ChatService: Sendable {
                           errors: [.init(field: "id", message: "is already used by another of your messages")])
         }
         return try ChatMessageValue(row)
+    }
+
+    /// The first message, for a retry of it: the same text, or a photo again (its bytes are
+    /// not kept to compare). The id sent with anything else is refused: the client meant it
+    /// for another message.
+    private static func retried(_ earlier: ChatMessageValue, text: String?) throws -> ChatMessageValue {
+        guard earlier.text == text else { throw Problem.idempotencyKeyReused(field: "id") }
+        return earlier
     }
 
     private func refuseIfClosed(_ chat: ChatRecord) throws {
@@ -295,7 +308,7 @@ final class ChatService: Sendable {
                 // Both members' apps hear of it: the sender's other devices too.
                 var events = try await self.realtime.record(.message(message), for: [userA, userB], in: statements)
                 let sender = try await NotificationService.names(of: sendingPet, in: statements)
-                let told = NotificationDraft(kind: .message, title: "\(sender.owner) (\(sender.dog))",
+                let told = NotificationDraft(from: me, kind: .message, title: "\(sender.owner) (\(sender.dog))",
                                              body: text.map(NotificationService.preview) ?? "Sent a photo",
                                              chat: chatID, pet: sendingPet)
                 events += try await self.notifications.notify(told, to: otherUser, in: statements)
@@ -307,7 +320,9 @@ final class ChatService: Sendable {
             throw problem
         } catch {
             // The same message sent twice at once: the other attempt stored it first.
-            if let earlier = try await earlier(clientMessageID, from: me, in: chatID, on: db) { return (earlier, false) }
+            if let earlier = try await earlier(clientMessageID, from: me, in: chatID, on: db) {
+                return (try Self.retried(earlier, text: text), false)
+            }
             throw error
         }
     }

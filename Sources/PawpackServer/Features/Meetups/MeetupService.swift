@@ -73,6 +73,7 @@ final class MeetupService: Sendable {
                  writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> MeetupValue {
         let me = try user.requireID()
         guard let chat = try await ChatRecord.find(id, on: db), let side = chat.side(of: me) else { throw Problem.notFound }
+        try await BlockRecord.requireInteraction(from: me, to: chat.user(side.other), on: db)
         guard chat.closedAt == nil else { throw ChatService.closed }
         let now = clock.now()
         // Whole seconds, so that the time reads back exactly as stored on both databases.
@@ -148,6 +149,7 @@ final class MeetupService: Sendable {
              writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> MeetupValue {
         let me = try user.requireID()
         let meetup = try await participant(me, meetup: id, on: db)
+        try await BlockRecord.requireInteraction(from: me, to: meetup.other(than: me), on: db)
         let before = meetup.meetupStatus
         let now = clock.now()
         let after = try rules.status(after: action, from: before, byProposer: meetup.$proposer.id == me,
@@ -329,13 +331,13 @@ final class MeetupService: Sendable {
         case .completed: ("Playdate completed", "How did it go at \(place)? You can now leave a review.")
         case .expired: ("Proposal expired", "Nobody answered the playdate at \(place) before its time.")
         }
-        return NotificationDraft(kind: .meetup, title: title, body: body, chat: meetup.chat, meetup: meetup.id,
+        return NotificationDraft(from: meetup.changedBy, kind: .meetup, title: title, body: body, chat: meetup.chat, meetup: meetup.id,
                                  pet: meetup.pets(seenBy: recipient).theirs.id)
     }
 
     private func reminder(for meetup: MeetupValue, to user: User.ID) -> NotificationDraft {
         let (mine, theirs) = meetup.pets(seenBy: user)
-        return NotificationDraft(kind: .meetup, title: "Playdate in an hour",
+        return NotificationDraft(from: nil, kind: .meetup, title: "Playdate in an hour",
                                  body: "\(mine.name) meets \(theirs.name) at \(meetup.placeName) soon.",
                                  chat: meetup.chat, meetup: meetup.id, pet: theirs.id)
     }

@@ -24,6 +24,9 @@ final class NotificationRecord: Model, @unchecked Sendable {
     @Field(key: "activity") var activity: Int64
     @Field(key: "created_at") var createdAt: Date
     @OptionalField(key: "read_at") var readAt: Date?
+    /// Added by `AddNotificationSender`: the member whose action caused it (nil: the server's
+    /// own, or made before); the flood limits count by it.
+    @OptionalField(key: "from_user_id") var fromUserID: User.ID?
 
     init() {}
 }
@@ -47,7 +50,24 @@ enum NotificationMigrations {
             IndexSpec(name: "notifications_by_user", table: "notifications", columns: ["user_id", "activity"]),
             IndexSpec(name: "notifications_unread", table: "notifications", columns: ["user_id", "read_at"]),
         ]),
+        AddNotificationSender(),
+        AddIndexes(name: "NotificationFloodIndexes", indexes: [
+            // The last minutes of a member's notifications, which the flood limits count.
+            IndexSpec(name: "notifications_by_creation", table: "notifications", columns: ["user_id", "created_at"]),
+        ]),
     ]
+}
+
+/// Who caused each notification, so that the flood limits can count per member. No foreign
+/// key: a notification outlives nothing of the sender's, and SQLite cannot add one to a table.
+struct AddNotificationSender: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(NotificationRecord.schema).field("from_user_id", .uuid).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(NotificationRecord.schema).deleteField("from_user_id").update()
+    }
 }
 
 struct CreateNotifications: AsyncMigration {

@@ -5,6 +5,9 @@ import SQLKit
 
 /// What a notification says, made by the feature that raises it.
 struct NotificationDraft: Sendable {
+    /// The member whose action caused it; nil for the server's own (a reminder). Required of
+    /// every kind: the flood limits (`NotificationPolicy`) count per member.
+    var from: User.ID?
     var kind: NotificationKind
     var title: String
     var body: String
@@ -71,16 +74,19 @@ final class NotificationService: Sendable {
     let realtime: RealtimeEvents
     let push: PushOutbox
     let clock: any AppClock
+    let policy: NotificationPolicy
 
-    init(realtime: RealtimeEvents, push: PushOutbox, clock: any AppClock) {
+    init(realtime: RealtimeEvents, push: PushOutbox, clock: any AppClock, policy: NotificationPolicy) {
         self.realtime = realtime
         self.push = push
         self.clock = clock
+        self.policy = policy
     }
 
     /// Stores the notification for `user` (or adds to the unread one of the same chat, for a
     /// message) with its pushes (`PushOutbox`); the realtime events to deliver after the
-    /// commit. Nothing for a muted kind.
+    /// commit. Nothing for a muted kind, and as `NotificationPolicy` decides for a repeat or a
+    /// flood: the unread one from the same member brought up to date, or nothing.
     func notify(_ draft: NotificationDraft, to user: User.ID, on tx: any Database) async throws -> [StoredRealtimeEvent] {
         try await notify(draft, to: user, in: FluentWriteStatements(db: tx))
     }
@@ -106,11 +112,29 @@ final class NotificationService: Sendable {
                 """)
         }
         if stored == nil {
+            switch try await decision(for: draft, to: user, now: now, in: statements) {
+            case .drop:
+                return []
+            case .coalesce:
+                // The same member did the same kind of thing again: the entry says the latest.
+                _ = try await statements.first("""
+                    UPDATE "notifications" SET "title" = \(bind: draft.title), "body" = \(bind: draft.body),
+                        "chat_id" = \(bind: draft.chat), "meetup_id" = \(bind: draft.meetup), "pet_id" = \(bind: draft.pet)
+                    WHERE "id" = (SELECT "id" FROM "notifications" WHERE "user_id" = \(bind: user) AND "kind" = \(bind: kind)
+                        AND "from_user_id" = \(bind: draft.from) AND "read_at" IS NULL
+                        AND "created_at" > \(bind: now.addingTimeInterval(-policy.coalesceWindow)) LIMIT 1)
+                    RETURNING "id"
+                    """)
+                return []
+            case .notify:
+                break
+            }
             stored = try await statements.first("""
-                INSERT INTO "notifications" ("id", "user_id", "kind", "title", "body", "chat_id", "meetup_id", "pet_id",
-                    "count", "activity", "created_at")
-                VALUES (\(bind: Notifications.Notification.ID()), \(bind: user), \(bind: kind), \(bind: draft.title),
-                    \(bind: draft.body), \(bind: draft.chat), \(bind: draft.meetup), \(bind: draft.pet), 1, \(bind: activity), \(bind: now))
+                INSERT INTO "notifications" ("id", "user_id", "from_user_id", "kind", "title", "body", "chat_id", "meetup_id",
+                    "pet_id", "count", "activity", "created_at")
+                VALUES (\(bind: Notifications.Notification.ID()), \(bind: user), \(bind: draft.from), \(bind: kind),
+                    \(bind: draft.title), \(bind: draft.body), \(bind: draft.chat), \(bind: draft.meetup), \(bind: draft.pet), 1,
+                    \(bind: activity), \(bind: now))
                 RETURNING \(unsafeRaw: NotificationValue.columns)
                 """)
         }
@@ -127,6 +151,26 @@ final class NotificationService: Sendable {
     }
 
     private struct NotificationNotStored: Error {}
+
+    /// What `NotificationPolicy` says of a new notification: one read of the recipient's
+    /// notifications of the last minutes (`notifications_by_creation`).
+    private func decision(for draft: NotificationDraft, to user: User.ID, now: Date,
+                          in statements: any SQLWriteStatements) async throws -> NotificationPolicy.Decision {
+        let minuteAgo = now.addingTimeInterval(-60)
+        let windowStart = now.addingTimeInterval(-policy.coalesceWindow)
+        let row = try await statements.first("""
+            SELECT
+                COALESCE(SUM(CASE WHEN "created_at" > \(bind: minuteAgo) THEN 1 ELSE 0 END), 0) AS "in_all",
+                COALESCE(SUM(CASE WHEN "created_at" > \(bind: minuteAgo) AND "from_user_id" = \(bind: draft.from) THEN 1 ELSE 0 END), 0) AS "from_sender",
+                COALESCE(SUM(CASE WHEN "kind" = \(bind: draft.kind.rawValue) AND "from_user_id" = \(bind: draft.from)
+                    AND "read_at" IS NULL AND "created_at" > \(bind: windowStart) THEN 1 ELSE 0 END), 0) AS "coalescible"
+            FROM "notifications" WHERE "user_id" = \(bind: user) AND "created_at" > \(bind: min(minuteAgo, windowStart))
+            """)
+        func count(_ column: String) throws -> Int { try row?.decode(column: column, as: Int.self) ?? 0 }
+        return policy.decide(coalescible: try draft.from != nil && draft.kind != .message && count("coalescible") > 0,
+                             fromSenderLastMinute: try count("from_sender"), inAllLastMinute: try count("in_all"),
+                             fromServer: draft.from == nil)
+    }
 
     // MARK: The inbox
 

@@ -91,6 +91,12 @@ struct BlockedMemberValue: Sendable, Equatable {
 }
 
 extension BlockRecord {
+    /// Refuses an operation of `actor` that reaches `other` when either blocked the other
+    /// (`InteractionRules`): every service that lets one member act toward another calls this.
+    static func requireInteraction(from actor: User.ID, to other: User.ID, on db: any Database) async throws {
+        if let refusal = InteractionRules().refusal(blocked: try await between(actor, other, on: db)) { throw refusal }
+    }
+
     /// Whether either member blocked the other: then each is hidden from the other everywhere.
     static func between(_ one: User.ID, _ other: User.ID, on db: any Database) async throws -> Bool {
         guard one != other else { return false }

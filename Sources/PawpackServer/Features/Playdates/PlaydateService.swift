@@ -344,6 +344,14 @@ final class PlaydateService: Sendable {
 
     func swipe(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID, decision: SwipeRecord.Decision,
                on db: any Database) async throws -> SwipeOutcome {
+        // Two identical swipes at once: the second answers as if it came after the first.
+        try await answeringRacesAsSequential {
+            try await swipeOnce(user, pet: id, target: targetID, decision: decision, on: db)
+        }
+    }
+
+    private func swipeOnce(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID, decision: SwipeRecord.Decision,
+                           on db: any Database) async throws -> SwipeOutcome {
         let pet = try await actingDog(user, pet: id, on: db)
         let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
         let petID = try pet.requireID()
@@ -387,7 +395,7 @@ final class PlaydateService: Sendable {
         request.createdAt = now
         try await request.create(on: db)
         let value = try await requestValue(request, on: db)
-        let told = NotificationDraft(kind: .matchRequest, title: "New playdate request",
+        let told = NotificationDraft(from: pet.$owner.id, kind: .matchRequest, title: "New playdate request",
                                      body: "\(value.fromPet.name) would like to play with \(value.toPet.name).",
                                      pet: value.fromPet.id)
         return SwipeOutcome(decision: .like, request: value,
@@ -401,7 +409,7 @@ final class PlaydateService: Sendable {
         var events: [StoredRealtimeEvent] = []
         for side in [match, theirs] {
             events += try await realtime.record(.match(side, chat: chat), for: [side.myPet.ownerID], on: db)
-            let told = NotificationDraft(kind: .match, title: "It's a match!",
+            let told = NotificationDraft(from: side.otherPet.ownerID, kind: .match, title: "It's a match!",
                                          body: "\(side.myPet.name) and \(side.otherPet.name) both want to play. Say hello!",
                                          chat: chat, pet: side.otherPet.id)
             events += try await notifications.notify(told, to: side.myPet.ownerID, on: db)
@@ -467,6 +475,11 @@ final class PlaydateService: Sendable {
     }
 
     func undoLastSwipe(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws {
+        // Two undos at once: the second undoes the swipe before, or finds nothing to undo.
+        try await answeringRacesAsSequential { try await undoLastSwipeOnce(user, pet: id, on: db) }
+    }
+
+    private func undoLastSwipeOnce(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws {
         let pet = try await actingDog(user, pet: id, on: db)
         let petID = try pet.requireID()
         guard let undoable = try await undoableSwipe(of: petID, on: db) else {
@@ -477,7 +490,8 @@ final class PlaydateService: Sendable {
         try await db.transaction { tx in
             try await MatchRequestRecord.query(on: tx).filter(\.$fromPet.$id == petID).filter(\.$toPet.$id == targetID)
                 .filter(\.$status == .pending).delete()
-            try await last.delete(on: tx)
+            let deleted = try await tx.sql.raw(#"DELETE FROM "swipes" WHERE "id" = \#(bind: last.requireID()) RETURNING "id""#).all()
+            guard !deleted.isEmpty else { throw LostRace() }
         }
     }
 
@@ -492,6 +506,12 @@ final class PlaydateService: Sendable {
 
     func likeFromPasses(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID,
                         on db: any Database) async throws -> SwipeOutcome {
+        // Twice at once: the second finds the dog no longer in the pass pile, as it would after.
+        try await answeringRacesAsSequential { try await likeFromPassesOnce(user, pet: id, target: targetID, on: db) }
+    }
+
+    private func likeFromPassesOnce(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID,
+                                    on db: any Database) async throws -> SwipeOutcome {
         let pet = try await actingDog(user, pet: id, on: db)
         let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
         guard let pass = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$target.$id == targetID)
@@ -499,9 +519,11 @@ final class PlaydateService: Sendable {
             throw Problem(status: 404, code: .notFound, title: "Not in the pass pile", detail: "\(target.name) is not in your pass pile.")
         }
         let outcome = try await db.transaction { tx in
-            pass.decision = .like
-            pass.createdAt = self.clock.now()
-            try await pass.save(on: tx)
+            let liked = try await tx.sql.raw("""
+                UPDATE "swipes" SET "decision" = \(bind: SwipeRecord.Decision.like.rawValue), "created_at" = \(bind: self.clock.now())
+                WHERE "id" = \(bind: pass.requireID()) AND "decision" = \(bind: SwipeRecord.Decision.pass.rawValue) RETURNING "id"
+                """).all()
+            guard !liked.isEmpty else { throw LostRace() }
             return try await self.like(from: pet, to: target, on: tx)
         }
         await realtime.deliver(outcome.events)
@@ -542,12 +564,24 @@ final class PlaydateService: Sendable {
     }
 
     func accept(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws -> MatchValue {
+        // Accepted twice at once: the second finds it answered (404), as it would after the first.
+        try await answeringRacesAsSequential { try await acceptOnce(user, request: id, on: db) }
+    }
+
+    /// Moves a pending request to `status`, unless a concurrent answer moved it first.
+    private func answer(_ row: MatchRequestRecord, with status: MatchRequestRecord.Status, on db: any Database) async throws {
+        let changed = try await db.sql.raw("""
+            UPDATE "match_requests" SET "status" = \(bind: status.rawValue), "answered_at" = \(bind: clock.now())
+            WHERE "id" = \(bind: row.requireID()) AND "status" = \(bind: MatchRequestRecord.Status.pending.rawValue) RETURNING "id"
+            """).all()
+        guard !changed.isEmpty else { throw LostRace() }
+    }
+
+    private func acceptOnce(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws -> MatchValue {
         let row = try await pendingRequest(id, of: user, asRecipient: true, on: db)
         let from = try await pets.pet(row.$fromPet.id, on: db), to = try await pets.pet(row.$toPet.id, on: db)
         let (match, events) = try await db.transaction { tx -> (MatchValue, [StoredRealtimeEvent]) in
-            row.status = .accepted
-            row.answeredAt = self.clock.now()
-            try await row.save(on: tx)
+            try await self.answer(row, with: .accepted, on: tx)
             // Accepting is this dog's like: the other dog leaves its deck, and its pass pile if
             // this dog had passed on it before.
             let (toID, fromID) = (try to.requireID(), try from.requireID())
@@ -568,18 +602,19 @@ final class PlaydateService: Sendable {
     }
 
     func reject(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws {
-        let row = try await pendingRequest(id, of: user, asRecipient: true, on: db)
-        row.status = .rejected
-        row.answeredAt = clock.now()
-        try await row.save(on: db)
+        try await answeringRacesAsSequential {
+            try await answer(try await pendingRequest(id, of: user, asRecipient: true, on: db), with: .rejected, on: db)
+        }
     }
 
     func cancel(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws {
+        try await answeringRacesAsSequential { try await cancelOnce(user, request: id, on: db) }
+    }
+
+    private func cancelOnce(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws {
         let row = try await pendingRequest(id, of: user, asRecipient: false, on: db)
         try await db.transaction { tx in
-            row.status = .cancelled
-            row.answeredAt = self.clock.now()
-            try await row.save(on: tx)
+            try await self.answer(row, with: .cancelled, on: tx)
             // Withdrawing the like puts the other dog back in the deck.
             try await SwipeRecord.query(on: tx).filter(\.$pet.$id == row.$fromPet.id)
                 .filter(\.$target.$id == row.$toPet.id).delete()

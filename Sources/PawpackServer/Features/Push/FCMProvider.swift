@@ -121,7 +121,7 @@ package final class FCMProvider: PushProvider {
         // URLComponents leaves ":" as it is; a form body encodes it.
         let body = (form.percentEncodedQuery ?? "").replacingOccurrences(of: ":", with: "%3A")
         request.body = .bytes(ByteBuffer(string: body))
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: HTTPClient.pushTimeout)
         let bytes = try await response.body.collect(upTo: 64 * 1_024)
         guard response.status == .ok, let granted = try? JSONDecoder().decode(AccessToken.self, from: Data(buffer: bytes)) else {
             let reason = "OAuth token refused: HTTP \(response.status.code)"

@@ -88,7 +88,8 @@ final class PushOutbox: Sendable {
             await self.acknowledgements.flush()
             do {
                 try await ScheduledJobs.runExclusively("push", on: db) { db in
-                    while try await self.round(on: db) == Self.batchSize {}
+                    // A stop cancels the round: what is not sent stays in the outbox for the next start.
+                    while !Task.isCancelled, try await self.round(on: db) == Self.batchSize {}
                 }
             } catch {
                 self.logger.error("push round failed", metadata: ["error": "\(String(reflecting: error))"])
@@ -114,6 +115,7 @@ final class PushOutbox: Sendable {
         await withTaskGroup(of: (PushOutboxRecord, PushOutcome?).self) { group in
             var running = 0
             for row in due {
+                guard !Task.isCancelled else { break }
                 if running == Self.concurrentSends, let done = await group.next() {
                     outcomes.append(done)
                     running -= 1
@@ -126,6 +128,8 @@ final class PushOutbox: Sendable {
             for await done in group { outcomes.append(done) }
         }
         for (row, outcome) in outcomes {
+            // Cut short by a stop: not an attempt, the push stays as it was.
+            if Task.isCancelled, case .retry = outcome { continue }
             try await apply(outcome, to: row, now: now, on: db)
         }
         return due.count

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import PawpackCore
 
 /// One push, as every service is given it: the words of its notification and where it leads.
@@ -179,16 +180,22 @@ extension PushProviders {
 extension HTTPClient {
     /// Sends one request to a push service; `outcome` reads its answer (status, headers, and up
     /// to 64 KB of body). A network error, or a body never finished, is tried again later.
+    /// Connecting and answering together get `pushTimeout`: a service that cannot be reached
+    /// holds a round (and a stop, which cancels the round) no longer than that.
     func push(_ request: HTTPClientRequest,
               outcome: (HTTPClientResponse, Data) async -> PushOutcome) async -> PushOutcome {
         do {
-            let response = try await execute(request, timeout: .seconds(30))
+            let response = try await execute(request, timeout: Self.pushTimeout)
             let body = try await response.body.collect(upTo: 64 * 1_024)
             return await outcome(response, Data(buffer: body))
         } catch {
             return .retry(reason: "network: \(error)", after: nil)
         }
     }
+}
+
+extension HTTPClient {
+    static let pushTimeout = TimeAmount.seconds(10)
 }
 
 extension PushOutcome {

@@ -22,12 +22,17 @@ final class PostgresFanOut: Sendable {
     let instance = String(UUID().uuidString.prefix(8))
     private let configuration: PostgresConnection.Configuration
     private let hub: RealtimeHub
+    /// Closes this instance's sockets of sessions that ended (`RealtimeEvents.closeEndedSessions`).
+    private let closeEndedSessions: @Sendable (User.ID, any Database) async -> Void
     private let database: @Sendable () -> (any Database)?
     private let listening = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
-    init(configuration: SQLPostgresConfiguration, hub: RealtimeHub, database: @escaping @Sendable () -> (any Database)?) {
+    init(configuration: SQLPostgresConfiguration, hub: RealtimeHub,
+         closeEndedSessions: @escaping @Sendable (User.ID, any Database) async -> Void,
+         database: @escaping @Sendable () -> (any Database)?) {
         self.configuration = configuration.coreConfiguration
         self.hub = hub
+        self.closeEndedSessions = closeEndedSessions
         self.database = database
         let schema = configuration.searchPath?.first.map { "_" + $0.filter { $0.isLetter || $0.isNumber || $0 == "_" } } ?? ""
         channel = "pawpack_events" + schema
@@ -42,6 +47,16 @@ final class PostgresFanOut: Sendable {
             try? await db.sql.raw("SELECT pg_notify(\(bind: channel), \(bind: payload))").run()
         }
     }
+
+    /// Tells the other instances that sessions of the member ended: "instance !sessions user".
+    /// Notifications reach a listener in the order they were sent, so an event announced after
+    /// this finds the ended session's sockets closed.
+    func announceSessionsEnded(of user: User.ID) async {
+        guard let db = database() else { return }
+        try? await db.sql.raw("SELECT pg_notify(\(bind: channel), \(bind: "\(instance) \(Self.sessionsEnded) \(user)"))").run()
+    }
+
+    private static let sessionsEnded = "!sessions"
 
     /// Listens until `stop`, connecting again a second after a failure.
     func start(on eventLoop: any EventLoop, logger: Logger) {
@@ -90,6 +105,12 @@ final class PostgresFanOut: Sendable {
     private func received(_ payload: String, database: any Database) async {
         let parts = payload.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0] != instance else { return }
+        if parts[1].hasPrefix(Self.sessionsEnded + " ") {
+            if let user = User.ID(string: String(parts[1].dropFirst(Self.sessionsEnded.count + 1))) {
+                await closeEndedSessions(user, database)
+            }
+            return
+        }
         var wanted: [User.ID: [Int64]] = [:]
         for item in parts[1].split(separator: ",") {
             let pair = item.split(separator: ":")

@@ -83,10 +83,31 @@ final class RealtimeEvents: Sendable {
     /// What sockets acknowledged, which spares their members a push.
     let acknowledgements: RealtimeAcknowledgements
 
-    init(hub: RealtimeHub, clock: any AppClock, writes: SQLWrites) {
+    /// Which of a member's sessions are open: a socket whose session is not is closed.
+    private let openSessions: OpenSessions
+
+    init(hub: RealtimeHub, clock: any AppClock, writes: SQLWrites, openSessions: @escaping OpenSessions) {
         self.hub = hub
         self.clock = clock
+        self.openSessions = openSessions
         acknowledgements = RealtimeAcknowledgements(writes: writes)
+    }
+
+    /// Some of the member's sessions ended (call after the commit that ended them): their
+    /// sockets are closed here and, through the fan-out, on every other instance, before this
+    /// returns here and before any later event is delivered there.
+    func sessionsEnded(of user: User.ID, on db: any Database) async {
+        await closeEndedSessions(of: user, on: db)
+        if let fanOut = fanOut.withLockedValue({ $0 }) { await fanOut.announceSessionsEnded(of: user) }
+    }
+
+    /// Closes this instance's sockets of the member whose session is no longer open. When the
+    /// sessions cannot be read, every socket of the member is closed: one still signed in
+    /// reconnects, one signed out must not keep listening.
+    func closeEndedSessions(of user: User.ID, on db: any Database) async {
+        guard await hub.count(of: user) > 0 else { return }
+        let open = (try? await openSessions(user, db)) ?? []
+        await hub.close(socketsOf: user, except: open)
     }
 
     /// Set once at start-up: the writer is the API's mapping, built after the services.

@@ -64,6 +64,21 @@ actor RealtimeHub {
 
     static let closeWait = TimeAmount.seconds(2)
 
+    /// Closes the member's sockets whose session is not among `open` (4004: signed out) and
+    /// stops sending to them at once. Returns how many were closed.
+    @discardableResult
+    func close(socketsOf user: User.ID, except open: Set<SocketSession>) -> Int {
+        guard let mine = connections[user] else { return 0 }
+        var closed = 0
+        for (key, connection) in mine where !open.contains(connection.session) {
+            connections[user]?[key] = nil
+            connection.close(RealtimeConnection.CloseCode.signedOut)
+            closed += 1
+        }
+        if connections[user]?.isEmpty == true { connections[user] = nil }
+        return closed
+    }
+
     func connections(of user: User.ID) -> [RealtimeConnection] { Array(connections[user]?.values ?? [:].values) }
 
     func deliver(_ events: [StoredRealtimeEvent]) {
@@ -84,8 +99,11 @@ final class RealtimeConnection: Sendable {
     enum CloseCode {
         /// The client read too slowly; reconnect with the last id seen.
         static let tooSlow = WebSocketErrorCode.unknown(4001)
-        /// The access token or web session ended; sign in again, then reconnect.
+        /// The access token expired; refresh it, then reconnect.
         static let sessionEnded = WebSocketErrorCode.unknown(4003)
+        /// The session ended (signed out, the password changed, the account deleted, revoked):
+        /// sign in again. Reconnecting with the same tokens is refused.
+        static let signedOut = WebSocketErrorCode.unknown(4004)
         /// The member has as many sockets open as allowed.
         static let tooManySockets = WebSocketErrorCode.unknown(4008)
     }
@@ -108,6 +126,8 @@ final class RealtimeConnection: Sendable {
     private static let unacknowledgedKept = 256
 
     let user: User.ID
+    /// The session it was opened with; it closes when that ends.
+    let session: SocketSession
     let socket: WebSocket
     private let database: any Database
     private let sendQueueLimit: Int
@@ -117,8 +137,10 @@ final class RealtimeConnection: Sendable {
     /// it exist, or were forgotten.
     private let newestAtStart: Int64
 
-    init(user: User.ID, socket: WebSocket, after lastSeen: Int64, newest: Int64, database: any Database, sendQueueLimit: Int) {
+    init(user: User.ID, session: SocketSession, socket: WebSocket, after lastSeen: Int64, newest: Int64,
+         database: any Database, sendQueueLimit: Int) {
         self.user = user
+        self.session = session
         self.socket = socket
         self.database = database
         self.sendQueueLimit = sendQueueLimit
@@ -161,7 +183,8 @@ final class RealtimeConnection: Sendable {
         if tooSlow { close(CloseCode.tooSlow) } else { drainIfIdle() }
     }
 
-    private func close(_ code: WebSocketErrorCode) {
+    /// Stops sending at once (nothing queued goes out) and closes the socket with `code`.
+    func close(_ code: WebSocketErrorCode) {
         state.withLockedValue { $0.closed = true; $0.pending = [:] }
         socket.eventLoop.execute { _ = self.socket.close(code: code) }
     }
@@ -251,8 +274,10 @@ final class RealtimeConnection: Sendable {
     /// bounded (`offer`).
     private func send(_ texts: [String]) async {
         let socket = socket
-        let written = socket.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+        let written = socket.eventLoop.flatSubmit { [state] () -> EventLoopFuture<Void> in
             var last = socket.eventLoop.makeSucceededVoidFuture()
+            // Closed since the batch was taken (its session ended): not a word more.
+            guard !state.withLockedValue({ $0.closed }) else { return last }
             for text in texts {
                 let promise = socket.eventLoop.makePromise(of: Void.self)
                 socket.send(text, promise: promise)

@@ -22,7 +22,7 @@ struct RealtimeRoutes {
                               detail: "Open /v1/realtime as a WebSocket (Connection: Upgrade, Upgrade: websocket).")
             }
             // Refused before the upgrade, as problems: not signed in, a bad `after`, too many sockets.
-            let (user, ends) = try await signedIn(req)
+            let (user, session, ends) = try await signedIn(req)
             let me = try user.requireID()
             let asked = try after(req)
             if await services.realtime.hub.count(of: me) >= services.config.socketsPerMember {
@@ -33,11 +33,15 @@ struct RealtimeRoutes {
             // once the app has its socket is then always sent, even if it commits before
             // `onUpgrade` runs (read after it, such an event would count as seen).
             let start = StartingPoint(asked: asked, newest: try await RealtimeEvents.lastSeq(of: me, on: req.db))
-            return req.webSocket(maxFrameSize: 4_096, onUpgrade: { req, socket in
-                await connect(req, socket, member: me, ends: ends, from: start)
+            return req.boundedWebSocket(maxMessageBytes: Self.maxMessageBytes, onUpgrade: { req, socket in
+                await connect(req, socket, member: me, session: session, ends: ends, from: start)
             })
         }
     }
+
+    /// The largest message a client may send (an acknowledgement is some 40 bytes), however
+    /// it is fragmented; a larger one closes the socket with 1009.
+    static let maxMessageBytes = 4_096
 
     /// `Connection: Upgrade` and `Upgrade: websocket`, as a WebSocket handshake sends (RFC 6455).
     static func asksForWebSocket(_ req: Request) -> Bool {
@@ -46,19 +50,19 @@ struct RealtimeRoutes {
         return connection.contains("upgrade") && req.headers[.upgrade].contains { $0.lowercased() == "websocket" }
     }
 
-    /// The member behind the bearer token, or the web session (from one of our pages), and
-    /// when that ends.
-    private func signedIn(_ req: Request) async throws -> (UserRecord, ends: Date?) {
+    /// The member behind the bearer token, or the web session (from one of our pages), the
+    /// session, and when its access token ends.
+    private func signedIn(_ req: Request) async throws -> (UserRecord, SocketSession, ends: Date?) {
         if let token = req.headers.bearerAuthorization?.token {
             let (user, record) = try await services.accounts.authenticate(accessToken: token, on: req.db)
-            return (user, record.expiresAt)
+            return (user, .app(record.family), record.expiresAt)
         }
-        guard req.headers.first(name: .origin) != nil, req.originIsOurs,
+        guard req.originIsPublicURL,
               let token = req.cookies[WebCookie.session]?.string,
-              let (user, _) = try await services.accounts.webSession(token: token, on: req.db) else {
+              let (user, session) = try await services.accounts.webSession(token: token, on: req.db) else {
             throw Problem.unauthenticated
         }
-        return (user, nil)
+        return (user, .web(try session.requireID()), nil)
     }
 
     private func after(_ req: Request) throws -> Int64? {
@@ -85,7 +89,8 @@ struct RealtimeRoutes {
         }
     }
 
-    private func connect(_ req: Request, _ socket: WebSocket, member me: User.ID, ends: Date?, from start: StartingPoint) async {
+    private func connect(_ req: Request, _ socket: WebSocket, member me: User.ID, session: SocketSession, ends: Date?,
+                         from start: StartingPoint) async {
         // The upgrade can finish while the server shuts down, after its databases are gone;
         // Fluent's `db` traps then, so the database is asked for once and the socket is closed
         // with "going away" (the client reconnects to another instance).
@@ -94,11 +99,13 @@ struct RealtimeRoutes {
             return
         }
         if start.resync { try? await socket.send(RealtimeConnection.resync) }
-        let connection = RealtimeConnection(user: me, socket: socket, after: start.after, newest: start.newest, database: database,
+        let connection = RealtimeConnection(user: me, session: session, socket: socket, after: start.after, newest: start.newest, database: database,
                                             sendQueueLimit: services.config.socketSendQueueLimit)
         let hub = services.realtime.hub
         switch await hub.register(connection) {
-        case .added: break
+        case .added:
+            // Ended between the handshake and now (a sign-out racing the upgrade): closed here.
+            await services.realtime.closeEndedSessions(of: me, on: database)
         case .tooManySockets:
             try? await socket.close(code: RealtimeConnection.CloseCode.tooManySockets)
             return
@@ -127,6 +134,16 @@ struct RealtimeRoutes {
                 socket.eventLoop.scheduleTask(in: .milliseconds(Int64(lifetime * 1_000))) {
                     _ = socket.close(code: RealtimeConnection.CloseCode.sessionEnded)
                 }
+            }
+            // A web session also ends by going idle, which no request announces: its sockets
+            // look every ping interval (an open page makes no requests, so it does not keep
+            // the session alive).
+            if case .web = session {
+                let realtime = services.realtime
+                let check = socket.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(pingSeconds), delay: .seconds(pingSeconds)) { _ in
+                    Task { await realtime.closeEndedSessions(of: me, on: database) }
+                }
+                socket.onClose.whenComplete { _ in check.cancel() }
             }
         }.get()
         connection.start()

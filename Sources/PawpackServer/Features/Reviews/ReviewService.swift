@@ -47,6 +47,7 @@ final class ReviewService: Sendable {
                 on db: any Database) async throws -> ReviewValue {
         let me = try user.requireID()
         let meetup = try await meetups.participant(me, meetup: id, on: db)
+        try await BlockRecord.requireInteraction(from: me, to: meetup.other(than: me), on: db)
         let review = try rules.review(rating: rating, text: text)
         guard meetup.meetupStatus == .completed else {
             throw Problem(status: 409, code: .meetupStateConflict, title: "Not completed yet",
@@ -71,7 +72,7 @@ final class ReviewService: Sendable {
         let author = try await NotificationService.names(of: record.$authorPet.id, on: db)
         let subjectPet = try await NotificationService.names(of: record.$subjectPet.id, on: db).dog
         let stars = String(repeating: "★", count: review.rating) + String(repeating: "☆", count: 5 - review.rating)
-        let draft = NotificationDraft(kind: .review, title: "New review",
+        let draft = NotificationDraft(from: me, kind: .review, title: "New review",
                                       body: "\(author.owner) reviewed the playdate with \(subjectPet): \(stars)",
                                       meetup: id, pet: record.$authorPet.id)
         do {
@@ -116,11 +117,7 @@ final class ReviewService: Sendable {
     func report(_ user: UserRecord, review id: Meetups.Review.ID, reason raw: String, on db: any Database) async throws {
         let me = try user.requireID()
         guard let review = try await ReviewRecord.find(id, on: db), review.$subject.id == me else { throw Problem.notFound }
-        let reason = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !reason.isEmpty else { throw Problem.invalidField("reason", "must not be empty") }
-        guard reason.count <= Self.maximumReportLength else {
-            throw Problem.invalidField("reason", "must be at most \(Self.maximumReportLength) characters")
-        }
+        let reason = try TextRule.paragraphs(max: Self.maximumReportLength, required: true).validate(raw, field: "reason")
         guard try await ReviewReportRecord.query(on: db).filter(\.$review.$id == id).filter(\.$reporter.$id == me)
             .first() == nil else { return }
         let report = ReviewReportRecord()

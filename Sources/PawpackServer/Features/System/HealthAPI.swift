@@ -4,10 +4,14 @@ import PawpackCore
 import SQLKit
 
 extension APIHandler {
-    /// 200 only when the database answers a query, so a load balancer stops routing to an
-    /// instance that lost its database.
+    /// 200 only when the database answers a query and the server is not stopping, so a load
+    /// balancer stops routing to an instance that lost its database or is going away.
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
         let request = try currentRequest()
+        guard !services.isStopping else {
+            throw Problem(status: 503, code: .unavailable, title: "Stopping",
+                          detail: "This server is stopping; send requests to another.", retryAfter: 5)
+        }
         do {
             guard let sql = request.db as? any SQLDatabase else { throw Problem.serverBusy }
             try await sql.raw("SELECT 1").run()

@@ -264,7 +264,9 @@ enum Script {
           };
           socket.onclose = function (event) {
             document.documentElement.dataset.realtime = 'closed';
-            // Signed out, or too many tabs: stay quiet. Otherwise come back, a little later each time.
+            // Signed out (here or elsewhere): the page is drawn again, which leads to log in.
+            if (event.code === 4004) { if (!leaving) window.location.reload(); return; }
+            // Too many tabs: stay quiet. Otherwise come back, a little later each time.
             if (event.code === 4003 || event.code === 4008 || tries > 8) return;
             tries += 1;
             setTimeout(connect, Math.min(30000, 500 * Math.pow(2, tries)));

@@ -68,6 +68,23 @@ extension Request {
     /// Whether a form came from one of this server's pages: browsers name the page's origin in
     /// `Origin` on every form they send; it must be the public address or the one asked for.
     /// A request without it (no browser, or an old one) rests on the token alone.
+    /// Whether the request's `Origin` is exactly the configured public address: scheme, host
+    /// and port (the scheme's default when none is written). A web socket opened with the
+    /// session cookie has no CSRF token, so a page elsewhere must not open one (cross-site
+    /// WebSocket hijacking); the `Host` header does not count, since whoever makes the request
+    /// chooses it (DNS rebinding).
+    var originIsPublicURL: Bool {
+        func origin(_ text: String) -> String? {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else {
+                return nil
+            }
+            let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+            return "\(scheme)://\(host):\(port)"
+        }
+        guard let sent = headers.first(name: .origin).flatMap(origin) else { return false }
+        return sent == origin(application.pawpack.config.publicBaseURL)
+    }
+
     var originIsOurs: Bool {
         guard let origin = headers.first(name: .origin) else { return true }
         func authority(_ text: String) -> String? {

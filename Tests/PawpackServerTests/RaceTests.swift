@@ -1,0 +1,84 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+@testable import PawpackServer
+import PawpackTestSupport
+import Testing
+
+/// Requests that race answer exactly what the same requests sent one after the other get, on
+/// SQLite and on PostgreSQL: never a 500, never two successes where one is possible.
+@Suite struct RaceTests {
+    /// Requests sent at once. On the in-memory SQLite of the tests (no WAL), more than two
+    /// transactions waiting on each other can hold both of SQLite's threads in sqlite-nio's busy
+    /// handler, which never yields (docs/SECURITY.md); PostgreSQL takes a dozen.
+    static let crowd = TestServer.postgresURL == nil ? 2 : 12
+
+    /// The same request sent `count` times at once; the statuses, in no order.
+    func atOnce(_ count: Int, _ request: @escaping @Sendable () async throws -> TestServer.Reply) async throws -> [TestServer.Reply] {
+        try await withThrowingTaskGroup(of: TestServer.Reply.self) { group in
+            for _ in 0..<count { group.addTask { try await request() } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test func identicalLikesAtOnceStoreOneRequestAndTheRestAnswerAlreadyRequested() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let replies = try await atOnce(Self.crowd) { try await server.swipe(bob, on: ada) }
+            #expect(replies.filter { $0.status == 201 }.count == 1)
+            #expect(replies.filter { $0.status == 409 && $0.code == "already_requested" }.count == Self.crowd - 1,
+                    "\(replies.map { "\($0.status) \($0.code ?? "")" })")
+            let requests = try await server.request(.GET, "/v1/match-requests?direction=incoming", token: ada.token)
+            #expect((requests.json["items"] as? [Any])?.count == 1)
+        }
+    }
+
+    @Test func twoUndosAtOnceUndoOneSwipeAndTheSecondFindsNothingLeft() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            _ = try await server.like(bob, ada)
+            let replies = try await atOnce(2) {
+                try await server.request(.POST, "/v1/pets/\(bob.dogID)/swipes/undo", token: bob.token)
+            }
+            #expect(replies.map(\.status).sorted() == [204, 409], "\(replies.map { "\($0.status) \($0.text)" })")
+            // the like is gone, once: Ada's dog is back in the deck
+            #expect(try await server.deck(bob).items.map(\.pet.id).contains(ada.dogID))
+        }
+    }
+
+    @Test func aRequestAcceptedTwiceAtOnceMakesOneMatch() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let request = try #require(try await server.like(bob, ada).request)
+            let replies = try await atOnce(Self.crowd) {
+                try await server.request(.POST, "/v1/match-requests/\(request.id)/accept", token: ada.token)
+            }
+            #expect(replies.filter { $0.status == 200 }.count == 1)
+            #expect(replies.filter { $0.status == 404 }.count == Self.crowd - 1, "\(replies.map { "\($0.status) \($0.text)" })")
+            let chats = try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self)
+            #expect(chats.items.count == 1)
+        }
+    }
+
+    @Test func aMessageIDSentAgainWithAnotherTextIsRefusedAndTheSameTextGetsTheFirstMessage() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let chat = try await server.matched(ada, bob).id
+            let id = UUID()
+            let first = try await server.say("Park at ten?", from: ada, in: chat, id: id)
+            let retry = try await server.send(.POST, "/v1/chats/\(chat)/messages",
+                                              object: ["id": id.uuidString, "text": "  Park at ten?  "], token: ada.token)
+            #expect(retry.status == 200 && retry.json["id"] as? String == first.id, "a retry gets the first message")
+            let reused = try await server.send(.POST, "/v1/chats/\(chat)/messages",
+                                               object: ["id": id.uuidString, "text": "Actually, eleven"], token: ada.token)
+            #expect(reused.status == 409 && reused.code == "idempotency_key_reused")
+            #expect((reused.json["errors"] as? [[String: Any]])?.first?["field"] as? String == "id")
+            let messages = try await server.get("/v1/chats/\(chat)/messages", token: bob.token, as: Components.Schemas.MessagePage.self)
+            #expect(messages.items.map(\.text) == ["Park at ten?"])
+        }
+    }
+}
