@@ -12,7 +12,7 @@ import Testing
 
     /// A socket opened byte by byte as the member with this token, past its 101.
     func openSocket(_ server: TestServer, token: String) async throws -> RawConnection {
-        let connection = try RawConnection(port: server.port, timeoutSeconds: 2)
+        let connection = try RawConnection(port: server.port, timeoutSeconds: 5)
         let lines = ["GET /v1/realtime HTTP/1.1", "Host: 127.0.0.1:\(server.port)", "Connection: Upgrade", "Upgrade: websocket",
                      "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Authorization: Bearer \(token)"]
         await connection.write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
