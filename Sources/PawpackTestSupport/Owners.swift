@@ -126,6 +126,15 @@ extension TestServer {
         return try await send(.POST, "/v1/chats/\(chat)/meetups", object: body, token: owner.token)
     }
 
+    /// The member's unread notifications, as the bell counts them.
+    package func unreadCount(of owner: Owner) async throws -> Int {
+        let inbox = try await request(.GET, "/v1/notifications", token: owner.token)
+        guard inbox.status == 200, let count = inbox.json["unreadCount"] as? Int else {
+            throw TestFailure("notifications: \(inbox.status) \(inbox.text)")
+        }
+        return count
+    }
+
     /// A GET that must answer 200, read as `T`.
     package func get<T: Decodable>(_ path: String, token: String, as type: T.Type) async throws -> T {
         let reply = try await request(.GET, path, token: token)

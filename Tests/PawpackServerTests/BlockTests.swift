@@ -27,7 +27,7 @@ import Testing
             let adasThird = try await server.owner("ada", at: TestServer.Place.lyon, member: ada.member)
 
             #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: ada.token).status == 204)
-            let inboxes = try await [ada, bob].asyncMap { try await Self.unread(server, $0) }
+            let inboxes = try await [ada, bob].asyncMap { try await server.unreadCount(of: $0) }
 
             // every way one could reach the other, from either side
             for (me, them, mine, theirs) in [(ada, bob, adasThird, bobsSecond), (bob, ada, bobsSecond, adasThird)] {
@@ -48,14 +48,10 @@ import Testing
                 // a review in particular: the 404 of a thing that does not exist
                 #expect(attempts[0].1.status == 404 && attempts[0].1.code == "not_found")
             }
-            #expect(try await [ada, bob].asyncMap { try await Self.unread(server, $0) } == inboxes, "nobody heard of any of it")
+            #expect(try await [ada, bob].asyncMap { try await server.unreadCount(of: $0) } == inboxes, "nobody heard of any of it")
             let reviews = try await server.request(.GET, "/v1/pets/\(bob.dogID)/reviews", token: bob.token)
             #expect((reviews.json["items"] as? [Any])?.isEmpty == true)
         }
-    }
-
-    static func unread(_ server: TestServer, _ owner: TestServer.Owner) async throws -> Int {
-        try await server.request(.GET, "/v1/notifications", token: owner.token).json["unreadCount"] as? Int ?? -1
     }
 }
 

@@ -10,10 +10,6 @@ import Testing
 /// the unread notification up to date, and new ones are limited per sender and in all
 /// (`NotificationPolicy`).
 @Suite struct NotificationFloodTests {
-    static func unread(_ server: TestServer, _ owner: TestServer.Owner) async throws -> Int {
-        try await server.request(.GET, "/v1/notifications", token: owner.token).json["unreadCount"] as? Int ?? -1
-    }
-
     static func pushesWaiting(_ server: TestServer, for owner: TestServer.Owner) async throws -> Int {
         try await PushOutboxRecord.query(on: server.app.db).filter(\.$userID == owner.member.userID).count()
     }
@@ -36,7 +32,7 @@ import Testing
                 #expect(try await server.request(.POST, "/v1/pets/\(bob.dogID)/swipes/undo", token: bob.token).status == 204)
             }
             _ = try await server.like(bob, ada)
-            #expect(try await Self.unread(server, ada) == 1)
+            #expect(try await server.unreadCount(of: ada) == 1)
             #expect(try await Self.pushesWaiting(server, for: ada) == 1)
             // her app heard of each request, and of one notification
             var notifications = 0
@@ -58,12 +54,12 @@ import Testing
             for owner in [ada, bob] { try await server.vaccinate(owner) }
             let chat = try await server.matched(ada, bob).id
             _ = try await server.request(.POST, "/v1/notifications/read-all", token: bob.token)
-            let before = try await Self.unread(server, bob)
+            let before = try await server.unreadCount(of: bob)
             for _ in 0..<20 {
                 let id = try await server.propose(ada, in: chat).json["id"] as? String ?? ""
                 #expect(try await server.request(.POST, "/v1/meetups/\(id)/cancel", token: ada.token).status == 200)
             }
-            #expect(try await Self.unread(server, bob) == before + 1)
+            #expect(try await server.unreadCount(of: bob) == before + 1)
         }
     }
 
@@ -85,13 +81,13 @@ import Testing
                 }
             }
             // three from Bob, then two from Eve reach the limit in all
-            #expect(try await Self.unread(server, ada) == 5)
+            #expect(try await server.unreadCount(of: ada) == 5)
             #expect(try await Self.pushesWaiting(server, for: ada) == 5)
             // a minute later there is room again
             server.clock.advance(by: 61)
             let again = try await server.signedInAgain(eve)
             _ = try await server.like(again, ada)
-            #expect(try await Self.unread(server, try await server.signedInAgain(ada)) == 6)
+            #expect(try await server.unreadCount(of: try await server.signedInAgain(ada)) == 6)
         }
     }
 }
