@@ -52,4 +52,25 @@ import Testing
             guard case .notification = next.event else { Issue.record("\(next)"); return }
         }
     }
+
+    @Test(.timeLimit(.minutes(1))) func aSessionEndedElsewhereEndsTheStreamAsNotSignedIn() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let app = PawpackClient(serverURL: URL(string: server.baseURL)!)
+            try await app.logIn(email: ada.member.email, password: ada.member.password)
+            var events = app.realtimeEvents(after: 0).makeAsyncIterator()
+            // the stream is open: it hears Bob's like
+            _ = try await server.like(bob, ada)
+            guard case .matchRequest = try #require(try await events.next()).event else { Issue.record("no request"); return }
+
+            // her password is changed from the web or another phone: this app's session is over
+            let changed = try await server.send(.POST, "/v1/me/password", object: [
+                "currentPassword": ada.member.password, "newPassword": "a-brand-new-long-password"], token: ada.token)
+            #expect(changed.status == 204)
+            // (past the like's notification, which came before)
+            await #expect(throws: PawpackError.notSignedIn) { while try await events.next() != nil {} }
+            #expect(await app.session == nil, "the app forgot it and shows the log-in screen")
+        }
+    }
 }
