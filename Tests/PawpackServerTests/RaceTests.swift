@@ -71,6 +71,31 @@ import Testing
         }
     }
 
+    @Test func aBlockSentTwiceAtOnceIsOneBlockAndBothAreTold204() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            _ = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let replies = try await atOnce(6) {
+                try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: ada.token)
+            }
+            #expect(replies.map(\.status) == Array(repeating: 204, count: 6), "\(replies.map { "\($0.status) \($0.text)" })")
+            let blocks = try await server.request(.GET, "/v1/blocks", token: ada.token).json["items"] as? [Any]
+            #expect(blocks?.count == 1)
+        }
+    }
+
+    @Test func mutesSavedAtOnceEndAsTheLastOneSaved() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let replies = try await atOnce(6) {
+                try await server.send(.PUT, "/v1/notifications/settings", object: ["muted": ["match", "review"]], token: ada.token)
+            }
+            #expect(replies.allSatisfy { $0.status == 200 }, "\(replies.map { "\($0.status) \($0.text)" })")
+            let settings = try await server.request(.GET, "/v1/notifications/settings", token: ada.token).json
+            #expect((settings["muted"] as? [String])?.sorted() == ["match", "review"])
+        }
+    }
+
     @Test func aMessageIDSentAgainWithAnotherTextIsRefusedAndTheSameTextGetsTheFirstMessage() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)

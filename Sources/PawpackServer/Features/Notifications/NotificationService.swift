@@ -223,7 +223,8 @@ final class NotificationService: Sendable {
 
     /// Replaces the kinds the member muted.
     func setMutedKinds(_ kinds: Set<NotificationKind>, of user: User.ID, on db: any Database) async throws {
-        try await db.transaction { tx in
+        // Two saves at once: the later replaces the earlier, as one after the other.
+        try await answeringRacesAsSequential { try await db.transaction { tx in
             try await NotificationMuteRecord.query(on: tx).filter(\.$user.$id == user).delete()
             for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
                 let mute = NotificationMuteRecord()
@@ -231,7 +232,7 @@ final class NotificationService: Sendable {
                 mute.kind = kind.rawValue
                 try await mute.create(on: tx)
             }
-        }
+        } }
     }
 
     // MARK: Words

@@ -151,11 +151,14 @@ final class PlaydateService: Sendable {
         let petID = try pet.requireID()
         let valid = try preferences.validated()
         let json = String(decoding: try JSONEncoder().encode(valid), as: UTF8.self)
-        let record = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first()
-            ?? { let fresh = DeckPreferencesRecord(); fresh.$pet.id = petID; return fresh }()
-        record.json = json
-        record.updatedAt = clock.now()
-        try await record.save(on: db)
+        // Saved twice at once: the second finds the first's row and replaces it.
+        try await answeringRacesAsSequential {
+            let record = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first()
+                ?? { let fresh = DeckPreferencesRecord(); fresh.$pet.id = petID; return fresh }()
+            record.json = json
+            record.updatedAt = clock.now()
+            try await record.save(on: db)
+        }
         return valid
     }
 
@@ -294,7 +297,8 @@ final class PlaydateService: Sendable {
             throw Problem(status: 404, code: .notFound, title: "No such member", detail: "No other member has that username.",
                           errors: [.init(field: "username", message: "is not another member")])
         }
-        let events = try await db.transaction { tx -> [StoredRealtimeEvent] in
+        // Blocked twice at once: one block, and both answers are the same.
+        let events = try await answeringRacesAsSequential { try await db.transaction { tx -> [StoredRealtimeEvent] in
             var events: [StoredRealtimeEvent] = []
             if try await BlockRecord.query(on: tx).filter(\.$blocker.$id == me).filter(\.$blocked.$id == them).first() == nil {
                 let block = BlockRecord()
@@ -316,7 +320,7 @@ final class PlaydateService: Sendable {
                 group.group(.and) { $0.filter(\.$fromUser.$id == them).filter(\.$toUser.$id == me) }
             }.set(\.$status, to: .cancelled).update()
             return events
-        }
+        } }
         await realtime.deliver(events)
     }
 

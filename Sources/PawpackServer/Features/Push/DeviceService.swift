@@ -43,7 +43,8 @@ final class DeviceService: Sendable {
                 ? "this server does not send Web Push"
                 : "this server does not send pushes to this app (\(registration.platform.rawValue))")
         }
-        return try await db.transaction { tx in
+        // The same device registered twice at once: the second finds the first's row.
+        return try await answeringRacesAsSequential { try await db.transaction { tx in
             if let existing = try await DeviceRecord.query(on: tx).filter(\.$platform == registration.platform.rawValue)
                 .filter(\.$token == registration.token).first() {
                 if existing.$user.id == user {
@@ -72,7 +73,7 @@ final class DeviceService: Sendable {
             record.createdAt = self.clock.now()
             try await record.create(on: tx)
             return (try DeviceValue(record), true)
-        }
+        } }
     }
 
     func devices(of user: User.ID, on db: any Database) async throws -> [DeviceValue] {
