@@ -70,13 +70,6 @@ public struct TextRule: Sendable, Equatable {
         }
     }
 
-    /// An optional text: nil stays nil; empty after trimming is nil too.
-    public func validateOptional(_ raw: String?, field: String) throws(Problem) -> String? {
-        guard let raw else { return nil }
-        let text = try validate(raw, field: field)
-        return text.isEmpty ? nil : text
-    }
-
     public enum Refusal: Error, Sendable, Equatable {
         case empty, lineBreak, controlCharacter, directionControl
         case tooLong(Int)

@@ -36,7 +36,7 @@ import Testing
     @Test func requiredTextIsNotOnlyWhiteSpace() throws {
         #expect(TextRule.paragraphs(max: 10, required: true).check(" \n\t ") == .failure(.empty))
         #expect(TextRule.line(max: 10).check("   ") == .success(""))
-        #expect(try TextRule.line(max: 10).validateOptional("   ", field: "x") == nil)
+        #expect(try TextRule.line(max: 10).validate("   ", field: "x") == "")
         #expect(throws: Problem.invalidField("city", "may not contain control characters")) {
             try TextRule.line(max: 10).validate("\u{0000}", field: "city")
         }

@@ -96,6 +96,38 @@ import Testing
         }
     }
 
+    @Test func proposalsAndReviewsAtOnceKeepOneAndTellTheOtherWhy() async throws {
+        try await TestServer.run { server in
+            var ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            var bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            for owner in [ada, bob] { try await server.vaccinate(owner) }
+            let chat = try await server.matched(ada, bob).id
+            // both owners propose at the same moment: one proposal waits, the other is told so
+            let (a, b) = (ada, bob)
+            let proposals = try await atOnce(2) { [counter = Counter()] in
+                try await server.propose(await counter.next() == 0 ? a : b, in: chat, hours: 1)
+            }
+            #expect(proposals.map(\.status).sorted() == [201, 409], "\(proposals.map { "\($0.status) \($0.text)" })")
+            #expect(proposals.contains { $0.code == "meetup_pending" })
+            let meetup = try #require(proposals.first { $0.status == 201 }?.json["id"] as? String)
+            // whoever's proposal it is, the other owner accepts it (the proposer's try is refused)
+            let accepted = try await [ada, bob].asyncMap {
+                try await server.request(.POST, "/v1/meetups/\(meetup)/accept", token: $0.token).status
+            }
+            #expect(accepted.sorted() == [200, 409], "\(accepted)")
+            server.clock.advance(by: 2 * 3_600)
+            (ada, bob) = (try await server.signedInAgain(ada), try await server.signedInAgain(bob))
+            #expect(try await server.request(.POST, "/v1/meetups/\(meetup)/complete", token: bob.token).status == 200)
+            // one review twice at once: kept once, the other "already reviewed"
+            let token = ada.token
+            let reviews = try await atOnce(2) {
+                try await server.send(.POST, "/v1/meetups/\(meetup)/reviews", object: ["rating": 5], token: token)
+            }
+            #expect(reviews.map(\.status).sorted() == [201, 409], "\(reviews.map { "\($0.status) \($0.text)" })")
+            #expect(reviews.contains { $0.code == "already_reviewed" })
+        }
+    }
+
     @Test func aMessageIDSentAgainWithAnotherTextIsRefusedAndTheSameTextGetsTheFirstMessage() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
@@ -114,4 +146,10 @@ import Testing
             #expect(messages.items.map(\.text) == ["Park at ten?"])
         }
     }
+}
+
+/// Hands out 0, 1, 2… to requests sent at once, so that each can play another member.
+actor Counter {
+    private var value = 0
+    func next() -> Int { defer { value += 1 }; return value }
 }

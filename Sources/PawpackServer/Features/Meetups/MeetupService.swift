@@ -71,6 +71,12 @@ final class MeetupService: Sendable {
 
     func propose(_ user: UserRecord, chat id: Chats.Chat.ID, _ input: ProposalInput,
                  writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> MeetupValue {
+        // The other owner proposed at the same moment: the index keeps one, the other is told one waits.
+        try await answeringRacesAsSequential { try await proposeOnce(user, chat: id, input, writingDates: dates, on: db) }
+    }
+
+    private func proposeOnce(_ user: UserRecord, chat id: Chats.Chat.ID, _ input: ProposalInput,
+                             writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> MeetupValue {
         let me = try user.requireID()
         guard let chat = try await ChatRecord.find(id, on: db), let side = chat.side(of: me) else { throw Problem.notFound }
         try await BlockRecord.requireInteraction(from: me, to: chat.user(side.other), on: db)
@@ -104,18 +110,9 @@ final class MeetupService: Sendable {
         meetup.createdAt = now
         meetup.updatedAt = now
         meetup.changedBy = me
-        do {
-            return try await commit(meetup, on: db) { value, tx in
-                try await self.notifications.notify(self.draft(for: value, change: .pending, to: value.invitee), to: value.invitee, on: tx)
-            } write: { tx in try await meetup.create(on: tx) }
-        } catch let problem as Problem {
-            throw problem
-        } catch {
-            // The other owner proposed at the same moment: the index keeps one.
-            if try await MeetupRecord.query(on: db).filter(\.$chat.$id == id)
-                .filter(\.$status == MeetupStatus.pending.rawValue).first() != nil { throw Self.pending }
-            throw error
-        }
+        return try await commit(meetup, on: db) { value, tx in
+            try await self.notifications.notify(self.draft(for: value, change: .pending, to: value.invitee), to: value.invitee, on: tx)
+        } write: { tx in try await meetup.create(on: tx) }
     }
 
     static let pending = Problem(status: 409, code: .meetupPending, title: "A proposal is already waiting",

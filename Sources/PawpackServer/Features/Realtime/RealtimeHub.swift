@@ -65,18 +65,14 @@ actor RealtimeHub {
     static let closeWait = TimeAmount.seconds(2)
 
     /// Closes the member's sockets whose session is not among `open` (4004: signed out) and
-    /// stops sending to them at once. Returns how many were closed.
-    @discardableResult
-    func close(socketsOf user: User.ID, except open: Set<SocketSession>) -> Int {
-        guard let mine = connections[user] else { return 0 }
-        var closed = 0
+    /// stops sending to them at once.
+    func close(socketsOf user: User.ID, except open: Set<SocketSession>) {
+        guard let mine = connections[user] else { return }
         for (key, connection) in mine where !open.contains(connection.session) {
             connections[user]?[key] = nil
             connection.close(RealtimeConnection.CloseCode.signedOut)
-            closed += 1
         }
         if connections[user]?.isEmpty == true { connections[user] = nil }
-        return closed
     }
 
     func connections(of user: User.ID) -> [RealtimeConnection] { Array(connections[user]?.values ?? [:].values) }

@@ -45,6 +45,12 @@ final class ReviewService: Sendable {
 
     func review(_ user: UserRecord, meetup id: Meetups.Meetup.ID, rating: Int, text: String?,
                 on db: any Database) async throws -> ReviewValue {
+        // Sent twice at once: the unique index keeps the first, the second is "already reviewed".
+        try await answeringRacesAsSequential { try await reviewOnce(user, meetup: id, rating: rating, text: text, on: db) }
+    }
+
+    private func reviewOnce(_ user: UserRecord, meetup id: Meetups.Meetup.ID, rating: Int, text: String?,
+                            on db: any Database) async throws -> ReviewValue {
         let me = try user.requireID()
         let meetup = try await meetups.participant(me, meetup: id, on: db)
         try await BlockRecord.requireInteraction(from: me, to: meetup.other(than: me), on: db)
@@ -75,19 +81,11 @@ final class ReviewService: Sendable {
         let draft = NotificationDraft(from: me, kind: .review, title: "New review",
                                       body: "\(author.owner) reviewed the playdate with \(subjectPet): \(stars)",
                                       meetup: id, pet: record.$authorPet.id)
-        do {
-            let events = try await db.transaction { tx in
-                try await record.create(on: tx)
-                return try await self.notifications.notify(draft, to: record.$subject.id, on: tx)
-            }
-            await meetups.realtime.deliver(events)
-        } catch {
-            // Sent twice at once: the unique index kept the first.
-            if try await ReviewRecord.query(on: db).filter(\.$meetup.$id == id).filter(\.$author.$id == me).first() != nil {
-                throw Self.alreadyReviewed
-            }
-            throw error
+        let events = try await db.transaction { tx in
+            try await record.create(on: tx)
+            return try await self.notifications.notify(draft, to: record.$subject.id, on: tx)
         }
+        await meetups.realtime.deliver(events)
         return try await values([record], on: db)[0]
     }
 
