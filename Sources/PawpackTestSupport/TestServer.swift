@@ -38,10 +38,12 @@ package struct TestServer: Sendable {
     package static let centredGrid = LocationBlur.Offset(north: 0.5, east: 0.5)
 
     /// `sharing` another test server runs a second instance on its database (PostgreSQL: its
-    /// schema), which the first one drops at its end.
+    /// schema), which the first one drops at its end. `configure` builds the app: the
+    /// production one unless a test adds an area of its own.
     package static func run<T: Sendable>(
         sharing first: TestServer? = nil,
         adjust: (inout Config) -> Void = { _ in },
+        configure: (Application, Config, Dependencies) async throws -> Void = { try await PawpackServer.configure($0, config: $1, dependencies: $2) },
         locationOffsets: @escaping @Sendable () -> LocationBlur.Offset = { TestServer.centredGrid },
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
@@ -77,7 +79,7 @@ package struct TestServer: Sendable {
         app.logger.logLevel = .warning
         var started = false
         do {
-            try await configure(app, config: config, dependencies: Dependencies(
+            try await configure(app, config, Dependencies(
                 clock: clock, mailer: outbox, media: LocalMediaStore(root: mediaFolder), locationOffsets: locationOffsets,
                 pushClient: LocalTLS.client))
             if case .postgres = config.database, let sql = app.db as? any SQLDatabase {

@@ -91,7 +91,7 @@ struct BenchDeck: AsyncParsableCommand {
         do {
             try await configure(app, config: config, dependencies: Dependencies(
                 clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger),
-                media: LocalMediaStore(root: config.localMediaDirectory)), deckSource: deckSource)
+                media: LocalMediaStore(root: config.localMediaDirectory), deckSource: deckSource))
             if migrate { try await app.autoMigrate() }
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
             guard let port = app.http.server.shared.localAddress?.port else { throw ArgumentParser.ValidationError("server did not start") }

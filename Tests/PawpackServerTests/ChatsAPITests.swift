@@ -259,6 +259,28 @@ import Testing
         }
     }
 
+    @Test func aChatPhotoOfTwoMegabytesIsTakenAsAPetPhotoIs() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let chat = try await server.matched(ada, bob).id
+            // given a photo of noise, which no compression makes smaller: over 2 MB, past the
+            // 1 MB that bounds JSON bodies and under the 10 MB that bounds photos
+            var random = SeededRandom(seed: 7)
+            let side = 860
+            let photo = PNGEncoder.encode(width: side, height: side, rgb: (0..<side * side * 3).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            #expect(photo.count > 2 * 1_048_576)
+
+            // when Ada sends it in the chat, it is sent
+            let sent = try await server.upload("/v1/chats/\(chat)/photos", parts: [
+                .init(name: "id", data: Data(UUID().uuidString.utf8)),
+                .init(name: "photo", filename: "noise.png", contentType: "image/png", data: photo),
+            ], token: ada.token)
+            #expect(sent.status == 201, "\(sent.status) \(sent.text.prefix(200))")
+            #expect(try await server.rowCounts()["chat_messages"] == 1)
+        }
+    }
+
     @Test func deletingAnAccountTakesItsChatsMessagesAndPhotosAway() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
@@ -270,10 +292,18 @@ import Testing
                 .init(name: "photo", filename: "a.png", contentType: "image/png", data: TestImages.png(width: 8, height: 8)),
             ], token: bob.token)
             #expect(server.storedMediaFiles().count == 1)
+            // Ada's inbox tells of the match and of Bob's photo, both leading to their chat
+            func notificationsAboutTheChat() async throws -> Int {
+                try await server.get("/v1/notifications", token: ada.token, as: Components.Schemas.NotificationPage.self)
+                    .items.filter { $0.chatId == chat }.count
+            }
+            #expect(try await notificationsAboutTheChat() == 2)
 
             let deleted = try await server.send(.DELETE, "/v1/me", object: ["password": bob.member.password], token: bob.token)
             #expect(deleted.status == 204)
             #expect(try await chats(server, of: ada).items.isEmpty)
+            // and those notifications went with the chat: they would lead nowhere
+            #expect(try await notificationsAboutTheChat() == 0)
             #expect(try await server.rowCounts()["chats"] == 0)
             #expect(try await server.rowCounts()["chat_messages"] == 0)
             #expect(server.storedMediaFiles().isEmpty)

@@ -74,7 +74,12 @@ import Testing
                 try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Still there?"],
                                       token: ada.token).status
             }
-            try await Task.sleep(for: .milliseconds(300))
+            // Until the own connection finds the file busy (a condition, not a fixed wait: a
+            // loaded machine may take longer to get the request there).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while writes.counts.busy == busyBefore, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             // Let go (a test database keeps SQLite's rollback journal, whose commit would wait
             // for the message's reader; a served file's WAL would not).
             #expect(try holder.rows("ROLLBACK", []) != nil)

@@ -18,15 +18,19 @@ package struct Dependencies: Sendable {
     /// What pushes go out through (`Config.push` names the services); tests pass one that
     /// trusts their local push services' certificate.
     package var pushClient: HTTPClient
+    /// Where the deck reads its candidates: the index, or one of the plain designs
+    /// `pawpack bench deck` and the tests compare it with.
+    package var deckSource: DeckSource
 
     package init(clock: any AppClock, mailer: any Mailer, media: any MediaStore,
                  locationOffsets: @escaping @Sendable () -> LocationBlur.Offset = { LocationBlur.Offset.random() },
-                 pushClient: HTTPClient = .shared) {
+                 pushClient: HTTPClient = .shared, deckSource: DeckSource = .index) {
         self.clock = clock
         self.mailer = mailer
         self.media = media
         self.locationOffsets = locationOffsets
         self.pushClient = pushClient
+        self.deckSource = deckSource
     }
 
     /// The system clock and the mail transport the configuration names.
@@ -49,22 +53,21 @@ package struct Dependencies: Sendable {
     }
 }
 
-/// Every feature service, built once in `configure` and reached through `app.pawpack`.
+/// The spine every area stands on (the clock and configuration, realtime events, the inbox,
+/// pushes, scheduled jobs, the fast SQLite paths) and each area's services, built once in
+/// `configure` and reached through `app.pawpack`: `services.pets` is declared in Pets' folder.
 package final class PawpackServices: Sendable {
     package let config: Config
     package let dependencies: Dependencies
-    let accounts: AccountService
-    let pets: PetService
-    let playdates: PlaydateService
-    let chats: ChatService
+    /// The areas, in order (`Areas.all`, and a test's own).
+    let areas: [Area]
+    /// What the pages' frame takes from the areas: tabs, badges, flashes.
+    let shell: WebShell
     let notifications: NotificationService
-    let meetups: MeetupService
-    let reviews: ReviewService
-    let devices: DeviceService
     /// Pushes waiting to go, and the worker that sends them.
     let push: PushOutbox
-    /// Meet-ups' expiries and reminders, every minute.
-    let jobs: ScheduledJobs
+    /// The areas' work due later, every `Config.jobInterval`.
+    let jobs = ScheduledJobs()
     /// Durable events and the sockets of this process.
     let realtime: RealtimeEvents
     let hasher: PasswordHasher
@@ -74,6 +77,14 @@ package final class PawpackServices: Sendable {
     let writes = SQLWrites()
     /// The SQLite file held in memory, once `keepDatabaseInMemory` started it.
     let databaseKeeper = NIOLockedValueBox<DatabaseKeeper?>(nil)
+    /// Where image checking and other blocking work runs.
+    let threadPool: NIOThreadPool
+    let logger: Logger
+    /// Whether the deck index's rows are held in memory: where this process owns the database
+    /// (SQLite) and reads from the index; PostgreSQL instances are many and stateless.
+    let deckRowsInMemory: Bool
+    /// Each area's services, by type (`area(_:)`).
+    private let areaServices = NIOLockedValueBox<[ObjectIdentifier: any Sendable]>([:])
 
     /// Set as the server begins to stop: `/healthz` answers 503 from then on, so a load
     /// balancer sends the requests to another instance.
@@ -101,19 +112,19 @@ package final class PawpackServices: Sendable {
         await realtime.hub.closeAll()
     }
 
-    init(config: Config, dependencies: Dependencies, deckSource: DeckSource, pushProviders: PushProviders,
+    init(config: Config, dependencies: Dependencies, areas: [Area], pushProviders: PushProviders,
          threadPool: NIOThreadPool, logger: Logger) {
         self.config = config
         self.dependencies = dependencies
+        self.areas = areas
+        self.shell = WebShell(areas: areas)
+        self.threadPool = threadPool
+        self.logger = logger
         self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
                                      queueLimit: config.hashingQueueLimit)
-        // The index's rows are kept in memory where this process owns the database, SQLite;
-        // PostgreSQL instances are many and stateless.
-        var rowsInMemory = deckSource == .index
+        var rowsInMemory = dependencies.deckSource == .index
         if case .postgres = config.database { rowsInMemory = false }
-        self.pets = PetService(config: config, clock: dependencies.clock, media: dependencies.media,
-                               locationOffsets: dependencies.locationOffsets, reads: hotReads,
-                               deckIndex: DeckIndex(rowsInMemory: rowsInMemory), imageWork: threadPool, logger: logger)
+        self.deckRowsInMemory = rowsInMemory
         let clock = dependencies.clock
         self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: clock,
                                        writes: writes, openSessions: { user, db in
@@ -121,21 +132,22 @@ package final class PawpackServices: Sendable {
         })
         self.push = PushOutbox(providers: pushProviders, acknowledgements: realtime.acknowledgements,
                                clock: dependencies.clock, logger: logger)
-        self.devices = DeviceService(providers: pushProviders, clock: dependencies.clock)
         self.notifications = NotificationService(realtime: realtime, push: push, clock: dependencies.clock,
                                                  policy: config.notifications)
-        self.playdates = PlaydateService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications,
-                                         source: deckSource, logger: logger)
-        self.chats = ChatService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications,
-                                 writes: writes)
-        let meetups = MeetupService(pets: pets, clock: dependencies.clock, realtime: realtime, notifications: notifications)
-        self.meetups = meetups
-        self.reviews = ReviewService(meetups: meetups, clock: dependencies.clock, notifications: notifications)
-        self.jobs = ScheduledJobs([
-            .init(name: "meetups") { db in try await meetups.runDueJobs(on: db, logger: logger) },
-        ])
-        self.accounts = AccountService(config: config, clock: dependencies.clock, mailer: dependencies.mailer,
-                                       hasher: hasher, pets: pets, realtime: realtime, reads: hotReads, logger: logger)
+        for area in areas {
+            for service in area.services(self) {
+                areaServices.withLockedValue { $0[ObjectIdentifier(type(of: service))] = service }
+            }
+        }
+        jobs.use(areas.flatMap { $0.jobs(self) })
+    }
+
+    /// An area's service, built by its `Area.services`.
+    func area<Service: Sendable>(_ type: Service.Type) -> Service {
+        guard let service = areaServices.withLockedValue({ $0[ObjectIdentifier(type)] }) as? Service else {
+            fatalError("no area built a \(type): list its area before the areas that use it")
+        }
+        return service
     }
 
     /// The development outbox, when mail goes there.

@@ -7,16 +7,11 @@ import OpenAPIVapor
 import PawpackAPI
 import Vapor
 
-/// Builds the whole server on `app`: database, migrations, services, middleware, the OpenAPI
-/// handlers and the web pages. `serve`, `bench` and every test call this same function.
-package func configure(_ app: Application, config: Config, dependencies: Dependencies) async throws {
-    try await configure(app, config: config, dependencies: dependencies, deckSource: .index)
-}
-
-/// `configure` with the deck reading its candidates from `deckSource`: `pawpack bench deck`
-/// and the tests measure and check the index against the other two.
+/// Builds the whole server on `app`: database, the areas' migrations, services, middleware,
+/// the OpenAPI handlers and the areas' pages. `serve`, `bench` and every test call this same
+/// function; a test may add an area of its own.
 package func configure(_ app: Application, config: Config, dependencies: Dependencies,
-                       deckSource: DeckSource) async throws {
+                       areas: Areas = .all) async throws {
     var config = config
     if config.secret.isEmpty {
         config.secret = try developmentSecret(config)
@@ -33,16 +28,14 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
         try await sql.raw("PRAGMA journal_mode=WAL").run()
         try await tuneSQLiteConnections(app)
     }
-    // In order: a feature's migrations may refer to tables of the ones before it.
-    for migration in AccountMigrations.all + PetMigrations.all + PlaydateMigrations.all + ChatMigrations.all
-                        + RealtimeMigrations.all + NotificationMigrations.all + MeetupMigrations.all + ReviewMigrations.all
-                        + PushMigrations.all {
+    // In order: an area's migrations may refer to tables of the ones before it.
+    for migration in areas.list.flatMap(\.migrations) {
         app.migrations.add(migration)
     }
 
     let pushProviders = try await PushProviders.make(config: config, client: dependencies.pushClient,
                                                      clock: dependencies.clock, logger: app.logger)
-    let services = PawpackServices(config: config, dependencies: dependencies, deckSource: deckSource,
+    let services = PawpackServices(config: config, dependencies: dependencies, areas: areas.list,
                                    pushProviders: pushProviders, threadPool: app.threadPool, logger: app.logger)
     app.pawpack = services
     // Events are written as the API writes its answers.
@@ -77,9 +70,10 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     app.middleware.use(WebSessionMiddleware())
     app.middleware.use(problems)
 
+    let uploads = Set(areas.list.flatMap(\.uploadOperations))
     let bodyLimit = BodyLimitMiddleware { [config] operation in
         // A photo and the form around it; every other body is JSON.
-        operation == Operations.UploadPetPhoto.id ? config.maximumUploadBytes + 256 * 1_024 : config.maximumBodyBytes
+        uploads.contains(operation) ? config.maximumUploadBytes + 256 * 1_024 : config.maximumBodyBytes
     }
     let contract = try OpenAPIDocument.yaml()
     let noNulls = NoNullMembersMiddleware(contract: String(decoding: contract, as: UTF8.self))
@@ -89,8 +83,6 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     app.get("openapi.yaml") { _ in
         Response(status: .ok, headers: ["Content-Type": "application/yaml"], body: .init(data: contract))
     }
-    MediaRoutes(services: services).register(on: app)
-    RealtimeRoutes(services: services).register(on: app)
     try WebRoutes(services: services).register(on: app)
 }
 

@@ -15,11 +15,14 @@ final class ScheduledJobs: Sendable {
         var run: @Sendable (any Database) async throws -> Void
     }
 
-    let jobs: [Job]
+    /// The areas' jobs (`Area.jobs`), given once their services exist.
+    private let jobList = NIOLockedValueBox<[Job]>([])
     private let loop = RepeatingTask()
 
-    init(_ jobs: [Job]) {
-        self.jobs = jobs
+    var jobs: [Job] { jobList.withLockedValue { $0 } }
+
+    func use(_ jobs: [Job]) {
+        jobList.withLockedValue { $0 = jobs }
     }
 
     /// Runs every job now and then every `interval`, until `stop`.

@@ -37,7 +37,8 @@ final class AccountService: Sendable {
     let mailer: any Mailer
     let hasher: PasswordHasher
     /// Pets belong to accounts: deletion and export reach into them.
-    let pets: PetService
+    /// Deletes a member and all that is theirs, in every area (`PawpackServices.deleteMember`).
+    private let deleteMember: @Sendable (User.ID, any Database) async throws -> Void
     /// Sockets live as long as their session: told when sessions end.
     let realtime: RealtimeEvents
     /// The access token read every API request makes.
@@ -59,12 +60,13 @@ final class AccountService: Sendable {
     var rules: AccountRules { config.accountRules }
     var sessions: SessionPolicy { config.sessions }
 
-    init(config: Config, clock: any AppClock, mailer: any Mailer, hasher: PasswordHasher, pets: PetService,
-         realtime: RealtimeEvents, reads: HotReads, logger: Logger) {
+    init(config: Config, clock: any AppClock, mailer: any Mailer, hasher: PasswordHasher,
+         realtime: RealtimeEvents, reads: HotReads, logger: Logger,
+         deleteMember: @escaping @Sendable (User.ID, any Database) async throws -> Void) {
         self.config = config
         self.realtime = realtime
         self.reads = reads
-        self.pets = pets
+        self.deleteMember = deleteMember
         self.clock = clock
         self.mailer = mailer
         self.hasher = hasher
@@ -530,8 +532,7 @@ final class AccountService: Sendable {
                                      sessions: sessions.sorted { $0.createdAt < $1.createdAt })
     }
 
-    /// Deletes the account and every row it owns in one transaction; each later feature
-    /// adds the deletion of its own rows here.
+    /// Deletes the account and everything that is the member's, once the password is right.
     func deleteAccount(_ user: UserRecord, password: String, on db: any Database) async throws {
         guard try await hasher.verify(password, against: user.passwordHash) else {
             throw Problem(status: 403, code: .invalidCredentials, title: "Wrong password",
@@ -539,23 +540,7 @@ final class AccountService: Sendable {
                           errors: [.init(field: "password", message: "is not right")])
         }
         let id = try user.requireID()
-        let ownedPets = try await PetRecord.query(on: db).filter(\.$owner.$id == id).all().map { try $0.requireID() }
-        let mediaKeys = try await db.transaction { tx in
-            let keys = try await self.pets.deleteRows(of: ownedPets, on: tx) + ChatService.deleteRows(ofUser: id, on: tx)
-            try await RealtimeEvents.deleteRows(of: id, on: tx)
-            try await DeviceService.deleteRows(of: id, on: tx)
-            try await NotificationService.deleteRows(of: id, on: tx)
-            try await GuardianRecord.query(on: tx).filter(\.$user.$id == id).delete()
-            try await BlockRecord.query(on: tx).group(.or) { $0.filter(\.$blocker.$id == id).filter(\.$blocked.$id == id) }.delete()
-            try await AuthTokenRecord.query(on: tx).filter(\.$user.$id == id).delete()
-            try await WebSessionRecord.query(on: tx).filter(\.$user.$id == id).delete()
-            try await EmailTokenRecord.query(on: tx).filter(\.$user.$id == id).delete()
-            try await UserRecord.query(on: tx).filter(\.$id == id).delete()
-            return keys
-        }
-        await realtime.sessionsEnded(of: id, on: db)
-        await pets.deckIndex.committed(ownedPets, on: db)
-        await pets.removeMedia(mediaKeys)
+        try await deleteMember(id, db)
         logger.info("account deleted", metadata: ["user": "\(id)"])
     }
 }

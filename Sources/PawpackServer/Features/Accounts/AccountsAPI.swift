@@ -88,54 +88,18 @@ extension APIHandler {
     }
 
     /// Everything the account owns, in the contract's shape; the web download uses it too. Each
-    /// feature exports its own part; `AccountExportTests` finds every table that refers to a
-    /// member or their pets and checks the export covers it.
+    /// area fills its own part (`Area.export`); `AccountExportTests` finds every table that
+    /// refers to a member or their pets and checks the export covers it.
     func exportDocument(for user: UserRecord, on db: any Database) async throws -> Components.Schemas.AccountExport {
-        let account = try await accounts.export(user, on: db)
-        let (owned, guardianships) = try await pets.export(user, on: db)
-        let playdates = try await self.playdates.export(user, on: db)
-        let chats = try await self.chats.export(user, on: db)
-        let meetups = try await self.meetups.export(user, on: db)
-        let reviews = try await self.reviews.export(user, on: db)
-        let me = try user.requireID()
-        let muted = try await notifications.mutedKinds(of: me, on: db)
-        return .init(
-            exportedAt: account.exportedAt, account: .init(account.account),
-            sessions: account.sessions.map {
-                .init(kind: $0.kind == .web ? .web : .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
-            },
-            pets: owned.map { pet in
-                .init(pet: view(pet.pet), vaccinations: pet.vaccinations.map(Components.Schemas.Vaccination.init),
-                      preferences: playdates.preferences[pet.pet.profile.id].map(Components.Schemas.DeckPreferences.init),
-                      guardians: pet.guardians.map(Components.Schemas.Guardian.init))
-            },
-            guardianships: guardianships.map {
-                .init(id: $0.id.description, petId: $0.pet.id.description, petName: $0.pet.name,
-                      ownerDisplayName: $0.pet.ownerDisplayName, status: $0.status == .active ? .active : .invited,
-                      createdAt: $0.createdAt)
-            },
-            swipes: playdates.swipes.map {
-                .init(petId: $0.pet.description, targetPetId: $0.target.description, targetPetName: $0.targetName,
-                      decision: $0.decision == .like ? .like : .pass, createdAt: $0.createdAt)
-            },
-            matchRequests: playdates.requests.map(Components.Schemas.MatchRequestExport.init),
-            matches: playdates.matches.map {
-                .init(id: $0.id.description, myPetId: $0.myPet.description, myPetName: $0.myPetName,
-                      otherPetId: $0.otherPet.description, otherPetName: $0.otherPetName,
-                      otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
-            },
-            blocks: playdates.blocks.map { .init(username: $0.username, displayName: $0.displayName, createdAt: $0.createdAt) },
-            chats: chats.map { chat, messages in
-                .init(id: chat.id.description, myPetId: chat.myPet.id.description, myPetName: chat.myPet.name,
-                      otherPetName: chat.otherPet.name, otherOwnerDisplayName: chat.otherPet.ownerDisplayName,
-                      closed: chat.closed, messages: messages.map { messageDTO($0, viewer: me) })
-            },
-            meetups: meetups.map { meetupDTO($0, viewer: me) },
-            reviewsWritten: reviews.written.map { reviewDTO($0, viewer: me) },
-            reviewsReceived: reviews.received.map { reviewDTO($0, viewer: me) },
-            reviewReports: reviews.reports.map { .init(reviewId: $0.review.description, reason: $0.reason, createdAt: $0.createdAt) },
-            notificationSettings: settingsDTO(muted),
-            devices: try await services.devices.devices(of: me, on: db).map(deviceDTO))
+        let scope = AccountExportScope(user: user, me: try user.requireID(), db: db, handler: self)
+        var document = Components.Schemas.AccountExport(
+            exportedAt: services.dependencies.clock.now(), account: .init(try user.account), sessions: [], pets: [],
+            guardianships: [], swipes: [], matchRequests: [], matches: [], blocks: [], chats: [], meetups: [],
+            reviewsWritten: [], reviewsReceived: [], reviewReports: [], notificationSettings: .init(muted: []), devices: [])
+        for area in services.areas {
+            try await area.export?(&document, scope)
+        }
+        return document
     }
 
     func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {

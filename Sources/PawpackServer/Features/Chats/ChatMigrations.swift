@@ -12,6 +12,8 @@ enum ChatMigrations {
             IndexSpec(name: "chats_by_user_b", table: "chats", columns: ["user_b_id", "activity"]),
             IndexSpec(name: "chats_by_pet_b", table: "chats", columns: ["pet_b_id"]),
         ]),
+        // A chat's notifications go with it.
+        DeletedWithParent(name: "notifications_with_their_chat", table: "notifications", column: "chat_id", parent: "chats"),
     ]
 }
 

@@ -130,9 +130,9 @@ final class ChatService: Sendable {
         return closed
     }
 
-    /// Deletes the chats of these dogs, or of this member, with their messages; the photos'
-    /// storage keys, to remove once the deletion is committed.
-    static func deleteRows(ofPets pets: [Pet.ID] = [], ofUser user: User.ID? = nil, on db: any Database) async throws -> [String] {
+    /// The stored photos of the chats of these pets, or of this member: what deleting them
+    /// removes (`ChatsArea`'s part of a deletion; the rows go by their foreign keys).
+    static func photoKeys(ofPets pets: [Pet.ID] = [], ofUser user: User.ID? = nil, on db: any Database) async throws -> [String] {
         var query = ChatRecord.query(on: db)
         if let user {
             query = query.group(.or) { $0.filter(\.$userA.$id == user).filter(\.$userB.$id == user) }
@@ -142,13 +142,8 @@ final class ChatService: Sendable {
         }
         let chats = try await query.all().map { try $0.requireID() }
         guard !chats.isEmpty else { return [] }
-        let keys = try await ChatMessageRecord.query(on: db).filter(\.$chat.$id ~~ chats).filter(\.$photoKey != nil)
+        return try await ChatMessageRecord.query(on: db).filter(\.$chat.$id ~~ chats).filter(\.$photoKey != nil)
             .all().compactMap(\.photoKey)
-        try await MeetupService.deleteRows(ofChats: chats, on: db)
-        try await NotificationRecord.query(on: db).filter(\.$chatID ~~ chats).delete()
-        try await ChatMessageRecord.query(on: db).filter(\.$chat.$id ~~ chats).delete()
-        try await ChatRecord.query(on: db).filter(\.$id ~~ chats).delete()
-        return keys
     }
 
     // MARK: Reading

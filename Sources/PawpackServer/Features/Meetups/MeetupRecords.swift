@@ -49,6 +49,8 @@ enum MeetupMigrations {
             // The scheduler's expiries and reminders.
             IndexSpec(name: "meetups_due", table: "meetups", columns: ["status", "starts_at"]),
         ]),
+        // A meet-up's notifications go with it.
+        DeletedWithParent(name: "notifications_with_their_meetup", table: "notifications", column: "meetup_id", parent: "meetups"),
     ]
 }
 

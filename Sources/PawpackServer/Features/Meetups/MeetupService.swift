@@ -306,15 +306,6 @@ final class MeetupService: Sendable {
             .set(\.$status, to: MeetupStatus.cancelled.rawValue).set(\.$updatedAt, to: now).update()
     }
 
-    /// The meet-ups of these chats with their reviews, for a deletion.
-    static func deleteRows(ofChats chats: [Chats.Chat.ID], on db: any Database) async throws {
-        guard !chats.isEmpty else { return }
-        let meetups = try await MeetupRecord.query(on: db).filter(\.$chat.$id ~~ chats).all().map { try $0.requireID() }
-        guard !meetups.isEmpty else { return }
-        try await ReviewService.deleteRows(ofMeetups: meetups, on: db)
-        try await MeetupRecord.query(on: db).filter(\.$id ~~ meetups).delete()
-    }
-
     // MARK: Words
 
     private func draft(for meetup: MeetupValue, change: MeetupStatus, to recipient: User.ID) -> NotificationDraft {

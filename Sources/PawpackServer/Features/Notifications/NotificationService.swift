@@ -258,9 +258,4 @@ final class NotificationService: Sendable {
         return line.count > 100 ? String(line.prefix(99)) + "…" : line
     }
 
-    /// Everything kept for a member, for the deletion of their account.
-    static func deleteRows(of user: User.ID, on db: any Database) async throws {
-        try await NotificationRecord.query(on: db).filter(\.$user.$id == user).delete()
-        try await NotificationMuteRecord.query(on: db).filter(\.$user.$id == user).delete()
-    }
 }

@@ -148,10 +148,13 @@ final class PetService: Sendable {
     private let locationOffsets: @Sendable () -> LocationBlur.Offset
     /// Location changes per member: each is a new point to measure distances from.
     private let locationChanges: RateLimiter
+    /// Deletes pets and all that is theirs, in every area (`PawpackServices.deletePets`).
+    private let deletePets: @Sendable ([Pet.ID], any Database) async throws -> Void
 
     init(config: Config, clock: any AppClock, media: any MediaStore,
          locationOffsets: @escaping @Sendable () -> LocationBlur.Offset, reads: HotReads, deckIndex: DeckIndex,
-         imageWork: NIOThreadPool, logger: Logger) {
+         imageWork: NIOThreadPool, logger: Logger, deletePets: @escaping @Sendable ([Pet.ID], any Database) async throws -> Void) {
+        self.deletePets = deletePets
         self.locationOffsets = locationOffsets
         self.locationChanges = RateLimiter(limit: config.locationChangesPerHour, window: 60 * 60)
         self.reads = reads
@@ -373,36 +376,10 @@ final class PetService: Sendable {
         return try await snapshot(of: pet, role: role, on: db)
     }
 
-    /// Deletes the pet, its rows and then its stored photos.
+    /// Deletes the pet, its rows in every area and then its stored photos.
     func delete(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws {
         let (pet, _) = try await authorized(user, pet: id, need: \.canDelete, on: db)
-        let keys = try await deleteRows(of: [pet.requireID()], on: db)
-        await removeMedia(keys)
-    }
-
-    /// Deletes every row of these pets in one transaction and returns the media keys to remove
-    /// once it has committed (media first would leave rows pointing at nothing on a rollback).
-    /// Inside a caller's transaction, that caller hands the pets to `deckIndex.committed` once
-    /// its own transaction has committed.
-    func deleteRows(of pets: [Pet.ID], on db: any Database) async throws -> [String] {
-        guard !pets.isEmpty else { return [] }
-        let keys = try await db.transaction { tx in
-            let keys = try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).all().map(\.storageKey)
-                + ChatService.deleteRows(ofPets: pets, on: tx)
-            try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
-            try await VaccinationRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
-            try await GuardianRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
-            // Playdates state of these dogs, on either side.
-            try await DeckPreferencesRecord.query(on: tx).filter(\.$pet.$id ~~ pets).delete()
-            try await SwipeRecord.query(on: tx).group(.or) { $0.filter(\.$pet.$id ~~ pets).filter(\.$target.$id ~~ pets) }.delete()
-            try await MatchRequestRecord.query(on: tx).group(.or) { $0.filter(\.$fromPet.$id ~~ pets).filter(\.$toPet.$id ~~ pets) }.delete()
-            try await MatchRecord.query(on: tx).group(.or) { $0.filter(\.$petA.$id ~~ pets).filter(\.$petB.$id ~~ pets) }.delete()
-            try await self.deckIndex.remove(pets: pets, on: tx)
-            try await PetRecord.query(on: tx).filter(\.$id ~~ pets).delete()
-            return keys
-        }
-        if !db.inTransaction { await deckIndex.committed(pets, on: db) }
-        return keys
+        try await deletePets([pet.requireID()], db)
     }
 
     func removeMedia(_ keys: [String]) async {

@@ -631,12 +631,6 @@ final class PlaydateService: Sendable {
         return try await SwipeRecord.query(on: db).filter(\.$pet.$id ~~ pets).first() != nil
     }
 
-    /// How many match requests wait for this member's answer.
-    func waitingRequestCount(_ user: UserRecord, on db: any Database) async throws -> Int {
-        try await MatchRequestRecord.query(on: db).filter(\.$status == .pending)
-            .filter(\.$toUser.$id == user.requireID()).count()
-    }
-
     /// One of the member's matches; 404 for anyone else's, or one a block has hidden.
     func match(_ user: UserRecord, id: Playdates.Match.ID, on db: any Database) async throws -> MatchValue {
         let me = try user.requireID()

@@ -102,9 +102,4 @@ final class DeviceService: Sendable {
         try await DeviceRecord.query(on: db).filter(\.$id ~~ ids).delete()
     }
 
-    /// Everything kept for a member, for the deletion of their account.
-    static func deleteRows(of user: User.ID, on db: any Database) async throws {
-        try await PushOutboxRecord.query(on: db).filter(\.$userID == user).delete()
-        try await DeviceRecord.query(on: db).filter(\.$user.$id == user).delete()
-    }
 }

@@ -59,7 +59,7 @@ final class PushOutboxRecord: Model, @unchecked Sendable {
 
 enum PushMigrations {
     static let all: [any Migration] = [
-        CreateDevices(), CreatePushOutbox(), AddRealtimeAcknowledgements(),
+        CreateDevices(), CreatePushOutbox(),
         AddIndexes(name: "PushIndexes", indexes: [
             IndexSpec(name: "devices_by_user", table: "devices", columns: ["user_id", "created_at"]),
             // The worker reads what is due, oldest first.
@@ -119,17 +119,5 @@ struct CreatePushOutbox: AsyncMigration {
 
     func revert(on database: any Database) async throws {
         try await database.schema(PushOutboxRecord.schema).delete()
-    }
-}
-
-/// The highest event each member's apps acknowledged on a socket (`realtime_counters`), which
-/// decides whether a message still needs a push.
-struct AddRealtimeAcknowledgements: AsyncMigration {
-    func prepare(on database: any Database) async throws {
-        try await database.schema("realtime_counters").field("acked_seq", .int64, .required, .sql(.default(0))).update()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema("realtime_counters").deleteField("acked_seq").update()
     }
 }

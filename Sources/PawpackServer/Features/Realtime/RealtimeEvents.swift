@@ -203,11 +203,6 @@ final class RealtimeEvents: Sendable {
         try await RealtimeEventRecord.query(on: db).filter(\.$createdAt < clock.now().addingTimeInterval(-retention)).delete()
     }
 
-    /// Everything kept for a member, for the deletion of their account.
-    static func deleteRows(of user: User.ID, on db: any Database) async throws {
-        try await RealtimeEventRecord.query(on: db).filter(\.$user.$id == user).delete()
-        try await db.sql.raw(#"DELETE FROM "realtime_counters" WHERE "user_id" = \#(bind: user)"#).run()
-    }
 }
 
 /// The events each member's sockets acknowledged (`{"type":"ack","id":N}`), kept as the highest

@@ -28,6 +28,7 @@ enum RealtimeMigrations {
             // The retention's deletion reads the oldest first.
             IndexSpec(name: "realtime_events_by_age", table: "realtime_events", columns: ["created_at"]),
         ]),
+        AddRealtimeAcknowledgements(),
     ]
 }
 
@@ -61,5 +62,17 @@ struct CreateRealtimeCounters: AsyncMigration {
 
     func revert(on database: any Database) async throws {
         try await database.schema("realtime_counters").delete()
+    }
+}
+
+/// The highest event each member's apps acknowledged on a socket (`realtime_counters`), which
+/// decides whether a message still needs a push.
+struct AddRealtimeAcknowledgements: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema("realtime_counters").field("acked_seq", .int64, .required, .sql(.default(0))).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema("realtime_counters").deleteField("acked_seq").update()
     }
 }

@@ -152,13 +152,6 @@ final class ReviewService: Sendable {
         }
     }
 
-    /// The reviews of these meet-ups and their reports, for a deletion.
-    static func deleteRows(ofMeetups meetups: [Meetups.Meetup.ID], on db: any Database) async throws {
-        let reviews = try await ReviewRecord.query(on: db).filter(\.$meetup.$id ~~ meetups).all().map { try $0.requireID() }
-        guard !reviews.isEmpty else { return }
-        try await ReviewReportRecord.query(on: db).filter(\.$review.$id ~~ reviews).delete()
-        try await ReviewRecord.query(on: db).filter(\.$id ~~ reviews).delete()
-    }
 }
 
 /// A dog's average rating and its owner's, as cards show them.

@@ -1,52 +1,47 @@
 import Foundation
 import PawpackCore
 import Plot
+import SQLKit
 import Vapor
 
 /// The app shell every web page shares, and the helpers forms are built from. Pages are plain
 /// HTML forms that work without JavaScript; `app.js` makes them nicer where it runs.
 enum WebPages {
     /// A tab of the app's navigation: a bottom bar on a phone, a side rail on a wide screen.
-    /// Only areas that exist are tabs (Care and Moments join when they are built).
-    enum Tab: CaseIterable {
-        case playdates, chats, pets, me
+    /// Areas bring their tabs (`Area.tab`); only areas that exist are tabs.
+    struct Tab: Sendable, Equatable {
+        /// Names its link (`nav-<id>`).
+        var id: String
+        var title: String
+        var path: String
+        var icon: Icon
+        /// Left to right in the bar.
+        var position: Int
+        /// The `Badge` it shows, by id.
+        var badge: String?
+        /// The pages below it (a dog's deck is Playdates, under `/pets/…`).
+        var owns: @Sendable (_ path: String) -> Bool
 
-        var title: String {
-            switch self {
-            case .playdates: "Playdates"
-            case .chats: "Chats"
-            case .pets: "Pets"
-            case .me: "Me"
-            }
-        }
+        static func == (lhs: Tab, rhs: Tab) -> Bool { lhs.id == rhs.id }
+    }
 
-        var path: String {
-            switch self {
-            case .playdates: WebPath.playdates
-            case .chats: WebPath.chats
-            case .pets: WebPath.pets
-            case .me: WebPath.account
-            }
-        }
+    /// Pages of one area shown under another area's tab (meet-ups under Chats).
+    struct TabPages: Sendable {
+        /// The tab's id.
+        var tab: String
+        var owns: @Sendable (_ path: String) -> Bool
+    }
 
-        var icon: Icon {
-            switch self {
-            case .playdates: .paw
-            case .chats: .chat
-            case .pets: .dog
-            case .me: .person
-            }
-        }
-
-        /// The tab a page belongs to, from its path: a dog's deck and preferences are Playdates.
-        static func of(path: String) -> Tab? {
-            if path.hasPrefix(WebPath.playdates) || path.hasSuffix("/deck") || path.hasSuffix("/preferences")
-                || path.hasSuffix("/passes") { return .playdates }
-            if path.hasPrefix(WebPath.chats) || path.hasPrefix(WebPath.meetups) { return .chats }
-            if path.hasPrefix(WebPath.pets) || path.hasPrefix("/guardian-invitations") { return .pets }
-            if path.hasPrefix(WebPath.account) || path == WebPath.home { return .me }
-            return nil
-        }
+    /// A count a signed-in page shows, on a tab or the bell, with its words for screen readers.
+    /// Every badge's count is read in one query (`WebSessionMiddleware`): `count` is a scalar
+    /// subquery for the member.
+    struct Badge: Sendable {
+        /// The count's element id, which the page script updates for a `live` one.
+        var id: String
+        var one: String
+        var many: String
+        var live = false
+        var count: @Sendable (User.ID) -> SQLQueryString
     }
 
     static let contentSecurityPolicy = "default-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'; manifest-src 'self'; worker-src 'self'"
@@ -57,7 +52,7 @@ enum WebPages {
     static func page(_ request: Request, title: String, status: HTTPResponseStatus = .ok,
                      errors: FormErrors = [], back: (path: String, title: String)? = nil, bare: Bool = false,
                      main: Node<HTML.BodyContext>) -> Response {
-        let flash = request.query[String.self, at: "flash"].flatMap(Flash.init(rawValue:))?.message
+        let flash = request.query[String.self, at: "flash"].flatMap { request.pawpack.shell.flashes[$0] }?.message
         let signedIn = request.webUser != nil
         let html = HTML(
             .lang(.english),
@@ -118,19 +113,18 @@ enum WebPages {
         )
     }
 
-    /// The tabs, the current one marked for assistive technology, with a count of match
-    /// requests waiting on Playdates.
+    /// The tabs, the current one marked for assistive technology, each with its badge.
     static func navigation(_ request: Request) -> Node<HTML.BodyContext> {
-        let current = Tab.of(path: request.url.path)
-        let waiting = request.waitingRequests
-        let unreadChats = request.unreadChats
+        let shell = request.pawpack.shell
+        let current = shell.tab(of: request.url.path)
         return .nav(.class("tabbar"), .id("app-nav"), .attribute(named: "aria-label", value: "Main"),
-            .ul(.forEach(Tab.allCases) { tab in
-                .li(.a(.class("tab"), .id("nav-\(tab)"), .href(tab.path),
+            .ul(.forEach(shell.tabs) { tab in
+                .li(.a(.class("tab"), .id("nav-\(tab.id)"), .href(tab.path),
                        .attribute(named: "aria-current", value: tab == current ? "page" : nil),
                        tab.icon.node(), .span(.text(tab.title)),
-                       .if(tab == .playdates, countBadge(waiting, id: "requests-count", one: " request waiting", many: " requests waiting")),
-                       .if(tab == .chats, countBadge(unreadChats, id: "chats-count", one: " chat unread", many: " chats unread", live: true))))
+                       .unwrap(tab.badge.flatMap(shell.badge(id:))) { badge in
+                           countBadge(request.badgeCount(badge.id), id: badge.id, one: badge.one, many: badge.many, live: badge.live)
+                       }))
             })
         )
     }
@@ -239,7 +233,7 @@ enum WebPages {
 
     /// "See other" to a page of `WebPath`, which shows `flash` once it loads.
     static func redirect(_ path: String, flash: Flash? = nil) -> Response {
-        let location = flash.map { path + (path.contains("?") ? "&" : "?") + "flash=" + $0.rawValue } ?? path
+        let location = flash.map { path + (path.contains("?") ? "&" : "?") + "flash=" + $0.name } ?? path
         return Response(status: .seeOther, headers: ["Location": location])
     }
 
@@ -323,27 +317,29 @@ final class FormErrors: ExpressibleByArrayLiteral {
 }
 
 extension Request {
-    private struct WaitingRequestsKey: StorageKey { typealias Value = Int }
+    private struct BadgeCountsKey: StorageKey { typealias Value = [String: Int] }
 
-    /// Match requests waiting for the signed-in member's answer (the Playdates badge).
-    var waitingRequests: Int {
-        get { storage[WaitingRequestsKey.self] ?? 0 }
-        set { storage[WaitingRequestsKey.self] = newValue }
+    /// The badges' counts as the page began to be drawn, by badge id (`WebSessionMiddleware`).
+    var badgeCounts: [String: Int] {
+        get { storage[BadgeCountsKey.self] ?? [:] }
+        set { storage[BadgeCountsKey.self] = newValue }
     }
 
-    private struct UnreadChatsKey: StorageKey { typealias Value = Int }
-    private struct UnreadNotificationsKey: StorageKey { typealias Value = Int }
+    func badgeCount(_ id: String) -> Int { badgeCounts[id] ?? 0 }
+
+    /// Match requests waiting for the signed-in member's answer (the Playdates badge).
+    var waitingRequests: Int { badgeCount(WebPages.Badge.waitingRequests) }
 
     /// Chats with messages the member has not read (the Chats badge).
     var unreadChats: Int {
-        get { storage[UnreadChatsKey.self] ?? 0 }
-        set { storage[UnreadChatsKey.self] = newValue }
+        get { badgeCount(WebPages.Badge.unreadChats) }
+        set { badgeCounts[WebPages.Badge.unreadChats] = newValue }
     }
 
     /// The bell's count.
     var unreadNotifications: Int {
-        get { storage[UnreadNotificationsKey.self] ?? 0 }
-        set { storage[UnreadNotificationsKey.self] = newValue }
+        get { badgeCount(WebPages.Badge.unreadNotifications) }
+        set { badgeCounts[WebPages.Badge.unreadNotifications] = newValue }
     }
 
     private struct EventsShownAfterKey: StorageKey { typealias Value = Int64 }

@@ -158,80 +158,14 @@ enum Param {
     enum MediaFile {}
 }
 
-/// The one-line confirmations a redirect can ask the next page to show (`?flash=`): named here,
-/// so a page never echoes text from the address.
-enum Flash: String, CaseIterable {
-    case loggedOut = "logged-out"
-    case deleted
-    case username
-    case profile
-    case password
-    case email
-    case passwordReset = "password-reset"
-    case location
-    case petAdded = "pet-added"
-    case petSaved = "pet-saved"
-    case petDeleted = "pet-deleted"
-    case photoAdded = "photo-added"
-    case photoRefused = "photo-refused"
-    case vaccinationAdded = "vaccination-added"
-    case invited
-    case guardianAccepted = "guardian-accepted"
-    case guardianDeclined = "guardian-declined"
-    case liked
-    case passed
-    case matched
-    case undone
-    case preferences
-    case unblocked
-    case verified
-    case blocked
-    case unmatched
-    case socialReached = "social-reached"
-    case proposed
-    case meetupAccepted = "meetup-accepted"
-    case meetupRejected = "meetup-rejected"
-    case meetupCancelled = "meetup-cancelled"
-    case meetupCompleted = "meetup-completed"
-    case reviewed
-    case allRead = "all-read"
+/// A one-line confirmation a redirect can ask the next page to show (`?flash=<name>`): each
+/// area declares its own (`Area.flashes`), so a page never echoes text from the address.
+struct Flash: Sendable {
+    let name: String
+    let message: String
 
-    var message: String {
-        switch self {
-        case .loggedOut: "You are logged out."
-        case .deleted: "Your account was deleted."
-        case .username: "Username changed."
-        case .profile: "Profile saved."
-        case .password: "Password changed. Your other sessions were signed out."
-        case .email: "Check your new inbox: the change takes effect once you open the link we sent."
-        case .passwordReset: "Your password was reset. Log in with the new one."
-        case .location: "Location saved. Only you can see it."
-        case .petAdded: "Pet added."
-        case .petSaved: "Saved."
-        case .petDeleted: "Pet deleted."
-        case .photoAdded: "Photo added."
-        case .photoRefused: "The pet was added, but the photo was refused: upload a JPEG, PNG, WebP or HEIC of at most 10 MB."
-        case .vaccinationAdded: "Vaccination recorded."
-        case .invited: "Invitation sent."
-        case .guardianAccepted: "You now guard this pet."
-        case .guardianDeclined: "Invitation declined."
-        case .liked: "Liked! Their owner will be asked."
-        case .passed: "Passed."
-        case .matched: "It's a match!"
-        case .undone: "Last swipe undone."
-        case .preferences: "Preferences saved."
-        case .unblocked: "Unblocked: you may find each other again."
-        case .verified: "Your email is verified. Welcome to Pawpack!"
-        case .blocked: "Blocked. You will not see each other's dogs any more."
-        case .unmatched: "Unmatched."
-        case .socialReached: "Good news: your dog's vaccinations allow Social Mode now, so meet-ups are open."
-        case .proposed: "Meet-up proposed. You will hear when they answer."
-        case .meetupAccepted: "Meet-up accepted. Have fun!"
-        case .meetupRejected: "Meet-up declined."
-        case .meetupCancelled: "Meet-up cancelled."
-        case .meetupCompleted: "Marked as done. How did it go? Leave a review."
-        case .reviewed: "Thank you for your review!"
-        case .allRead: "All caught up."
-        }
+    init(_ name: String, _ message: String) {
+        self.name = name
+        self.message = message
     }
 }

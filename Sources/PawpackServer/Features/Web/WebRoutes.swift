@@ -2,7 +2,7 @@ import Foundation
 import Plot
 import Vapor
 
-/// Registers every web page: the shell here, each feature's pages from its own folder.
+/// Registers every web page: the shell here, each area's pages from its own folder (`Area.pages`).
 struct WebRoutes {
     let services: PawpackServices
 
@@ -17,12 +17,9 @@ struct WebRoutes {
         }
         app.get(WebPath.landing.pathComponents) { req in landing(req) }
         app.get(WebPath.home.pathComponents) { req in try await home(req) }
-        AccountPages(accounts: services.accounts).register(on: app)
-        PetPages(pets: services.pets, config: services.config).register(on: app)
-        PlaydatePages(playdates: services.playdates).register(on: app)
-        ChatPages(chats: services.chats, meetups: services.meetups).register(on: app)
-        MeetupPages(meetups: services.meetups, reviews: services.reviews, chats: services.chats).register(on: app)
-        NotificationPages(notifications: services.notifications, devices: services.devices).register(on: app)
+        for area in services.areas {
+            try area.pages(app, services)
+        }
         if services.config.isDevelopment, let outbox = services.outbox {
             DevMailPage(outbox: outbox).register(on: app)
         }

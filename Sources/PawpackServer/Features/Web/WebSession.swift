@@ -119,10 +119,9 @@ struct WebSessionMiddleware: AsyncMiddleware {
                 let me = try webUser.user.requireID()
                 // Read before anything the page shows: its script's socket resumes after this
                 // id, so whatever commits while the page is drawn and loads still reaches it.
-                request.eventsShownAfter = try await RealtimeEvents.lastSeq(of: me, on: request.db)
-                request.waitingRequests = try await request.pawpack.playdates.waitingRequestCount(webUser.user, on: request.db)
-                request.unreadChats = try await ChatService.unreadChatCount(of: me, on: request.db)
-                request.unreadNotifications = try await NotificationService.unreadCount(of: me, on: request.db)
+                let frame = try await request.pawpack.shell.frameCounts(of: me, on: request.db)
+                request.eventsShownAfter = frame.eventsShownAfter
+                request.badgeCounts = frame.badges
             }
         } else {
             request.csrfToken = existingCSRF ?? OpaqueToken.generate(prefix: "")

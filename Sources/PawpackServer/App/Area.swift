@@ -1,0 +1,69 @@
+import Fluent
+import PawpackAPI
+import PawpackCore
+import SQLKit
+import Vapor
+
+/// What one area of Pawpack (Accounts, Pets, Playdates, Chats, …) brings to the server,
+/// declared once in the area's folder (`Features/Meetups/MeetupsArea.swift`) and listed in
+/// `Areas.all`. Everything that is the same for every area walks that list: `configure`
+/// (migrations, services, pages, upload limits), the tab bar and its badges, the flash
+/// messages, the scheduled jobs, account and pet deletion, the export, and the tests that
+/// check every page, form and table.
+struct Area: Sendable {
+    /// How the docs and tests name it.
+    var name: String
+    /// Its services, built once in `Areas.all`'s order: a later area may use an earlier one's
+    /// (`services.pets`). Each is reached through a property in the area's folder.
+    var services: @Sendable (PawpackServices) -> [any Sendable] = { _ in [] }
+    /// Its migrations, in order. Run in `Areas.all`'s order, so a table may refer to tables of
+    /// the areas before it; a shipped migration is never edited.
+    var migrations: [any Migration] = []
+    /// Registers its web pages.
+    var pages: @Sendable (Application, PawpackServices) throws -> Void = { _, _ in }
+    /// Its tab in the app's navigation, if it has one.
+    var tab: WebPages.Tab?
+    /// Pages of its own that show under another area's tab (a meet-up under Chats).
+    var pagesUnderTab: [WebPages.TabPages] = []
+    /// Counts the signed-in pages show (on a tab, on the bell), read in one query for all areas.
+    var badges: [WebPages.Badge] = []
+    /// The confirmations its redirects may show (`?flash=`).
+    var flashes: [Flash] = []
+    /// API operations whose body is an upload (a photo): allowed `Config.maximumUploadBytes`
+    /// and the form around it, instead of `Config.maximumBodyBytes`.
+    var uploadOperations: Set<String> = []
+    /// The notification kinds it sends (members may mute each).
+    var notificationKinds: [NotificationKind] = []
+    /// Work due later, run every `Config.jobInterval`, once across instances.
+    var jobs: @Sendable (PawpackServices) -> [ScheduledJobs.Job] = { _ in [] }
+    /// Its part of the account export.
+    var export: (@Sendable (inout Components.Schemas.AccountExport, AccountExportScope) async throws -> Void)?
+    /// What it must do when a member or pets are deleted beyond what the database's cascading
+    /// foreign keys do: stored files and memory (see `Deletion`).
+    var deletion = Deletion()
+}
+
+/// What an area adds to a deletion. The rows go through the database: every table that belongs
+/// to a member or a pet refers to it with `ON DELETE CASCADE`, so deleting the member's row or
+/// the pets' rows deletes everything below them in one statement, whatever areas exist. What
+/// the database cannot reach is listed here: files in the media store (read before the rows go,
+/// removed once the deletion committed) and state held in memory.
+struct Deletion: Sendable {
+    /// The stored files of what deleting these pets removes.
+    var filesOfPets: (@Sendable ([Pet.ID], any Database) async throws -> [String])?
+    /// The stored files of what deleting this member removes, beyond their pets'.
+    var filesOfMember: (@Sendable (User.ID, any Database) async throws -> [String])?
+    /// After the deletion committed: memory that held these pets.
+    var petsDeleted: (@Sendable ([Pet.ID], PawpackServices, any Database) async -> Void)?
+    /// After the deletion committed: memory that held this member (their sockets).
+    var memberDeleted: (@Sendable (User.ID, PawpackServices, any Database) async -> Void)?
+}
+
+/// What an area's export reads: whose, from where, and the API's mapping.
+struct AccountExportScope: Sendable {
+    let user: UserRecord
+    let me: User.ID
+    let db: any Database
+    let handler: APIHandler
+    var services: PawpackServices { handler.services }
+}

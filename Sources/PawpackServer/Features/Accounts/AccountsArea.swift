@@ -1,0 +1,49 @@
+import Fluent
+import PawpackAPI
+import PawpackCore
+
+extension Area {
+    /// Members: sign-up, sessions, the profile and location, the export and deletion's root.
+    static let accounts = Area(
+        name: "Accounts",
+        services: { services in [
+            AccountService(config: services.config, clock: services.dependencies.clock, mailer: services.dependencies.mailer,
+                           hasher: services.hasher, realtime: services.realtime, reads: services.hotReads, logger: services.logger,
+                           deleteMember: { [unowned services] member, db in try await services.deleteMember(member, on: db) }),
+        ] },
+        migrations: AccountMigrations.all,
+        pages: { app, services in AccountPages(accounts: services.accounts).register(on: app) },
+        tab: .init(id: "me", title: "Me", path: WebPath.account, icon: .person, position: 3) { path in
+            path.hasPrefix(WebPath.account) || path == WebPath.home
+        },
+        flashes: [.loggedOut, .deleted, .username, .profile, .password, .email, .passwordReset, .location, .unblocked, .verified],
+        export: { document, scope in
+            let account = try await scope.services.accounts.export(scope.user, on: scope.db)
+            document.exportedAt = account.exportedAt
+            document.account = .init(account.account)
+            document.sessions = account.sessions.map {
+                .init(kind: $0.kind == .web ? .web : .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
+            }
+        },
+        deletion: .init(memberDeleted: { member, services, db in
+            await services.realtime.sessionsEnded(of: member, on: db)
+        })
+    )
+}
+
+extension PawpackServices {
+    var accounts: AccountService { area(AccountService.self) }
+}
+
+extension Flash {
+    static let loggedOut = Flash("logged-out", "You are logged out.")
+    static let deleted = Flash("deleted", "Your account was deleted.")
+    static let username = Flash("username", "Username changed.")
+    static let profile = Flash("profile", "Profile saved.")
+    static let password = Flash("password", "Password changed. Your other sessions were signed out.")
+    static let email = Flash("email", "Check your new inbox: the change takes effect once you open the link we sent.")
+    static let passwordReset = Flash("password-reset", "Your password was reset. Log in with the new one.")
+    static let location = Flash("location", "Location saved. Only you can see it.")
+    static let unblocked = Flash("unblocked", "Unblocked: you may find each other again.")
+    static let verified = Flash("verified", "Your email is verified. Welcome to Pawpack!")
+}

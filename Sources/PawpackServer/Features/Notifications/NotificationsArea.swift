@@ -1,0 +1,33 @@
+import Fluent
+import PawpackAPI
+import PawpackCore
+import SQLKit
+
+extension Area {
+    /// The inbox every area writes to (`NotificationService`, built with the spine), and mutes.
+    static let notifications = Area(
+        name: "Notifications",
+        migrations: NotificationMigrations.all,
+        pages: { app, services in
+            NotificationPages(notifications: services.notifications, devices: services.devices).register(on: app)
+        },
+        badges: [.init(id: WebPages.Badge.unreadNotifications, one: " unread", many: " unread", live: true) { me in
+            """
+            SELECT COUNT(*) FROM "notifications" WHERE "user_id" = \(bind: me) AND "read_at" IS NULL
+            """
+        }],
+        flashes: [.allRead],
+        export: { document, scope in
+            document.notificationSettings = scope.handler.settingsDTO(
+                try await scope.services.notifications.mutedKinds(of: scope.me, on: scope.db))
+        }
+    )
+}
+
+extension WebPages.Badge {
+    static let unreadNotifications = "bell-count"
+}
+
+extension Flash {
+    static let allRead = Flash("all-read", "All caught up.")
+}

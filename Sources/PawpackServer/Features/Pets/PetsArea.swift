@@ -1,0 +1,60 @@
+import Fluent
+import PawpackAPI
+import PawpackCore
+
+extension Area {
+    /// Pets: profiles, photos, vaccinations and welfare modes, guardians.
+    static let pets = Area(
+        name: "Pets",
+        services: { services in [
+            PetService(config: services.config, clock: services.dependencies.clock, media: services.dependencies.media,
+                       locationOffsets: services.dependencies.locationOffsets, reads: services.hotReads,
+                       deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), imageWork: services.threadPool,
+                       logger: services.logger,
+                       deletePets: { [unowned services] pets, db in try await services.deletePets(pets, on: db) }),
+        ] },
+        migrations: PetMigrations.all,
+        pages: { app, services in
+            PetPages(pets: services.pets, config: services.config).register(on: app)
+            MediaRoutes(services: services).register(on: app)
+        },
+        tab: .init(id: "pets", title: "Pets", path: WebPath.pets, icon: .dog, position: 2) { path in
+            path.hasPrefix(WebPath.pets) || path.hasPrefix("/guardian-invitations")
+        },
+        flashes: [.petAdded, .petSaved, .petDeleted, .photoAdded, .photoRefused, .vaccinationAdded, .invited,
+                  .guardianAccepted, .guardianDeclined, .socialReached],
+        uploadOperations: [Operations.UploadPetPhoto.id],
+        export: { document, scope in
+            let (owned, guardianships) = try await scope.services.pets.export(scope.user, on: scope.db)
+            document.pets = owned.map { pet in
+                .init(pet: scope.handler.view(pet.pet), vaccinations: pet.vaccinations.map(Components.Schemas.Vaccination.init),
+                      preferences: nil, guardians: pet.guardians.map(Components.Schemas.Guardian.init))
+            }
+            document.guardianships = guardianships.map {
+                .init(id: $0.id.description, petId: $0.pet.id.description, petName: $0.pet.name,
+                      ownerDisplayName: $0.pet.ownerDisplayName, status: $0.status == .active ? .active : .invited,
+                      createdAt: $0.createdAt)
+            }
+        },
+        deletion: .init(filesOfPets: { pets, db in
+            try await PetPhotoRecord.query(on: db).filter(\.$pet.$id ~~ pets).all().map(\.storageKey)
+        })
+    )
+}
+
+extension PawpackServices {
+    var pets: PetService { area(PetService.self) }
+}
+
+extension Flash {
+    static let petAdded = Flash("pet-added", "Pet added.")
+    static let petSaved = Flash("pet-saved", "Saved.")
+    static let petDeleted = Flash("pet-deleted", "Pet deleted.")
+    static let photoAdded = Flash("photo-added", "Photo added.")
+    static let photoRefused = Flash("photo-refused", "The pet was added, but the photo was refused: upload a JPEG, PNG, WebP or HEIC of at most 10 MB.")
+    static let vaccinationAdded = Flash("vaccination-added", "Vaccination recorded.")
+    static let invited = Flash("invited", "Invitation sent.")
+    static let guardianAccepted = Flash("guardian-accepted", "You now guard this pet.")
+    static let guardianDeclined = Flash("guardian-declined", "Invitation declined.")
+    static let socialReached = Flash("social-reached", "Good news: your dog's vaccinations allow Social Mode now, so meet-ups are open.")
+}

@@ -1,0 +1,70 @@
+import Fluent
+import PawpackAPI
+import PawpackCore
+import SQLKit
+
+extension Area {
+    /// The deck, swipes, match requests, matches and blocks.
+    static let playdates = Area(
+        name: "Playdates",
+        services: { services in [
+            PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
+                            notifications: services.notifications, source: services.dependencies.deckSource, logger: services.logger),
+        ] },
+        migrations: PlaydateMigrations.all,
+        pages: { app, services in PlaydatePages(playdates: services.playdates).register(on: app) },
+        tab: .init(id: "playdates", title: "Playdates", path: WebPath.playdates, icon: .paw, position: 0,
+                   badge: WebPages.Badge.waitingRequests) { path in
+            // A dog's deck, preferences and passes live under /pets/<id>/.
+            path.hasPrefix(WebPath.playdates) || path.hasSuffix("/deck") || path.hasSuffix("/preferences")
+                || path.hasSuffix("/passes")
+        },
+        badges: [.init(id: WebPages.Badge.waitingRequests, one: " request waiting", many: " requests waiting") { me in
+            """
+            SELECT COUNT(*) FROM "match_requests" WHERE "to_user_id" = \(bind: me) AND "status" = \(bind: MatchRequestRecord.Status.pending.rawValue)
+            """
+        }],
+        flashes: [.liked, .passed, .matched, .undone, .preferences, .blocked, .unmatched],
+        notificationKinds: [.matchRequest, .match],
+        export: { document, scope in
+            let playdates = try await scope.services.playdates.export(scope.user, on: scope.db)
+            for index in document.pets.indices {
+                guard let pet = Pet.ID(string: document.pets[index].pet.card.id) else { continue }
+                document.pets[index].preferences = playdates.preferences[pet].map(Components.Schemas.DeckPreferences.init)
+            }
+            document.swipes = playdates.swipes.map {
+                .init(petId: $0.pet.description, targetPetId: $0.target.description, targetPetName: $0.targetName,
+                      decision: $0.decision == .like ? .like : .pass, createdAt: $0.createdAt)
+            }
+            document.matchRequests = playdates.requests.map(Components.Schemas.MatchRequestExport.init)
+            document.matches = playdates.matches.map {
+                .init(id: $0.id.description, myPetId: $0.myPet.description, myPetName: $0.myPetName,
+                      otherPetId: $0.otherPet.description, otherPetName: $0.otherPetName,
+                      otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
+            }
+            document.blocks = playdates.blocks.map { .init(username: $0.username, displayName: $0.displayName, createdAt: $0.createdAt) }
+        },
+        deletion: .init(petsDeleted: { pets, services, db in
+            // The deck's rows went with the pets; the ones held in memory follow.
+            await services.pets.deckIndex.committed(pets, on: db)
+        })
+    )
+}
+
+extension PawpackServices {
+    var playdates: PlaydateService { area(PlaydateService.self) }
+}
+
+extension WebPages.Badge {
+    static let waitingRequests = "requests-count"
+}
+
+extension Flash {
+    static let liked = Flash("liked", "Liked! Their owner will be asked.")
+    static let passed = Flash("passed", "Passed.")
+    static let matched = Flash("matched", "It's a match!")
+    static let undone = Flash("undone", "Last swipe undone.")
+    static let preferences = Flash("preferences", "Preferences saved.")
+    static let blocked = Flash("blocked", "Blocked. You will not see each other's dogs any more.")
+    static let unmatched = Flash("unmatched", "Unmatched.")
+}

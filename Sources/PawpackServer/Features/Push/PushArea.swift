@@ -1,0 +1,19 @@
+import Fluent
+import PawpackAPI
+import PawpackCore
+
+extension Area {
+    /// Devices and the pushes sent to them (the outbox and its worker are built with the spine).
+    static let push = Area(
+        name: "Push",
+        services: { services in [DeviceService(providers: services.push.providers, clock: services.dependencies.clock)] },
+        migrations: PushMigrations.all,
+        export: { document, scope in
+            document.devices = try await scope.services.devices.devices(of: scope.me, on: scope.db).map(scope.handler.deviceDTO)
+        }
+    )
+}
+
+extension PawpackServices {
+    var devices: DeviceService { area(DeviceService.self) }
+}

@@ -1,0 +1,32 @@
+import Fluent
+import PawpackAPI
+import PawpackCore
+
+extension Area {
+    /// Reviews after a completed meet-up, the ratings cards show, and reports of reviews.
+    static let reviews = Area(
+        name: "Reviews",
+        services: { services in [
+            ReviewService(meetups: services.meetups, clock: services.dependencies.clock, notifications: services.notifications),
+        ] },
+        migrations: ReviewMigrations.all,
+        flashes: [.reviewed],
+        notificationKinds: [.review],
+        export: { document, scope in
+            let reviews = try await scope.services.reviews.export(scope.user, on: scope.db)
+            document.reviewsWritten = reviews.written.map { scope.handler.reviewDTO($0, viewer: scope.me) }
+            document.reviewsReceived = reviews.received.map { scope.handler.reviewDTO($0, viewer: scope.me) }
+            document.reviewReports = reviews.reports.map {
+                .init(reviewId: $0.review.description, reason: $0.reason, createdAt: $0.createdAt)
+            }
+        }
+    )
+}
+
+extension PawpackServices {
+    var reviews: ReviewService { area(ReviewService.self) }
+}
+
+extension Flash {
+    static let reviewed = Flash("reviewed", "Thank you for your review!")
+}
