@@ -13,12 +13,10 @@ extension PawpackClient {
     public func signUp(email: String, password: String, username: String, displayName: String,
                        dateOfBirth: LocalDate, city: String? = nil) async throws -> Account {
         try await send {
-            switch try await client.signUp(body: .json(.init(
+            let created = try await client.signUp(body: .json(.init(
                 email: email, password: password, username: username, displayName: displayName,
-                dateOfBirth: dateOfBirth.description, city: city))) {
-            case let .created(created): return try Account(try created.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+                dateOfBirth: dateOfBirth.description, city: city))).created
+            return try Account(try created.body.json)
         }
     }
 
@@ -26,10 +24,8 @@ extension PawpackClient {
     @discardableResult
     public func verifyEmail(token: String) async throws -> Account {
         try await send {
-            switch try await client.verifyEmail(body: .json(.init(token: token))) {
-            case let .ok(ok): return try Account(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.verifyEmail(body: .json(.init(token: token))).ok
+            return try Account(try ok.body.json)
         }
     }
 
@@ -37,10 +33,7 @@ extension PawpackClient {
     /// the same whether or not the address has an account waiting).
     public func resendVerification(email: String) async throws {
         try await send {
-            switch try await client.resendVerification(body: .json(.init(email: email))) {
-            case .accepted: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.resendVerification(body: .json(.init(email: email))).accepted
         }
     }
 
@@ -48,10 +41,8 @@ extension PawpackClient {
     @discardableResult
     public func logIn(email: String, password: String) async throws -> Account {
         let session = try await send {
-            switch try await client.logIn(body: .json(.init(email: email, password: password))) {
-            case let .ok(ok): return try Session(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.logIn(body: .json(.init(email: email, password: password))).ok
+            return try Session(try ok.body.json)
         }
         await start(session)
         return session.account
@@ -61,10 +52,7 @@ extension PawpackClient {
     public func logOut() async throws {
         do {
             try await signedIn {
-                switch try await client.logOut() {
-                case .noContent: return
-                case let .default(status, problem): throw PawpackError(status: status, problem)
-                }
+                _ = try await client.logOut().noContent
             }
         } catch {
             await forgetSession()
@@ -76,10 +64,8 @@ extension PawpackClient {
     /// The signed-in account.
     public func me() async throws -> Account {
         try await signedIn {
-            switch try await client.getMe() {
-            case let .ok(ok): return try Account(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.getMe().ok
+            return try Account(try ok.body.json)
         }
     }
 
@@ -87,30 +73,22 @@ extension PawpackClient {
     @discardableResult
     public func updateProfile(displayName: String? = nil, city: String? = nil, username: String? = nil) async throws -> Account {
         try await signedIn {
-            switch try await client.updateMe(body: .json(.init(displayName: displayName, city: city, username: username))) {
-            case let .ok(ok): return try Account(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.updateMe(body: .json(.init(displayName: displayName, city: city, username: username))).ok
+            return try Account(try ok.body.json)
         }
     }
 
     /// Changes the password; the server signs out every other session.
     public func changePassword(current: String, new: String) async throws {
         try await signedIn {
-            switch try await client.changePassword(body: .json(.init(currentPassword: current, newPassword: new))) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.changePassword(body: .json(.init(currentPassword: current, newPassword: new))).noContent
         }
     }
 
     /// Starts a change of email; it takes effect when the link sent to `newEmail` is opened.
     public func changeEmail(to newEmail: String, password: String) async throws {
         try await signedIn {
-            switch try await client.changeEmail(body: .json(.init(newEmail: newEmail, password: password))) {
-            case .accepted: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.changeEmail(body: .json(.init(newEmail: newEmail, password: password))).accepted
         }
     }
 
@@ -118,20 +96,14 @@ extension PawpackClient {
     /// either way).
     public func requestPasswordReset(email: String) async throws {
         try await send {
-            switch try await client.requestPasswordReset(body: .json(.init(email: email))) {
-            case .accepted: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.requestPasswordReset(body: .json(.init(email: email))).accepted
         }
     }
 
     /// Sets a new password with the token from the reset link; every session is signed out.
     public func resetPassword(token: String, newPassword: String) async throws {
         try await send {
-            switch try await client.confirmPasswordReset(body: .json(.init(token: token, newPassword: newPassword))) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.confirmPasswordReset(body: .json(.init(token: token, newPassword: newPassword))).noContent
         }
         await forgetSession()
     }
@@ -140,30 +112,22 @@ extension PawpackClient {
     @discardableResult
     public func setLocation(_ point: GeoPoint) async throws -> Account {
         try await signedIn {
-            switch try await client.setMyLocation(body: .json(.init(latitude: point.latitude, longitude: point.longitude))) {
-            case let .ok(ok): return try Account(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.setMyLocation(body: .json(.init(latitude: point.latitude, longitude: point.longitude))).ok
+            return try Account(try ok.body.json)
         }
     }
 
     /// Forgets your location; your dogs leave other members' decks until you set it again.
     public func clearLocation() async throws {
         try await signedIn {
-            switch try await client.clearMyLocation() {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.clearMyLocation().noContent
         }
     }
 
     /// Deletes the account and everything it owns, for good.
     public func deleteAccount(password: String) async throws {
         try await signedIn {
-            switch try await client.deleteMe(body: .json(.init(password: password))) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.deleteMe(body: .json(.init(password: password))).noContent
         }
         await forgetSession()
     }
@@ -171,10 +135,8 @@ extension PawpackClient {
     /// Everything the account owns.
     public func exportData() async throws -> AccountExport {
         try await signedIn {
-            switch try await client.exportMe() {
-            case let .ok(ok): return try AccountExport(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.exportMe().ok
+            return try AccountExport(try ok.body.json)
         }
     }
 }

@@ -13,17 +13,15 @@ extension PawpackClient {
             case let .ok(ok):
                 let page = try ok.body.json
                 return Page(items: try page.items.map(Chat.init), nextCursor: page.nextCursor)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
+            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
 
     public func chat(_ id: Chat.ID) async throws -> Chat {
         try await signedIn {
-            switch try await client.getChat(path: .init(chatId: id.description)) {
-            case let .ok(ok): return try Chat(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.getChat(path: .init(chatId: id.description)).ok
+            return try Chat(try ok.body.json)
         }
     }
 
@@ -34,7 +32,7 @@ extension PawpackClient {
             case let .ok(ok):
                 let page = try ok.body.json
                 return Page(items: try page.items.map(ChatMessage.init), nextCursor: page.nextCursor)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
+            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -49,7 +47,7 @@ extension PawpackClient {
                                                 body: .json(.init(id: id.text(uppercase: false), text: text))) {
             case let .created(created): return try ChatMessage(try created.body.json)
             case let .ok(ok): return try ChatMessage(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
+            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -66,7 +64,7 @@ extension PawpackClient {
             switch try await client.sendChatPhoto(path: .init(chatId: chat.description), body: .multipartForm(parts)) {
             case let .created(created): return try ChatMessage(try created.body.json)
             case let .ok(ok): return try ChatMessage(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
+            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -74,11 +72,8 @@ extension PawpackClient {
     /// Marks the chat read up to this message; the other member sees how far you read.
     public func markRead(upTo message: ChatMessage.ID, in chat: Chat.ID) async throws {
         try await signedIn {
-            switch try await client.markChatRead(path: .init(chatId: chat.description),
-                                                 body: .json(.init(messageId: message.description))) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.markChatRead(path: .init(chatId: chat.description),
+                                                 body: .json(.init(messageId: message.description))).noContent
         }
     }
 }

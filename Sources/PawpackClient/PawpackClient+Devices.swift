@@ -46,7 +46,7 @@ extension PawpackClient {
             switch try await client.registerDevice(body: .json(body)) {
             case let .created(created): return try PushDevice(try created.body.json)
             case let .ok(ok): return try PushDevice(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
+            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -54,20 +54,15 @@ extension PawpackClient {
     /// Your devices, oldest first.
     public func devices() async throws -> [PushDevice] {
         try await signedIn {
-            switch try await client.listDevices() {
-            case let .ok(ok): return try ok.body.json.items.map(PushDevice.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listDevices().ok
+            return try ok.body.json.items.map(PushDevice.init)
         }
     }
 
     /// Stops pushes to a device (call it before `logOut`).
     public func unregisterDevice(_ id: PushDevice.ID) async throws {
         try await signedIn {
-            switch try await client.unregisterDevice(path: .init(deviceId: id.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.unregisterDevice(path: .init(deviceId: id.description)).noContent
         }
     }
 }

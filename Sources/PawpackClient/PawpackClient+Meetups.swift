@@ -17,10 +17,8 @@ extension PawpackClient {
             let body = Components.Schemas.MeetupInput(
                 petId: proposal.pet?.description, startsAt: proposal.startsAt, placeName: proposal.placeName,
                 latitude: proposal.location.latitude, longitude: proposal.location.longitude, note: proposal.note)
-            switch try await client.proposeMeetup(path: .init(chatId: chat.description), body: .json(body)) {
-            case let .created(created): return try Meetup(try created.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let created = try await client.proposeMeetup(path: .init(chatId: chat.description), body: .json(body)).created
+            return try Meetup(try created.body.json)
         }
     }
 
@@ -36,29 +34,23 @@ extension PawpackClient {
 
     public func meetups(_ list: MeetupList = .upcoming, limit: Int = 20) async throws -> [Meetup] {
         try await signedIn {
-            switch try await client.listMeetups(query: .init(filter: .init(rawValue: list.rawValue), limit: limit)) {
-            case let .ok(ok): return try ok.body.json.items.map(Meetup.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listMeetups(query: .init(filter: .init(rawValue: list.rawValue), limit: limit)).ok
+            return try ok.body.json.items.map(Meetup.init)
         }
     }
 
     /// A chat's meet-ups, latest start first.
     public func meetups(in chat: Chat.ID) async throws -> [Meetup] {
         try await signedIn {
-            switch try await client.listChatMeetups(path: .init(chatId: chat.description)) {
-            case let .ok(ok): return try ok.body.json.items.map(Meetup.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listChatMeetups(path: .init(chatId: chat.description)).ok
+            return try ok.body.json.items.map(Meetup.init)
         }
     }
 
     public func meetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            switch try await client.getMeetup(path: .init(meetupId: id.description)) {
-            case let .ok(ok): return try Meetup(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.getMeetup(path: .init(meetupId: id.description)).ok
+            return try Meetup(try ok.body.json)
         }
     }
 
@@ -66,10 +58,8 @@ extension PawpackClient {
     @discardableResult
     public func acceptMeetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            switch try await client.acceptMeetup(path: .init(meetupId: id.description)) {
-            case let .ok(ok): return try Meetup(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.acceptMeetup(path: .init(meetupId: id.description)).ok
+            return try Meetup(try ok.body.json)
         }
     }
 
@@ -77,10 +67,8 @@ extension PawpackClient {
     @discardableResult
     public func rejectMeetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            switch try await client.rejectMeetup(path: .init(meetupId: id.description)) {
-            case let .ok(ok): return try Meetup(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.rejectMeetup(path: .init(meetupId: id.description)).ok
+            return try Meetup(try ok.body.json)
         }
     }
 
@@ -88,10 +76,8 @@ extension PawpackClient {
     @discardableResult
     public func cancelMeetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            switch try await client.cancelMeetup(path: .init(meetupId: id.description)) {
-            case let .ok(ok): return try Meetup(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.cancelMeetup(path: .init(meetupId: id.description)).ok
+            return try Meetup(try ok.body.json)
         }
     }
 
@@ -99,10 +85,8 @@ extension PawpackClient {
     @discardableResult
     public func completeMeetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            switch try await client.completeMeetup(path: .init(meetupId: id.description)) {
-            case let .ok(ok): return try Meetup(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.completeMeetup(path: .init(meetupId: id.description)).ok
+            return try Meetup(try ok.body.json)
         }
     }
 
@@ -113,11 +97,9 @@ extension PawpackClient {
     @discardableResult
     public func review(_ meetup: Meetup.ID, rating: Int, text: String? = nil) async throws -> Review {
         try await signedIn {
-            switch try await client.reviewMeetup(path: .init(meetupId: meetup.description),
-                                                 body: .json(.init(rating: rating, text: text))) {
-            case let .created(created): return try Review(try created.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let created = try await client.reviewMeetup(path: .init(meetupId: meetup.description),
+                                                 body: .json(.init(rating: rating, text: text))).created
+            return try Review(try created.body.json)
         }
     }
 
@@ -130,7 +112,7 @@ extension PawpackClient {
                 let page = try ok.body.json
                 return ReviewPage(items: try page.items.map(Review.init), nextCursor: page.nextCursor,
                                   averageRating: page.averageRating, reviewCount: page.reviewCount)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
+            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -138,10 +120,7 @@ extension PawpackClient {
     /// Reports a review you received; kept for moderation.
     public func report(_ review: Review.ID, reason: String) async throws {
         try await signedIn {
-            switch try await client.reportReview(path: .init(reviewId: review.description), body: .json(.init(reason: reason))) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.reportReview(path: .init(reviewId: review.description), body: .json(.init(reason: reason))).noContent
         }
     }
 
@@ -155,36 +134,28 @@ extension PawpackClient {
                 let page = try ok.body.json
                 return InboxPage(items: try page.items.map(InboxNotification.init), nextCursor: page.nextCursor,
                                  unreadCount: page.unreadCount)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
+            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
 
     public func markRead(_ notification: InboxNotification.ID) async throws {
         try await signedIn {
-            switch try await client.markNotificationRead(path: .init(notificationId: notification.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.markNotificationRead(path: .init(notificationId: notification.description)).noContent
         }
     }
 
     public func markAllNotificationsRead() async throws {
         try await signedIn {
-            switch try await client.markAllNotificationsRead() {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.markAllNotificationsRead().noContent
         }
     }
 
     /// The kinds of notification you muted.
     public func mutedNotificationKinds() async throws -> Set<NotificationKind> {
         try await signedIn {
-            switch try await client.getNotificationSettings() {
-            case let .ok(ok): return Set(try ok.body.json.muted.map { try same($0, as: NotificationKind.self) })
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.getNotificationSettings().ok
+            return Set(try ok.body.json.muted.map { try same($0, as: NotificationKind.self) })
         }
     }
 
@@ -193,10 +164,7 @@ extension PawpackClient {
     public func muteNotifications(_ kinds: Set<NotificationKind>) async throws {
         try await signedIn {
             let muted = kinds.sorted { $0.rawValue < $1.rawValue }.compactMap { Components.Schemas.NotificationKind(rawValue: $0.rawValue) }
-            switch try await client.updateNotificationSettings(body: .json(.init(muted: muted))) {
-            case .ok: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.updateNotificationSettings(body: .json(.init(muted: muted))).ok
         }
     }
 }

@@ -10,10 +10,8 @@ extension PawpackClient {
     /// Your pets and the pets you guard, owned first.
     public func myPets() async throws -> [PetDetails] {
         try await signedIn {
-            switch try await client.listMyPets() {
-            case let .ok(ok): return try ok.body.json.items.map(PetDetails.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listMyPets().ok
+            return try ok.body.json.items.map(PetDetails.init)
         }
     }
 
@@ -23,20 +21,16 @@ extension PawpackClient {
     @discardableResult
     public func addPet(_ draft: PetDraft) async throws -> PetDetails {
         try await signedIn {
-            switch try await client.createPet(body: .json(.init(draft))) {
-            case let .created(created): return try PetDetails(try created.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let created = try await client.createPet(body: .json(.init(draft))).created
+            return try PetDetails(try created.body.json)
         }
     }
 
     /// A pet: its profile for owners and guardians, its public card for everyone else.
     public func pet(_ id: Pet.ID) async throws -> PetDetails {
         try await signedIn {
-            switch try await client.getPet(path: .init(petId: id.description)) {
-            case let .ok(ok): return try PetDetails(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.getPet(path: .init(petId: id.description)).ok
+            return try PetDetails(try ok.body.json)
         }
     }
 
@@ -44,20 +38,15 @@ extension PawpackClient {
     @discardableResult
     public func updatePet(_ id: Pet.ID, _ draft: PetDraft) async throws -> PetDetails {
         try await signedIn {
-            switch try await client.updatePet(path: .init(petId: id.description), body: .json(.init(draft))) {
-            case let .ok(ok): return try PetDetails(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.updatePet(path: .init(petId: id.description), body: .json(.init(draft))).ok
+            return try PetDetails(try ok.body.json)
         }
     }
 
     /// Deletes a pet with its photos and records (owner only).
     public func deletePet(_ id: Pet.ID) async throws {
         try await signedIn {
-            switch try await client.deletePet(path: .init(petId: id.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.deletePet(path: .init(petId: id.description)).noContent
         }
     }
 
@@ -74,20 +63,15 @@ extension PawpackClient {
                 .photo(.init(payload: .init(body: HTTPBody(image)), filename: "photo")),
                 .kind(.init(payload: .init(body: HTTPBody(kind.rawValue)))),
             ]
-            switch try await client.uploadPetPhoto(path: .init(petId: pet.description), body: .multipartForm(parts)) {
-            case let .created(created): return try Photo(try created.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let created = try await client.uploadPetPhoto(path: .init(petId: pet.description), body: .multipartForm(parts)).created
+            return try Photo(try created.body.json)
         }
     }
 
     /// Removes a photo of a pet (owner or guardian).
     public func deletePhoto(_ photo: Pet.Photo.ID, of pet: Pet.ID) async throws {
         try await signedIn {
-            switch try await client.deletePetPhoto(path: .init(petId: pet.description, photoId: photo.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.deletePetPhoto(path: .init(petId: pet.description, photoId: photo.description)).noContent
         }
     }
 
@@ -96,10 +80,8 @@ extension PawpackClient {
     /// A pet's vaccination records, newest first (owner or guardian).
     public func vaccinations(of pet: Pet.ID) async throws -> [Vaccination] {
         try await signedIn {
-            switch try await client.listVaccinations(path: .init(petId: pet.description)) {
-            case let .ok(ok): return try ok.body.json.items.map(Vaccination.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listVaccinations(path: .init(petId: pet.description)).ok
+            return try ok.body.json.items.map(Vaccination.init)
         }
     }
 
@@ -110,30 +92,23 @@ extension PawpackClient {
             let body = Components.Schemas.VaccinationInput(
                 vaccine: try same(vaccination.vaccine, as: Components.Schemas.Vaccine.self), otherName: vaccination.otherName,
                 givenOn: vaccination.givenOn, nextDueOn: vaccination.nextDueOn, clinic: vaccination.clinic)
-            switch try await client.addVaccination(path: .init(petId: pet.description), body: .json(body)) {
-            case let .created(created): return try Vaccination(try created.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let created = try await client.addVaccination(path: .init(petId: pet.description), body: .json(body)).created
+            return try Vaccination(try created.body.json)
         }
     }
 
     /// Removes a vaccination entered by mistake.
     public func deleteVaccination(_ vaccination: Pet.Vaccination.ID, of pet: Pet.ID) async throws {
         try await signedIn {
-            switch try await client.deleteVaccination(path: .init(petId: pet.description, vaccinationId: vaccination.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.deleteVaccination(path: .init(petId: pet.description, vaccinationId: vaccination.description)).noContent
         }
     }
 
     /// The dog's welfare mode, what is still needed, and from when Social Mode is possible.
     public func welfareStatus(of pet: Pet.ID) async throws -> WelfareStatus {
         try await signedIn {
-            switch try await client.getPetMode(path: .init(petId: pet.description)) {
-            case let .ok(ok): return try WelfareStatus(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.getPetMode(path: .init(petId: pet.description)).ok
+            return try WelfareStatus(try ok.body.json)
         }
     }
 
@@ -142,10 +117,8 @@ extension PawpackClient {
     @discardableResult
     public func switchToSocialMode(_ pet: Pet.ID) async throws -> WelfareStatus {
         try await signedIn {
-            switch try await client.switchToSocialMode(path: .init(petId: pet.description)) {
-            case let .ok(ok): return try WelfareStatus(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.switchToSocialMode(path: .init(petId: pet.description)).ok
+            return try WelfareStatus(try ok.body.json)
         }
     }
 
@@ -154,10 +127,8 @@ extension PawpackClient {
     /// The members guarding a pet and those invited to (owner or guardian).
     public func guardians(of pet: Pet.ID) async throws -> [Guardian] {
         try await signedIn {
-            switch try await client.listGuardians(path: .init(petId: pet.description)) {
-            case let .ok(ok): return try ok.body.json.items.map(Guardian.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listGuardians(path: .init(petId: pet.description)).ok
+            return try ok.body.json.items.map(Guardian.init)
         }
     }
 
@@ -165,10 +136,8 @@ extension PawpackClient {
     @discardableResult
     public func inviteGuardian(username: String, to pet: Pet.ID) async throws -> Guardian {
         try await signedIn {
-            switch try await client.inviteGuardian(path: .init(petId: pet.description), body: .json(.init(username: username))) {
-            case let .created(created): return try Guardian(try created.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let created = try await client.inviteGuardian(path: .init(petId: pet.description), body: .json(.init(username: username))).created
+            return try Guardian(try created.body.json)
         }
     }
 
@@ -176,40 +145,29 @@ extension PawpackClient {
     /// their own id).
     public func removeGuardian(_ member: User.ID, from pet: Pet.ID) async throws {
         try await signedIn {
-            switch try await client.removeGuardian(path: .init(petId: pet.description, userId: member.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.removeGuardian(path: .init(petId: pet.description, userId: member.description)).noContent
         }
     }
 
     /// Invitations to guard other members' pets, waiting for your answer.
     public func guardianInvitations() async throws -> [GuardianInvitation] {
         try await signedIn {
-            switch try await client.listGuardianInvitations() {
-            case let .ok(ok): return try ok.body.json.items.map(GuardianInvitation.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listGuardianInvitations().ok
+            return try ok.body.json.items.map(GuardianInvitation.init)
         }
     }
 
     /// Accepts an invitation: you guard the pet from now on.
     public func acceptGuardianInvitation(_ invitation: Pet.Guardianship.ID) async throws {
         try await signedIn {
-            switch try await client.acceptGuardianInvitation(path: .init(invitationId: invitation.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.acceptGuardianInvitation(path: .init(invitationId: invitation.description)).noContent
         }
     }
 
     /// Declines an invitation.
     public func declineGuardianInvitation(_ invitation: Pet.Guardianship.ID) async throws {
         try await signedIn {
-            switch try await client.rejectGuardianInvitation(path: .init(invitationId: invitation.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.rejectGuardianInvitation(path: .init(invitationId: invitation.description)).noContent
         }
     }
 }

@@ -10,10 +10,8 @@ extension PawpackClient {
     /// The dog's saved deck preferences (the defaults until saved).
     public func deckPreferences(for dog: Pet.ID) async throws -> DeckPreferences {
         try await signedIn {
-            switch try await client.getDeckPreferences(path: .init(petId: dog.description)) {
-            case let .ok(ok): return DeckPreferences(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.getDeckPreferences(path: .init(petId: dog.description)).ok
+            return DeckPreferences(try ok.body.json)
         }
     }
 
@@ -22,10 +20,8 @@ extension PawpackClient {
     @discardableResult
     public func saveDeckPreferences(_ preferences: DeckPreferences, for dog: Pet.ID) async throws -> DeckPreferences {
         try await signedIn {
-            switch try await client.saveDeckPreferences(path: .init(petId: dog.description), body: .json(preferences.dto)) {
-            case let .ok(ok): return DeckPreferences(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.saveDeckPreferences(path: .init(petId: dog.description), body: .json(preferences.dto)).ok
+            return DeckPreferences(try ok.body.json)
         }
     }
 
@@ -35,11 +31,9 @@ extension PawpackClient {
     public func deck(for dog: Pet.ID, limit: Int = 20, cursor: String? = nil,
                      maxDistanceKm: Double? = nil) async throws -> DeckPage {
         try await signedIn {
-            switch try await client.getDeck(path: .init(petId: dog.description),
-                                            query: .init(limit: limit, cursor: cursor, maxDistanceKm: maxDistanceKm)) {
-            case let .ok(ok): return try DeckPage(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.getDeck(path: .init(petId: dog.description),
+                                            query: .init(limit: limit, cursor: cursor, maxDistanceKm: maxDistanceKm)).ok
+            return try DeckPage(try ok.body.json)
         }
     }
 
@@ -59,31 +53,24 @@ extension PawpackClient {
     private func swipe(_ other: Pet.ID, for dog: Pet.ID,
                        decision: Components.Schemas.SwipeInput.DecisionPayload) async throws -> SwipeResult {
         try await signedIn {
-            switch try await client.swipe(path: .init(petId: dog.description),
-                                          body: .json(.init(targetPetId: other.description, decision: decision))) {
-            case let .created(created): return try SwipeResult(try created.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let created = try await client.swipe(path: .init(petId: dog.description),
+                                          body: .json(.init(targetPetId: other.description, decision: decision))).created
+            return try SwipeResult(try created.body.json)
         }
     }
 
     /// Takes back the dog's last swipe (and the request a like sent, while unanswered).
     public func undoLastSwipe(for dog: Pet.ID) async throws {
         try await signedIn {
-            switch try await client.undoLastSwipe(path: .init(petId: dog.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.undoLastSwipe(path: .init(petId: dog.description)).noContent
         }
     }
 
     /// The dogs yours passed on, newest first.
     public func passes(for dog: Pet.ID) async throws -> [PetCard] {
         try await signedIn {
-            switch try await client.listPasses(path: .init(petId: dog.description)) {
-            case let .ok(ok): return try ok.body.json.items.map(PetCard.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listPasses(path: .init(petId: dog.description)).ok
+            return try ok.body.json.items.map(PetCard.init)
         }
     }
 
@@ -91,20 +78,16 @@ extension PawpackClient {
     @discardableResult
     public func likeFromPasses(_ other: Pet.ID, for dog: Pet.ID) async throws -> SwipeResult {
         try await signedIn {
-            switch try await client.likeFromPasses(path: .init(petId: dog.description, targetPetId: other.description)) {
-            case let .created(created): return try SwipeResult(try created.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let created = try await client.likeFromPasses(path: .init(petId: dog.description, targetPetId: other.description)).created
+            return try SwipeResult(try created.body.json)
         }
     }
 
     /// Pending requests your dogs received (`incoming`) or sent (`outgoing`), newest first.
     public func matchRequests(_ direction: MatchRequest.Direction) async throws -> [MatchRequest] {
         try await signedIn {
-            switch try await client.listMatchRequests(query: .init(direction: direction == .incoming ? .incoming : .outgoing)) {
-            case let .ok(ok): return try ok.body.json.items.map(MatchRequest.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listMatchRequests(query: .init(direction: direction == .incoming ? .incoming : .outgoing)).ok
+            return try ok.body.json.items.map(MatchRequest.init)
         }
     }
 
@@ -112,50 +95,37 @@ extension PawpackClient {
     @discardableResult
     public func acceptMatchRequest(_ request: MatchRequest.ID) async throws -> Match {
         try await signedIn {
-            switch try await client.acceptMatchRequest(path: .init(requestId: request.description)) {
-            case let .ok(ok): return try Match(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.acceptMatchRequest(path: .init(requestId: request.description)).ok
+            return try Match(try ok.body.json)
         }
     }
 
     /// Declines a request your dog received.
     public func declineMatchRequest(_ request: MatchRequest.ID) async throws {
         try await signedIn {
-            switch try await client.rejectMatchRequest(path: .init(requestId: request.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.rejectMatchRequest(path: .init(requestId: request.description)).noContent
         }
     }
 
     /// Withdraws a request your dog sent; the other dog returns to its deck.
     public func withdrawMatchRequest(_ request: MatchRequest.ID) async throws {
         try await signedIn {
-            switch try await client.cancelMatchRequest(path: .init(requestId: request.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.cancelMatchRequest(path: .init(requestId: request.description)).noContent
         }
     }
 
     /// Your dogs' matches, newest first.
     public func matches() async throws -> [Match] {
         try await signedIn {
-            switch try await client.listMatches() {
-            case let .ok(ok): return try ok.body.json.items.map(Match.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listMatches().ok
+            return try ok.body.json.items.map(Match.init)
         }
     }
 
     /// Ends a match, for both owners.
     public func unmatch(_ match: Match.ID) async throws {
         try await signedIn {
-            switch try await client.unmatch(path: .init(matchId: match.description)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.unmatch(path: .init(matchId: match.description)).noContent
         }
     }
 
@@ -163,30 +133,22 @@ extension PawpackClient {
     /// and their matches end.
     public func block(username: String) async throws {
         try await signedIn {
-            switch try await client.blockUser(body: .json(.init(username: username))) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.blockUser(body: .json(.init(username: username))).noContent
         }
     }
 
     /// The members you blocked, newest first.
     public func blockedMembers() async throws -> [BlockedMember] {
         try await signedIn {
-            switch try await client.listBlocks() {
-            case let .ok(ok): return try ok.body.json.items.map(BlockedMember.init)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.listBlocks().ok
+            return try ok.body.json.items.map(BlockedMember.init)
         }
     }
 
     /// Lifts your block of a member: each may find the other again; ended matches stay ended.
     public func unblock(username: String) async throws {
         try await signedIn {
-            switch try await client.unblockUser(path: .init(username: username)) {
-            case .noContent: return
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            _ = try await client.unblockUser(path: .init(username: username)).noContent
         }
     }
 }

@@ -53,7 +53,7 @@ public final class PawpackClient: Sendable {
         self.store = store
         self.serverURL = serverURL
         self.client = Client(serverURL: serverURL, configuration: .pawpack, transport: transport,
-                             middlewares: [BearerTokenMiddleware(store: store)])
+                             middlewares: [BearerTokenMiddleware(store: store), ProblemMiddleware()])
     }
 
     /// The current session, to save and pass back to `init` on the next launch.
@@ -86,6 +86,11 @@ public final class PawpackClient: Sendable {
             // HTTPClientError.cancelled): what the caller asked for was the cancellation.
             if Task.isCancelled || error.underlyingError is CancellationError { throw CancellationError() }
             throw PawpackError(error)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // An answer with a status the call does not expect (`.ok` of a 204): the runtime's own error.
+            throw PawpackError.unexpectedResponse(String(describing: error))
         }
     }
 
@@ -107,10 +112,8 @@ public final class PawpackClient: Sendable {
     /// A new session for a refresh token; the token is used up either way.
     private func refreshedSession(refreshToken: String) async throws -> Session {
         try await send {
-            switch try await client.refreshSession(body: .json(.init(refreshToken: refreshToken))) {
-            case let .ok(ok): return try Session(try ok.body.json)
-            case let .default(status, problem): throw PawpackError(status: status, problem)
-            }
+            let ok = try await client.refreshSession(body: .json(.init(refreshToken: refreshToken))).ok
+            return try Session(try ok.body.json)
         }
     }
 

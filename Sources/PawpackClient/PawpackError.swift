@@ -76,16 +76,6 @@ public enum PawpackError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension PawpackError {
-    /// The problem the server answered with.
-    init(status: Int, _ response: Components.Responses.Problem) {
-        guard case let .applicationProblemJson(problem) = response.body else {
-            self = .unexpectedResponse("HTTP \(status) without problem details")
-            return
-        }
-        self = .server(ServerProblem(status: status, code: problem.code, title: problem.title, detail: problem.detail,
-                                     errors: (problem.errors ?? []).map { FieldError(field: $0.field, message: $0.message) }))
-    }
-
     /// What the OpenAPI runtime threw: no answer at all is the network's failure; an answer it
     /// could not read is an unexpected response.
     init(_ error: ClientError) {
