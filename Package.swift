@@ -97,7 +97,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            resources: [.copy("Resources/places.tsv"), .copy("Resources/postcodes.tsv")]
+            resources: [.copy("Resources/places.tsv"), .copy("Resources/postcodes.tsv"), .copy("Resources/web")]
         ),
         .executableTarget(
             name: "pawpack",

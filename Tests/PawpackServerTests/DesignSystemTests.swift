@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func theStylesheetTakesEveryColourFromTheTokens() throws {
-        let css = Stylesheet.css
+        let css = try WebAssets(areas: Areas.all.list).stylesheet.body
         for colour in DesignTokens.colours {
             #expect(css.contains("--\(colour.name):\(colour.light)"))
             #expect(css.contains("--\(colour.name):\(colour.dark)"))

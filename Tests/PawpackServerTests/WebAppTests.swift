@@ -411,8 +411,11 @@ import Testing
                 .compactMap { $0.components(separatedBy: #"id=""#).dropFirst().first?.components(separatedBy: "\"").first }
             #expect(ids.count >= 8)
             for id in ids { #expect(account.html.contains(#"<label for="\#(id)">"#), "\(id)") }
-            let css = try await server.request(.GET, "/styles.css")
+            // the stylesheet the page links, named by its content and so kept a year
+            let href = try #require(account.html.firstMatch(of: /<link rel="stylesheet" href="(\/assets\/styles\.[0-9a-f]{12}\.css)"\/>/)?.output.1)
+            let css = try await server.request(.GET, String(href))
             #expect(css.text.contains(":focus-visible"))
+            #expect(css.headers.first(name: .cacheControl) == "public, max-age=31536000, immutable")
         }
     }
 }

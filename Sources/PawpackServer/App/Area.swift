@@ -21,6 +21,8 @@ struct Area: Sendable {
     var migrations: [any Migration] = []
     /// Registers its web pages.
     var pages: @Sendable (Application, PawpackServices) throws -> Void = { _, _ in }
+    /// Its page script's module, `Resources/web/<script>.js` (`WebAssets` joins them).
+    var script: String?
     /// Its tab in the app's navigation, if it has one.
     var tab: WebPages.Tab?
     /// Pages of its own that show under another area's tab (a meet-up under Chats).

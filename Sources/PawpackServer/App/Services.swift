@@ -63,6 +63,8 @@ package final class PawpackServices: Sendable {
     let areas: [Area]
     /// What the pages' frame takes from the areas: tabs, badges, flashes.
     let shell: WebShell
+    /// The stylesheet, the page script and the service worker (`Resources/web`).
+    let assets: WebAssets
     let notifications: NotificationService
     /// Pushes waiting to go, and the worker that sends them.
     let push: PushOutbox
@@ -112,12 +114,13 @@ package final class PawpackServices: Sendable {
         await realtime.hub.closeAll()
     }
 
-    init(config: Config, dependencies: Dependencies, areas: [Area], pushProviders: PushProviders,
+    init(config: Config, dependencies: Dependencies, areas: [Area], assets: WebAssets, pushProviders: PushProviders,
          threadPool: NIOThreadPool, logger: Logger) {
         self.config = config
         self.dependencies = dependencies
         self.areas = areas
         self.shell = WebShell(areas: areas)
+        self.assets = assets
         self.threadPool = threadPool
         self.logger = logger
         self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,

@@ -36,6 +36,7 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     let pushProviders = try await PushProviders.make(config: config, client: dependencies.pushClient,
                                                      clock: dependencies.clock, logger: app.logger)
     let services = PawpackServices(config: config, dependencies: dependencies, areas: areas.list,
+                                   assets: try WebAssets(areas: areas.list),
                                    pushProviders: pushProviders, threadPool: app.threadPool, logger: app.logger)
     app.pawpack = services
     // Events are written as the API writes its answers.

@@ -5,7 +5,7 @@ import Vapor
 
 /// The Chats pages: the list with unread badges, and a chat with its messages, its meet-ups
 /// and a plain form to write. Without JavaScript the form posts and the page reloads; with it,
-/// messages arrive over the realtime socket and are sent without a reload (`app.js`).
+/// messages arrive over the realtime socket and are sent without a reload (`Resources/web/chats.js`).
 struct ChatPages {
     let chats: ChatService
     let meetups: MeetupService

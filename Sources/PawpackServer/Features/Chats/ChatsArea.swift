@@ -13,6 +13,7 @@ extension Area {
         ] },
         migrations: ChatMigrations.all,
         pages: { app, services in ChatPages(chats: services.chats, meetups: services.meetups).register(on: app) },
+        script: "chats",
         tab: .init(id: "chats", title: "Chats", path: WebPath.chats, icon: .chat, position: 1,
                    badge: WebPages.Badge.unreadChats) { $0.hasPrefix(WebPath.chats) },
         badges: [.init(id: WebPages.Badge.unreadChats, one: " chat unread", many: " chats unread", live: true) { me in

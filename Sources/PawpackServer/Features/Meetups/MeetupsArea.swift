@@ -14,6 +14,7 @@ extension Area {
         pages: { app, services in
             MeetupPages(meetups: services.meetups, reviews: services.reviews, chats: services.chats).register(on: app)
         },
+        script: "meetups",
         pagesUnderTab: [.init(tab: "chats") { $0.hasPrefix(WebPath.meetups) }],
         flashes: [.proposed, .meetupAccepted, .meetupRejected, .meetupCancelled, .meetupCompleted],
         notificationKinds: [.meetup],

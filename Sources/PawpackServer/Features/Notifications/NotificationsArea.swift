@@ -11,6 +11,7 @@ extension Area {
         pages: { app, services in
             NotificationPages(notifications: services.notifications, devices: services.devices).register(on: app)
         },
+        script: "notifications",
         badges: [.init(id: WebPages.Badge.unreadNotifications, one: " unread", many: " unread", live: true) { me in
             """
             SELECT COUNT(*) FROM "notifications" WHERE "user_id" = \(bind: me) AND "read_at" IS NULL

@@ -13,6 +13,7 @@ extension Area {
         ] },
         migrations: PlaydateMigrations.all,
         pages: { app, services in PlaydatePages(playdates: services.playdates).register(on: app) },
+        script: "playdates",
         tab: .init(id: "playdates", title: "Playdates", path: WebPath.playdates, icon: .paw, position: 0,
                    badge: WebPages.Badge.waitingRequests) { path in
             // A dog's deck, preferences and passes live under /pets/<id>/.

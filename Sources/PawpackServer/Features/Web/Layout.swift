@@ -5,7 +5,7 @@ import SQLKit
 import Vapor
 
 /// The app shell every web page shares, and the helpers forms are built from. Pages are plain
-/// HTML forms that work without JavaScript; `app.js` makes them nicer where it runs.
+/// HTML forms that work without JavaScript; the page script (`WebAssets`) makes them nicer where it runs.
 enum WebPages {
     /// A tab of the app's navigation: a bottom bar on a phone, a side rail on a wide screen.
     /// Areas bring their tabs (`Area.tab`); only areas that exist are tabs.
@@ -68,8 +68,8 @@ enum WebPages {
                 .link(.rel(.manifest), .href(WebPath.manifest)),
                 .link(.rel(.icon), .href(WebPath.iconSVG), .attribute(named: "type", value: "image/svg+xml")),
                 .link(.rel(.appleTouchIcon), .href(WebPath.icon(size: 192))),
-                .link(.rel(.stylesheet), .href(WebPath.stylesheet)),
-                .script(.src(WebPath.script), .attribute(named: "defer"))
+                .link(.rel(.stylesheet), .href(request.pawpack.assets.stylesheet.path)),
+                .script(.src(request.pawpack.assets.script.path), .attribute(named: "defer"))
             ),
             .body(.class(signedIn ? "signed-in" : "signed-out"),
                 .unwrap(request.eventsShownAfter) { .data(named: "events-after", value: String($0)) },
@@ -104,7 +104,7 @@ enum WebPages {
             .a(.class("brand"), .href(request.webUser == nil ? WebPath.landing : WebPath.home), Icon.paw.node(), .text("Pawpack")),
             .if(request.webUser == nil,
                 .div(.class("topbar-actions"), .a(.id("topbar-login"), .href(WebPath.logIn), .text("Log in"))),
-                // The bell: the inbox, with how many are unread (kept live by app.js).
+                // The bell: the inbox, with how many are unread (kept live by the page script).
                 else: .div(.class("topbar-actions"),
                     .a(.class("bell"), .id("bell"), .href(WebPath.notifications),
                        .attribute(named: "aria-current", value: request.url.path == WebPath.notifications ? "page" : nil),

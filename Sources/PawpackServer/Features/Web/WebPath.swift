@@ -9,8 +9,6 @@ enum WebPath {
 
     static let landing = "/"
     static let home = "/home"
-    static let stylesheet = "/styles.css"
-    static let script = "/app.js"
     /// The web app manifest, so the app can be added to a home screen.
     static let manifest = "/manifest.webmanifest"
     /// The service worker: it caches the shell and shows `offline` without a network.
@@ -20,9 +18,9 @@ enum WebPath {
     static func icon(size: Int) -> String { "/icon-\(size).png" }
     /// The sizes `icon(size:)` serves.
     static let iconSizes = [192, 512]
-    /// The shell's files: the same for everyone, so no session is looked up for them.
-    static let staticFiles: Set<String> = Set([stylesheet, script, manifest, serviceWorker, offline, iconSVG]
-                                              + iconSizes.map { icon(size: $0) })
+    /// The shell's files: the same for everyone, so no session is looked up for them (nor for
+    /// the stylesheet and script, under `WebAssets.folder`).
+    static let staticFiles: Set<String> = Set([manifest, serviceWorker, offline, iconSVG] + iconSizes.map { icon(size: $0) })
     /// The development outbox (development only).
     static let devMail = "/dev/mail"
     /// Pushes the server sent, or would have (development only).

@@ -7,7 +7,7 @@ struct WebRoutes {
     let services: PawpackServices
 
     func register(on app: Application) throws {
-        AppShell.register(on: app)
+        AppShell.register(on: app, assets: services.assets)
         // Read the bundled towns and postcodes (20 MB) now, not on the first member's search.
         let logger = app.logger
         Task.detached(priority: .background) {

@@ -102,7 +102,8 @@ extension Request {
 struct WebSessionMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let path = request.url.path
-        if path.hasPrefix("/v1/") || path == "/healthz" || path == "/openapi.yaml" || WebPath.staticFiles.contains(path) {
+        if path.hasPrefix("/v1/") || path == "/healthz" || path == "/openapi.yaml" || WebPath.staticFiles.contains(path)
+            || path.hasPrefix(WebAssets.folder) {
             return try await next.respond(to: request)
         }
         if let token = request.cookies[WebCookie.session]?.string,

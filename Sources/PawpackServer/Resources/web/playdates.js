@@ -1,0 +1,83 @@
+// Playdates: the deck. Drag the top card, or press Like or Pass; the swipe is sent in the
+// background and the next card, already on the page, comes up.
+var deck = document.getElementById('deck');
+if (deck) {
+  var undo = document.getElementById('undo-form');
+  var topCard = function () { return deck.querySelector('.deck-card'); };
+  var send = function (card, decision) {
+    var form = card.querySelector('form.swipe-form[data-decision="' + decision + '"]');
+    if (!form || card.dataset.sent) return;
+    card.dataset.sent = '1';
+    var dx = decision === 'like' ? 1 : -1;
+    card.classList.add('leaving');
+    card.style.transform = 'translate(' + dx * 140 + '%, -4%) rotate(' + dx * 24 + 'deg)';
+    fetch(form.action, { method: 'POST', body: new FormData(form), credentials: 'same-origin',
+                         headers: { 'Accept': 'application/json' } })
+      .then(function (response) { if (!response.ok) throw new Error(String(response.status)); return response.json(); })
+      .then(function (result) {
+        if (result.match) { window.location.href = result.match; return; }
+        card.remove();
+        if (undo) undo.hidden = false;
+        var next = topCard();
+        if (!next) { window.location.reload(); return; }
+        var heading = next.querySelector('h2');
+        if (heading) { heading.setAttribute('tabindex', '-1'); heading.focus({ preventScroll: true }); }
+      })
+      .catch(function () { form.submit(); });
+  };
+  deck.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (!form.matches('form.swipe-form')) return;
+    event.preventDefault();
+    send(form.closest('.deck-card'), form.dataset.decision);
+  });
+  document.querySelectorAll('[data-swipe]').forEach(function (button) {
+    button.addEventListener('click', function (event) {
+      var card = topCard();
+      if (!card) return;
+      event.preventDefault();
+      send(card, button.dataset.swipe);
+    });
+  });
+  var start = null, moved = false;
+  deck.addEventListener('pointerdown', function (event) {
+    var card = topCard();
+    if (!card || !card.contains(event.target) || event.button !== 0) return;
+    start = { x: event.clientX, y: event.clientY, card: card };
+    moved = false;
+    card.classList.add('dragging');
+    card.setPointerCapture(event.pointerId);
+  });
+  deck.addEventListener('pointermove', function (event) {
+    if (!start) return;
+    var dx = event.clientX - start.x, dy = event.clientY - start.y;
+    if (Math.abs(dx) > 6) moved = true;
+    start.card.style.transform = 'translate(' + dx + 'px,' + dy * 0.3 + 'px) rotate(' + dx / 18 + 'deg)';
+    var like = start.card.querySelector('.stamp.like'), pass = start.card.querySelector('.stamp.pass');
+    if (like) like.style.opacity = Math.max(0, Math.min(1, dx / 90));
+    if (pass) pass.style.opacity = Math.max(0, Math.min(1, -dx / 90));
+  });
+  var finish = function (event) {
+    if (!start) return;
+    var card = start.card, dx = event.clientX - start.x;
+    start = null;
+    card.classList.remove('dragging');
+    if (Math.abs(dx) > Math.min(120, deck.clientWidth / 4)) { send(card, dx > 0 ? 'like' : 'pass'); return; }
+    card.style.transition = 'transform .2s';
+    card.style.transform = '';
+    card.querySelectorAll('.stamp').forEach(function (stamp) { stamp.style.opacity = 0; });
+    setTimeout(function () { card.style.transition = ''; }, 220);
+  };
+  deck.addEventListener('pointerup', finish);
+  deck.addEventListener('pointercancel', finish);
+  // A drag is not a tap: it must not open the dog's profile.
+  deck.addEventListener('click', function (event) { if (moved) { event.preventDefault(); moved = false; } }, true);
+  document.addEventListener('keydown', function (event) {
+    if (event.target.closest && event.target.closest('input,select,textarea')) return;
+    var card = topCard();
+    if (!card) return;
+    if (event.key === 'ArrowRight') send(card, 'like');
+    if (event.key === 'ArrowLeft') send(card, 'pass');
+  });
+}
+
