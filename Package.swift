@@ -123,6 +123,8 @@ let package = Package(
                 "PawpackServer", "PawpackCore", "PawpackAPI",
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Fluent", package: "fluent"),
+                // Test databases made from a migrated template (`MigratedTemplate`).
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -9,8 +9,9 @@ import SQLKit
 import Vapor
 
 /// A real Pawpack server for one test: the production `configure`, a pinned clock, the
-/// development outbox, and an HTTP port on 127.0.0.1. The database is SQLite in memory, or a
-/// fresh schema of the PostgreSQL server named by `PAWPACK_TEST_POSTGRES_URL`.
+/// development outbox, and an HTTP port on 127.0.0.1. The database is a fresh SQLite file (a
+/// copy of one migrated once per run), or a fresh database of the PostgreSQL server named by
+/// `PAWPACK_TEST_POSTGRES_URL`.
 package struct TestServer: Sendable {
     package let app: Application
     package let baseURL: String
@@ -19,7 +20,7 @@ package struct TestServer: Sendable {
     package let config: Config
     /// Where this server's photos are stored (removed when the test ends).
     package let mediaFolder: String
-    /// Its PostgreSQL schema (a name, unused on SQLite).
+    /// Its name: of its PostgreSQL database, its SQLite file and its media folder.
     package let schema: String
 
     /// The port the server listens on, on 127.0.0.1.
@@ -37,8 +38,8 @@ package struct TestServer: Sendable {
     /// are the same from run to run.
     package static let centredGrid = LocationBlur.Offset(north: 0.5, east: 0.5)
 
-    /// `sharing` another test server runs a second instance on its database (PostgreSQL: its
-    /// schema), which the first one drops at its end. `configure` builds the app: the
+    /// `sharing` another test server runs a second instance on its database, which the first
+    /// one drops at its end. `configure` builds the app: the
     /// production one unless a test adds an area of its own.
     package static func run<T: Sendable>(
         sharing first: TestServer? = nil,
@@ -62,11 +63,18 @@ package struct TestServer: Sendable {
         if let first {
             config.database = first.config.database
         } else if let url = postgresURL {
-            config.database = .postgres(url: url, searchPath: String(schema))
+            // A database of its own, made from one migrated once for the run (`MigratedTemplate`).
+            config.database = .postgres(url: try await MigratedTemplate.shared.postgresDatabase(named: String(schema), from: url),
+                                        searchPath: nil)
         } else {
-            config.database = .sqliteMemory
+            // A copy of a file migrated once for the whole run (`MigratedTemplate`), removed at the end.
+            config.database = .sqliteFile(MigratedTemplate.sqliteCopyPath(for: schema))
         }
         adjust(&config)
+        if ownsSchema, case let .sqliteFile(path) = config.database, path == MigratedTemplate.sqliteCopyPath(for: schema) {
+            try await MigratedTemplate.shared.copySQLite(to: path, config: config)
+        }
+        defer { if ownsSchema { MigratedTemplate.removeSQLiteCopy(for: schema) } }
 
         let clock = PinnedClock(startDate)
         var mailLogger = Logger(label: "pawpack.mail")
@@ -82,9 +90,6 @@ package struct TestServer: Sendable {
             try await configure(app, config, Dependencies(
                 clock: clock, mailer: outbox, media: LocalMediaStore(root: mediaFolder), locationOffsets: locationOffsets,
                 pushClient: LocalTLS.client))
-            if case .postgres = config.database, let sql = app.db as? any SQLDatabase {
-                try await sql.raw("CREATE SCHEMA IF NOT EXISTS \(ident: String(schema))").run()
-            }
             try await app.autoMigrate()
             try await app.asyncBoot()
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
@@ -102,8 +107,8 @@ package struct TestServer: Sendable {
                 await app.pawpack.closeSockets()
                 await app.server.shutdown()
             }
-            if ownsSchema { await dropSchema(app, config: config, schema: schema) }
             try? await app.asyncShutdown()
+            if ownsSchema { await dropDatabase(config: config, name: schema) }
             throw error
         }
     }
@@ -113,15 +118,16 @@ package struct TestServer: Sendable {
         // connections to end, up to its shutdown timeout).
         await app.pawpack.closeSockets()
         await app.server.shutdown()
-        // Nothing may still be reading the schema when it goes.
+        // Nothing may still be reading the database when it goes.
         await app.pawpack.stopBackgroundWork()
-        if let schema { await Self.dropSchema(app, config: config, schema: schema) }
         try? await app.asyncShutdown()
+        if let schema { await Self.dropDatabase(config: config, name: schema) }
     }
 
-    private static func dropSchema(_ app: Application, config: Config, schema: String) async {
-        guard case .postgres = config.database, let sql = app.db as? any SQLDatabase else { return }
-        try? await sql.raw("DROP SCHEMA IF EXISTS \(ident: schema) CASCADE").run()
+    /// Drops the test's PostgreSQL database once its app is shut.
+    private static func dropDatabase(config: Config, name: String) async {
+        guard case .postgres = config.database else { return }
+        await MigratedTemplate.shared.dropPostgresDatabase(named: name)
     }
 
     // MARK: HTTP
