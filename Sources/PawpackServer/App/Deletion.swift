@@ -20,7 +20,7 @@ extension PawpackServices {
         for area in areas {
             await area.deletion.memberDeleted?(member, self, db)
         }
-        await removeFiles(files)
+        await photos.remove(files)
     }
 
     /// Deletes these pets and every row that refers to them, in every area.
@@ -32,19 +32,7 @@ extension PawpackServices {
             return files
         }
         await petsDeleted(pets, on: db)
-        await removeFiles(files)
-    }
-
-    /// Removes stored files once the rows that named them are gone (files first would leave
-    /// rows pointing at nothing on a rollback); a file that cannot be removed is logged.
-    func removeFiles(_ keys: [String]) async {
-        for key in keys {
-            do {
-                try await dependencies.media.delete(key: key)
-            } catch {
-                logger.error("could not remove media", metadata: ["key": .string(key), "error": "\(error)"])
-            }
-        }
+        await photos.remove(files)
     }
 
     private func files(ofPets pets: [Pet.ID], on db: any Database) async throws -> [String] {

@@ -81,6 +81,8 @@ package final class PawpackServices: Sendable {
     let databaseKeeper = NIOLockedValueBox<DatabaseKeeper?>(nil)
     /// Where image checking and other blocking work runs.
     let threadPool: NIOThreadPool
+    /// The one way in for photos, whichever area takes them.
+    let photos: PhotoIntake
     let logger: Logger
     /// Whether the deck index's rows are held in memory: where this process owns the database
     /// (SQLite) and reads from the index; PostgreSQL instances are many and stateless.
@@ -123,6 +125,8 @@ package final class PawpackServices: Sendable {
         self.assets = assets
         self.threadPool = threadPool
         self.logger = logger
+        self.photos = PhotoIntake(media: dependencies.media, maximumBytes: config.maximumUploadBytes, imageWork: threadPool,
+                                  logger: logger)
         self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
                                      queueLimit: config.hashingQueueLimit)
         var rowsInMemory = dependencies.deckSource == .index

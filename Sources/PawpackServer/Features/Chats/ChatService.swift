@@ -55,6 +55,8 @@ struct ChatValue: Sendable {
 /// a block; only its two members can list, read or post in it, and anyone else gets the same
 /// 404 as for a chat that does not exist.
 final class ChatService: Sendable {
+    /// Where chat photos come in (`PhotoIntake`, shared with every area that takes photos).
+    let photos: PhotoIntake
     let pets: PetService
     let clock: any AppClock
     let realtime: RealtimeEvents
@@ -65,9 +67,10 @@ final class ChatService: Sendable {
     /// Messages per member and minute.
     private let sends: RateLimiter
 
-    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
+    init(pets: PetService, photos: PhotoIntake, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
          writes: SQLWrites) {
         self.pets = pets
+        self.photos = photos
         self.writes = writes
         self.notifications = notifications
         self.clock = clock
@@ -219,17 +222,10 @@ final class ChatService: Sendable {
         }
         try refuseIfClosed(chat)
         try await sends.take(me.description, now: clock.now(), what: "messages")
-        let image = try await pets.sanitizedImage(data)
         let messageID = Chats.Message.ID.timeOrdered(at: clock.now())
-        let key = "chats/\(id)/\(messageID).\(image.format.fileExtension)"
-        try await pets.media.put(image.data, key: key, contentType: image.format.mimeType)
-        do {
-            return try await insert(into: chat, from: me, clientMessageID: clientMessageID, id: messageID,
-                                    photo: (key, image.format.mimeType), on: db)
-        } catch {
-            // Nothing half-way: without its message, the stored photo goes too.
-            await pets.removeMedia([key])
-            throw error
+        return try await photos.store(data, key: "chats/\(id)/\(messageID)") { stored in
+            try await self.insert(into: chat, from: me, clientMessageID: clientMessageID, id: messageID,
+                                  photo: (stored.key, stored.contentType), on: db)
         }
     }
 
@@ -377,7 +373,7 @@ final class ChatService: Sendable {
     func photo(key: String, chat id: Chats.Chat.ID, viewer: UserRecord, on db: any Database) async throws -> StoredMedia {
         _ = try await participant(viewer, chat: id, on: db)
         guard try await ChatMessageRecord.query(on: db).filter(\.$chat.$id == id).filter(\.$photoKey == key).first() != nil,
-              let stored = try await pets.media.get(key: key) else { throw Problem.notFound }
+              let stored = try await photos.media.get(key: key) else { throw Problem.notFound }
         return stored
     }
 

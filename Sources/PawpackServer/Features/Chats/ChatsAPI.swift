@@ -51,7 +51,7 @@ extension APIHandler {
             switch part {
             case let .photo(file):
                 photo = try await Self.collect(file.payload.body, upTo: limit)
-                return photo == nil ? PetService.problem(for: .tooLarge(limit: limit), limit: limit) : nil
+                return photo == nil ? ImageSanitizerError.tooLarge(limit: limit).problem(limit: limit) : nil
             case let .id(field):
                 let text = try await Self.collect(field.payload.body, upTo: 64).map { String(decoding: $0, as: UTF8.self) }
                 clientID = text.flatMap { UUID(text: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }

@@ -8,7 +8,7 @@ extension Area {
     static let chats = Area(
         name: "Chats",
         services: { services in [
-            ChatService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
+            ChatService(pets: services.pets, photos: services.photos, clock: services.dependencies.clock, realtime: services.realtime,
                         notifications: services.notifications, writes: services.writes),
         ] },
         migrations: ChatMigrations.all,

@@ -131,7 +131,8 @@ struct WelfareStatusValue: Sendable {
 final class PetService: Sendable {
     let config: Config
     let clock: any AppClock
-    let media: any MediaStore
+    /// Where pet photos come in (`PhotoIntake`, shared by every area that takes photos).
+    let photos: PhotoIntake
     private let logger: Logger
     let rules = PetRules()
     let limits = CreationLimits()
@@ -142,27 +143,23 @@ final class PetService: Sendable {
     let deckIndex: DeckIndex
     /// The pet and card reads every deck and pet request makes.
     let reads: HotReads
-    /// Where photos are checked and cleaned: work that takes milliseconds of CPU per photo,
-    /// which must not hold an event loop (and every request on it) up.
-    private let imageWork: NIOThreadPool
     private let locationOffsets: @Sendable () -> LocationBlur.Offset
     /// Location changes per member: each is a new point to measure distances from.
     private let locationChanges: RateLimiter
     /// Deletes pets and all that is theirs, in every area (`PawpackServices.deletePets`).
     private let deletePets: @Sendable ([Pet.ID], any Database) async throws -> Void
 
-    init(config: Config, clock: any AppClock, media: any MediaStore,
+    init(config: Config, clock: any AppClock, photos: PhotoIntake,
          locationOffsets: @escaping @Sendable () -> LocationBlur.Offset, reads: HotReads, deckIndex: DeckIndex,
-         imageWork: NIOThreadPool, logger: Logger, deletePets: @escaping @Sendable ([Pet.ID], any Database) async throws -> Void) {
+         logger: Logger, deletePets: @escaping @Sendable ([Pet.ID], any Database) async throws -> Void) {
         self.deletePets = deletePets
         self.locationOffsets = locationOffsets
         self.locationChanges = RateLimiter(limit: config.locationChangesPerHour, window: 60 * 60)
         self.reads = reads
-        self.imageWork = imageWork
         self.deckIndex = deckIndex
         self.config = config
         self.clock = clock
-        self.media = media
+        self.photos = photos
         self.logger = logger
     }
 
@@ -382,16 +379,6 @@ final class PetService: Sendable {
         try await deletePets([pet.requireID()], db)
     }
 
-    func removeMedia(_ keys: [String]) async {
-        for key in keys {
-            do {
-                try await media.delete(key: key)
-            } catch {
-                logger.error("could not remove media", metadata: ["key": .string(key), "error": "\(error)"])
-            }
-        }
-    }
-
     // MARK: Photos
 
     func uploadPhoto(_ user: UserRecord, pet id: Pet.ID, data: Data, kind: PetPhotoRecord.Kind,
@@ -401,60 +388,20 @@ final class PetService: Sendable {
         guard try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == petID).count() < limits.photosPerPet else {
             throw CreationLimits.reached("photos of a pet", limit: limits.photosPerPet, field: "photo")
         }
-        let sanitized = try await sanitizedImage(data)
         let photoID = Pet.Photo.ID()
-        let key = "pets/\(petID)/\(photoID).\(sanitized.format.fileExtension)"
         let now = clock.now()
-        try await media.put(sanitized.data, key: key, contentType: sanitized.format.mimeType)
-        do {
+        return try await photos.store(data, key: "pets/\(petID)/\(photoID)") { stored in
             try await db.transaction { tx in
                 if kind == .profile {
                     // One profile photo: the previous one joins the gallery.
                     try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id == petID).filter(\.$kind == .profile)
                         .set(\.$kind, to: .gallery).update()
                 }
-                try await PetPhotoRecord(id: photoID, petID: petID, kind: kind, storageKey: key,
-                                         contentType: sanitized.format.mimeType, byteCount: sanitized.data.count,
-                                         now: now).create(on: tx)
+                try await PetPhotoRecord(id: photoID, petID: petID, kind: kind, storageKey: stored.key,
+                                         contentType: stored.contentType, byteCount: stored.byteCount, now: now).create(on: tx)
             }
-        } catch {
-            // Nothing half-way: without its row, the stored object goes too.
-            await removeMedia([key])
-            throw error
-        }
-        return PetPhotoRecordValue(id: photoID, kind: kind, storageKey: key, contentType: sanitized.format.mimeType,
-                                   createdAt: now)
-    }
-
-    /// An uploaded image checked and cleaned (metadata such as GPS removed, pixels bounded) on
-    /// the image thread pool; the problem to answer when it is not one. Chat photos use it too.
-    func sanitizedImage(_ data: Data) async throws -> (format: ImageFormat, data: Data) {
-        let sanitizer = ImageSanitizer(maximumBytes: config.maximumUploadBytes)
-        do {
-            return try await imageWork.runIfActive { try sanitizer.sanitize(data) }
-        } catch let error as ImageSanitizerError {
-            throw Self.problem(for: error, limit: config.maximumUploadBytes)
-        }
-    }
-
-    static func problem(for error: ImageSanitizerError, limit: Int) -> Problem {
-        switch error {
-        case .tooLarge:
-            return Problem(status: 413, code: .payloadTooLarge, title: "Photo too large",
-                           detail: "Photos may be at most \(limit / 1_048_576) MB.",
-                           errors: [.init(field: "photo", message: "must be at most \(limit / 1_048_576) MB")])
-        case .unsupportedType:
-            return Problem(status: 415, code: .unsupportedMediaType, title: "Not a photo we accept",
-                           detail: "Upload a JPEG, PNG, WebP or HEIC image.",
-                           errors: [.init(field: "photo", message: "must be a JPEG, PNG, WebP or HEIC image")])
-        case let .tooManyPixels(width, height):
-            return Problem(status: 422, code: .validationFailed, title: "Photo too large",
-                           detail: "This photo is \(width) × \(height) pixels; photos may be at most 12,000 pixels a side and 50 megapixels.",
-                           errors: [.init(field: "photo", message: "must be at most 12,000 pixels a side and 50 megapixels")])
-        case .malformed:
-            return Problem(status: 422, code: .validationFailed, title: "Damaged image",
-                           detail: "The image could not be read; it may be damaged or cut short.",
-                           errors: [.init(field: "photo", message: "could not be read as an image")])
+            return PetPhotoRecordValue(id: photoID, kind: kind, storageKey: stored.key, contentType: stored.contentType,
+                                       createdAt: now)
         }
     }
 
@@ -464,7 +411,7 @@ final class PetService: Sendable {
             .filter(\.$pet.$id == pet.requireID()).first() else { throw Problem.notFound }
         let key = photo.storageKey
         try await photo.delete(on: db)
-        await removeMedia([key])
+        await photos.remove([key])
     }
 
     /// A photo of `pet` for `viewer`, by its storage key: hidden, like the pet, from a member
@@ -473,7 +420,7 @@ final class PetService: Sendable {
         guard let photo = try await PetPhotoRecord.query(on: db).filter(\.$storageKey == key).first(),
               photo.$pet.id == id else { throw Problem.notFound }
         _ = try await visiblePet(id, to: viewer, on: db)
-        guard let stored = try await media.get(key: key) else { throw Problem.notFound }
+        guard let stored = try await photos.media.get(key: key) else { throw Problem.notFound }
         return stored
     }
 

@@ -7,10 +7,9 @@ extension Area {
     static let pets = Area(
         name: "Pets",
         services: { services in [
-            PetService(config: services.config, clock: services.dependencies.clock, media: services.dependencies.media,
+            PetService(config: services.config, clock: services.dependencies.clock, photos: services.photos,
                        locationOffsets: services.dependencies.locationOffsets, reads: services.hotReads,
-                       deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), imageWork: services.threadPool,
-                       logger: services.logger,
+                       deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), logger: services.logger,
                        deletePets: { [unowned services] pets, db in try await services.deletePets(pets, on: db) }),
         ] },
         migrations: PetMigrations.all,
