@@ -14,9 +14,11 @@ enum AccountMigrations {
     ]
 }
 
-struct CreateUsers: AsyncMigration {
+struct CreateUsers: CreatesTable {
+    static let table = UserRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(UserRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("email", .string, .required)
             .field("username", .string, .required)
@@ -35,15 +37,13 @@ struct CreateUsers: AsyncMigration {
             .unique(on: "username")
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(UserRecord.schema).delete()
-    }
 }
 
-struct CreateAuthTokens: AsyncMigration {
+struct CreateAuthTokens: CreatesTable {
+    static let table = AuthTokenRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(AuthTokenRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
             .field("kind", .string, .required)
@@ -56,15 +56,13 @@ struct CreateAuthTokens: AsyncMigration {
             .unique(on: "token_hash")
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(AuthTokenRecord.schema).delete()
-    }
 }
 
-struct CreateWebSessions: AsyncMigration {
+struct CreateWebSessions: CreatesTable {
+    static let table = WebSessionRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(WebSessionRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
             .field("token_hash", .string, .required)
@@ -73,15 +71,13 @@ struct CreateWebSessions: AsyncMigration {
             .unique(on: "token_hash")
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(WebSessionRecord.schema).delete()
-    }
 }
 
-struct CreateEmailTokens: AsyncMigration {
+struct CreateEmailTokens: CreatesTable {
+    static let table = EmailTokenRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(EmailTokenRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
             .field("purpose", .string, .required)
@@ -90,9 +86,5 @@ struct CreateEmailTokens: AsyncMigration {
             .field("used_at", .datetime)
             .field("created_at", .datetime, .required)
             .create()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(EmailTokenRecord.schema).delete()
     }
 }

@@ -17,9 +17,11 @@ enum ChatMigrations {
     ]
 }
 
-struct CreateChats: AsyncMigration {
+struct CreateChats: CreatesTable {
+    static let table = ChatRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(ChatRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("match_id", .uuid, .required)
             .field("pet_a_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
@@ -40,15 +42,13 @@ struct CreateChats: AsyncMigration {
             .unique(on: "pet_a_id", "pet_b_id")
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(ChatRecord.schema).delete()
-    }
 }
 
-struct CreateChatMessages: AsyncMigration {
+struct CreateChatMessages: CreatesTable {
+    static let table = ChatMessageRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(ChatMessageRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("chat_id", .uuid, .required, .references(ChatRecord.schema, "id", onDelete: .cascade))
             .field("position", .int, .required)
@@ -61,10 +61,6 @@ struct CreateChatMessages: AsyncMigration {
             .unique(on: "chat_id", "position")
             .unique(on: "sender_id", "client_message_id")
             .create()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(ChatMessageRecord.schema).delete()
     }
 }
 

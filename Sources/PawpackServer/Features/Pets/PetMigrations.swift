@@ -60,9 +60,11 @@ struct AddLocationOffsets: AsyncMigration {
     }
 }
 
-struct CreatePets: AsyncMigration {
+struct CreatePets: CreatesTable {
+    static let table = PetRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(PetRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("owner_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
             .field("name", .string, .required)
@@ -84,15 +86,13 @@ struct CreatePets: AsyncMigration {
             .field("updated_at", .datetime, .required)
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(PetRecord.schema).delete()
-    }
 }
 
-struct CreatePetPhotos: AsyncMigration {
+struct CreatePetPhotos: CreatesTable {
+    static let table = PetPhotoRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(PetPhotoRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
             .field("kind", .string, .required)
@@ -103,15 +103,13 @@ struct CreatePetPhotos: AsyncMigration {
             .unique(on: "storage_key")
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(PetPhotoRecord.schema).delete()
-    }
 }
 
-struct CreateVaccinations: AsyncMigration {
+struct CreateVaccinations: CreatesTable {
+    static let table = VaccinationRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(VaccinationRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
             .field("vaccine", .string, .required)
@@ -122,15 +120,13 @@ struct CreateVaccinations: AsyncMigration {
             .field("created_at", .datetime, .required)
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(VaccinationRecord.schema).delete()
-    }
 }
 
-struct CreatePetGuardians: AsyncMigration {
+struct CreatePetGuardians: CreatesTable {
+    static let table = GuardianRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(GuardianRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
             .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
@@ -138,9 +134,5 @@ struct CreatePetGuardians: AsyncMigration {
             .field("created_at", .datetime, .required)
             .unique(on: "pet_id", "user_id")
             .create()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(GuardianRecord.schema).delete()
     }
 }

@@ -237,9 +237,11 @@ struct DeckIndex: Sendable {
 }
 
 /// Creates `deck_index` with its covering index and fills it from the pets already there.
-struct CreateDeckIndex: AsyncMigration {
+struct CreateDeckIndex: CreatesTable {
+    static let table = DeckIndex.table
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(DeckIndex.table)
+        try await database.schema(Self.table)
             .field("pet_id", .uuid, .identifier(auto: false), .references(PetRecord.schema, "id", onDelete: .cascade))
             .field("owner_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
             .field("cell", .int64, .required)
@@ -252,10 +254,6 @@ struct CreateDeckIndex: AsyncMigration {
         try await sql.raw("CREATE INDEX deck_index_by_cell ON deck_index (cell, bucket, payload)").run()
         try await sql.raw("CREATE INDEX deck_index_by_owner ON deck_index (owner_id)").run()
         try await DeckIndex().rebuild(on: database)
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(DeckIndex.table).delete()
     }
 }
 

@@ -49,9 +49,11 @@ struct BlurMemberLocations: AsyncMigration {
     func revert(on database: any Database) async throws {}
 }
 
-struct CreateDeckPreferences: AsyncMigration {
+struct CreateDeckPreferences: CreatesTable {
+    static let table = DeckPreferencesRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(DeckPreferencesRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
             .field("preferences", .string, .required)
@@ -59,15 +61,13 @@ struct CreateDeckPreferences: AsyncMigration {
             .unique(on: "pet_id")
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(DeckPreferencesRecord.schema).delete()
-    }
 }
 
-struct CreateSwipes: AsyncMigration {
+struct CreateSwipes: CreatesTable {
+    static let table = SwipeRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(SwipeRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
             .field("target_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
@@ -76,15 +76,13 @@ struct CreateSwipes: AsyncMigration {
             .unique(on: "pet_id", "target_pet_id")
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(SwipeRecord.schema).delete()
-    }
 }
 
-struct CreateMatchRequests: AsyncMigration {
+struct CreateMatchRequests: CreatesTable {
+    static let table = MatchRequestRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(MatchRequestRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("from_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
             .field("to_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
@@ -95,15 +93,13 @@ struct CreateMatchRequests: AsyncMigration {
             .field("answered_at", .datetime)
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(MatchRequestRecord.schema).delete()
-    }
 }
 
-struct CreateMatches: AsyncMigration {
+struct CreateMatches: CreatesTable {
+    static let table = MatchRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(MatchRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("pet_a_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
             .field("pet_b_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
@@ -113,24 +109,18 @@ struct CreateMatches: AsyncMigration {
             .unique(on: "pet_a_id", "pet_b_id")
             .create()
     }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(MatchRecord.schema).delete()
-    }
 }
 
-struct CreateBlocks: AsyncMigration {
+struct CreateBlocks: CreatesTable {
+    static let table = BlockRecord.schema
+
     func prepare(on database: any Database) async throws {
-        try await database.schema(BlockRecord.schema)
+        try await database.schema(Self.table)
             .id()
             .field("blocker_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
             .field("blocked_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
             .field("created_at", .datetime, .required)
             .unique(on: "blocker_id", "blocked_id")
             .create()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(BlockRecord.schema).delete()
     }
 }

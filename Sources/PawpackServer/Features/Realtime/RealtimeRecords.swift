@@ -2,8 +2,6 @@ import Fluent
 import Foundation
 import PawpackCore
 
-// Append-only: a change to a shipped table is a new migration type added at the end.
-
 /// One event for one member, kept for the retention period so that an app that reconnects
 /// with the id of the last event it saw gets what it missed. `seq` counts each member's events
 /// 1, 2, 3… (`realtime_counters`), so ids never go back and a gap is seen at once.
@@ -19,60 +17,4 @@ final class RealtimeEventRecord: Model, @unchecked Sendable {
     @Field(key: "created_at") var createdAt: Date
 
     init() {}
-}
-
-enum RealtimeMigrations {
-    static let all: [any Migration] = [
-        CreateRealtimeEvents(), CreateRealtimeCounters(),
-        AddIndexes(name: "RealtimeIndexes", indexes: [
-            // The retention's deletion reads the oldest first.
-            IndexSpec(name: "realtime_events_by_age", table: "realtime_events", columns: ["created_at"]),
-        ]),
-        AddRealtimeAcknowledgements(),
-    ]
-}
-
-struct CreateRealtimeEvents: AsyncMigration {
-    func prepare(on database: any Database) async throws {
-        try await database.schema(RealtimeEventRecord.schema)
-            .id()
-            .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
-            .field("seq", .int64, .required)
-            .field("kind", .string, .required)
-            .field("payload", .string, .required)
-            .field("created_at", .datetime, .required)
-            .unique(on: "user_id", "seq")
-            .create()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(RealtimeEventRecord.schema).delete()
-    }
-}
-
-/// Each member's last event number, read and raised in one statement (`RealtimeEvents.record`).
-struct CreateRealtimeCounters: AsyncMigration {
-    func prepare(on database: any Database) async throws {
-        try await database.schema("realtime_counters")
-            .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
-            .field("last_seq", .int64, .required)
-            .unique(on: "user_id")
-            .create()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema("realtime_counters").delete()
-    }
-}
-
-/// The highest event each member's apps acknowledged on a socket (`realtime_counters`), which
-/// decides whether a message still needs a push.
-struct AddRealtimeAcknowledgements: AsyncMigration {
-    func prepare(on database: any Database) async throws {
-        try await database.schema("realtime_counters").field("acked_seq", .int64, .required, .sql(.default(0))).update()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema("realtime_counters").deleteField("acked_seq").update()
-    }
 }

@@ -2,8 +2,6 @@ import Fluent
 import Foundation
 import PawpackCore
 
-// Append-only: a change to a shipped table is a new migration type added at the end.
-
 /// One participant's rating of the other owner and their dog after a completed meet-up; one
 /// per participant and meet-up.
 final class ReviewRecord: Model, @unchecked Sendable {
@@ -35,55 +33,4 @@ final class ReviewReportRecord: Model, @unchecked Sendable {
     @Field(key: "created_at") var createdAt: Date
 
     init() {}
-}
-
-enum ReviewMigrations {
-    static let all: [any Migration] = [
-        CreateReviews(), CreateReviewReports(),
-        AddIndexes(name: "ReviewIndexes", indexes: [
-            // A dog's and an owner's reviews, newest first, and their averages on cards.
-            IndexSpec(name: "reviews_by_subject_pet", table: "reviews", columns: ["subject_pet_id", "activity"]),
-            IndexSpec(name: "reviews_by_subject", table: "reviews", columns: ["subject_id", "activity"]),
-            IndexSpec(name: "reviews_by_author", table: "reviews", columns: ["author_id"]),
-        ]),
-    ]
-}
-
-struct CreateReviews: AsyncMigration {
-    func prepare(on database: any Database) async throws {
-        try await database.schema(ReviewRecord.schema)
-            .id()
-            .field("meetup_id", .uuid, .required, .references(MeetupRecord.schema, "id", onDelete: .cascade))
-            .field("author_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
-            .field("author_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
-            .field("subject_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
-            .field("subject_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
-            .field("rating", .int, .required)
-            .field("text", .string)
-            .field("created_at", .datetime, .required)
-            .field("activity", .int64, .required)
-            .unique(on: "meetup_id", "author_id")
-            .create()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(ReviewRecord.schema).delete()
-    }
-}
-
-struct CreateReviewReports: AsyncMigration {
-    func prepare(on database: any Database) async throws {
-        try await database.schema(ReviewReportRecord.schema)
-            .id()
-            .field("review_id", .uuid, .required, .references(ReviewRecord.schema, "id", onDelete: .cascade))
-            .field("reporter_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
-            .field("reason", .string, .required)
-            .field("created_at", .datetime, .required)
-            .unique(on: "review_id", "reporter_id")
-            .create()
-    }
-
-    func revert(on database: any Database) async throws {
-        try await database.schema(ReviewReportRecord.schema).delete()
-    }
 }
