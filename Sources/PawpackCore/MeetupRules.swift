@@ -146,14 +146,3 @@ public struct RatingSummary: Sendable, Equatable {
         count > 0 ? (Double(sum) / Double(count) * 10).rounded() / 10 : nil
     }
 }
-
-/// The kinds of notifications, each of which a member can mute.
-public enum NotificationKind: String, Sendable, Codable, CaseIterable {
-    case matchRequest = "match_request"
-    case match
-    /// Collapsed per chat while unread: one notification counts the messages.
-    case message
-    /// A proposal, its answer, a cancellation, completion, expiry or the reminder.
-    case meetup
-    case review
-}

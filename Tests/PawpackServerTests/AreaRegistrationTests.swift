@@ -55,6 +55,19 @@ import Vapor
     }
 }
 
+extension AreaRegistrationTests {
+    @Test func everyNotificationKindAndFlashBelongsToOneArea() throws {
+        // each kind a member may mute is sent by exactly one area
+        let kinds = Areas.all.list.flatMap(\.notificationKinds).map(\.rawValue)
+        #expect(kinds.sorted() == NotificationKind.allCases.map(\.rawValue).sorted())
+        // the shell refuses two flashes of one name, and every tab has its own id and place
+        let shell = WebShell(areas: Areas.all.list)
+        #expect(Set(shell.tabs.map(\.id)).count == shell.tabs.count && Set(shell.tabs.map(\.position)).count == shell.tabs.count)
+        #expect(shell.tabs.map(\.id) == ["playdates", "chats", "pets", "me"])
+        #expect(shell.flashes.count == Areas.all.list.flatMap(\.flashes).count)
+    }
+}
+
 // MARK: The area, as its folder would hold it
 
 extension Area {

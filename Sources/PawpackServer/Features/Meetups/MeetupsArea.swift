@@ -12,7 +12,7 @@ extension Area {
         ] },
         migrations: MeetupMigrations.all,
         pages: { app, services in
-            MeetupPages(meetups: services.meetups, reviews: services.reviews, chats: services.chats).register(on: app)
+            MeetupPages(meetups: services.meetups, chats: services.chats).register(on: app)
         },
         script: "meetups",
         pagesUnderTab: [.init(tab: "chats") { $0.hasPrefix(WebPath.meetups) }],

@@ -64,7 +64,7 @@ struct PetPhotoRecordValue: Sendable, Equatable {
 }
 
 /// A vaccination row as a value.
-struct VaccinationRecordValue: Sendable, Equatable {
+struct VaccinationValue: Sendable, Equatable {
     var id: Pet.Vaccination.ID
     var vaccine: String
     var otherName: String?
@@ -426,9 +426,9 @@ final class PetService: Sendable {
 
     // MARK: Vaccinations and welfare
 
-    func vaccinations(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [VaccinationRecordValue] {
+    func vaccinations(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [VaccinationValue] {
         let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
-        return try await records(of: pet, on: db).map(VaccinationRecordValue.init)
+        return try await records(of: pet, on: db).map(VaccinationValue.init)
     }
 
     private func records(of pet: PetRecord, on db: any Database) async throws -> [VaccinationRecord] {
@@ -441,7 +441,7 @@ final class PetService: Sendable {
 
     /// Records a dose; the record, and whether it brought the dog to Social Mode just now.
     func addVaccination(_ user: UserRecord, pet id: Pet.ID, input: VaccinationInput,
-                        on db: any Database) async throws -> (record: VaccinationRecordValue, reachedSocialMode: Bool) {
+                        on db: any Database) async throws -> (record: VaccinationValue, reachedSocialMode: Bool) {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         let valid = try VaccinationRules().validate(input, birthDate: pet.birthLocalDate, today: today)
         guard try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).count() < limits.vaccinationsPerPet else {
@@ -457,7 +457,7 @@ final class PetService: Sendable {
         record.createdAt = clock.now()
         try await record.create(on: db)
         let reached = try await reachSocialModeIfAllowed(pet, doses: try await records(of: pet, on: db).compactMap(\.dose), on: db)
-        return (try VaccinationRecordValue(record), reached)
+        return (try VaccinationValue(record), reached)
     }
 
     func deleteVaccination(_ user: UserRecord, pet id: Pet.ID, vaccination: Pet.Vaccination.ID,
@@ -594,7 +594,7 @@ final class PetService: Sendable {
     /// A pet of the member's own, with its records, for the export.
     struct OwnedPetExport: Sendable {
         var pet: PetSnapshot
-        var vaccinations: [VaccinationRecordValue]
+        var vaccinations: [VaccinationValue]
         var guardians: [GuardianValue]
     }
 
@@ -606,7 +606,7 @@ final class PetService: Sendable {
         for pet in try await PetRecord.query(on: db).filter(\.$owner.$id == userID).sort(\.$createdAt).all() {
             owned.append(OwnedPetExport(
                 pet: try await snapshot(of: pet, role: .owner, on: db),
-                vaccinations: try await records(of: pet, on: db).map(VaccinationRecordValue.init),
+                vaccinations: try await records(of: pet, on: db).map(VaccinationValue.init),
                 guardians: try await guardians(of: pet.requireID(), on: db)))
         }
         let rows = try await GuardianRecord.query(on: db).filter(\.$user.$id == userID).sort(\.$createdAt).all()

@@ -237,7 +237,7 @@ extension PetDraft {
 }
 
 extension Components.Schemas.Vaccination {
-    init(_ record: VaccinationRecordValue) {
+    init(_ record: VaccinationValue) {
         self.init(id: record.id.description, vaccine: .init(rawValue: record.vaccine) ?? .other,
                   otherName: record.otherName, givenOn: record.givenOn, nextDueOn: record.nextDueOn,
                   clinic: record.clinic, createdAt: record.createdAt)

@@ -10,6 +10,7 @@ extension Area {
             ReviewService(meetups: services.meetups, clock: services.dependencies.clock, notifications: services.notifications),
         ] },
         migrations: ReviewMigrations.all,
+        pages: { app, services in ReviewPages(meetups: services.meetups, reviews: services.reviews).register(on: app) },
         flashes: [.reviewed],
         notificationKinds: [.review],
         export: { document, scope in

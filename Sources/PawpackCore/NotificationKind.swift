@@ -1,0 +1,11 @@
+/// The kinds of notifications, each of which a member can mute. Each area lists the kinds it
+/// sends (`Area.notificationKinds` in the server); a new kind is a case here and in the contract.
+public enum NotificationKind: String, Sendable, Codable, CaseIterable {
+    case matchRequest = "match_request"
+    case match
+    /// Collapsed per chat while unread: one notification counts the messages.
+    case message
+    /// A proposal, its answer, a cancellation, completion, expiry or the reminder.
+    case meetup
+    case review
+}
