@@ -418,4 +418,26 @@ import Testing
             #expect(css.headers.first(name: .cacheControl) == "public, max-age=31536000, immutable")
         }
     }
+
+    @Test func theDevelopmentClockMovesOnlyForwardAndOnlyInDevelopment() async throws {
+        try await TestServer.run(adjust: { $0.environment = .development }) { server in
+            let browser = try await signedInBrowser(server)
+            let before = server.clock.now()
+            // a nonsense or backward move is refused and moves nothing
+            for minutes in ["0", "-5", "99999", "soon"] {
+                let refused = try await browser.post("/dev/clock", ["minutes": minutes])
+                #expect(refused.status == 422 || refused.status == 400, "\(minutes): \(refused.status)")
+            }
+            #expect(server.clock.now() == before)
+            // three minutes forward: what is due then can be tried now
+            let moved = try await browser.post("/dev/clock", ["minutes": "3"])
+            #expect(moved.location == "/dev/clock")
+            #expect(server.clock.now() == before.addingTimeInterval(180))
+            #expect(try await browser.get("/dev/clock").html.contains(ISO8601DateFormatter().string(from: before.addingTimeInterval(180))))
+        }
+        try await TestServer.run { server in
+            let page = try await signedInBrowser(server).get("/dev/clock")
+            #expect(page.status == 404)
+        }
+    }
 }

@@ -43,7 +43,7 @@ import Vapor
             let (chat, meetup, notification) = (Chats.Chat.ID(), Meetups.Meetup.ID(), Notifications.Notification.ID())
             let named: [(HTTPMethod, String)] = [
                 (.GET, WebPath.landing), (.GET, WebPath.home), (.GET, server.app.pawpack.assets.stylesheet.path), (.GET, server.app.pawpack.assets.script.path),
-                (.GET, WebPath.devMail), (.GET, WebPath.devPush), (.GET, WebPath.manifest), (.GET, WebPath.serviceWorker), (.GET, WebPath.offline),
+                (.GET, WebPath.devMail), (.GET, WebPath.devPush), (.GET, WebPath.devClock), (.POST, WebPath.devClock), (.GET, WebPath.manifest), (.GET, WebPath.serviceWorker), (.GET, WebPath.offline),
                 (.GET, WebPath.iconSVG), (.GET, WebPath.icon(size: 192)), (.GET, WebPath.icon(size: 512)),
                 (.GET, WebPath.accountLocation),
                 (.GET, WebPath.passes(pet)), (.POST, WebPath.likeFromPasses(pet)), (.GET, WebPath.match(match)),

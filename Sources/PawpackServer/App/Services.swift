@@ -49,7 +49,9 @@ package struct Dependencies: Sendable {
         case let .s3(settings):
             media = S3MediaStore(settings: settings)
         }
-        return Dependencies(clock: SystemClock(), mailer: mailer, media: media)
+        // Development's clock can be moved forward (`/dev/clock`); production's is the system's.
+        let clock: any AppClock = config.isDevelopment ? DevelopmentClock() : SystemClock()
+        return Dependencies(clock: clock, mailer: mailer, media: media)
     }
 }
 

@@ -25,6 +25,8 @@ enum WebPath {
     static let devMail = "/dev/mail"
     /// Pushes the server sent, or would have (development only).
     static let devPush = "/dev/push"
+    /// The server's time, and a form to move it forward (development only).
+    static let devClock = "/dev/clock"
 
     // MARK: Accounts
 

@@ -1,4 +1,5 @@
 import Foundation
+import PawpackCore
 import Plot
 import Vapor
 
@@ -25,6 +26,9 @@ struct WebRoutes {
         }
         if services.config.isDevelopment, let log = services.push.providers.developmentLog {
             DevPushPage(log: log).register(on: app)
+        }
+        if services.config.isDevelopment, let clock = services.dependencies.clock as? any MovableClock {
+            DevClockPage(clock: clock).register(on: app)
         }
     }
 
@@ -111,6 +115,40 @@ struct DevPushPage {
                     .p(.a(.class("mail-link"), .href(entry.message.path), .text(entry.message.path)))
                 )
             }
+        ))
+    }
+}
+
+/// `/dev/clock`: the server's time, and a form that moves it forward, so that what is due later
+/// (a meet-up's start, its reminder, an expiry) can be tried now. Registered only when
+/// `PAWPACK_ENV=development`.
+struct DevClockPage {
+    let clock: any MovableClock
+
+    struct Form: Content {
+        var minutes: Int?
+    }
+
+    func register(on app: Application) {
+        app.get(WebPath.devClock.pathComponents) { req in page(req) }
+        app.post(WebPath.devClock.pathComponents) { req in
+            try req.checkCSRF()
+            let minutes = try req.content.decode(Form.self).minutes ?? 0
+            guard (1...10_080).contains(minutes) else { throw Problem.invalidField("minutes", "must be from 1 to 10080") }
+            clock.advance(by: TimeInterval(minutes * 60))
+            return WebPages.redirect(WebPath.devClock)
+        }
+    }
+
+    func page(_ req: Request) -> Response {
+        WebPages.page(req, title: "Development clock", main: .group(
+            .p(.class("muted"), .text("The server's time, which only moves forward. This page exists only in development.")),
+            .p(.id("server-time"), .text(ISO8601DateFormatter().string(from: clock.now()))),
+            .form(.class("card"), .id("clock-form"), .action(WebPath.devClock), .method(.post),
+                WebPages.csrfField(req),
+                WebPages.field("Minutes forward", name: "minutes", type: .number, autocomplete: "off",
+                               limits: .init(min: "1", max: "10080", step: "1")),
+                WebPages.submit("Move the clock", id: "clock-submit"))
         ))
     }
 }
