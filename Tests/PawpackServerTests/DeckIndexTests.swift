@@ -29,13 +29,13 @@ import Testing
             #expect(try await services.deckIndexCount(on: db) == 20_001)
             let naive = PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
                                         notifications: services.notifications, source: .naive,
-                                        logger: server.app.logger)
+                                        deckIndex: services.playdates.deckIndex, logger: server.app.logger)
             #expect(services.playdates.source == .index)
             // The same index read from the table (what the default reads on PostgreSQL, while on
             // SQLite it reads the rows in memory).
             let table = PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
                                         notifications: services.notifications, source: .indexTable,
-                                        logger: server.app.logger)
+                                        deckIndex: services.playdates.deckIndex, logger: server.app.logger)
 
             // Seekers spread over the five cities (pet ids are random), plus the demo dog; saved
             // preferences on some, a wider distance on others. The naive path takes about a
@@ -86,7 +86,7 @@ import Testing
                 #expect(try await indexRows(server) == incremental)
                 // On SQLite the deck reads the rows in memory (loaded by the first deck below,
                 // then kept in step): they are the table's.
-                if let resident = server.app.pawpack.pets.deckIndex.resident {
+                if let resident = server.app.pawpack.playdates.deckIndex.resident {
                     let inMemory = try #require(resident.rows, "loaded by the first deck")
                     let inTable = try await DeckIndex().allRows(on: server.app.db)
                     #expect(Set(inMemory.map(\.payload)) == Set(inTable.map(\.payload)))

@@ -40,9 +40,45 @@ struct Area: Sendable {
     var jobs: @Sendable (PawpackServices) -> [ScheduledJobs.Job] = { _ in [] }
     /// Its part of the account export.
     var export: (@Sendable (inout Components.Schemas.AccountExport, AccountExportScope) async throws -> Void)?
+    /// What it keeps derived from pets (Playdates: the deck's index), told of their changes.
+    var followsPets: (@Sendable (PawpackServices) -> PetFollower)?
     /// What it must do when a member or pets are deleted beyond what the database's cascading
     /// foreign keys do: stored files and memory (see `Deletion`).
     var deletion = Deletion()
+}
+
+/// Data an area keeps derived from pets and their owners' locations, kept in step by Pets, which
+/// knows nothing of it: told of every change inside the change's transaction (returning the
+/// pets whose derived rows changed), and again once it has committed.
+struct PetFollower: Sendable {
+    /// These pets, as saved.
+    var changed: @Sendable ([PetRecord], any Database) async throws -> [Pet.ID]
+    /// Every pet of this owner, whose location changed.
+    var ownerMoved: @Sendable (UserRecord, any Database) async throws -> [Pet.ID]
+    /// After the commit: the pets `changed` or `ownerMoved` named, or deleted ones.
+    var committed: @Sendable ([Pet.ID], any Database) async -> Void
+}
+
+/// Every area's `PetFollower`, as one.
+struct PetFollowers: Sendable {
+    let all: @Sendable () -> [PetFollower]
+
+    func changed(_ pets: [PetRecord], on tx: any Database) async throws -> [Pet.ID] {
+        var ids: [Pet.ID] = []
+        for follower in all() { ids += try await follower.changed(pets, tx) }
+        return ids
+    }
+
+    func ownerMoved(_ owner: UserRecord, on tx: any Database) async throws -> [Pet.ID] {
+        var ids: [Pet.ID] = []
+        for follower in all() { ids += try await follower.ownerMoved(owner, tx) }
+        return ids
+    }
+
+    func committed(_ pets: [Pet.ID], on db: any Database) async {
+        guard !pets.isEmpty else { return }
+        for follower in all() { await follower.committed(Array(Set(pets)), db) }
+    }
 }
 
 /// What an area adds to a deletion. The rows go through the database: every table that belongs

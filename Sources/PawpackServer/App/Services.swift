@@ -89,6 +89,8 @@ package final class PawpackServices: Sendable {
     /// Whether the deck index's rows are held in memory: where this process owns the database
     /// (SQLite) and reads from the index; PostgreSQL instances are many and stateless.
     let deckRowsInMemory: Bool
+    /// What the areas keep derived from pets (`Area.followsPets`), once their services exist.
+    private let petFollowerList = NIOLockedValueBox<[PetFollower]>([])
     /// Each area's services, by type (`area(_:)`).
     private let areaServices = NIOLockedValueBox<[ObjectIdentifier: any Sendable]>([:])
 
@@ -149,6 +151,13 @@ package final class PawpackServices: Sendable {
             }
         }
         jobs.use(areas.flatMap { $0.jobs(self) })
+        let followers = areas.compactMap { $0.followsPets?(self) }
+        petFollowerList.withLockedValue { $0 = followers }
+    }
+
+    /// Every area's `PetFollower`, for Pets to tell of changes.
+    var petFollowers: PetFollowers {
+        PetFollowers { [petFollowerList] in petFollowerList.withLockedValue { $0 } }
     }
 
     /// An area's service, built by its `Area.services`.
@@ -188,8 +197,8 @@ extension PawpackServices {
     /// so that the first deck after a start does not wait for it. Returns the rows held.
     @discardableResult
     package func warmDeck(on db: any Database) async throws -> Int {
-        try await pets.deckIndex.warm(on: db)
-        return pets.deckIndex.resident?.count ?? 0
+        try await playdates.deckIndex.warm(on: db)
+        return playdates.deckIndex.resident?.count ?? 0
     }
 
     /// Starts holding a served SQLite file's pages in memory (`ResidentFile`), so that no

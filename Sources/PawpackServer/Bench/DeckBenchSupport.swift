@@ -36,6 +36,6 @@ extension PawpackServices {
 
     /// Dogs in the deck's candidate index.
     package func deckIndexCount(on db: any Database) async throws -> Int {
-        try await pets.deckIndex.count(on: db)
+        try await playdates.deckIndex.count(on: db)
     }
 }

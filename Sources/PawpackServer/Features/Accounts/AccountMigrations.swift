@@ -11,6 +11,9 @@ enum AccountMigrations {
             IndexSpec(name: "web_sessions_by_user", table: "web_sessions", columns: ["user_id"]),
             IndexSpec(name: "email_tokens_by_user", table: "email_tokens", columns: ["user_id"]),
         ]),
+        // Listed with Playdates until blocks became every area's; where a database already has
+        // it, it does not run again.
+        CreateBlocks(),
     ]
 }
 

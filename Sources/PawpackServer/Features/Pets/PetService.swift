@@ -137,10 +137,9 @@ final class PetService: Sendable {
     let rules = PetRules()
     let limits = CreationLimits()
     let welfare = WelfarePolicy()
-    /// The Playdates candidate index, derived from pets and owners' locations: every change
-    /// here that the deck reads rewrites the pet's row in the same transaction, and once that
-    /// has committed, the rows kept in memory (`DeckIndex.committed`).
-    let deckIndex: DeckIndex
+    /// What other areas derive from pets and owners' locations (the deck's index): told of
+    /// every change here, in its transaction and once it has committed.
+    let followers: PetFollowers
     /// The pet and card reads every deck and pet request makes.
     let reads: HotReads
     private let locationOffsets: @Sendable () -> LocationBlur.Offset
@@ -150,13 +149,13 @@ final class PetService: Sendable {
     private let deletePets: @Sendable ([Pet.ID], any Database) async throws -> Void
 
     init(config: Config, clock: any AppClock, photos: PhotoIntake,
-         locationOffsets: @escaping @Sendable () -> LocationBlur.Offset, reads: HotReads, deckIndex: DeckIndex,
+         locationOffsets: @escaping @Sendable () -> LocationBlur.Offset, reads: HotReads, followers: PetFollowers,
          logger: Logger, deletePets: @escaping @Sendable ([Pet.ID], any Database) async throws -> Void) {
         self.deletePets = deletePets
         self.locationOffsets = locationOffsets
         self.locationChanges = RateLimiter(limit: config.locationChangesPerHour, window: 60 * 60)
         self.reads = reads
-        self.deckIndex = deckIndex
+        self.followers = followers
         self.config = config
         self.clock = clock
         self.photos = photos
@@ -228,9 +227,9 @@ final class PetService: Sendable {
         pet.socialSince = clock.now()
         let indexed = try await db.transaction { tx in
             try await pet.save(on: tx)
-            return try await self.deckIndex.refresh([pet], on: tx)
+            return try await self.followers.changed([pet], on: tx)
         }
-        await deckIndex.committed(indexed, on: db)
+        await followers.committed(indexed, on: db)
         return true
     }
 
@@ -305,9 +304,9 @@ final class PetService: Sendable {
         }
         let moved = try await db.transaction { tx in
             try await user.save(on: tx)
-            return try await self.deckIndex.refresh(dogsOf: user, on: tx)
+            return try await self.followers.ownerMoved(user, on: tx)
         }
-        await deckIndex.committed(moved, on: db)
+        await followers.committed(moved, on: db)
     }
 
     // MARK: Profiles
@@ -333,9 +332,9 @@ final class PetService: Sendable {
         let record = PetRecord(profile, now: clock.now())
         let indexed = try await db.transaction { tx in
             try await record.create(on: tx)
-            return try await self.deckIndex.refresh([record], on: tx)
+            return try await self.followers.changed([record], on: tx)
         }
-        await deckIndex.committed(indexed, on: db)
+        await followers.committed(indexed, on: db)
         return try await snapshot(of: record, role: .owner, on: db)
     }
 
@@ -367,9 +366,9 @@ final class PetService: Sendable {
         pet.update(from: updated, now: clock.now())
         let indexed = try await db.transaction { tx in
             try await pet.save(on: tx)
-            return try await self.deckIndex.refresh([pet], on: tx)
+            return try await self.followers.changed([pet], on: tx)
         }
-        await deckIndex.committed(indexed, on: db)
+        await followers.committed(indexed, on: db)
         return try await snapshot(of: pet, role: role, on: db)
     }
 

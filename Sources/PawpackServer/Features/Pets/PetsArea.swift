@@ -9,7 +9,7 @@ extension Area {
         services: { services in [
             PetService(config: services.config, clock: services.dependencies.clock, photos: services.photos,
                        locationOffsets: services.dependencies.locationOffsets, reads: services.hotReads,
-                       deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), logger: services.logger,
+                       followers: services.petFollowers, logger: services.logger,
                        deletePets: { [unowned services] pets, db in try await services.deletePets(pets, on: db) }),
         ] },
         migrations: PetMigrations.all,

@@ -5,7 +5,7 @@ import PawpackCore
 
 enum PlaydateMigrations {
     static let all: [any Migration] = [
-        CreateDeckPreferences(), CreateSwipes(), CreateMatchRequests(), CreateMatches(), CreateBlocks(),
+        CreateDeckPreferences(), CreateSwipes(), CreateMatchRequests(), CreateMatches(),
         CreateDeckIndex(),
         AddIndexes(name: "PlaydateLookupIndexes", indexes: [
             IndexSpec(name: "swipes_by_target", table: "swipes", columns: ["target_pet_id"]),
@@ -107,20 +107,6 @@ struct CreateMatches: CreatesTable {
             .field("user_b_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
             .field("created_at", .datetime, .required)
             .unique(on: "pet_a_id", "pet_b_id")
-            .create()
-    }
-}
-
-struct CreateBlocks: CreatesTable {
-    static let table = BlockRecord.schema
-
-    func prepare(on database: any Database) async throws {
-        try await database.schema(Self.table)
-            .id()
-            .field("blocker_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
-            .field("blocked_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
-            .field("created_at", .datetime, .required)
-            .unique(on: "blocker_id", "blocked_id")
             .create()
     }
 }

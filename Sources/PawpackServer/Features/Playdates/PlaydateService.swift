@@ -100,13 +100,17 @@ final class PlaydateService: Sendable {
     let notifications: NotificationService
     let matchmaker = Matchmaker()
     let source: DeckSource
+    /// The deck's candidate index, derived from dogs and their owners' locations, which Pets'
+    /// changes keep in step (`PlaydatesArea`'s `PetFollower`).
+    let deckIndex: DeckIndex
     private let logger: Logger
 
     /// Deck pages per member: each measures distances from where the member is.
     private let deckReads: RateLimiter
 
     init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
-         source: DeckSource = .index, logger: Logger) {
+         source: DeckSource = .index, deckIndex: DeckIndex, logger: Logger) {
+        self.deckIndex = deckIndex
         self.realtime = realtime
         self.notifications = notifications
         self.deckReads = RateLimiter(limit: pets.config.deckReadsPerMinute, window: 60)
@@ -203,11 +207,11 @@ final class PlaydateService: Sendable {
             let fromTable = source == .indexTable
             let page = try await matchmaker.indexedDeck(
                 seeker: seeker, preferences: preferences, excludedPets: excluded, blockedOwners: blocked,
-                today: pets.today, after: after, limit: limit, grid: pets.deckIndex.grid,
-                search: pets.deckIndex.search(fromTable: fromTable),
-                buckets: pets.deckIndex.buckets(for: seeker, matchmaker: matchmaker)
+                today: pets.today, after: after, limit: limit, grid: deckIndex.grid,
+                search: deckIndex.search(fromTable: fromTable),
+                buckets: deckIndex.buckets(for: seeker, matchmaker: matchmaker)
             ) { ranges, buckets in
-                try await self.pets.deckIndex.rows(in: ranges, buckets: buckets, fromTable: fromTable, on: db)
+                try await self.deckIndex.rows(in: ranges, buckets: buckets, fromTable: fromTable, on: db)
             }
             cards = page.cards
             logger.debug("deck read through the index", metadata: [

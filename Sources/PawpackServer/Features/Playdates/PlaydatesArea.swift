@@ -9,7 +9,8 @@ extension Area {
         name: "Playdates",
         services: { services in [
             PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
-                            notifications: services.notifications, source: services.dependencies.deckSource, logger: services.logger),
+                            notifications: services.notifications, source: services.dependencies.deckSource,
+                            deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), logger: services.logger),
         ] },
         migrations: PlaydateMigrations.all,
         pages: { app, services in PlaydatePages(playdates: services.playdates).register(on: app) },
@@ -45,9 +46,15 @@ extension Area {
             }
             document.blocks = playdates.blocks.map { .init(username: $0.username, displayName: $0.displayName, createdAt: $0.createdAt) }
         },
+        followsPets: { services in
+            let index = services.playdates.deckIndex
+            return PetFollower(changed: { pets, tx in try await index.refresh(pets, on: tx) },
+                               ownerMoved: { owner, tx in try await index.refresh(dogsOf: owner, on: tx) },
+                               committed: { pets, db in await index.committed(pets, on: db) })
+        },
         deletion: .init(petsDeleted: { pets, services, db in
             // The deck's rows went with the pets; the ones held in memory follow.
-            await services.pets.deckIndex.committed(pets, on: db)
+            await services.playdates.deckIndex.committed(pets, on: db)
         })
     )
 }
