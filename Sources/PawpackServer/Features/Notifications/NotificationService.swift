@@ -223,8 +223,11 @@ final class NotificationService: Sendable {
 
     /// Replaces the kinds the member muted.
     func setMutedKinds(_ kinds: Set<NotificationKind>, of user: User.ID, on db: any Database) async throws {
-        // Two saves at once: the later replaces the earlier, as one after the other.
+        // Two saves at once: the later replaces the earlier, as one after the other. The
+        // member's row is locked first (PostgreSQL; SQLite writes one at a time anyway): without
+        // it, six saves at once kept losing to each other's inserts past any number of retries.
         try await answeringRacesAsSequential { try await db.transaction { tx in
+            try await tx.sql.select().column("id").from(UserRecord.schema).where("id", .equal, user).for(.update).run()
             try await NotificationMuteRecord.query(on: tx).filter(\.$user.$id == user).delete()
             for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
                 let mute = NotificationMuteRecord()
