@@ -8,8 +8,9 @@ import Vapor
 /// declared once in the area's folder (`Features/Meetups/MeetupsArea.swift`) and listed in
 /// `Areas.all`. Everything that is the same for every area walks that list: `configure`
 /// (migrations, services, pages, upload limits), the tab bar and its badges, the flash
-/// messages, the scheduled jobs, account and pet deletion, the export, and the tests that
-/// check every page, form and table.
+/// messages, the scheduled jobs, account and pet deletion and the export; the guard tests walk
+/// the routes and tables the areas register (`WebRoutesTests`, `EscapedPagesTests`,
+/// `AccountExportTests`).
 struct Area: Sendable {
     /// How the docs and tests name it.
     var name: String
