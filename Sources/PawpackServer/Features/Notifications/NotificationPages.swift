@@ -8,21 +8,21 @@ import Vapor
 /// through Web Push (the subscription is sent by the script).
 struct NotificationPages {
     let notifications: NotificationService
-    let devices: DeviceService
+    /// The server's Web Push key, for the card that turns pushes on (`PushPages` takes the
+    /// subscription).
+    let vapidPublicKey: String?
 
     func register(on routes: any RoutesBuilder) {
         routes.get(WebPath.notifications.pathComponents, use: inbox)
         routes.post(WebPath.openNotification(Param.notification).pathComponents, use: open)
         routes.post(WebPath.readAllNotifications.pathComponents, use: readAll)
-        routes.post(WebPath.pushSubscription.pathComponents, use: subscribe)
-        routes.post(WebPath.pushUnsubscription.pathComponents, use: unsubscribe)
     }
 
     @Sendable func inbox(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let page = try await notifications.list(try user.requireID(), limit: 50, cursor: req.query[String.self, at: "cursor"],
                                                 on: req.db)
-        let vapidKey = devices.providers.vapidPublicKey
+        let vapidKey = vapidPublicKey
         return WebPages.page(req, title: "Notifications", main: .group(
             .if(page.unread > 0, .form(.action(WebPath.readAllNotifications), .method(.post), WebPages.csrfField(req),
                                        .button(.type(.submit), .class("link"), .id("read-all"), .text("Mark all as read")))),
@@ -67,30 +67,5 @@ struct NotificationPages {
         try req.checkCSRF()
         try await notifications.markAllRead(try user.requireID(), on: req.db)
         return WebPages.redirect(WebPath.notifications, flash: .allRead)
-    }
-
-    struct SubscriptionForm: Content {
-        var endpoint: String?
-        var p256dh: String?
-        var auth: String?
-    }
-
-    /// The browser's `PushSubscription`, sent by the script with the page's CSRF token.
-    @Sendable func subscribe(_ req: Request) async throws -> Response {
-        let user = try req.requireWebUser().user
-        try req.checkCSRF()
-        let form = try req.content.decode(SubscriptionForm.self)
-        let keys = WebPushKeys(p256dh: form.p256dh ?? "", auth: form.auth ?? "")
-        let (_, created) = try await devices.register((platform: PushPlatform.web.rawValue, token: form.endpoint ?? "", appID: nil,
-                                                       environment: nil, webKeys: keys), for: try user.requireID(), on: req.db)
-        return Response(status: created ? .created : .ok)
-    }
-
-    @Sendable func unsubscribe(_ req: Request) async throws -> Response {
-        let user = try req.requireWebUser().user
-        try req.checkCSRF()
-        let form = try req.content.decode(SubscriptionForm.self)
-        try await devices.unregisterWeb(endpoint: form.endpoint ?? "", of: try user.requireID(), on: req.db)
-        return Response(status: .noContent)
     }
 }

@@ -9,7 +9,8 @@ extension Area {
         name: "Notifications",
         migrations: NotificationMigrations.all,
         pages: { app, services in
-            NotificationPages(notifications: services.notifications, devices: services.devices).register(on: app)
+            NotificationPages(notifications: services.notifications,
+                              vapidPublicKey: services.push.providers.vapidPublicKey).register(on: app)
         },
         script: "notifications",
         badges: [.init(id: WebPages.Badge.unreadNotifications, one: " unread", many: " unread", live: true) { me in

@@ -8,6 +8,7 @@ extension Area {
         name: "Push",
         services: { services in [DeviceService(providers: services.push.providers, clock: services.dependencies.clock)] },
         migrations: PushMigrations.all,
+        pages: { app, services in PushPages(devices: services.devices).register(on: app) },
         export: { document, scope in
             document.devices = try await scope.services.devices.devices(of: scope.me, on: scope.db).map(scope.handler.deviceDTO)
         }
