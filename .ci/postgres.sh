@@ -13,7 +13,7 @@ start)
   "$0" stop >/dev/null 2>&1 || true
   rm -rf "$state" && mkdir -p "$state" && chown postgres "$state"
   su postgres -c "$pgbin/initdb -D $state/data -A trust -U postgres --no-sync" >/dev/null
-  # Every test gets its own schema and pool, and the tests run in parallel.
+  # Every test gets its own database (from a migrated template) and pool, in parallel.
   su postgres -c "$pgbin/pg_ctl -D $state/data -l $state/server.log -w \
     -o '-c listen_addresses=127.0.0.1 -p $port -k $state -c max_connections=1000 -c fsync=off' start" >/dev/null
   su postgres -c "$pgbin/createdb -h 127.0.0.1 -p $port pawpack_test"

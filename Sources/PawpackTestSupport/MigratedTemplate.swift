@@ -43,7 +43,7 @@ package actor MigratedTemplate {
             config.environment = .testing
             config.secret = "test-secret-test-secret-test-secret-0123456789"
             config.logLevel = "warning"
-            config.database = .postgres(url: Self.url(url, database: template), searchPath: nil)
+            config.database = .postgres(url: Self.url(url, database: template))
             let app = try await Application.make(.testing)
             app.logger.logLevel = .warning
             do {

@@ -64,8 +64,7 @@ package struct TestServer: Sendable {
             config.database = first.config.database
         } else if let url = postgresURL {
             // A database of its own, made from one migrated once for the run (`MigratedTemplate`).
-            config.database = .postgres(url: try await MigratedTemplate.shared.postgresDatabase(named: String(schema), from: url),
-                                        searchPath: nil)
+            config.database = .postgres(url: try await MigratedTemplate.shared.postgresDatabase(named: String(schema), from: url))
         } else {
             // A copy of a file migrated once for the whole run (`MigratedTemplate`), removed at the end.
             config.database = .sqliteFile(MigratedTemplate.sqliteCopyPath(for: schema))

@@ -41,9 +41,8 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     app.pawpack = services
     // Events are written as the API writes its answers.
     services.realtime.use(APIHandler(services: services))
-    if case let .postgres(url, searchPath) = config.database {
-        var postgres = try SQLPostgresConfiguration(url: url)
-        if let searchPath { postgres.searchPath = [searchPath] }
+    if case let .postgres(url) = config.database {
+        let postgres = try SQLPostgresConfiguration(url: url)
         let realtime = services.realtime
         let fanOut = PostgresFanOut(configuration: postgres, hub: realtime.hub, closeEndedSessions: { user, db in
             await realtime.closeEndedSessions(of: user, on: db)
@@ -89,8 +88,6 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
 
 private func configureDatabase(_ app: Application, config: Config) throws {
     switch config.database {
-    case .sqliteMemory:
-        app.databases.use(.sqlite(.memory), as: .sqlite)
     case let .sqliteFile(path):
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
@@ -103,10 +100,8 @@ private func configureDatabase(_ app: Application, config: Config) throws {
             FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
-    case let .postgres(url, searchPath):
-        var postgres = try SQLPostgresConfiguration(url: url)
-        if let searchPath { postgres.searchPath = [searchPath] }
-        app.databases.use(.postgres(configuration: postgres), as: .psql)
+    case let .postgres(url):
+        app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url)), as: .psql)
     }
 }
 
@@ -124,9 +119,7 @@ private func tuneSQLiteConnections(_ app: Application) async throws {
     }
 }
 
-/// The file behind an SQLite database, as SQLite itself names it: also for `.sqliteMemory`,
-/// which SQLiteKit keeps in a temporary file so that its connections share one database.
-/// Nil on PostgreSQL.
+/// The file behind an SQLite database, as SQLite itself names it; nil on PostgreSQL.
 private func sqliteFilePath(_ app: Application) async throws -> String? {
     guard app.db is any SQLiteDatabase else { return nil }
     let databases = try await app.db.sql.raw("PRAGMA database_list").all()

@@ -10,9 +10,8 @@ package struct Config: Sendable {
 
     package enum Database: Sendable, Equatable {
         case sqliteFile(String)
-        case sqliteMemory
-        /// PostgreSQL; `searchPath` lets tests give every app its own schema.
-        case postgres(url: String, searchPath: String? = nil)
+        /// PostgreSQL (tests give each server a database of its own: `MigratedTemplate`).
+        case postgres(url: String)
     }
 
     package enum Mail: Sendable, Equatable {

@@ -62,7 +62,8 @@ final class ScheduledJobs: Sendable {
         let body = CancellableBody(body)
         return try await withTaskCancellationHandler { try await db.withConnection { connection in
             let sql = connection.sql
-            // One lock per job and schema: test servers share a database, each on its own schema.
+            // One lock per job and schema: advisory locks are the database's, so communities kept in
+            // schemas of one database do not wait on each other.
             let key = "pawpack.job.\(name)."
             guard let row = try await sql.raw("""
                 SELECT pg_try_advisory_lock(hashtext(\(bind: key) || current_schema())) AS "locked"

@@ -15,9 +15,8 @@ import SQLKit
 /// announcement (a restarted listener) costs nothing but time: the next event shows the gap,
 /// and the socket reads what it missed.
 final class PostgresFanOut: Sendable {
-    /// Channels are per database, schemas are not: a schema other than the default gets a
-    /// channel of its own (tests run in schemas of one database side by side).
-    let channel: String
+    /// Channels are per database: the instances of one community share this one.
+    let channel = "pawpack_events"
     /// Announcements from this instance are not read back.
     let instance = String(UUID().uuidString.prefix(8))
     private let configuration: PostgresConnection.Configuration
@@ -34,8 +33,6 @@ final class PostgresFanOut: Sendable {
         self.hub = hub
         self.closeEndedSessions = closeEndedSessions
         self.database = database
-        let schema = configuration.searchPath?.first.map { "_" + $0.filter { $0.isLetter || $0.isNumber || $0 == "_" } } ?? ""
-        channel = "pawpack_events" + schema
     }
 
     /// Tells the other instances which events were delivered here: "instance user:seq,user:seq…",
