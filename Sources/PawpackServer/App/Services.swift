@@ -81,8 +81,6 @@ package final class PawpackServices: Sendable {
     let writes = SQLWrites()
     /// The SQLite file held in memory, once `keepDatabaseInMemory` started it.
     let databaseKeeper = NIOLockedValueBox<DatabaseKeeper?>(nil)
-    /// Where image checking and other blocking work runs.
-    let threadPool: NIOThreadPool
     /// The one way in for photos, whichever area takes them.
     let photos: PhotoIntake
     let logger: Logger
@@ -127,7 +125,6 @@ package final class PawpackServices: Sendable {
         self.areas = areas
         self.shell = WebShell(areas: areas)
         self.assets = assets
-        self.threadPool = threadPool
         self.logger = logger
         self.photos = PhotoIntake(media: dependencies.media, maximumBytes: config.maximumUploadBytes, imageWork: threadPool,
                                   logger: logger)
