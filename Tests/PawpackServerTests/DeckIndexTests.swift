@@ -27,15 +27,13 @@ import Testing
             _ = try await server.app.pawpack.seedDemo(dogs: 20_000, seed: 3, on: db, onlyIfEmpty: false)
             let services = server.app.pawpack
             #expect(try await services.deckIndexCount(on: db) == 20_001)
-            let naive = PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
-                                        notifications: services.notifications, source: .naive,
-                                        deckIndex: services.playdates.deckIndex, logger: server.app.logger)
-            #expect(services.playdates.source == .index)
+            let naive = DeckService(pets: services.pets, clock: services.dependencies.clock, source: .naive,
+                                    deckIndex: services.deck.deckIndex, logger: server.app.logger)
+            #expect(services.deck.source == .index)
             // The same index read from the table (what the default reads on PostgreSQL, while on
             // SQLite it reads the rows in memory).
-            let table = PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
-                                        notifications: services.notifications, source: .indexTable,
-                                        deckIndex: services.playdates.deckIndex, logger: server.app.logger)
+            let table = DeckService(pets: services.pets, clock: services.dependencies.clock, source: .indexTable,
+                                    deckIndex: services.deck.deckIndex, logger: server.app.logger)
 
             // Seekers spread over the five cities (pet ids are random), plus the demo dog; saved
             // preferences on some, a wider distance on others. The naive path takes about a
@@ -48,13 +46,13 @@ import Testing
                 let owner = try #require(try await UserRecord.find(pet.$owner.id, on: db))
                 let petID = try pet.requireID()
                 if number % 3 == 1 {
-                    _ = try await services.playdates.savePreferences(owner, pet: petID, DeckPreferences(
+                    _ = try await services.deck.savePreferences(owner, pet: petID, DeckPreferences(
                         maxDistanceKm: 10, minAgeMonths: 12, sexes: [.female], sizes: [.small, .medium]), on: db)
                 }
-                let overrides = PlaydateService.Overrides(maxDistanceKm: number % 3 == 2 ? 40 : nil)
+                let overrides = DeckService.Overrides(maxDistanceKm: number % 3 == 2 ? 40 : nil)
                 var cursor: String?
                 for _ in 0..<2 {
-                    let indexed = try await services.playdates.deck(owner, pet: petID, overrides: overrides, limit: 20,
+                    let indexed = try await services.deck.deck(owner, pet: petID, overrides: overrides, limit: 20,
                                                                     cursor: cursor, on: db)
                     let expected = try await naive.deck(owner, pet: petID, overrides: overrides, limit: 20,
                                                         cursor: cursor, on: db)
@@ -86,7 +84,7 @@ import Testing
                 #expect(try await indexRows(server) == incremental)
                 // On SQLite the deck reads the rows in memory (loaded by the first deck below,
                 // then kept in step): they are the table's.
-                if let resident = server.app.pawpack.playdates.deckIndex.resident {
+                if let resident = server.app.pawpack.deck.deckIndex.resident {
                     let inMemory = try #require(resident.rows, "loaded by the first deck")
                     let inTable = try await DeckIndex().allRows(on: server.app.db)
                     #expect(Set(inMemory.map(\.payload)) == Set(inTable.map(\.payload)))
@@ -156,15 +154,15 @@ import Testing
         let pet = Pet.ID(UUID())
         for score in [0, 1, 0.5, 0.123456, 1e-06, 0.999999, 0.1 + 0.2] {
             let position = DeckPosition(score: score, petID: pet)
-            let cursor = PlaydateService.encodeCursor(position)
-            #expect(try PlaydateService.decodeCursor(cursor) == position)
+            let cursor = DeckService.encodeCursor(position)
+            #expect(try DeckService.decodeCursor(cursor) == position)
             #expect(!cursor.contains("=") && !cursor.contains("+") && !cursor.contains("/"), "safe in a URL as it is")
             // What the server gave out before its cursors were written by hand: still read.
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             let earlier = try encoder.encode(position).base64URLEncoded
-            #expect(try PlaydateService.decodeCursor(earlier) == position)
+            #expect(try DeckService.decodeCursor(earlier) == position)
         }
-        #expect(PlaydateService.encodeCursor(DeckPosition(score: .nan, petID: pet)) == "")
+        #expect(DeckService.encodeCursor(DeckPosition(score: .nan, petID: pet)) == "")
     }
 }

@@ -54,7 +54,7 @@ import Testing
             // Decks, the busiest request, each statement run more than once: binding a value
             // again must not make SQLite prepare the statement again.
             let owner = try #require(try await UserRecord.find(pet.$owner.id, on: db))
-            let session = try await server.app.pawpack.accounts.issueAppSession(for: owner, on: db)
+            let session = try await server.app.pawpack.sessions.issueAppSession(for: owner, on: db)
             let dogs = try await PetRecord.query(on: db).filter(\.$species == .dog).all()
             let ownDogs = dogs.filter { $0.$owner.id == owner.id }
             #expect(!ownDogs.isEmpty)

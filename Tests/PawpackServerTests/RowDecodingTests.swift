@@ -68,7 +68,7 @@ import Testing
                 #expect(read.createdAt == user.createdAt && read.updatedAt == user.updatedAt)
             }
             let owner = try #require(try await UserRecord.query(on: db).filter(\.$id == pets[0].$owner.id).first())
-            let session = try await services.accounts.issueAppSession(for: owner, on: db)
+            let session = try await services.sessions.issueAppSession(for: owner, on: db)
             let (token, member) = try #require(try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash(session.accessToken), reads: services.hotReads, on: db))
             let stored = try #require(try await AuthTokenRecord.find(token.id, on: db))
             #expect(token.$user.id == owner.id && member.id == owner.id)

@@ -9,6 +9,7 @@ struct APIHandler: APIProtocol {
     let services: PawpackServices
 
     var accounts: AccountService { services.accounts }
+    var sessions: SessionService { services.sessions }
 
     /// The Vapor request behind the running operation.
     func currentRequest() throws -> Request {
@@ -23,7 +24,7 @@ struct APIHandler: APIProtocol {
     func authenticated() async throws -> Authenticated {
         let request = try currentRequest()
         guard let token = request.headers.bearerAuthorization?.token else { throw Problem.unauthenticated }
-        let (user, accessToken) = try await accounts.authenticate(accessToken: token, on: request.db)
+        let (user, accessToken) = try await sessions.authenticate(accessToken: token, on: request.db)
         return Authenticated(request: request, user: user, token: accessToken)
     }
 

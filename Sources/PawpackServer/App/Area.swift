@@ -46,6 +46,10 @@ struct Area: Sendable {
     /// What it must do when a member or pets are deleted beyond what the database's cascading
     /// foreign keys do: stored files and memory (see `Deletion`).
     var deletion = Deletion()
+    /// What a new block between two members ends in it (Chats: their chats close; Playdates:
+    /// matches and pending requests), inside the block's transaction: the events to send after.
+    var blockEnds: (@Sendable (_ blocker: User.ID, _ blocked: User.ID, PawpackServices, any Database) async throws
+        -> [StoredRealtimeEvent])?
 }
 
 /// Data an area keeps derived from pets and their owners' locations, kept in step by Pets, which

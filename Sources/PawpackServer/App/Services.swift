@@ -136,7 +136,7 @@ package final class PawpackServices: Sendable {
         let clock = dependencies.clock
         self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: clock,
                                        writes: writes, openSessions: { user, db in
-            try await AccountService.openSessions(of: user, policy: config.sessions, now: clock.now(), on: db)
+            try await SessionService.openSessions(of: user, policy: config.sessions, now: clock.now(), on: db)
         })
         self.push = PushOutbox(providers: pushProviders, acknowledgements: realtime.acknowledgements,
                                clock: dependencies.clock, logger: logger)
@@ -194,8 +194,8 @@ extension PawpackServices {
     /// so that the first deck after a start does not wait for it. Returns the rows held.
     @discardableResult
     package func warmDeck(on db: any Database) async throws -> Int {
-        try await playdates.deckIndex.warm(on: db)
-        return playdates.deckIndex.resident?.count ?? 0
+        try await deck.deckIndex.warm(on: db)
+        return deck.deckIndex.resident?.count ?? 0
     }
 
     /// Starts holding a served SQLite file's pages in memory (`ResidentFile`), so that no

@@ -55,8 +55,8 @@ extension PawpackServices {
         for chat in chats {
             guard let a = byID[chat.$userA.id], let b = byID[chat.$userB.id] else { continue }
             let chatID = try chat.requireID().description
-            let tokenA = try await accounts.issueAppSession(for: a, on: db).accessToken
-            let tokenB = try await accounts.issueAppSession(for: b, on: db).accessToken
+            let tokenA = try await sessions.issueAppSession(for: a, on: db).accessToken
+            let tokenB = try await sessions.issueAppSession(for: b, on: db).accessToken
             result.append((ChatBenchMember(user: chat.$userA.id.description, accessToken: tokenA, chat: chatID),
                            ChatBenchMember(user: chat.$userB.id.description, accessToken: tokenB, chat: chatID)))
         }

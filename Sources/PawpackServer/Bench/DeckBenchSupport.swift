@@ -28,7 +28,7 @@ extension PawpackServices {
             guard seen.insert(petID).inserted,
                   let owner = try await UserRecord.find(User.ID(try row.decode(column: "owner_id", as: UUID.self)), on: db)
             else { continue }
-            let session = try await accounts.issueAppSession(for: owner, on: db)
+            let session = try await sessions.issueAppSession(for: owner, on: db)
             seekers.append(DeckBenchSeeker(petID: petID, accessToken: session.accessToken))
         }
         return seekers
@@ -36,6 +36,6 @@ extension PawpackServices {
 
     /// Dogs in the deck's candidate index.
     package func deckIndexCount(on db: any Database) async throws -> Int {
-        try await playdates.deckIndex.count(on: db)
+        try await deck.deckIndex.count(on: db)
     }
 }

@@ -8,6 +8,7 @@ import Vapor
 /// (success) or shows the form again with the problems and the values typed (failure).
 struct AccountPages {
     let accounts: AccountService
+    let sessions: SessionService
 
     func register(on routes: any RoutesBuilder) {
         routes.get(WebPath.signUp.pathComponents) { req in signUpPage(req) }
@@ -118,7 +119,7 @@ struct AccountPages {
             // Opening the link proves the mailbox: it signs this browser in, straight into the
             // guided start, unless someone is signed in here already.
             if req.webUser != nil { return WebPages.redirect(WebPath.home, flash: .verified) }
-            let session = try await accounts.startWebSession(for: user, on: req.db)
+            let session = try await sessions.startWebSession(for: user, on: req.db)
             let response = WebPages.redirect(WebPath.home, flash: .verified)
             response.cookies[WebCookie.session] = WebCookies.session(session, secure: accounts.config.secureCookies)
             return response
@@ -167,9 +168,9 @@ struct AccountPages {
     @Sendable func logIn(_ req: Request) async throws -> Response {
         let form = try fields(req)
         do {
-            let user = try await accounts.logIn(email: form.email ?? "", password: form.password ?? "",
+            let user = try await sessions.logIn(email: form.email ?? "", password: form.password ?? "",
                                                 address: req.clientAddress, on: req.db)
-            let token = try await accounts.startWebSession(for: user, on: req.db)
+            let token = try await sessions.startWebSession(for: user, on: req.db)
             let response = WebPages.redirect(WebPages.safeNext(form.next) ?? WebPath.home)
             response.cookies[WebCookie.session] = WebCookies.session(token, secure: accounts.config.secureCookies)
             return response
@@ -188,7 +189,7 @@ struct AccountPages {
     @Sendable func logOut(_ req: Request) async throws -> Response {
         try req.checkCSRF()
         if let token = req.cookies[WebCookie.session]?.string {
-            try await accounts.endWebSession(token: token, on: req.db)
+            try await sessions.endWebSession(token: token, on: req.db)
         }
         req.webUser = nil
         let response = WebPages.redirect(WebPath.landing, flash: .loggedOut)
@@ -253,7 +254,7 @@ struct AccountPages {
     func settingsPage(_ req: Request, webUser: WebUser, errors: FormErrors = [],
                       status: HTTPResponseStatus = .ok) async throws -> Response {
         let user = webUser.user
-        let blocked = try await req.pawpack.playdates.blocks(of: user, on: req.db)
+        let blocked = try await req.pawpack.blocks.blocks(of: user, on: req.db)
         return WebPages.page(req, title: "Your account", status: status, errors: errors, main: .group(
             .section(.class("card"),
                 .h2(.text("Profile")),
@@ -363,7 +364,7 @@ struct AccountPages {
 
     @Sendable func unblock(_ req: Request) async throws -> Response {
         try await settingsAction(req, flash: .unblocked, fields: []) { webUser, form in
-            try await req.pawpack.playdates.unblock(webUser.user, username: form.username ?? "", on: req.db)
+            try await req.pawpack.blocks.unblock(webUser.user, username: form.username ?? "", on: req.db)
         }
     }
 

@@ -30,21 +30,21 @@ extension APIHandler {
     func logIn(_ input: Operations.LogIn.Input) async throws -> Operations.LogIn.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let request = try currentRequest()
-        let user = try await accounts.logIn(email: body.email, password: body.password,
+        let user = try await sessions.logIn(email: body.email, password: body.password,
                                             address: request.clientAddress, on: request.db)
-        let session = try await accounts.issueAppSession(for: user, on: request.db)
+        let session = try await sessions.issueAppSession(for: user, on: request.db)
         return .ok(.init(body: .json(.init(session))))
     }
 
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
-        let session = try await accounts.refresh(refreshToken: body.refreshToken, on: try currentRequest().db)
+        let session = try await sessions.refresh(refreshToken: body.refreshToken, on: try currentRequest().db)
         return .ok(.init(body: .json(.init(session))))
     }
 
     func logOut(_ input: Operations.LogOut.Input) async throws -> Operations.LogOut.Output {
         let auth = try await authenticated()
-        try await accounts.revokeFamily(auth.token.family, of: auth.user.requireID(), on: auth.request.db)
+        try await sessions.revokeFamily(auth.token.family, of: auth.user.requireID(), on: auth.request.db)
         return .noContent(.init())
     }
 

@@ -3,16 +3,22 @@ import PawpackAPI
 import PawpackCore
 
 extension Area {
-    /// Members: sign-up, sessions, the profile and location, the export and deletion's root.
+    /// Members: sign-up, sessions, the profile and location, blocks, the export and deletion's root.
     static let accounts = Area(
         name: "Accounts",
         services: { services in [
+            SessionService(config: services.config, clock: services.dependencies.clock, hasher: services.hasher,
+                           realtime: services.realtime, reads: services.hotReads, logger: services.logger),
             AccountService(config: services.config, clock: services.dependencies.clock, mailer: services.dependencies.mailer,
-                           hasher: services.hasher, realtime: services.realtime, reads: services.hotReads, logger: services.logger,
+                           hasher: services.hasher, realtime: services.realtime, logger: services.logger,
                            deleteMember: { [unowned services] member, db in try await services.deleteMember(member, on: db) }),
+            BlockService(clock: services.dependencies.clock, realtime: services.realtime,
+                         ends: { [unowned services] blocker, blocked, tx in
+                             try await services.blockEnds(between: blocker, blocked, on: tx)
+                         }),
         ] },
         migrations: AccountMigrations.all,
-        pages: { app, services in AccountPages(accounts: services.accounts).register(on: app) },
+        pages: { app, services in AccountPages(accounts: services.accounts, sessions: services.sessions).register(on: app) },
         tab: .init(id: "me", title: "Me", path: WebPath.account, icon: .person, position: 3) { path in
             path.hasPrefix(WebPath.account) || path == WebPath.home
         },
@@ -24,6 +30,9 @@ extension Area {
             document.sessions = account.sessions.map {
                 .init(kind: $0.kind == .web ? .web : .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
             }
+            // The members this member blocked; who blocked them is the other member's and stays out.
+            document.blocks = try await scope.services.blocks.blocks(of: scope.user, newestFirst: false, on: scope.db)
+                .map { .init(username: $0.username, displayName: $0.displayName, createdAt: $0.blockedAt) }
         },
         deletion: .init(memberDeleted: { member, services, db in
             await services.realtime.sessionsEnded(of: member, on: db)
@@ -33,6 +42,7 @@ extension Area {
 
 extension PawpackServices {
     var accounts: AccountService { area(AccountService.self) }
+    var sessions: SessionService { area(SessionService.self) }
 }
 
 extension Flash {

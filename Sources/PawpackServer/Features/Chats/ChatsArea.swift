@@ -32,7 +32,15 @@ extension Area {
         },
         deletion: .init(
             filesOfPets: { pets, db in try await ChatService.photoKeys(ofPets: pets, on: db) },
-            filesOfMember: { member, db in try await ChatService.photoKeys(ofUser: member, on: db) })
+            filesOfMember: { member, db in try await ChatService.photoKeys(ofUser: member, on: db) }),
+        blockEnds: { me, them, services, tx in
+            // Their chats stay, closed, with their history.
+            var events: [StoredRealtimeEvent] = []
+            for chat in try await ChatService.closeAll(between: me, them, now: services.dependencies.clock.now(), on: tx) {
+                events += try await services.realtime.record(.chatClosed(chat), for: [me, them], on: tx)
+            }
+            return events
+        }
     )
 }
 

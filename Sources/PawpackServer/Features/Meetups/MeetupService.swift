@@ -133,7 +133,7 @@ final class MeetupService: Sendable {
     func puppyModeReason(_ dogs: [Pet.ID], writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> String? {
         for id in dogs {
             guard let pet = try await PetRecord.find(id, on: db),
-                  let status = try await pets.welfareStatus(of: pet, on: db), status.mode == .puppy else { continue }
+                  let status = try await pets.welfare.status(of: pet, on: db), status.mode == .puppy else { continue }
             let when = status.assessment.earliestSocialDate.map { "from \(dates($0))" } ?? "once its core vaccinations are recorded"
             return "\(pet.name) is in Puppy Mode and may meet other dogs \(when)."
         }

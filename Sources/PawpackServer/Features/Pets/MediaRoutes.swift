@@ -46,7 +46,7 @@ struct MediaRoutes {
     /// The member behind a bearer token or a web session.
     func signedInUser(_ req: Request) async throws -> UserRecord? {
         if let token = req.headers.bearerAuthorization?.token {
-            return try await services.accounts.authenticate(accessToken: token, on: req.db).0
+            return try await services.sessions.authenticate(accessToken: token, on: req.db).0
         }
         return req.webUser?.user
     }

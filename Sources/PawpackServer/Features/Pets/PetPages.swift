@@ -5,9 +5,11 @@ import Vapor
 
 /// The pet pages of the web app: my pets, add/edit (with photo upload and preview), the pet
 /// page (public card or owner view), vaccinations with the welfare mode, and guardians.
-/// Every handler calls `PetService`, the same as the API.
+/// Every handler calls the services the API calls.
 struct PetPages {
     let pets: PetService
+    let vaccinations: VaccinationService
+    let guardians: GuardianService
     let config: Config
 
     func register(on routes: any RoutesBuilder) {
@@ -58,7 +60,7 @@ struct PetPages {
     @Sendable func list(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let mine = try await pets.listMine(user, on: req.db)
-        let invitations = try await pets.invitations(for: user, on: req.db)
+        let invitations = try await guardians.invitations(for: user, on: req.db)
         return WebPages.page(req, title: "Your pets", main: .group(
             .if(mine.isEmpty, .div(.class("empty"), .id("no-pets"), Icon.dog.node(),
                 .p(.text("No pets yet. Add your dog to find playmates nearby.")))),
@@ -335,7 +337,7 @@ struct PetPages {
     }
 
     /// The welfare mode in plain words, with what is missing and where to add it.
-    private func welfareCard(_ req: Request, name: String, pet id: Pet.ID, welfare: WelfareStatusValue) -> Node<HTML.BodyContext> {
+    private func welfareCard(_ req: Request, name: String, pet id: Pet.ID, welfare: WelfareStatus) -> Node<HTML.BodyContext> {
         let dates = DateWords.writer(for: req)
         return .section(.class("card"), .id("welfare"),
             .h2(.text(welfare.mode == .social ? "Social Mode: meet-ups are open" : "Puppy Mode: matching and chatting, no meet-ups yet")),
@@ -391,8 +393,8 @@ struct PetPages {
                           status: HTTPResponseStatus = .ok) async throws -> Response {
         let id = try req.idParameter(Param.pet)
         let (pet, _) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
-        let records = try await pets.vaccinations(webUser.user, pet: id, on: req.db)
-        let welfare = pet.species == .dog ? try await pets.mode(webUser.user, pet: id, on: req.db) : nil
+        let records = try await vaccinations.vaccinations(webUser.user, pet: id, on: req.db)
+        let welfare = pet.species == .dog ? try await vaccinations.mode(webUser.user, pet: id, on: req.db) : nil
         let today = pets.today
         return WebPages.page(req, title: "\(pet.name): vaccinations", status: status, errors: errors,
                              back: (WebPath.pet(id), pet.name), main: .group(
@@ -438,7 +440,7 @@ struct PetPages {
         let form = try req.content.decode(VaccinationForm.self)
         let id = try req.idParameter(Param.pet)
         do {
-            let added = try await pets.addVaccination(webUser.user, pet: id, input: VaccinationInput(
+            let added = try await vaccinations.addVaccination(webUser.user, pet: id, input: VaccinationInput(
                 vaccine: VaccineKind(rawValue: form.vaccine ?? "") ?? .other, otherName: form.otherName,
                 givenOn: form.givenOn ?? "", nextDueOn: form.nextDueOn, clinic: form.clinic), on: req.db)
             return WebPages.redirect(WebPath.vaccinations(id), flash: added.reachedSocialMode ? .socialReached : .vaccinationAdded)
@@ -452,7 +454,7 @@ struct PetPages {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
         let id = try req.idParameter(Param.pet)
-        try await pets.deleteVaccination(webUser.user, pet: id, vaccination: try req.idParameter(Param.vaccination), on: req.db)
+        try await vaccinations.deleteVaccination(webUser.user, pet: id, vaccination: try req.idParameter(Param.vaccination), on: req.db)
         return WebPages.redirect(WebPath.vaccinations(id))
     }
 
@@ -465,7 +467,7 @@ struct PetPages {
     func guardiansPage(_ req: Request, webUser: WebUser, errors: FormErrors = [], status: HTTPResponseStatus = .ok) async throws -> Response {
         let id = try req.idParameter(Param.pet)
         let (pet, role) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
-        let guardians = try await pets.guardians(webUser.user, pet: id, on: req.db)
+        let guardians = try await guardians.guardians(webUser.user, pet: id, on: req.db)
         let me = try webUser.user.requireID()
         return WebPages.page(req, title: "\(pet.name): guardians", status: status, errors: errors,
                              back: (WebPath.pet(id), pet.name), main: .group(
@@ -497,7 +499,7 @@ struct PetPages {
         let form = try req.content.decode(InviteForm.self)
         let id = try req.idParameter(Param.pet)
         do {
-            _ = try await pets.invite(webUser.user, pet: id, username: form.username ?? "", on: req.db)
+            _ = try await guardians.invite(webUser.user, pet: id, username: form.username ?? "", on: req.db)
             return WebPages.redirect(WebPath.guardians(id), flash: .invited)
         } catch let problem as Problem {
             return try await guardiansPage(req, webUser: webUser, errors: FormErrors(problem),
@@ -510,14 +512,14 @@ struct PetPages {
         try req.checkCSRF()
         let id = try req.idParameter(Param.pet)
         let guardian = try req.idParameter(Param.member)
-        try await pets.removeGuardian(webUser.user, pet: id, guardian: guardian, on: req.db)
+        try await guardians.removeGuardian(webUser.user, pet: id, guardian: guardian, on: req.db)
         return WebPages.redirect(try guardian == webUser.user.requireID() ? WebPath.pets : WebPath.guardians(id))
     }
 
     func answer(_ req: Request, accept: Bool) async throws -> Response {
         let webUser = try req.requireWebUser()
         try req.checkCSRF()
-        try await pets.answerInvitation(webUser.user, invitation: try req.idParameter(Param.invitation), accept: accept, on: req.db)
+        try await guardians.answerInvitation(webUser.user, invitation: try req.idParameter(Param.invitation), accept: accept, on: req.db)
         return WebPages.redirect(WebPath.pets, flash: accept ? .guardianAccepted : .guardianDeclined)
     }
 }

@@ -5,129 +5,9 @@ import NIOPosix
 import PawpackCore
 import SQLiteNIO
 import SQLKit
-
-/// Everything a viewer may see of one pet, loaded once per request.
-struct PetSnapshot: Sendable {
-    var profile: PetProfile
-    var role: PetRole?
-    var ownerDisplayName: String
-    var photos: [PetPhotoRecordValue]
-    /// The welfare status as of this snapshot; nil for species without welfare modes.
-    var welfare: WelfareStatusValue?
-    /// The dog switched to Social Mode by itself while this snapshot was taken: its owner
-    /// should be told.
-    var reachedSocialMode = false
-    /// The dog's reviews and its owner's.
-    var ratings = PetRatings()
-
-    var mode: WelfareMode? { welfare?.mode }
-    var heldBackFields: [String] { welfare?.heldBackFields ?? [] }
-}
-
-/// What every member may see of a pet: its card (deck, pass pile, requests, matches, and a
-/// stranger's view of the profile). Far less than the profile, and so read far faster.
-struct PetCardValue: Sendable, Equatable {
-    var id: Pet.ID
-    /// Server-internal (blocks hide a member's dogs); never shown to another member.
-    var ownerID: User.ID
-    var name: String
-    var species: Species
-    var breed: String?
-    var birthDate: LocalDate
-    var birthDateIsEstimate: Bool
-    /// Given, or implied by the weight.
-    var sizeClass: SizeClass?
-    var photos: [PetPhotoRecordValue]
-    /// Nil for species without welfare modes (cats, others).
-    var mode: WelfareMode?
-    var ownerDisplayName: String
-    /// The dog's reviews and its owner's, after meet-ups.
-    var ratings = PetRatings()
-}
-
-extension PetSnapshot {
-    var card: PetCardValue {
-        PetCardValue(id: profile.id, ownerID: profile.ownerID, name: profile.name, species: profile.species,
-                     breed: profile.breed, birthDate: profile.birthDate, birthDateIsEstimate: profile.birthDateIsEstimate,
-                     sizeClass: profile.effectiveSizeClass, photos: photos, mode: mode, ownerDisplayName: ownerDisplayName,
-                     ratings: ratings)
-    }
-}
-
-/// A photo row as a value, safe to pass around.
-struct PetPhotoRecordValue: Sendable, Equatable {
-    var id: Pet.Photo.ID
-    var kind: PetPhotoRecord.Kind
-    var storageKey: String
-    var contentType: String
-    var createdAt: Date
-}
-
-/// A vaccination row as a value.
-struct VaccinationValue: Sendable, Equatable {
-    var id: Pet.Vaccination.ID
-    var vaccine: String
-    var otherName: String?
-    var givenOn: String
-    var nextDueOn: String?
-    var clinic: String?
-    var createdAt: Date
-
-    init(_ record: VaccinationRecord) throws {
-        self.init(id: try record.requireID(), vaccine: record.vaccine, otherName: record.otherName, givenOn: record.givenOn,
-                  nextDueOn: record.nextDueOn, clinic: record.clinic, createdAt: record.createdAt)
-    }
-
-    init(id: Pet.Vaccination.ID, vaccine: String, otherName: String?, givenOn: String, nextDueOn: String?,
-         clinic: String?, createdAt: Date) {
-        self.id = id
-        self.vaccine = vaccine
-        self.otherName = otherName
-        self.givenOn = givenOn
-        self.nextDueOn = nextDueOn
-        self.clinic = clinic
-        self.createdAt = createdAt
-    }
-}
-
-/// A member guarding a pet, or invited to, as the pet's owner and guardians see them.
-struct GuardianValue: Sendable, Equatable {
-    var userID: User.ID
-    var username: String
-    var displayName: String
-    var status: GuardianRecord.Status
-
-    init(_ row: GuardianRecord, user: UserRecord) throws {
-        userID = try user.requireID()
-        username = user.username
-        displayName = user.displayName
-        status = row.status
-    }
-}
-
-/// An invitation to guard a pet, as the invitee sees it.
-struct GuardianInvitationValue: Sendable {
-    var id: Pet.Guardianship.ID
-    var pet: PetSnapshot
-    var createdAt: Date
-}
-
-/// A guardianship seen from the guardian's side: whose pet, and whether they accepted.
-struct GuardianshipValue: Sendable {
-    var id: Pet.Guardianship.ID
-    var pet: PetCardValue
-    var status: GuardianRecord.Status
-    var createdAt: Date
-}
-
-struct WelfareStatusValue: Sendable {
-    var mode: WelfareMode
-    var assessment: WelfareAssessment
-    var heldBackFields: [String]
-}
-
-/// Pets: profiles, photos, vaccinations, welfare modes and guardians. Every rule is in
-/// `PawpackCore`; this service loads, checks permissions, applies the rule and stores.
+/// Pets: profiles, photos and where their owners live. Vaccinations (`VaccinationService`)
+/// and guardians (`GuardianService`) stand on its loading and permission checks. Every rule is
+/// in `PawpackCore`; this service loads, checks permissions, applies the rule and stores.
 final class PetService: Sendable {
     let config: Config
     let clock: any AppClock
@@ -136,7 +16,8 @@ final class PetService: Sendable {
     private let logger: Logger
     let rules = PetRules()
     let limits = CreationLimits()
-    let welfare = WelfarePolicy()
+    /// Each dog's welfare mode as it stands today, shown on its profile and card.
+    let welfare: WelfareModes
     /// What other areas derive from pets and owners' locations (the deck's index): told of
     /// every change here, in its transaction and once it has committed.
     let followers: PetFollowers
@@ -156,6 +37,7 @@ final class PetService: Sendable {
         self.locationChanges = RateLimiter(limit: config.locationChangesPerHour, window: 60 * 60)
         self.reads = reads
         self.followers = followers
+        self.welfare = WelfareModes(clock: clock, followers: followers)
         self.config = config
         self.clock = clock
         self.photos = photos
@@ -205,32 +87,14 @@ final class PetService: Sendable {
     func snapshot(of pet: PetRecord, role: PetRole?, on db: any Database) async throws -> PetSnapshot {
         let owner = try await UserRecord.find(pet.$owner.id, on: db)
         let photos = try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).all()
-        let doses = try await records(of: pet, on: db).compactMap(\.dose)
+        let doses = try await welfare.doses(of: pet, on: db)
         // Whenever the owner or a guardian looks, a dog the rules now allow is switched on.
-        let reached = role != nil ? try await reachSocialModeIfAllowed(pet, doses: doses, on: db) : false
+        let reached = role != nil ? try await welfare.reachSocialModeIfAllowed(pet, doses: doses, on: db) : false
         var snapshot = try makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
                                         doses: doses, today: today)
         snapshot.reachedSocialMode = reached
         snapshot.ratings = try await ReviewService.ratings(ofPets: [pet.requireID()], on: db)[try pet.requireID()] ?? PetRatings()
         return snapshot
-    }
-
-    /// Switches a dog to Social Mode once its records allow it, instead of waiting for the
-    /// owner to press a button; true when it switched now. Called when the records change and
-    /// whenever the owner or a guardian looks at the dog, since time alone (age, the buffer
-    /// after the last dose) can make a dog eligible. Until then the dog counts as in Puppy
-    /// Mode for everyone else, the safe side.
-    @discardableResult
-    func reachSocialModeIfAllowed(_ pet: PetRecord, doses: [VaccinationDose], on db: any Database) async throws -> Bool {
-        guard pet.species == .dog, pet.socialSince == nil,
-              welfare.assess(birthDate: pet.birthLocalDate, doses: doses, today: today).mode == .social else { return false }
-        pet.socialSince = clock.now()
-        let indexed = try await db.transaction { tx in
-            try await pet.save(on: tx)
-            return try await self.followers.changed([pet], on: tx)
-        }
-        await followers.committed(indexed, on: db)
-        return true
     }
 
     /// The cards of these pets (deck, pass pile, requests, matches), by pet id: one query for
@@ -261,7 +125,7 @@ final class PetService: Sendable {
                 // Social only while switched on and the rules allow it: a dog never switched on
                 // is in Puppy Mode whatever its vaccinations say, and needs no assessment.
                 if let socialSince {
-                    card.mode = welfareMode(birthDate: card.birthDate, socialSince: socialSince, doses: doses[id] ?? [], today: today)
+                    card.mode = welfare.mode(birthDate: card.birthDate, socialSince: socialSince, doses: doses[id] ?? [], today: today)
                 } else {
                     card.mode = .puppy
                 }
@@ -280,7 +144,7 @@ final class PetService: Sendable {
 
     private func makeSnapshot(of pet: PetRecord, role: PetRole?, ownerDisplayName: String,
                               photos: [PetPhotoRecord], doses: [VaccinationDose], today: LocalDate) throws -> PetSnapshot {
-        let status = welfareStatus(of: pet, doses: doses, today: today)
+        let status = welfare.status(of: pet, doses: doses, today: today)
         return PetSnapshot(
             profile: try pet.profile, role: role, ownerDisplayName: ownerDisplayName,
             photos: Self.cardOrder(try photos.map {
@@ -310,6 +174,11 @@ final class PetService: Sendable {
     }
 
     // MARK: Profiles
+
+    /// The member's own pets, oldest first (the export's list).
+    func owned(by user: UserRecord, on db: any Database) async throws -> [PetRecord] {
+        try await PetRecord.query(on: db).filter(\.$owner.$id == user.requireID()).sort(\.$createdAt).all()
+    }
 
     func listMine(_ user: UserRecord, on db: any Database) async throws -> [PetSnapshot] {
         let userID = try user.requireID()
@@ -421,224 +290,5 @@ final class PetService: Sendable {
         _ = try await visiblePet(id, to: viewer, on: db)
         guard let stored = try await photos.media.get(key: key) else { throw Problem.notFound }
         return stored
-    }
-
-    // MARK: Vaccinations and welfare
-
-    func vaccinations(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [VaccinationValue] {
-        let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
-        return try await records(of: pet, on: db).map(VaccinationValue.init)
-    }
-
-    private func records(of pet: PetRecord, on db: any Database) async throws -> [VaccinationRecord] {
-        Self.newestFirst(try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).all())
-    }
-
-    static func newestFirst(_ records: [VaccinationRecord]) -> [VaccinationRecord] {
-        records.sorted { ($0.givenOn, $0.createdAt) > ($1.givenOn, $1.createdAt) }
-    }
-
-    /// Records a dose; the record, and whether it brought the dog to Social Mode just now.
-    func addVaccination(_ user: UserRecord, pet id: Pet.ID, input: VaccinationInput,
-                        on db: any Database) async throws -> (record: VaccinationValue, reachedSocialMode: Bool) {
-        let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
-        let valid = try VaccinationRules().validate(input, birthDate: pet.birthLocalDate, today: today)
-        guard try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).count() < limits.vaccinationsPerPet else {
-            throw CreationLimits.reached("vaccinations of a pet", limit: limits.vaccinationsPerPet, field: "vaccine")
-        }
-        let record = VaccinationRecord()
-        record.$pet.id = try pet.requireID()
-        record.vaccine = valid.vaccine.rawValue
-        record.otherName = valid.otherName
-        record.givenOn = valid.givenOn.description
-        record.nextDueOn = valid.nextDueOn?.description
-        record.clinic = valid.clinic
-        record.createdAt = clock.now()
-        try await record.create(on: db)
-        let reached = try await reachSocialModeIfAllowed(pet, doses: try await records(of: pet, on: db).compactMap(\.dose), on: db)
-        return (try VaccinationValue(record), reached)
-    }
-
-    func deleteVaccination(_ user: UserRecord, pet id: Pet.ID, vaccination: Pet.Vaccination.ID,
-                           on db: any Database) async throws {
-        let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
-        guard let record = try await VaccinationRecord.query(on: db).filter(\.$id == vaccination)
-            .filter(\.$pet.$id == pet.requireID()).first() else { throw Problem.notFound }
-        try await record.delete(on: db)
-    }
-
-    /// The welfare mode of a dog right now: Social only once switched on (by itself, when the
-    /// records allow, or by the owner) and while the rules still hold (an expired booster sends an adult back to Puppy Mode). Nil for non-dogs.
-    func welfareStatus(of pet: PetRecord, on db: any Database) async throws -> WelfareStatusValue? {
-        guard pet.species == .dog else { return nil }
-        return welfareStatus(of: pet, doses: try await records(of: pet, on: db).compactMap(\.dose), today: today)
-    }
-
-    func welfareStatus(of pet: PetRecord, doses: [VaccinationDose], today: LocalDate) -> WelfareStatusValue? {
-        guard pet.species == .dog else { return nil }
-        // The birth date alone: the whole profile decodes its JSON fields.
-        return welfareStatus(birthDate: pet.birthLocalDate, socialSince: pet.socialSince, doses: doses, today: today)
-    }
-
-    /// A dog's mode: Social only while it is switched on and the rules still allow it.
-    func welfareStatus(birthDate: LocalDate, socialSince: Date?, doses: [VaccinationDose], today: LocalDate) -> WelfareStatusValue {
-        let assessment = welfare.assess(birthDate: birthDate, doses: doses, today: today)
-        let mode = Self.mode(switchedOnSince: socialSince, assessed: assessment)
-        let heldBack = mode == .puppy ? WelfarePolicy.heldBackInPuppyMode.sorted() : []
-        return WelfareStatusValue(mode: mode, assessment: assessment, heldBackFields: heldBack)
-    }
-
-    /// The mode alone, as `welfareStatus` decides it, for cards: they show no held-back fields.
-    func welfareMode(birthDate: LocalDate, socialSince: Date?, doses: [VaccinationDose], today: LocalDate) -> WelfareMode {
-        Self.mode(switchedOnSince: socialSince, assessed: welfare.assess(birthDate: birthDate, doses: doses, today: today))
-    }
-
-    private static func mode(switchedOnSince socialSince: Date?, assessed assessment: WelfareAssessment) -> WelfareMode {
-        socialSince != nil && assessment.mode == .social ? .social : .puppy
-    }
-
-    func mode(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> WelfareStatusValue {
-        let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
-        let doses = try await records(of: pet, on: db).compactMap(\.dose)
-        try await reachSocialModeIfAllowed(pet, doses: doses, on: db)
-        guard let status = welfareStatus(of: pet, doses: doses, today: today) else { throw Self.notADog }
-        return status
-    }
-
-    /// Asks for Social Mode now. Dogs reach it by themselves (`reachSocialModeIfAllowed`), so
-    /// this only answers why not yet, for clients that still offer the button, with the dates
-    /// in its sentences written by `writingDates`.
-    func switchToSocial(_ user: UserRecord, pet id: Pet.ID, writingDates dates: (LocalDate) -> String,
-                        on db: any Database) async throws -> WelfareStatusValue {
-        let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
-        let doses = try await records(of: pet, on: db).compactMap(\.dose)
-        try await reachSocialModeIfAllowed(pet, doses: doses, on: db)
-        guard let status = welfareStatus(of: pet, doses: doses, today: today) else { throw Self.notADog }
-        guard status.mode == .social else {
-            let earliest = status.assessment.earliestSocialDate.map { " Earliest date: \(dates($0))." } ?? ""
-            let messages = status.assessment.reasons.map { $0.message(writingDates: dates) }
-            throw Problem(status: 409, code: .welfareRulesUnmet, title: "Not ready for Social Mode yet",
-                          detail: messages.joined(separator: " ") + earliest,
-                          errors: messages.map { FieldError(field: "vaccinations", message: $0) })
-        }
-        return status
-    }
-
-    static let notADog = Problem(status: 404, code: .notFound, title: "No welfare mode",
-                                 detail: "Welfare modes apply to dogs only.")
-
-    // MARK: Guardians
-
-    func guardians(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [GuardianValue] {
-        let (pet, _) = try await authorized(user, pet: id, need: \.canSeePrivateFields, on: db)
-        return try await guardians(of: pet.requireID(), on: db)
-    }
-
-    private func guardians(of pet: Pet.ID, on db: any Database) async throws -> [GuardianValue] {
-        try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet).with(\.$user).sort(\.$createdAt).all()
-            .map { try GuardianValue($0, user: $0.user) }
-    }
-
-    func invite(_ user: UserRecord, pet id: Pet.ID, username: String, on db: any Database) async throws -> GuardianValue {
-        let (pet, _) = try await authorized(user, pet: id, need: \.canManageGuardians, on: db)
-        let name = AccountRules().normalizedUsername(username)
-        guard let invitee = try await UserRecord.query(on: db).filter(\.$username == name).first(),
-              invitee.emailVerifiedAt != nil else {
-            throw Problem(status: 404, code: .notFound, title: "No such member",
-                          detail: "No member has that username.",
-                          errors: [.init(field: "username", message: "is not a member")])
-        }
-        let (petID, inviteeID) = (try pet.requireID(), try invitee.requireID())
-        guard try inviteeID != user.requireID() else { throw Problem.invalidField("username", "is you; you own this pet") }
-        if try await GuardianRecord.query(on: db).filter(\.$pet.$id == petID).filter(\.$user.$id == inviteeID).first() != nil {
-            throw Problem(status: 409, code: .alreadyInvited, title: "Already invited",
-                          detail: "\(invitee.displayName) already guards this pet or has an invitation waiting.",
-                          errors: [.init(field: "username", message: "is already invited")])
-        }
-        guard try await GuardianRecord.query(on: db).filter(\.$pet.$id == petID).count() < limits.guardiansPerPet else {
-            throw CreationLimits.reached("guardians of a pet", limit: limits.guardiansPerPet, field: "username")
-        }
-        let guardian = GuardianRecord(petID: petID, userID: inviteeID, now: clock.now())
-        try await guardian.create(on: db)
-        return try GuardianValue(guardian, user: invitee)
-    }
-
-    /// The owner removes a guardian or withdraws an invitation; a guardian may step down.
-    func removeGuardian(_ user: UserRecord, pet id: Pet.ID, guardian userID: User.ID, on db: any Database) async throws {
-        let pet = try await pet(id, on: db)
-        let role = try await role(of: user, for: pet, on: db)
-        guard role == .owner || (role == .guardian && userID == user.id) else {
-            throw Problem(status: 403, code: .forbidden, title: "Not allowed",
-                          detail: "Only the owner removes guardians; a guardian may only step down.")
-        }
-        guard let row = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.requireID())
-            .filter(\.$user.$id == userID).first() else { throw Problem.notFound }
-        try await row.delete(on: db)
-    }
-
-    /// Invitations waiting for this member's answer, with the pet each is about.
-    func invitations(for user: UserRecord, on db: any Database) async throws -> [GuardianInvitationValue] {
-        let rows = try await GuardianRecord.query(on: db).filter(\.$user.$id == user.requireID())
-            .filter(\.$status == .invited).with(\.$pet).sort(\.$createdAt).all()
-        var result: [GuardianInvitationValue] = []
-        for row in rows {
-            result.append(GuardianInvitationValue(id: try row.requireID(), pet: try await snapshot(of: row.pet, role: nil, on: db),
-                                                  createdAt: row.createdAt))
-        }
-        return result
-    }
-
-    // MARK: Export
-
-    /// A pet of the member's own, with its records, for the export.
-    struct OwnedPetExport: Sendable {
-        var pet: PetSnapshot
-        var vaccinations: [VaccinationValue]
-        var guardians: [GuardianValue]
-    }
-
-    /// What the export holds of pets: the member's own with their records and guardians, and
-    /// the other members' pets they guard or are invited to guard.
-    func export(_ user: UserRecord, on db: any Database) async throws -> (owned: [OwnedPetExport], guardianships: [GuardianshipValue]) {
-        let userID = try user.requireID()
-        var owned: [OwnedPetExport] = []
-        for pet in try await PetRecord.query(on: db).filter(\.$owner.$id == userID).sort(\.$createdAt).all() {
-            owned.append(OwnedPetExport(
-                pet: try await snapshot(of: pet, role: .owner, on: db),
-                vaccinations: try await records(of: pet, on: db).map(VaccinationValue.init),
-                guardians: try await guardians(of: pet.requireID(), on: db)))
-        }
-        let rows = try await GuardianRecord.query(on: db).filter(\.$user.$id == userID).sort(\.$createdAt).all()
-        let cards = try await cards(ofPets: rows.map(\.$pet.id), on: db)
-        let guardianships = try rows.compactMap { row -> GuardianshipValue? in
-            guard let pet = cards[row.$pet.id] else { return nil }
-            return GuardianshipValue(id: try row.requireID(), pet: pet, status: row.status, createdAt: row.createdAt)
-        }
-        return (owned, guardianships)
-    }
-
-    func answerInvitation(_ user: UserRecord, invitation id: Pet.Guardianship.ID, accept: Bool,
-                          on db: any Database) async throws {
-        // Someone else's invitation is "not found": invitations are private to the invitee.
-        guard let row = try await GuardianRecord.query(on: db).filter(\.$id == id)
-            .filter(\.$user.$id == user.requireID()).filter(\.$status == .invited).first() else { throw Problem.notFound }
-        if accept {
-            row.status = .active
-            try await row.save(on: db)
-        } else {
-            try await row.delete(on: db)
-        }
-    }
-}
-
-extension VaccinationRecord {
-    /// The record as a dose for the welfare rules; nil when its date is unreadable.
-    var dose: VaccinationDose? {
-        Self.dose(vaccine: vaccine, otherName: otherName, givenOn: givenOn)
-    }
-
-    static func dose(vaccine: String, otherName: String?, givenOn: String) -> VaccinationDose? {
-        guard let date = LocalDate(givenOn), let kind = VaccineKind(rawValue: vaccine) else { return nil }
-        return VaccinationDose(vaccine: kind.vaccine(otherName: otherName), givenOn: date)
     }
 }

@@ -93,14 +93,14 @@ extension APIHandler {
 
     func listVaccinations(_ input: Operations.ListVaccinations.Input) async throws -> Operations.ListVaccinations.Output {
         let auth = try await authenticated()
-        let records = try await pets.vaccinations(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
+        let records = try await services.vaccinations.vaccinations(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .ok(.init(body: .json(.init(items: records.map(Components.Schemas.Vaccination.init)))))
     }
 
     func addVaccination(_ input: Operations.AddVaccination.Input) async throws -> Operations.AddVaccination.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let (record, _) = try await pets.addVaccination(
+        let (record, _) = try await services.vaccinations.addVaccination(
             auth.user, pet: try pathID(input.path.petId),
             input: VaccinationInput(vaccine: VaccineKind(rawValue: body.vaccine.rawValue) ?? .other,
                                     otherName: body.otherName, givenOn: body.givenOn,
@@ -111,49 +111,49 @@ extension APIHandler {
 
     func deleteVaccination(_ input: Operations.DeleteVaccination.Input) async throws -> Operations.DeleteVaccination.Output {
         let auth = try await authenticated()
-        try await pets.deleteVaccination(auth.user, pet: try pathID(input.path.petId),
+        try await services.vaccinations.deleteVaccination(auth.user, pet: try pathID(input.path.petId),
                                          vaccination: try pathID(input.path.vaccinationId), on: auth.request.db)
         return .noContent(.init())
     }
 
     func getPetMode(_ input: Operations.GetPetMode.Input) async throws -> Operations.GetPetMode.Output {
         let auth = try await authenticated()
-        let status = try await pets.mode(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
+        let status = try await services.vaccinations.mode(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .ok(.init(body: .json(.init(status, dates: DateWords.writer(for: auth.request)))))
     }
 
     func switchToSocialMode(_ input: Operations.SwitchToSocialMode.Input) async throws -> Operations.SwitchToSocialMode.Output {
         let auth = try await authenticated()
         let dates = DateWords.writer(for: auth.request)
-        let status = try await pets.switchToSocial(auth.user, pet: try pathID(input.path.petId), writingDates: dates,
+        let status = try await services.vaccinations.switchToSocial(auth.user, pet: try pathID(input.path.petId), writingDates: dates,
                                                    on: auth.request.db)
         return .ok(.init(body: .json(.init(status, dates: dates))))
     }
 
     func listGuardians(_ input: Operations.ListGuardians.Input) async throws -> Operations.ListGuardians.Output {
         let auth = try await authenticated()
-        let guardians = try await pets.guardians(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
+        let guardians = try await services.guardians.guardians(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .ok(.init(body: .json(.init(items: guardians.map(Components.Schemas.Guardian.init)))))
     }
 
     func inviteGuardian(_ input: Operations.InviteGuardian.Input) async throws -> Operations.InviteGuardian.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let guardian = try await pets.invite(auth.user, pet: try pathID(input.path.petId), username: body.username,
+        let guardian = try await services.guardians.invite(auth.user, pet: try pathID(input.path.petId), username: body.username,
                                              on: auth.request.db)
         return .created(.init(body: .json(.init(guardian))))
     }
 
     func removeGuardian(_ input: Operations.RemoveGuardian.Input) async throws -> Operations.RemoveGuardian.Output {
         let auth = try await authenticated()
-        try await pets.removeGuardian(auth.user, pet: try pathID(input.path.petId), guardian: try pathID(input.path.userId),
+        try await services.guardians.removeGuardian(auth.user, pet: try pathID(input.path.petId), guardian: try pathID(input.path.userId),
                                       on: auth.request.db)
         return .noContent(.init())
     }
 
     func listGuardianInvitations(_ input: Operations.ListGuardianInvitations.Input) async throws -> Operations.ListGuardianInvitations.Output {
         let auth = try await authenticated()
-        let invitations = try await pets.invitations(for: auth.user, on: auth.request.db)
+        let invitations = try await services.guardians.invitations(for: auth.user, on: auth.request.db)
         return .ok(.init(body: .json(.init(items: invitations.map { invitation in
             .init(id: invitation.id.description, pet: card(invitation.pet), ownerDisplayName: invitation.pet.ownerDisplayName,
                   createdAt: invitation.createdAt)
@@ -162,14 +162,14 @@ extension APIHandler {
 
     func acceptGuardianInvitation(_ input: Operations.AcceptGuardianInvitation.Input) async throws -> Operations.AcceptGuardianInvitation.Output {
         let auth = try await authenticated()
-        try await pets.answerInvitation(auth.user, invitation: try pathID(input.path.invitationId), accept: true,
+        try await services.guardians.answerInvitation(auth.user, invitation: try pathID(input.path.invitationId), accept: true,
                                         on: auth.request.db)
         return .noContent(.init())
     }
 
     func rejectGuardianInvitation(_ input: Operations.RejectGuardianInvitation.Input) async throws -> Operations.RejectGuardianInvitation.Output {
         let auth = try await authenticated()
-        try await pets.answerInvitation(auth.user, invitation: try pathID(input.path.invitationId), accept: false,
+        try await services.guardians.answerInvitation(auth.user, invitation: try pathID(input.path.invitationId), accept: false,
                                         on: auth.request.db)
         return .noContent(.init())
     }
@@ -246,7 +246,7 @@ extension Components.Schemas.Vaccination {
 
 extension Components.Schemas.WelfareStatus {
     /// `dates` writes the dates in the reasons' sentences, in the member's language.
-    init(_ status: WelfareStatusValue, dates: (LocalDate) -> String) {
+    init(_ status: WelfareStatus, dates: (LocalDate) -> String) {
         self.init(mode: .init(rawValue: status.mode.rawValue)!,
                   eligibleForSocial: status.assessment.mode == .social,
                   reasons: status.assessment.reasons.map { .init(code: $0.code, message: $0.message(writingDates: dates)) },

@@ -6,15 +6,17 @@ extension Area {
     /// Pets: profiles, photos, vaccinations and welfare modes, guardians.
     static let pets = Area(
         name: "Pets",
-        services: { services in [
-            PetService(config: services.config, clock: services.dependencies.clock, photos: services.photos,
-                       locationOffsets: services.dependencies.locationOffsets, reads: services.hotReads,
-                       followers: services.petFollowers, logger: services.logger,
-                       deletePets: { [unowned services] pets, db in try await services.deletePets(pets, on: db) }),
-        ] },
+        services: { services in
+            let pets = PetService(config: services.config, clock: services.dependencies.clock, photos: services.photos,
+                                  locationOffsets: services.dependencies.locationOffsets, reads: services.hotReads,
+                                  followers: services.petFollowers, logger: services.logger,
+                                  deletePets: { [unowned services] pets, db in try await services.deletePets(pets, on: db) })
+            return [pets, VaccinationService(pets: pets), GuardianService(pets: pets)]
+        },
         migrations: PetMigrations.all,
         pages: { app, services in
-            PetPages(pets: services.pets, config: services.config).register(on: app)
+            PetPages(pets: services.pets, vaccinations: services.vaccinations, guardians: services.guardians,
+                     config: services.config).register(on: app)
             MediaRoutes(services: services).register(on: app)
         },
         tab: .init(id: "pets", title: "Pets", path: WebPath.pets, icon: .dog, position: 2) { path in
@@ -24,12 +26,20 @@ extension Area {
                   .guardianAccepted, .guardianDeclined, .socialReached],
         uploadOperations: [Operations.UploadPetPhoto.id],
         export: { document, scope in
-            let (owned, guardianships) = try await scope.services.pets.export(scope.user, on: scope.db)
-            document.pets = owned.map { pet in
-                .init(pet: scope.handler.view(pet.pet), vaccinations: pet.vaccinations.map(Components.Schemas.Vaccination.init),
-                      preferences: nil, guardians: pet.guardians.map(Components.Schemas.Guardian.init))
+            // The member's own pets with their records and guardians, and the other members'
+            // pets they guard or are invited to guard.
+            let (services, db) = (scope.services, scope.db)
+            document.pets = []
+            for pet in try await services.pets.owned(by: scope.user, on: db) {
+                document.pets.append(.init(
+                    pet: scope.handler.view(try await services.pets.snapshot(of: pet, role: .owner, on: db)),
+                    vaccinations: try await services.pets.welfare.records(of: pet, on: db).map {
+                        Components.Schemas.Vaccination(try VaccinationValue($0))
+                    },
+                    preferences: nil,
+                    guardians: try await services.guardians.guardians(of: pet.requireID(), on: db).map(Components.Schemas.Guardian.init)))
             }
-            document.guardianships = guardianships.map {
+            document.guardianships = try await services.guardians.guardianships(of: scope.user, on: db).map {
                 .init(id: $0.id.description, petId: $0.pet.id.description, petName: $0.pet.name,
                       ownerDisplayName: $0.pet.ownerDisplayName, status: $0.status == .active ? .active : .invited,
                       createdAt: $0.createdAt)
@@ -43,6 +53,8 @@ extension Area {
 
 extension PawpackServices {
     var pets: PetService { area(PetService.self) }
+    var vaccinations: VaccinationService { area(VaccinationService.self) }
+    var guardians: GuardianService { area(GuardianService.self) }
 }
 
 extension Flash {

@@ -256,7 +256,7 @@ extension PawpackServices {
         if onlyIfEmpty, try await UserRecord.query(on: db).count() > 0 { return false }
         let hash = try await hasher.hash(DemoCommunity.demoPassword)
         try await DemoCommunity(dogs: dogs, seed: seed)
-            .insert(on: db, deckIndex: playdates.deckIndex, media: photos.media, passwordHash: hash, now: dependencies.clock.now(),
+            .insert(on: db, deckIndex: deck.deckIndex, media: photos.media, passwordHash: hash, now: dependencies.clock.now(),
                     progress: progress)
         return true
     }

@@ -68,10 +68,10 @@ struct PlaydatePages {
     @Sendable func deck(_ req: Request) async throws -> Response {
         let webUser = try req.requireWebUser()
         let petID = try req.idParameter(Param.pet)
-        let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
+        let pet = try await playdates.deck.actingDog(webUser.user, pet: petID, on: req.db)
         let page: DeckPageValue
         do {
-            page = try await playdates.deck(webUser.user, pet: petID, overrides: .init(), limit: Self.cardsPerPage,
+            page = try await playdates.deck.deck(webUser.user, pet: petID, overrides: .init(), limit: Self.cardsPerPage,
                                             cursor: nil, on: req.db)
         } catch let problem as Problem where problem.code == .locationNeeded {
             return WebPages.page(req, title: "\(pet.name)'s playmates", status: .conflict, main: .div(.class("empty"), .id("location-needed"),
@@ -208,7 +208,7 @@ struct PlaydatePages {
     @Sendable func passes(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let petID = try req.idParameter(Param.pet)
-        let pet = try await playdates.actingDog(user, pet: petID, on: req.db)
+        let pet = try await playdates.deck.actingDog(user, pet: petID, on: req.db)
         let passed = try await playdates.passes(user, pet: petID, on: req.db)
         return WebPages.page(req, title: "Dogs \(pet.name) passed", back: (WebPath.deck(petID), "\(pet.name)'s deck"), main: .group(
             .if(passed.isEmpty, .div(.class("empty"), .id("passes-empty"), Icon.undo.node(),
@@ -256,8 +256,8 @@ struct PlaydatePages {
 
     func preferencesPage(_ req: Request, webUser: WebUser, errors: FormErrors = [], status: HTTPResponseStatus = .ok) async throws -> Response {
         let petID = try req.idParameter(Param.pet)
-        let pet = try await playdates.actingDog(webUser.user, pet: petID, on: req.db)
-        let saved = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
+        let pet = try await playdates.deck.actingDog(webUser.user, pet: petID, on: req.db)
+        let saved = try await playdates.deck.preferences(webUser.user, pet: petID, on: req.db)
         return WebPages.page(req, title: "What \(pet.name) looks for", status: status, errors: errors,
                              back: (WebPath.deck(petID), "\(pet.name)'s deck"), main:
             .form(.id("preferences-form"), .action(WebPath.deckPreferences(petID)), .method(.post),
@@ -298,7 +298,7 @@ struct PlaydatePages {
         try req.checkCSRF()
         let petID = try req.idParameter(Param.pet)
         let form = try req.content.decode(PreferencesForm.self)
-        var preferences = try await playdates.preferences(webUser.user, pet: petID, on: req.db)
+        var preferences = try await playdates.deck.preferences(webUser.user, pet: petID, on: req.db)
         func text(_ value: String?) -> String? {
             value.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -319,7 +319,7 @@ struct PlaydatePages {
         preferences.maxWeightKg = weight(form.maxWeightKg)
         preferences.playStyles = Set((form.playStyles ?? []).compactMap(PlayStyle.init(rawValue:)))
         do {
-            _ = try await playdates.savePreferences(webUser.user, pet: petID, preferences.validated(), on: req.db)
+            _ = try await playdates.deck.savePreferences(webUser.user, pet: petID, preferences.validated(), on: req.db)
             return WebPages.redirect(WebPath.deck(petID), flash: .preferences)
         } catch let problem as Problem {
             // The form asks for ages in years and months: errors about an age stand by its years.

@@ -4,348 +4,25 @@ import Logging
 import PawpackCore
 import SQLKit
 
-/// A page of the deck with what the cards show.
-struct DeckPageValue: Sendable {
-    var cards: [(card: DeckCard, pet: PetCardValue)]
-    var nextCursor: String?
-}
-
-struct SwipeOutcome: Sendable {
-    var decision: SwipeRecord.Decision
-    var request: MatchRequestValue?
-    var match: MatchValue?
-    /// What the other owner (and, for a match, both) hear once the swipe is committed.
-    var events: [StoredRealtimeEvent] = []
-}
-
-struct MatchRequestValue: Sendable {
-    var id: Playdates.MatchRequest.ID
-    var fromPet: PetCardValue
-    var toPet: PetCardValue
-    var status: MatchRequestRecord.Status
-    var createdAt: Date
-}
-
-struct MatchValue: Sendable {
-    var id: Playdates.Match.ID
-    var myPet: PetCardValue
-    var otherPet: PetCardValue
-    var createdAt: Date
-}
-
-/// Where the deck finds its candidates. Members are always served through the index; the other
-/// two are kept to check and measure it against (`DeckIndexTests`, `pawpack bench deck`) and
-/// are no setting of an operator's.
-package enum DeckSource: Sendable {
-    /// The candidate index: its rows in memory on an SQLite file this process serves
-    /// (`DeckIndex.resident`), its table otherwise.
-    case index
-    /// The index's table, on SQLite too.
-    case indexTable
-    /// The seed design: every dog inside the distance's bounding box loaded and scored.
-    case naive
-}
-
-/// Everything Playdates keeps of one member, for the export (`PlaydateService.export`).
-struct PlaydatesExport: Sendable {
-    struct Swipe: Sendable {
-        var pet: Pet.ID
-        var target: Pet.ID
-        var targetName: String
-        var decision: SwipeRecord.Decision
-        var createdAt: Date
-    }
-
-    struct Request: Sendable {
-        var id: Playdates.MatchRequest.ID
-        var fromPet: Pet.ID
-        var fromPetName: String
-        var toPet: Pet.ID
-        var toPetName: String
-        var status: MatchRequestRecord.Status
-        var createdAt: Date
-        var answeredAt: Date?
-    }
-
-    struct Match: Sendable {
-        var id: Playdates.Match.ID
-        var myPet: Pet.ID
-        var myPetName: String
-        var otherPet: Pet.ID
-        var otherPetName: String
-        var otherOwnerDisplayName: String
-        var createdAt: Date
-    }
-
-    struct Block: Sendable {
-        var username: String
-        var displayName: String
-        var createdAt: Date
-    }
-
-    var swipes: [Swipe]
-    var requests: [Request]
-    var matches: [Match]
-    /// Saved preferences by dog; dogs that never saved any are absent.
-    var preferences: [Pet.ID: DeckPreferences]
-    var blocks: [Block]
-}
-
-/// Playdates: preferences, the deck, swipes, match requests, matches and blocks. Scoring and
-/// filtering are `PawpackCore.Matchmaker`; this service finds the candidates and keeps state.
+/// Playdates' swipes, match requests and matches, for the dog a member acts for
+/// (`DeckService.actingDog`). The deck itself is `DeckService`'s; blocks are the members'
+/// (`BlockService`).
 final class PlaydateService: Sendable {
     let pets: PetService
+    let deck: DeckService
+    let blocks: BlockService
     let clock: any AppClock
     let realtime: RealtimeEvents
     let notifications: NotificationService
-    let matchmaker = Matchmaker()
-    let source: DeckSource
-    /// The deck's candidate index, derived from dogs and their owners' locations, which Pets'
-    /// changes keep in step (`PlaydatesArea`'s `PetFollower`).
-    let deckIndex: DeckIndex
-    private let logger: Logger
 
-    /// Deck pages per member: each measures distances from where the member is.
-    private let deckReads: RateLimiter
-
-    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
-         source: DeckSource = .index, deckIndex: DeckIndex, logger: Logger) {
-        self.deckIndex = deckIndex
+    init(pets: PetService, deck: DeckService, blocks: BlockService, clock: any AppClock, realtime: RealtimeEvents,
+         notifications: NotificationService) {
+        self.pets = pets
+        self.deck = deck
+        self.blocks = blocks
+        self.clock = clock
         self.realtime = realtime
         self.notifications = notifications
-        self.deckReads = RateLimiter(limit: pets.config.deckReadsPerMinute, window: 60)
-        self.pets = pets
-        self.clock = clock
-        self.source = source
-        self.logger = logger
-    }
-
-    // MARK: The dog acting
-
-    /// The dog the caller swipes for: a dog they own or guard.
-    func actingDog(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> PetRecord {
-        let (pet, _) = try await pets.authorized(user, pet: id, need: \.canEdit, on: db)
-        return try Self.mustBeDog(pet)
-    }
-
-    private static func mustBeDog(_ pet: PetRecord) throws -> PetRecord {
-        guard pet.species == .dog else {
-            throw Problem(status: 409, code: .invalidRequest, title: "Playdates are for dogs",
-                          detail: "Only dogs have a deck.")
-        }
-        return pet
-    }
-
-    // MARK: Preferences
-
-    func preferences(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> DeckPreferences {
-        let pet = try await actingDog(user, pet: id, on: db)
-        return try await savedPreferences(of: pet.requireID(), on: db)
-    }
-
-    /// A dog's saved preferences, or the defaults.
-    func savedPreferences(of petID: Pet.ID, on db: any Database) async throws -> DeckPreferences {
-        let json = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first()?.json
-        return DeckSeekerState.preferences(stored: json)
-    }
-
-    func savePreferences(_ user: UserRecord, pet id: Pet.ID, _ preferences: DeckPreferences,
-                         on db: any Database) async throws -> DeckPreferences {
-        let pet = try await actingDog(user, pet: id, on: db)
-        let petID = try pet.requireID()
-        let valid = try preferences.validated()
-        let json = String(decoding: try JSONEncoder().encode(valid), as: UTF8.self)
-        // Saved twice at once: the second finds the first's row and replaces it.
-        try await answeringRacesAsSequential {
-            let record = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first()
-                ?? { let fresh = DeckPreferencesRecord(); fresh.$pet.id = petID; return fresh }()
-            record.json = json
-            record.updatedAt = clock.now()
-            try await record.save(on: db)
-        }
-        return valid
-    }
-
-    // MARK: Deck
-
-    struct Overrides: Equatable, Sendable {
-        var maxDistanceKm: Double?
-        var minAgeMonths: Int?
-        var maxAgeMonths: Int?
-    }
-
-    func deck(_ user: UserRecord, pet id: Pet.ID, overrides: Overrides, limit: Int, cursor: String?,
-              on db: any Database) async throws -> DeckPageValue {
-        try await deckReads.take(try user.requireID().description, now: clock.now(), what: "deck pages")
-        // The acting dog and its deck state in one query; the same checks as `actingDog` after.
-        guard let (record, state) = try await DeckSeekerState.read(pet: id, actor: user.requireID(), reads: pets.reads,
-                                                                    on: db) else {
-            throw Problem.notFound
-        }
-        _ = try await pets.authorize(user, for: record, need: \.canEdit, on: db)
-        let pet = try Self.mustBeDog(record)
-        let owner: UserRecord? = try pet.$owner.id == user.requireID() ? user : try await UserRecord.find(pet.$owner.id, on: db)
-        guard let owner, let home = owner.location else {
-            throw Problem(status: 409, code: .locationNeeded, title: "Where are you?",
-                          detail: "Set your location on your account to see dogs near you.")
-        }
-        var preferences = state.preferences
-        if let km = overrides.maxDistanceKm { preferences.maxDistanceKm = km }
-        if let months = overrides.minAgeMonths { preferences.minAgeMonths = months }
-        if let months = overrides.maxAgeMonths { preferences.maxAgeMonths = months }
-        preferences = try preferences.validated()
-        let after = try cursor.map(Self.decodeCursor)
-        let seeker = try DeckIndex.deckDog(pet, location: home)
-        // The seeker itself needs no entry: no dog is ever its own candidate (`Matchmaker`).
-        let excluded = state.swipedPets
-        let blocked = state.blockedUsers
-
-        let cards: [DeckCard]
-        switch source {
-        case .index, .indexTable:
-            let started = ContinuousClock.now
-            let fromTable = source == .indexTable
-            let page = try await matchmaker.indexedDeck(
-                seeker: seeker, preferences: preferences, excludedPets: excluded, blockedOwners: blocked,
-                today: pets.today, after: after, limit: limit, grid: deckIndex.grid,
-                search: deckIndex.search(fromTable: fromTable),
-                buckets: deckIndex.buckets(for: seeker, matchmaker: matchmaker)
-            ) { ranges, buckets in
-                try await self.deckIndex.rows(in: ranges, buckets: buckets, fromTable: fromTable, on: db)
-            }
-            cards = page.cards
-            logger.debug("deck read through the index", metadata: [
-                "dogs-read": "\(page.dogsRead)", "dogs-scored": "\(page.dogsScored)", "steps": "\(page.steps)",
-                "duration": "\(ContinuousClock.now - started)",
-            ])
-        case .naive:
-            let candidates = try await naiveCandidates(around: home, radiusKm: preferences.maxDistanceKm,
-                                                       excludingOwner: owner.requireID(), on: db)
-            cards = matchmaker.deck(seeker: seeker, candidates: candidates, preferences: preferences,
-                                    excludedPets: excluded, blockedOwners: blocked, today: pets.today,
-                                    after: after, limit: limit)
-        }
-        // What the cards show, for the whole page at once.
-        let shown = try await pets.cards(ofPets: cards.map(\.petID), on: db)
-        let page = cards.compactMap { card in shown[card.petID].map { (card: card, pet: $0) } }
-        let next = cards.count == limit ? cards.last.map { Self.encodeCursor(matchmaker.position(of: $0)) } : nil
-        return DeckPageValue(cards: page, nextCursor: next)
-    }
-
-    /// The seed design's way to find candidates, kept to measure the index against: every
-    /// owner inside the distance's bounding box, then all their dogs, as full records.
-    private func naiveCandidates(around home: GeoPoint, radiusKm: Double, excludingOwner ownerID: User.ID,
-                                 on db: any Database) async throws -> [DeckDog] {
-        let box = Matchmaker.boundingBox(around: home, radiusKm: radiusKm)
-        let owners = try await UserRecord.query(on: db)
-            .filter(\.$latitude >= box.latitude.lowerBound).filter(\.$latitude <= box.latitude.upperBound)
-            .filter(\.$longitude >= box.longitude.lowerBound).filter(\.$longitude <= box.longitude.upperBound)
-            .filter(\.$id != ownerID)
-            .all()
-        let locations = Dictionary(uniqueKeysWithValues: try owners.compactMap { user in
-            try user.location.map { (try user.requireID(), $0) }
-        })
-        // In slices: PostgreSQL takes at most 65,535 parameters per statement, and a city holds more owners.
-        let ownerIDs = Array(locations.keys)
-        var candidates: [PetRecord] = []
-        for start in stride(from: 0, to: ownerIDs.count, by: 30_000) {
-            candidates += try await PetRecord.query(on: db).filter(\.$species == .dog)
-                .filter(\.$owner.$id ~~ Array(ownerIDs[start..<min(start + 30_000, ownerIDs.count)])).all()
-        }
-        return try candidates.compactMap { candidate in
-            try locations[candidate.$owner.id].map { try DeckIndex.deckDog(candidate, location: $0) }
-        }
-    }
-
-    /// The position's JSON, keys sorted so the same position always gives the same cursor,
-    /// written by hand: a `JSONEncoder` per page cost more than the rest of the cursor. The
-    /// text is what `JSONDecoder` reads back as a `DeckPosition` (`decodeCursor`), with the
-    /// score in Swift's shortest form that reads back as the same number.
-    static func encodeCursor(_ position: DeckPosition) -> String {
-        guard position.score.isFinite else { return "" }
-        let json = "{\"petID\":\"" + position.petID.rawValue.text(uppercase: true) + "\",\"score\":" + position.score.description + "}"
-        return Data(json.utf8).base64URLEncoded
-    }
-
-    static func decodeCursor(_ text: String) throws -> DeckPosition {
-        guard let data = Data(base64URLEncoded: text), let position = try? JSONDecoder().decode(DeckPosition.self, from: data) else {
-            throw Problem.invalidField("cursor", "is not a cursor this server gave out")
-        }
-        return position
-    }
-
-    // MARK: Blocks
-
-    /// The members a dog's swipes and pass pile leave out: those blocked by or blocking its
-    /// owner, and the member acting for it (a guardian) when that is someone else. The deck
-    /// reads the same set with the dog itself (`DeckSeekerState.read`).
-    func blockedUsers(around pet: PetRecord, actor: UserRecord, on db: any Database) async throws -> Set<User.ID> {
-        var blocked = try await blockedUsers(of: pet.$owner.id, on: db)
-        let actorID = try actor.requireID()
-        if actorID != pet.$owner.id { blocked.formUnion(try await blockedUsers(of: actorID, on: db)) }
-        return blocked
-    }
-
-    /// Users blocked by, or blocking, this user.
-    func blockedUsers(of userID: User.ID, on db: any Database) async throws -> Set<User.ID> {
-        let blocks = try await BlockRecord.query(on: db)
-            .group(.or) { $0.filter(\.$blocker.$id == userID).filter(\.$blocked.$id == userID) }.all()
-        return Set(blocks.map { $0.$blocker.id == userID ? $0.$blocked.id : $0.$blocker.id })
-    }
-
-    func block(_ user: UserRecord, username: String, on db: any Database) async throws {
-        let name = AccountRules().normalizedUsername(username)
-        let me = try user.requireID()
-        guard let other = try await UserRecord.query(on: db).filter(\.$username == name).first(),
-              let them = other.id, them != me else {
-            throw Problem(status: 404, code: .notFound, title: "No such member", detail: "No other member has that username.",
-                          errors: [.init(field: "username", message: "is not another member")])
-        }
-        // Blocked twice at once: one block, and both answers are the same.
-        let events = try await answeringRacesAsSequential { try await db.transaction { tx -> [StoredRealtimeEvent] in
-            var events: [StoredRealtimeEvent] = []
-            if try await BlockRecord.query(on: tx).filter(\.$blocker.$id == me).filter(\.$blocked.$id == them).first() == nil {
-                let block = BlockRecord()
-                block.$blocker.id = me
-                block.$blocked.id = them
-                block.createdAt = self.clock.now()
-                try await block.create(on: tx)
-            }
-            // Blocking ends everything between the two, both ways; their chats stay, closed.
-            for chat in try await ChatService.closeAll(between: me, them, now: self.clock.now(), on: tx) {
-                events += try await self.realtime.record(.chatClosed(chat), for: [me, them], on: tx)
-            }
-            try await MatchRecord.query(on: tx).group(.or) { group in
-                group.group(.and) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == them) }
-                group.group(.and) { $0.filter(\.$userA.$id == them).filter(\.$userB.$id == me) }
-            }.delete()
-            try await MatchRequestRecord.query(on: tx).filter(\.$status == .pending).group(.or) { group in
-                group.group(.and) { $0.filter(\.$fromUser.$id == me).filter(\.$toUser.$id == them) }
-                group.group(.and) { $0.filter(\.$fromUser.$id == them).filter(\.$toUser.$id == me) }
-            }.set(\.$status, to: .cancelled).update()
-            return events
-        } }
-        await realtime.deliver(events)
-    }
-
-    /// The members `user` blocked, newest first.
-    func blocks(of user: UserRecord, on db: any Database) async throws -> [BlockedMemberValue] {
-        try await BlockRecord.query(on: db).filter(\.$blocker.$id == user.requireID()).with(\.$blocked)
-            .sort(\.$createdAt, .descending).all()
-            .map { BlockedMemberValue(username: $0.blocked.username, displayName: $0.blocked.displayName, blockedAt: $0.createdAt) }
-    }
-
-    /// Lifts `user`'s block of the member with this username; 404 when there is none. A block
-    /// the other member made stays.
-    func unblock(_ user: UserRecord, username: String, on db: any Database) async throws {
-        let name = AccountRules().normalizedUsername(username)
-        guard let other = try await UserRecord.query(on: db).filter(\.$username == name).first(),
-              let block = try await BlockRecord.query(on: db).filter(\.$blocker.$id == user.requireID())
-                  .filter(\.$blocked.$id == other.requireID()).first() else {
-            throw Problem(status: 404, code: .notFound, title: "Not blocked", detail: "You have not blocked anyone by that username.",
-                          errors: [.init(field: "username", message: "is not a member you blocked")])
-        }
-        try await block.delete(on: db)
     }
 
     // MARK: Swipes
@@ -360,7 +37,7 @@ final class PlaydateService: Sendable {
 
     private func swipeOnce(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID, decision: SwipeRecord.Decision,
                            on db: any Database) async throws -> SwipeOutcome {
-        let pet = try await actingDog(user, pet: id, on: db)
+        let pet = try await deck.actingDog(user, pet: id, on: db)
         let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
         let petID = try pet.requireID()
         if let existing = try await SwipeRecord.query(on: db).filter(\.$pet.$id == petID)
@@ -454,7 +131,7 @@ final class PlaydateService: Sendable {
     private func visibleDog(_ id: Pet.ID, for user: UserRecord, actingAs pet: PetRecord, on db: any Database) async throws -> PetRecord {
         guard let target = try await PetRecord.find(id, on: db), target.species == .dog,
               target.$owner.id != pet.$owner.id,
-              !(try await blockedUsers(around: pet, actor: user, on: db)).contains(target.$owner.id) else {
+              !(try await blocks.blockedUsers(around: pet, actor: user, on: db)).contains(target.$owner.id) else {
             throw Problem(status: 404, code: .notFound, title: "No such dog", detail: "That dog is not in your deck.",
                           errors: [.init(field: "targetPetId", message: "is not a dog you can meet")])
         }
@@ -488,7 +165,7 @@ final class PlaydateService: Sendable {
     }
 
     private func undoLastSwipeOnce(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws {
-        let pet = try await actingDog(user, pet: id, on: db)
+        let pet = try await deck.actingDog(user, pet: id, on: db)
         let petID = try pet.requireID()
         guard let undoable = try await undoableSwipe(of: petID, on: db) else {
             throw Problem(status: 409, code: .invalidRequest, title: "Nothing to undo", detail: "This dog has not swiped yet.")
@@ -504,8 +181,8 @@ final class PlaydateService: Sendable {
     }
 
     func passes(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [PetCardValue] {
-        let pet = try await actingDog(user, pet: id, on: db)
-        let blocked = try await blockedUsers(around: pet, actor: user, on: db)
+        let pet = try await deck.actingDog(user, pet: id, on: db)
+        let blocked = try await blocks.blockedUsers(around: pet, actor: user, on: db)
         let targets = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$decision == .pass)
             .sort(\.$createdAt, .descending).all().map(\.$target.id)
         let cards = try await pets.cards(ofPets: targets, on: db)
@@ -520,7 +197,7 @@ final class PlaydateService: Sendable {
 
     private func likeFromPassesOnce(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID,
                                     on db: any Database) async throws -> SwipeOutcome {
-        let pet = try await actingDog(user, pet: id, on: db)
+        let pet = try await deck.actingDog(user, pet: id, on: db)
         let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
         guard let pass = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$target.$id == targetID)
             .filter(\.$decision == .pass).first() else {
@@ -640,7 +317,7 @@ final class PlaydateService: Sendable {
         let me = try user.requireID()
         guard let row = try await MatchRecord.query(on: db).filter(\.$id == id)
             .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first(),
-              try await blockedUsers(of: me, on: db).isDisjoint(with: [row.$userA.id, row.$userB.id]) else {
+              try await blocks.blockedUsers(of: me, on: db).isDisjoint(with: [row.$userA.id, row.$userB.id]) else {
             throw Problem.notFound
         }
         return try await matchValue(row, viewer: me, on: db)
@@ -651,12 +328,12 @@ final class PlaydateService: Sendable {
     func blockOwner(_ user: UserRecord, of petID: Pet.ID, on db: any Database) async throws {
         let pet = try await pets.view(user, pet: petID, on: db)
         guard pet.role == nil, let owner = try await UserRecord.find(pet.profile.ownerID, on: db) else { throw Problem.notFound }
-        try await block(user, username: owner.username, on: db)
+        try await blocks.block(user, username: owner.username, on: db)
     }
 
     func matches(_ user: UserRecord, on db: any Database) async throws -> [MatchValue] {
         let me = try user.requireID()
-        let blocked = try await blockedUsers(of: me, on: db)
+        let blocked = try await blocks.blockedUsers(of: me, on: db)
         let rows = try await MatchRecord.query(on: db)
             .group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
             .sort(\.$createdAt, .descending).all()
@@ -682,9 +359,8 @@ final class PlaydateService: Sendable {
 
     // MARK: Export
 
-    /// What the export holds of Playdates: the member's dogs' swipes, requests and matches,
-    /// their saved preferences, and the members this member blocked. Other members' swipes on
-    /// these dogs, and who blocked this member, are theirs and stay out.
+    /// What the export holds of Playdates: the member's dogs' swipes, requests and matches and
+    /// their saved preferences. Other members' swipes on these dogs are theirs and stay out.
     func export(_ user: UserRecord, on db: any Database) async throws -> PlaydatesExport {
         let me = try user.requireID()
         let myPets = try await PetRecord.query(on: db).filter(\.$owner.$id == me).all().map { try $0.requireID() }
@@ -696,8 +372,6 @@ final class PlaydateService: Sendable {
             .group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
             .sort(\.$createdAt, .descending).all()
         let preferences = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id ~~ myPets).all()
-        let blocks = try await BlockRecord.query(on: db).filter(\.$blocker.$id == me).with(\.$blocked)
-            .sort(\.$createdAt).all()
 
         let named = Set(swipes.flatMap { [$0.$pet.id, $0.$target.id] } + requests.flatMap { [$0.$fromPet.id, $0.$toPet.id] }
                         + matches.flatMap { [$0.$petA.id, $0.$petB.id] })
@@ -718,8 +392,7 @@ final class PlaydateService: Sendable {
                              createdAt: match.createdAt)
             },
             preferences: Dictionary(preferences.map { ($0.$pet.id, DeckSeekerState.preferences(stored: $0.json)) },
-                                    uniquingKeysWith: { first, _ in first }),
-            blocks: blocks.map { .init(username: $0.blocked.username, displayName: $0.blocked.displayName, createdAt: $0.createdAt) })
+                                    uniquingKeysWith: { first, _ in first }))
     }
 
     func unmatch(_ user: UserRecord, match id: Playdates.Match.ID, on db: any Database) async throws {

@@ -7,14 +7,14 @@ extension APIHandler {
 
     func getDeckPreferences(_ input: Operations.GetDeckPreferences.Input) async throws -> Operations.GetDeckPreferences.Output {
         let auth = try await authenticated()
-        let preferences = try await playdates.preferences(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
+        let preferences = try await services.deck.preferences(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
         return .ok(.init(body: .json(.init(preferences))))
     }
 
     func saveDeckPreferences(_ input: Operations.SaveDeckPreferences.Input) async throws -> Operations.SaveDeckPreferences.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let saved = try await playdates.savePreferences(auth.user, pet: try pathID(input.path.petId), DeckPreferences(body),
+        let saved = try await services.deck.savePreferences(auth.user, pet: try pathID(input.path.petId), DeckPreferences(body),
                                                         on: auth.request.db)
         return .ok(.init(body: .json(.init(saved))))
     }
@@ -24,9 +24,9 @@ extension APIHandler {
         let query = input.query
         let limit = query.limit ?? 20
         guard (1...50).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 50") }
-        let overrides = PlaydateService.Overrides(maxDistanceKm: query.maxDistanceKm, minAgeMonths: query.minAgeMonths,
+        let overrides = DeckService.Overrides(maxDistanceKm: query.maxDistanceKm, minAgeMonths: query.minAgeMonths,
                                                   maxAgeMonths: query.maxAgeMonths)
-        let page = try await playdates.deck(auth.user, pet: try pathID(input.path.petId), overrides: overrides,
+        let page = try await services.deck.deck(auth.user, pet: try pathID(input.path.petId), overrides: overrides,
                                             limit: limit, cursor: query.cursor, on: auth.request.db)
         return .ok(.init(body: .json(.init(
             items: page.cards.map { .init(pet: card($0.pet), score: $0.card.score, distance: $0.card.roundedDistance,
@@ -97,27 +97,6 @@ extension APIHandler {
     func unmatch(_ input: Operations.Unmatch.Input) async throws -> Operations.Unmatch.Output {
         let auth = try await authenticated()
         try await playdates.unmatch(auth.user, match: try pathID(input.path.matchId), on: auth.request.db)
-        return .noContent(.init())
-    }
-
-    func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
-        let auth = try await authenticated()
-        try await playdates.block(auth.user, username: body.username, on: auth.request.db)
-        return .noContent(.init())
-    }
-
-    func listBlocks(_ input: Operations.ListBlocks.Input) async throws -> Operations.ListBlocks.Output {
-        let auth = try await authenticated()
-        let blocks = try await playdates.blocks(of: auth.user, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: blocks.map {
-            .init(username: $0.username, displayName: $0.displayName, blockedAt: $0.blockedAt)
-        }))))
-    }
-
-    func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output {
-        let auth = try await authenticated()
-        try await playdates.unblock(auth.user, username: input.path.username, on: auth.request.db)
         return .noContent(.init())
     }
 

@@ -4,14 +4,15 @@ import PawpackCore
 import SQLKit
 
 extension Area {
-    /// The deck, swipes, match requests, matches and blocks.
+    /// The deck, swipes, match requests and matches.
     static let playdates = Area(
         name: "Playdates",
-        services: { services in [
-            PlaydateService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
-                            notifications: services.notifications, source: services.dependencies.deckSource,
-                            deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), logger: services.logger),
-        ] },
+        services: { services in
+            let deck = DeckService(pets: services.pets, clock: services.dependencies.clock, source: services.dependencies.deckSource,
+                                   deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), logger: services.logger)
+            return [deck, PlaydateService(pets: services.pets, deck: deck, blocks: services.blocks, clock: services.dependencies.clock,
+                                          realtime: services.realtime, notifications: services.notifications)]
+        },
         migrations: PlaydateMigrations.all,
         pages: { app, services in PlaydatePages(playdates: services.playdates).register(on: app) },
         script: "playdates",
@@ -44,23 +45,35 @@ extension Area {
                       otherPetId: $0.otherPet.description, otherPetName: $0.otherPetName,
                       otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
             }
-            document.blocks = playdates.blocks.map { .init(username: $0.username, displayName: $0.displayName, createdAt: $0.createdAt) }
         },
         followsPets: { services in
-            let index = services.playdates.deckIndex
+            let index = services.deck.deckIndex
             return PetFollower(changed: { pets, tx in try await index.refresh(pets, on: tx) },
                                ownerMoved: { owner, tx in try await index.refresh(dogsOf: owner, on: tx) },
                                committed: { pets, db in await index.committed(pets, on: db) })
         },
         deletion: .init(petsDeleted: { pets, services, db in
             // The deck's rows went with the pets; the ones held in memory follow.
-            await services.playdates.deckIndex.committed(pets, on: db)
-        })
+            await services.deck.deckIndex.committed(pets, on: db)
+        }),
+        blockEnds: { me, them, _, tx in
+            // Matches end; pending requests either way are cancelled.
+            try await MatchRecord.query(on: tx).group(.or) { group in
+                group.group(.and) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == them) }
+                group.group(.and) { $0.filter(\.$userA.$id == them).filter(\.$userB.$id == me) }
+            }.delete()
+            try await MatchRequestRecord.query(on: tx).filter(\.$status == .pending).group(.or) { group in
+                group.group(.and) { $0.filter(\.$fromUser.$id == me).filter(\.$toUser.$id == them) }
+                group.group(.and) { $0.filter(\.$fromUser.$id == them).filter(\.$toUser.$id == me) }
+            }.set(\.$status, to: .cancelled).update()
+            return []
+        }
     )
 }
 
 extension PawpackServices {
     var playdates: PlaydateService { area(PlaydateService.self) }
+    var deck: DeckService { area(DeckService.self) }
 }
 
 extension WebPages.Badge {

@@ -54,12 +54,12 @@ struct RealtimeRoutes {
     /// session, and when its access token ends.
     private func signedIn(_ req: Request) async throws -> (UserRecord, SocketSession, ends: Date?) {
         if let token = req.headers.bearerAuthorization?.token {
-            let (user, record) = try await services.accounts.authenticate(accessToken: token, on: req.db)
+            let (user, record) = try await services.sessions.authenticate(accessToken: token, on: req.db)
             return (user, .app(record.family), record.expiresAt)
         }
         guard req.originIsPublicURL,
               let token = req.cookies[WebCookie.session]?.string,
-              let (user, session) = try await services.accounts.webSession(token: token, on: req.db) else {
+              let (user, session) = try await services.sessions.webSession(token: token, on: req.db) else {
             throw Problem.unauthenticated
         }
         return (user, .web(try session.requireID()), nil)

@@ -107,7 +107,7 @@ struct WebSessionMiddleware: AsyncMiddleware {
             return try await next.respond(to: request)
         }
         if let token = request.cookies[WebCookie.session]?.string,
-           let (user, session) = try await request.pawpack.accounts.webSession(token: token, on: request.db) {
+           let (user, session) = try await request.pawpack.sessions.webSession(token: token, on: request.db) {
             request.webUser = WebUser(user: user, session: session)
         }
         let existingCSRF = request.cookies[WebCookie.csrf]?.string
