@@ -59,7 +59,7 @@ extension AreaRegistrationTests {
     @Test func everyNotificationKindAndFlashBelongsToOneArea() throws {
         // the areas in the order their migrations run: the spine before the areas on top of it
         #expect(Areas.all.list.map(\.name) == ["Accounts", "Realtime", "Notifications", "Push",
-                                               "Pets", "Playdates", "Chats", "Meetups", "Reviews"])
+                                               "Pets", "Chats", "Playdates", "Meetups", "Reviews"])
         // each kind a member may mute is sent by exactly one area
         let kinds = Areas.all.list.flatMap(\.notificationKinds).map(\.rawValue)
         #expect(kinds.sorted() == NotificationKind.allCases.map(\.rawValue).sorted())

@@ -1,6 +1,7 @@
 import Fluent
 import PawpackAPI
 import PawpackCore
+import Plot
 import SQLKit
 import Vapor
 
@@ -46,6 +47,15 @@ struct Area: Sendable {
     /// What it must do when a member or pets are deleted beyond what the database's cascading
     /// foreign keys do: stored files and memory (see `Deletion`).
     var deletion = Deletion()
+    /// What members said of pets and their owners, shown on every card and profile (Reviews:
+    /// the ratings after meet-ups), by pet; pets without any are left out.
+    var petRatings: (@Sendable ([Pet.ID], any Database) async throws -> [Pet.ID: PetRatings])?
+    /// Told when chats close (an unmatch, a block), inside the closing transaction (Meetups:
+    /// their open meet-ups are cancelled).
+    var chatsClosed: (@Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void)?
+    /// What it shows at the top of a chat's page, above the messages (Meetups: the chat's
+    /// meet-ups and the button to propose one).
+    var chatPanel: (@Sendable (Request, ChatValue, PawpackServices) async throws -> Node<HTML.BodyContext>)?
     /// What a new block between two members ends in it (Chats: their chats close; Playdates:
     /// matches and pending requests), inside the block's transaction: the events to send after.
     var blockEnds: (@Sendable (_ blocker: User.ID, _ blocked: User.ID, PawpackServices, any Database) async throws

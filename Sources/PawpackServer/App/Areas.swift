@@ -11,6 +11,6 @@ package struct Areas: Sendable {
 
     package static let all = Areas([
         .accounts, .realtime, .notifications, .push,
-        .pets, .playdates, .chats, .meetups, .reviews,
+        .pets, .chats, .playdates, .meetups, .reviews,
     ])
 }

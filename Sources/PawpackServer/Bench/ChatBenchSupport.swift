@@ -44,7 +44,7 @@ extension PawpackServices {
                     match.$userB.id = b.$owner.id
                     match.createdAt = now
                     try await match.create(on: tx)
-                    _ = try await ChatService.open(for: match, now: now, on: tx)
+                    try await match.openChat(now: now, on: tx)
                 }
             }
             chats = try await ChatRecord.query(on: db).filter(\.$closedAt == nil).sort(\.$id).limit(pairs).all()

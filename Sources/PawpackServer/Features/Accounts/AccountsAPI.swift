@@ -142,17 +142,3 @@ extension Components.Schemas.Session {
                   account: .init(session.account))
     }
 }
-
-extension Components.Schemas.MatchRequestExport {
-    init(_ request: PlaydatesExport.Request) {
-        let status: StatusPayload = switch request.status {
-        case .pending: .pending
-        case .accepted: .accepted
-        case .rejected: .rejected
-        case .cancelled: .cancelled
-        }
-        self.init(id: request.id.description, fromPetId: request.fromPet.description, fromPetName: request.fromPetName,
-                  toPetId: request.toPet.description, toPetName: request.toPetName, status: status,
-                  createdAt: request.createdAt, answeredAt: request.answeredAt)
-    }
-}

@@ -5,7 +5,7 @@ import PawpackCore
 
 enum ChatMigrations {
     static let all: [any Migration] = [
-        CreateChats(), CreateChatMessages(), OpenChatsForEarlierMatches(),
+        CreateChats(), CreateChatMessages(),
         AddIndexes(name: "ChatLookupIndexes", indexes: [
             // A member's chats, newest activity first, on either side.
             IndexSpec(name: "chats_by_user_a", table: "chats", columns: ["user_a_id", "activity"]),
@@ -62,15 +62,4 @@ struct CreateChatMessages: CreatesTable {
             .unique(on: "sender_id", "client_message_id")
             .create()
     }
-}
-
-/// Matches made before chats existed get theirs, so every match has one.
-struct OpenChatsForEarlierMatches: AsyncMigration {
-    func prepare(on database: any Database) async throws {
-        for match in try await MatchRecord.query(on: database).all() {
-            try await ChatService.open(for: match, now: match.createdAt, on: database)
-        }
-    }
-
-    func revert(on database: any Database) async throws {}
 }

@@ -3,12 +3,12 @@ import PawpackCore
 import Plot
 import Vapor
 
-/// The Chats pages: the list with unread badges, and a chat with its messages, its meet-ups
-/// and a plain form to write. Without JavaScript the form posts and the page reloads; with it,
-/// messages arrive over the realtime socket and are sent without a reload (`Resources/web/chats.js`).
+/// The Chats pages: the list with unread badges, and a chat with its messages, the panels other
+/// areas show in it (`Area.chatPanel`: its meet-ups) and a plain form to write. Without
+/// JavaScript the form posts and the page reloads; with it, messages arrive over the realtime socket and are sent without a reload (`Resources/web/chats.js`).
 struct ChatPages {
     let chats: ChatService
-    let meetups: MeetupService
+    let services: PawpackServices
     static let messagesPerPage = 50
 
     func register(on routes: any RoutesBuilder) {
@@ -34,7 +34,7 @@ struct ChatPages {
                         .span(.class("muted"), .text(" · \(chat.otherPet.ownerDisplayName)")),
                         .p(.class("chat-preview"), .text(Self.preview(chat, me: me)))),
                     .div(.class("chat-row-meta"),
-                        MeetupViews.time(chat.activityAt, style: .short),
+                        TimeViews.time(chat.activityAt, style: .short),
                         WebPages.countBadge(chat.unreadCount, one: " unread", many: " unread"),
                         .if(chat.closed, .span(.class("badge"), .text("Closed")))))
                 )
@@ -74,25 +74,16 @@ struct ChatPages {
             req.unreadChats = max(0, req.unreadChats - 1)
             req.unreadNotifications = try await NotificationService.unreadCount(of: me, on: req.db)
         }
-        let planned = try await meetups.meetups(user, chat: id, limit: 10, on: req.db)
-            .filter { $0.status == .pending || $0.status == .accepted || ($0.status == .completed && !$0.reviewers.contains(me)) }
-        // The cards know each dog's mode; why and until when is read only for a puppy.
-        let puppyMode = chat.closed || ![chat.myPet, chat.otherPet].contains(where: { $0.mode == .puppy }) ? nil
-            : try await meetups.puppyModeReason([chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req), on: req.db)
+        // What the areas standing on chats show above the messages (Meetups: the chat's meet-ups).
+        var panels: [Node<HTML.BodyContext>] = []
+        for area in services.areas { if let panel = area.chatPanel { panels.append(try await panel(req, chat, services)) } }
         let lastMine = messages.last { $0.sender == me }
         let seen = lastMine.map { $0.position <= chat.theirReadPosition } ?? false
         return WebPages.page(req, title: chat.otherPet.name, status: status, errors: errors, back: (WebPath.chats, "Chats"), main: .group(
             .div(.class("chat-head"), .id("chat-head"),
                 .a(.href(WebPath.pet(chat.otherPet.id)), .ariaLabel("\(chat.otherPet.name)'s profile"), DogViews.avatar(chat.otherPet)),
                 .p(.text("\(chat.otherPet.ownerDisplayName) · with \(chat.myPet.name)"))),
-            .section(.id("chat-meetups"), .attribute(named: "aria-label", value: "Meet-ups"),
-                .forEach(planned) { MeetupViews.card(req, $0, viewer: me, back: WebPath.chat(id)) },
-                .if(!chat.closed, .unwrap(puppyMode, { reason in
-                    .p(.class("notice"), .id("meetups-unavailable"), Icon.shield.node(),
-                       .text(" Meet-ups are not available yet: \(reason) Until then you can keep chatting."))
-                }, else: .if(!planned.contains { $0.status == .pending },
-                    .p(.a(.class("button secondary"), .id("propose-meetup"), .href(WebPath.newMeetup(id)), Icon.calendar.node(),
-                          .text("Propose a meet-up"))))))),
+            .group(panels),
             .unwrap(page.next) { next in
                 .p(.class("older"), .a(.id("older-messages"), .href(WebPath.chat(id) + "?before=" + next.text), .text("Older messages")))
             },
@@ -123,7 +114,7 @@ struct ChatPages {
             .data(named: "position", value: String(message.position)),
             .unwrap(message.text) { .p(.text($0)) },
             .unwrap(message.photoKey) { key in .img(.src(WebPath.media(key)), .alt("Photo"), .class("message-photo")) },
-            MeetupViews.time(message.createdAt, style: .time))
+            TimeViews.time(message.createdAt, style: .time))
     }
 
     struct MessageForm: Content {

@@ -66,9 +66,13 @@ final class ChatService: Sendable {
     private let rules = ChatRules()
     /// Messages per member and minute.
     private let sends: RateLimiter
+    /// Tells the areas standing on chats that these closed, in the closing transaction
+    /// (`Area.chatsClosed`: Meetups cancels their open meet-ups).
+    private let closed: @Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void
 
     init(pets: PetService, photos: PhotoIntake, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
-         writes: SQLWrites) {
+         writes: SQLWrites, closed: @escaping @Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void) {
+        self.closed = closed
         self.pets = pets
         self.photos = photos
         self.writes = writes
@@ -78,14 +82,15 @@ final class ChatService: Sendable {
         sends = RateLimiter(limit: pets.config.messagesPerMinute, window: 60)
     }
 
-    // MARK: Opening and closing (called by Playdates, in its transactions)
+    // MARK: Opening and closing (called by the areas whose matches chats belong to, in their transactions)
 
-    /// Opens the chat of a match, or opens again the one the same two dogs had before; its id.
+    /// Opens the chat of a match between two dogs (`PlaydateService.pair`'s order) and their
+    /// owners, or opens again the one the same two dogs had before; its id.
     @discardableResult
-    static func open(for match: MatchRecord, now: Date, on db: any Database) async throws -> Chats.Chat.ID {
-        let matchID = try match.requireID()
-        if let chat = try await ChatRecord.query(on: db).filter(\.$petA.$id == match.$petA.id)
-            .filter(\.$petB.$id == match.$petB.id).first() {
+    static func open(match matchID: Playdates.Match.ID, pets: (a: Pet.ID, b: Pet.ID), owners: (a: User.ID, b: User.ID),
+                     now: Date, on db: any Database) async throws -> Chats.Chat.ID {
+        if let chat = try await ChatRecord.query(on: db).filter(\.$petA.$id == pets.a)
+            .filter(\.$petB.$id == pets.b).first() {
             chat.matchID = matchID
             chat.closedAt = nil
             try await chat.save(on: db)
@@ -93,10 +98,10 @@ final class ChatService: Sendable {
         }
         let chat = ChatRecord()
         chat.matchID = matchID
-        chat.$petA.id = match.$petA.id
-        chat.$petB.id = match.$petB.id
-        chat.$userA.id = match.$userA.id
-        chat.$userB.id = match.$userB.id
+        chat.$petA.id = pets.a
+        chat.$petB.id = pets.b
+        chat.$userA.id = owners.a
+        chat.$userB.id = owners.b
         chat.createdAt = now
         chat.activity = ChatListCursor.activity(at: now)
         chat.lastPosition = 0
@@ -109,17 +114,17 @@ final class ChatService: Sendable {
     }
 
     /// Closes the chat of these two dogs (an unmatch); its id, when it was open.
-    static func close(pets petA: Pet.ID, _ petB: Pet.ID, now: Date, on db: any Database) async throws -> Chats.Chat.ID? {
+    func close(pets petA: Pet.ID, _ petB: Pet.ID, now: Date, on db: any Database) async throws -> Chats.Chat.ID? {
         guard let chat = try await ChatRecord.query(on: db).filter(\.$petA.$id == petA).filter(\.$petB.$id == petB)
             .filter(\.$closedAt == nil).first() else { return nil }
         chat.closedAt = now
         try await chat.save(on: db)
-        try await MeetupService.cancelOpen(inChats: [chat.requireID()], now: now, on: db)
+        try await closed([chat.requireID()], now, db)
         return try chat.requireID()
     }
 
     /// Closes every chat between two members (a block); the ids of those that were open.
-    static func closeAll(between one: User.ID, _ other: User.ID, now: Date, on db: any Database) async throws -> [Chats.Chat.ID] {
+    func closeAll(between one: User.ID, _ other: User.ID, now: Date, on db: any Database) async throws -> [Chats.Chat.ID] {
         let open = try await ChatRecord.query(on: db).filter(\.$closedAt == nil).group(.or) { group in
             group.group(.and) { $0.filter(\.$userA.$id == one).filter(\.$userB.$id == other) }
             group.group(.and) { $0.filter(\.$userA.$id == other).filter(\.$userB.$id == one) }
@@ -128,9 +133,9 @@ final class ChatService: Sendable {
             chat.closedAt = now
             try await chat.save(on: db)
         }
-        let closed = try open.map { try $0.requireID() }
-        try await MeetupService.cancelOpen(inChats: closed, now: now, on: db)
-        return closed
+        let closedIDs = try open.map { try $0.requireID() }
+        try await self.closed(closedIDs, now, db)
+        return closedIDs
     }
 
     /// The stored photos of the chats of these pets, or of this member: what deleting them

@@ -9,10 +9,13 @@ extension Area {
         name: "Chats",
         services: { services in [
             ChatService(pets: services.pets, photos: services.photos, clock: services.dependencies.clock, realtime: services.realtime,
-                        notifications: services.notifications, writes: services.writes),
+                        notifications: services.notifications, writes: services.writes,
+                        closed: { [unowned services] chats, now, tx in
+                            for area in services.areas { try await area.chatsClosed?(chats, now, tx) }
+                        }),
         ] },
         migrations: ChatMigrations.all,
-        pages: { app, services in ChatPages(chats: services.chats, meetups: services.meetups).register(on: app) },
+        pages: { app, services in ChatPages(chats: services.chats, services: services).register(on: app) },
         script: "chats",
         tab: .init(id: "chats", title: "Chats", path: WebPath.chats, icon: .chat, position: 1,
                    badge: WebPages.Badge.unreadChats) { $0.hasPrefix(WebPath.chats) },
@@ -36,7 +39,7 @@ extension Area {
         blockEnds: { me, them, services, tx in
             // Their chats stay, closed, with their history.
             var events: [StoredRealtimeEvent] = []
-            for chat in try await ChatService.closeAll(between: me, them, now: services.dependencies.clock.now(), on: tx) {
+            for chat in try await services.chats.closeAll(between: me, them, now: services.dependencies.clock.now(), on: tx) {
                 events += try await services.realtime.record(.chatClosed(chat), for: [me, them], on: tx)
             }
             return events

@@ -164,30 +164,31 @@ struct MeetupPages {
     }
 }
 
+extension MeetupPages {
+    /// The chat's meet-ups above its messages (`Area.chatPanel`): those planned, and those done
+    /// and not yet reviewed by the viewer; then the button to propose one, or why not yet.
+    static func chatPanel(_ req: Request, chat: ChatValue, meetups: MeetupService) async throws -> Node<HTML.BodyContext> {
+        let user = try req.requireWebUser().user
+        let (me, id) = (try user.requireID(), chat.id)
+        let planned = try await meetups.meetups(user, chat: id, limit: 10, on: req.db)
+            .filter { $0.status == .pending || $0.status == .accepted || ($0.status == .completed && !$0.reviewers.contains(me)) }
+        // The cards know each dog's mode; why and until when is read only for a puppy.
+        let puppyMode = chat.closed || ![chat.myPet, chat.otherPet].contains(where: { $0.mode == .puppy }) ? nil
+            : try await meetups.puppyModeReason([chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req), on: req.db)
+        return .section(.id("chat-meetups"), .attribute(named: "aria-label", value: "Meet-ups"),
+            .forEach(planned) { MeetupViews.card(req, $0, viewer: me, back: WebPath.chat(id)) },
+            .if(!chat.closed, .unwrap(puppyMode, { reason in
+                .p(.class("notice"), .id("meetups-unavailable"), Icon.shield.node(),
+                   .text(" Meet-ups are not available yet: \(reason) Until then you can keep chatting."))
+            }, else: .if(!planned.contains { $0.status == .pending },
+                .p(.a(.class("button secondary"), .id("propose-meetup"), .href(WebPath.newMeetup(id)), Icon.calendar.node(),
+                      .text("Propose a meet-up")))))))
+    }
+}
+
 /// How a meet-up shows, in its chat and on the meet-ups page: the two dogs, when and where,
 /// its state, and what the viewer may do now, each a small form that works without a script.
 enum MeetupViews {
-    /// How much of a moment to write: day and time, day, or time.
-    enum TimeStyle: String {
-        case full, short, time
-
-        /// In English, in UTC, as the page is written before the script knows the reader's zone.
-        var format: Date.VerbatimFormatStyle {
-            let pattern: Date.FormatString = switch self {
-            case .full: "\(weekday: .abbreviated) \(day: .defaultDigits) \(month: .abbreviated), \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits) UTC"
-            case .short: "\(day: .defaultDigits) \(month: .abbreviated)"
-            case .time: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits)"
-            }
-            return Date.VerbatimFormatStyle(format: pattern, locale: Locale(identifier: "en_GB"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
-        }
-    }
-
-    /// A `<time>` in UTC, which the script rewrites in the reader's own time zone.
-    static func time<Context: HTML.BodyContext>(_ date: Date, style: TimeStyle) -> Node<Context> {
-        .element(named: "time", nodes: [.attribute(named: "datetime", value: date.formatted(Date.ISO8601FormatStyle())),
-                                       .data(named: "style", value: style.rawValue), .text(date.formatted(style.format))])
-    }
-
     static func statusWords(_ meetup: MeetupValue, viewer: User.ID) -> String {
         switch meetup.status {
         case .pending: meetup.proposer == viewer ? "Waiting for their answer" : "Proposed to you"
@@ -213,7 +214,7 @@ enum MeetupViews {
             .div(.class("meetup-head"), Icon.calendar.node(),
                  .h2(.text("\(mine.name) & \(theirs.name)")),
                  .span(.class("badge"), .text(statusWords(meetup, viewer: viewer)))),
-            .p(.class("meetup-when"), time(meetup.startsAt, style: .full)),
+            .p(.class("meetup-when"), TimeViews.time(meetup.startsAt, style: .full)),
             .p(.class("meetup-where"), Icon.pin.node(), .text(" \(meetup.placeName) "),
                .a(.href(map), .attribute(named: "rel", value: "noopener noreferrer"), .attribute(named: "target", value: "_blank"),
                   .text("Map"))),

@@ -24,7 +24,12 @@ extension Area {
         export: { document, scope in
             document.meetups = try await scope.services.meetups.export(scope.user, on: scope.db)
                 .map { scope.handler.meetupDTO($0, viewer: scope.me) }
-        }
+        },
+        chatsClosed: { chats, now, tx in
+            // A closed chat's open meet-ups are off.
+            try await MeetupService.cancelOpen(inChats: chats, now: now, on: tx)
+        },
+        chatPanel: { req, chat, services in try await MeetupPages.chatPanel(req, chat: chat, meetups: services.meetups) }
     )
 }
 

@@ -34,7 +34,7 @@ struct NotificationPages {
                         .button(.type(.submit),
                             .strong(.text(item.title)),
                             .span(.class("inbox-body"), .text(item.count > 1 ? "\(item.body) (\(item.count) messages)" : item.body)),
-                            MeetupViews.time(item.updatedAt, style: .short),
+                            TimeViews.time(item.updatedAt, style: .short),
                             .if(item.readAt == nil, .span(.class("visually-hidden"), .text(" (unread)"))))))
             }),
             .unwrap(page.next) { next in

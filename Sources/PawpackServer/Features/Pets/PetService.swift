@@ -28,11 +28,15 @@ final class PetService: Sendable {
     private let locationChanges: RateLimiter
     /// Deletes pets and all that is theirs, in every area (`PawpackServices.deletePets`).
     private let deletePets: @Sendable ([Pet.ID], any Database) async throws -> Void
+    /// The ratings other areas keep of pets and their owners (`Area.petRatings`).
+    private let ratings: @Sendable ([Pet.ID], any Database) async throws -> [Pet.ID: PetRatings]
 
     init(config: Config, clock: any AppClock, photos: PhotoIntake,
          locationOffsets: @escaping @Sendable () -> LocationBlur.Offset, reads: HotReads, followers: PetFollowers,
-         logger: Logger, deletePets: @escaping @Sendable ([Pet.ID], any Database) async throws -> Void) {
+         logger: Logger, deletePets: @escaping @Sendable ([Pet.ID], any Database) async throws -> Void,
+         ratings: @escaping @Sendable ([Pet.ID], any Database) async throws -> [Pet.ID: PetRatings]) {
         self.deletePets = deletePets
+        self.ratings = ratings
         self.locationOffsets = locationOffsets
         self.locationChanges = RateLimiter(limit: config.locationChangesPerHour, window: 60 * 60)
         self.reads = reads
@@ -93,7 +97,7 @@ final class PetService: Sendable {
         var snapshot = try makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
                                         doses: doses, today: today)
         snapshot.reachedSocialMode = reached
-        snapshot.ratings = try await ReviewService.ratings(ofPets: [pet.requireID()], on: db)[try pet.requireID()] ?? PetRatings()
+        snapshot.ratings = try await ratings([pet.requireID()], db)[try pet.requireID()] ?? PetRatings()
         return snapshot
     }
 
@@ -116,7 +120,7 @@ final class PetService: Sendable {
             }
         }
         let today = self.today
-        let ratings = try await ReviewService.ratings(ofPets: ids, on: db)
+        let ratings = try await ratings(ids, db)
         var cards: [Pet.ID: PetCardValue] = [:]
         for (read, socialSince) in pets {
             var card = read

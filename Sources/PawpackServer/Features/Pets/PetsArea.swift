@@ -10,7 +10,12 @@ extension Area {
             let pets = PetService(config: services.config, clock: services.dependencies.clock, photos: services.photos,
                                   locationOffsets: services.dependencies.locationOffsets, reads: services.hotReads,
                                   followers: services.petFollowers, logger: services.logger,
-                                  deletePets: { [unowned services] pets, db in try await services.deletePets(pets, on: db) })
+                                  deletePets: { [unowned services] pets, db in try await services.deletePets(pets, on: db) },
+                                  ratings: { [unowned services] pets, db in
+                                      var ratings: [Pet.ID: PetRatings] = [:]
+                                      for area in services.areas { if let read = area.petRatings { ratings.merge(try await read(pets, db)) { $1 } } }
+                                      return ratings
+                                  })
             return [pets, VaccinationService(pets: pets), GuardianService(pets: pets)]
         },
         migrations: PetMigrations.all,

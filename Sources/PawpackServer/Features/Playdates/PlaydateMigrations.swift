@@ -20,6 +20,8 @@ enum PlaydateMigrations {
             IndexSpec(name: "matches_by_pet_b", table: "matches", columns: ["pet_b_id"]),
         ]),
         BlurMemberLocations(),
+        // Chats' migrations run before these (Chats is the earlier area): matches open theirs.
+        OpenChatsForEarlierMatches(),
     ]
 }
 
@@ -109,4 +111,15 @@ struct CreateMatches: CreatesTable {
             .unique(on: "pet_a_id", "pet_b_id")
             .create()
     }
+}
+
+/// Matches made before chats existed get theirs, so every match has one.
+struct OpenChatsForEarlierMatches: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        for match in try await MatchRecord.query(on: database).all() {
+            try await match.openChat(now: match.createdAt, on: database)
+        }
+    }
+
+    func revert(on database: any Database) async throws {}
 }

@@ -70,3 +70,11 @@ final class MatchRecord: Model, @unchecked Sendable {
 
     init() {}
 }
+
+extension MatchRecord {
+    /// Opens the match's chat (`ChatService.open`), or opens again the one its dogs had.
+    @discardableResult
+    func openChat(now: Date, on db: any Database) async throws -> Chats.Chat.ID {
+        try await ChatService.open(match: requireID(), pets: ($petA.id, $petB.id), owners: ($userA.id, $userB.id), now: now, on: db)
+    }
+}

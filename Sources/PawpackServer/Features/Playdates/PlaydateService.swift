@@ -10,14 +10,17 @@ import SQLKit
 final class PlaydateService: Sendable {
     let pets: PetService
     let deck: DeckService
+    /// A match's chat opens with it and closes when it ends.
+    let chats: ChatService
     let blocks: BlockService
     let clock: any AppClock
     let realtime: RealtimeEvents
     let notifications: NotificationService
 
-    init(pets: PetService, deck: DeckService, blocks: BlockService, clock: any AppClock, realtime: RealtimeEvents,
-         notifications: NotificationService) {
+    init(pets: PetService, deck: DeckService, chats: ChatService, blocks: BlockService, clock: any AppClock,
+         realtime: RealtimeEvents, notifications: NotificationService) {
         self.pets = pets
+        self.chats = chats
         self.deck = deck
         self.blocks = blocks
         self.clock = clock
@@ -118,7 +121,7 @@ final class PlaydateService: Sendable {
         match.$userB.id = b.$owner.id
         match.createdAt = clock.now()
         try await match.create(on: db)
-        return (match, try await ChatService.open(for: match, now: match.createdAt, on: db))
+        return (match, try await match.openChat(now: match.createdAt, on: db))
     }
 
     /// Two dogs in the order a match row keeps them: `pet_a_id` first by its text in capitals,
@@ -404,7 +407,7 @@ final class PlaydateService: Sendable {
         let events = try await db.transaction { tx in
             // The chat stays, closed, with its history.
             try await row.delete(on: tx)
-            guard let chat = try await ChatService.close(pets: row.$petA.id, row.$petB.id, now: self.clock.now(), on: tx) else {
+            guard let chat = try await self.chats.close(pets: row.$petA.id, row.$petB.id, now: self.clock.now(), on: tx) else {
                 return [StoredRealtimeEvent]()
             }
             return try await self.realtime.record(.chatClosed(chat), for: [row.$userA.id, row.$userB.id], on: tx)

@@ -144,3 +144,17 @@ extension Components.Schemas.DeckPreferences {
                   playStyles: preferences.playStyles.map { $0.map(\.rawValue).sorted().compactMap { .init(rawValue: $0) } })
     }
 }
+
+extension Components.Schemas.MatchRequestExport {
+    init(_ request: PlaydatesExport.Request) {
+        let status: StatusPayload = switch request.status {
+        case .pending: .pending
+        case .accepted: .accepted
+        case .rejected: .rejected
+        case .cancelled: .cancelled
+        }
+        self.init(id: request.id.description, fromPetId: request.fromPet.description, fromPetName: request.fromPetName,
+                  toPetId: request.toPet.description, toPetName: request.toPetName, status: status,
+                  createdAt: request.createdAt, answeredAt: request.answeredAt)
+    }
+}

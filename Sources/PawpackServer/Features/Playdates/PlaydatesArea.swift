@@ -10,7 +10,7 @@ extension Area {
         services: { services in
             let deck = DeckService(pets: services.pets, clock: services.dependencies.clock, source: services.dependencies.deckSource,
                                    deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), logger: services.logger)
-            return [deck, PlaydateService(pets: services.pets, deck: deck, blocks: services.blocks, clock: services.dependencies.clock,
+            return [deck, PlaydateService(pets: services.pets, deck: deck, chats: services.chats, blocks: services.blocks, clock: services.dependencies.clock,
                                           realtime: services.realtime, notifications: services.notifications)]
         },
         migrations: PlaydateMigrations.all,

@@ -20,7 +20,8 @@ extension Area {
             document.reviewReports = reviews.reports.map {
                 .init(reviewId: $0.review.description, reason: $0.reason, createdAt: $0.createdAt)
             }
-        }
+        },
+        petRatings: { pets, db in try await ReviewService.ratings(ofPets: pets, on: db) }
     )
 }
 
