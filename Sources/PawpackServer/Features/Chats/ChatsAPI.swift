@@ -11,13 +11,13 @@ extension APIHandler {
         guard (1...50).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 50") }
         let page = try await chats.chats(auth.user, limit: limit, cursor: input.query.cursor, on: auth.request.db)
         let me = try auth.user.requireID()
-        return .ok(.init(body: .json(.init(items: page.items.map { chatDTO($0, viewer: me) }, nextCursor: page.next?.text))))
+        return .ok(.init(body: .json(.init(items: page.items.map { Components.Schemas.Chat($0, viewer: me, mapping) }, nextCursor: page.next?.text))))
     }
 
     func getChat(_ input: Operations.GetChat.Input) async throws -> Operations.GetChat.Output {
         let auth = try await authenticated()
         let chat = try await chats.chat(auth.user, id: try pathID(input.path.chatId), on: auth.request.db)
-        return .ok(.init(body: .json(chatDTO(chat, viewer: try auth.user.requireID()))))
+        return .ok(.init(body: .json(Components.Schemas.Chat(chat, viewer: try auth.user.requireID(), mapping))))
     }
 
     func listMessages(_ input: Operations.ListMessages.Input) async throws -> Operations.ListMessages.Output {
@@ -27,7 +27,7 @@ extension APIHandler {
         let page = try await chats.messages(auth.user, chat: try pathID(input.path.chatId), limit: limit,
                                             cursor: input.query.cursor, on: auth.request.db)
         let me = try auth.user.requireID()
-        return .ok(.init(body: .json(.init(items: page.items.map { messageDTO($0, viewer: me) }, nextCursor: page.next?.text))))
+        return .ok(.init(body: .json(.init(items: page.items.map { Components.Schemas.ChatMessage($0, viewer: me, mapping) }, nextCursor: page.next?.text))))
     }
 
     func sendMessage(_ input: Operations.SendMessage.Input) async throws -> Operations.SendMessage.Output {
@@ -36,7 +36,7 @@ extension APIHandler {
         let chatID: Chats.Chat.ID = try pathID(input.path.chatId)
         guard let clientID = UUID(text: body.id) else { throw Problem.invalidField("id", "must be a UUID") }
         let sent = try await chats.send(auth.user, chat: chatID, clientMessageID: clientID, text: body.text, on: auth.request.db)
-        let message = messageDTO(sent.message, viewer: try auth.user.requireID())
+        let message = Components.Schemas.ChatMessage(sent.message, viewer: try auth.user.requireID(), mapping)
         return sent.created ? .created(.init(body: .json(message))) : .ok(.init(body: .json(message)))
     }
 
@@ -64,7 +64,7 @@ extension APIHandler {
         guard let clientID else { throw Problem.invalidField("id", "is required") }
         guard let photo else { throw Problem.invalidField("photo", "is required") }
         let sent = try await chats.sendPhoto(auth.user, chat: chatID, clientMessageID: clientID, data: photo, on: auth.request.db)
-        let message = messageDTO(sent.message, viewer: try auth.user.requireID())
+        let message = Components.Schemas.ChatMessage(sent.message, viewer: try auth.user.requireID(), mapping)
         return sent.created ? .created(.init(body: .json(message))) : .ok(.init(body: .json(message)))
     }
 
@@ -78,23 +78,27 @@ extension APIHandler {
         try await chats.markRead(auth.user, chat: chatID, upTo: messageID, on: auth.request.db)
         return .noContent(.init())
     }
+}
 
-    // MARK: Mapping
+// MARK: Mapping
 
-    func chatDTO(_ chat: ChatValue, viewer: User.ID) -> Components.Schemas.Chat {
-        .init(id: chat.id.description, matchId: chat.match.description, myPet: card(chat.myPet), otherPet: card(chat.otherPet),
+extension Components.Schemas.Chat {
+    init(_ chat: ChatValue, viewer: User.ID, _ mapping: APIMapping) {
+        self.init(id: chat.id.description, matchId: chat.match.description, myPet: Components.Schemas.PetCard(chat.myPet, mapping), otherPet: Components.Schemas.PetCard(chat.otherPet, mapping),
               otherOwnerDisplayName: chat.otherPet.ownerDisplayName,
-              lastMessage: chat.lastMessage.map { messageDTO($0, viewer: viewer) }, unreadCount: chat.unreadCount,
+              lastMessage: chat.lastMessage.map { Components.Schemas.ChatMessage($0, viewer: viewer, mapping) }, unreadCount: chat.unreadCount,
               theirReadPosition: chat.theirReadPosition, theirReadAt: chat.theirReadAt, closed: chat.closed,
               lastActivityAt: chat.activityAt)
     }
+}
 
-    func messageDTO(_ message: ChatMessageValue, viewer: User.ID) -> Components.Schemas.ChatMessage {
-        .init(id: message.id.description, chatId: message.chat.description,
+extension Components.Schemas.ChatMessage {
+    init(_ message: ChatMessageValue, viewer: User.ID, _ mapping: APIMapping) {
+        self.init(id: message.id.description, chatId: message.chat.description,
               clientMessageId: message.clientMessageID.text(uppercase: false), position: message.position,
               fromMe: message.sender == viewer, text: message.text,
               photo: message.photoKey.map { key in
-                  .init(url: services.config.publicBaseURL + WebPath.media(key), contentType: message.photoContentType ?? "")
+                  .init(url: mapping.baseURL + WebPath.media(key), contentType: message.photoContentType ?? "")
               },
               createdAt: message.createdAt)
     }

@@ -30,7 +30,7 @@ extension Area {
             document.chats = try await scope.services.chats.export(scope.user, on: scope.db).map { chat, messages in
                 .init(id: chat.id.description, myPetId: chat.myPet.id.description, myPetName: chat.myPet.name,
                       otherPetName: chat.otherPet.name, otherOwnerDisplayName: chat.otherPet.ownerDisplayName,
-                      closed: chat.closed, messages: messages.map { scope.handler.messageDTO($0, viewer: scope.me) })
+                      closed: chat.closed, messages: messages.map { Components.Schemas.ChatMessage($0, viewer: scope.me, scope.handler.mapping) })
             }
         },
         deletion: .init(

@@ -19,14 +19,14 @@ extension APIHandler {
             .init(pet: pet, startsAt: body.startsAt, placeName: body.placeName, latitude: body.latitude,
                   longitude: body.longitude, note: body.note),
             writingDates: DateWords.writer(for: auth.request), on: auth.request.db)
-        return .created(.init(body: .json(meetupDTO(meetup, viewer: try auth.user.requireID()))))
+        return .created(.init(body: .json(Components.Schemas.Meetup(meetup, viewer: try auth.user.requireID(), mapping))))
     }
 
     func listChatMeetups(_ input: Operations.ListChatMeetups.Input) async throws -> Operations.ListChatMeetups.Output {
         let auth = try await authenticated()
         let items = try await meetups.meetups(auth.user, chat: try pathID(input.path.chatId), limit: 50, on: auth.request.db)
         let me = try auth.user.requireID()
-        return .ok(.init(body: .json(.init(items: items.map { meetupDTO($0, viewer: me) }))))
+        return .ok(.init(body: .json(.init(items: items.map { Components.Schemas.Meetup($0, viewer: me, mapping) }))))
     }
 
     func listMeetups(_ input: Operations.ListMeetups.Input) async throws -> Operations.ListMeetups.Output {
@@ -36,13 +36,13 @@ extension APIHandler {
         let filter = MeetupFilter(rawValue: input.query.filter?.rawValue ?? MeetupFilter.upcoming.rawValue) ?? .upcoming
         let items = try await meetups.meetups(auth.user, filter: filter, limit: limit, on: auth.request.db)
         let me = try auth.user.requireID()
-        return .ok(.init(body: .json(.init(items: items.map { meetupDTO($0, viewer: me) }))))
+        return .ok(.init(body: .json(.init(items: items.map { Components.Schemas.Meetup($0, viewer: me, mapping) }))))
     }
 
     func getMeetup(_ input: Operations.GetMeetup.Input) async throws -> Operations.GetMeetup.Output {
         let auth = try await authenticated()
         let meetup = try await meetups.meetup(auth.user, id: try pathID(input.path.meetupId), on: auth.request.db)
-        return .ok(.init(body: .json(meetupDTO(meetup, viewer: try auth.user.requireID()))))
+        return .ok(.init(body: .json(Components.Schemas.Meetup(meetup, viewer: try auth.user.requireID(), mapping))))
     }
 
     func acceptMeetup(_ input: Operations.AcceptMeetup.Input) async throws -> Operations.AcceptMeetup.Output {
@@ -65,16 +65,19 @@ extension APIHandler {
         let auth = try await authenticated()
         let meetup = try await meetups.act(action, auth.user, meetup: try pathID(meetupID),
                                            writingDates: DateWords.writer(for: auth.request), on: auth.request.db)
-        return meetupDTO(meetup, viewer: try auth.user.requireID())
+        return Components.Schemas.Meetup(meetup, viewer: try auth.user.requireID(), mapping)
     }
 
-    // MARK: Mapping
+}
 
-    func meetupDTO(_ meetup: MeetupValue, viewer: User.ID) -> Components.Schemas.Meetup {
+// MARK: Mapping
+
+extension Components.Schemas.Meetup {
+    init(_ meetup: MeetupValue, viewer: User.ID, _ mapping: APIMapping) {
         let (mine, theirs) = meetup.pets(seenBy: viewer)
         let other = viewer == meetup.proposer ? meetup.invitee : meetup.proposer
-        return .init(id: meetup.id.description, chatId: meetup.chat.description, status: .init(rawValue: meetup.status.rawValue)!,
-                     proposedByMe: meetup.proposer == viewer, myPet: card(mine), otherPet: card(theirs),
+        self.init(id: meetup.id.description, chatId: meetup.chat.description, status: .init(rawValue: meetup.status.rawValue)!,
+                     proposedByMe: meetup.proposer == viewer, myPet: Components.Schemas.PetCard(mine, mapping), otherPet: Components.Schemas.PetCard(theirs, mapping),
                      startsAt: meetup.startsAt, placeName: meetup.placeName,
                      location: .init(latitude: meetup.place.latitude, longitude: meetup.place.longitude),
                      note: meetup.note, createdAt: meetup.createdAt, updatedAt: meetup.updatedAt,

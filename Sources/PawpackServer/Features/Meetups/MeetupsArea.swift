@@ -23,7 +23,7 @@ extension Area {
         ] },
         export: { document, scope in
             document.meetups = try await scope.services.meetups.export(scope.user, on: scope.db)
-                .map { scope.handler.meetupDTO($0, viewer: scope.me) }
+                .map { Components.Schemas.Meetup($0, viewer: scope.me, scope.handler.mapping) }
         },
         chatsClosed: { chats, now, tx in
             // A closed chat's open meet-ups are off.

@@ -11,7 +11,7 @@ extension APIHandler {
         guard (1...50).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 50") }
         let page = try await notifications.list(try auth.user.requireID(), limit: limit, cursor: input.query.cursor,
                                                 on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: page.items.map(notificationDTO), nextCursor: page.next?.text,
+        return .ok(.init(body: .json(.init(items: page.items.map(Components.Schemas.Notification.init), nextCursor: page.next?.text,
                                            unreadCount: page.unread))))
     }
 
@@ -33,7 +33,7 @@ extension APIHandler {
         -> Operations.GetNotificationSettings.Output {
         let auth = try await authenticated()
         let muted = try await notifications.mutedKinds(of: try auth.user.requireID(), on: auth.request.db)
-        return .ok(.init(body: .json(settingsDTO(muted))))
+        return .ok(.init(body: .json(Components.Schemas.NotificationSettings(muted: muted))))
     }
 
     func updateNotificationSettings(_ input: Operations.UpdateNotificationSettings.Input) async throws
@@ -45,19 +45,23 @@ extension APIHandler {
         }
         let kinds = Set(body.muted.compactMap { NotificationKind(rawValue: $0.rawValue) })
         try await notifications.setMutedKinds(kinds, of: try auth.user.requireID(), on: auth.request.db)
-        return .ok(.init(body: .json(settingsDTO(kinds))))
+        return .ok(.init(body: .json(Components.Schemas.NotificationSettings(muted: kinds))))
     }
+}
 
-    // MARK: Mapping
+// MARK: Mapping
 
-    func notificationDTO(_ notification: NotificationValue) -> Components.Schemas.Notification {
-        .init(id: notification.id.description, kind: .init(rawValue: notification.kind.rawValue)!,
+extension Components.Schemas.Notification {
+    init(_ notification: NotificationValue) {
+        self.init(id: notification.id.description, kind: .init(rawValue: notification.kind.rawValue)!,
               title: notification.title, body: notification.body, chatId: notification.chat?.description,
               meetupId: notification.meetup?.description, petId: notification.pet?.description, count: notification.count,
               createdAt: notification.createdAt, updatedAt: notification.updatedAt, read: notification.readAt != nil)
     }
+}
 
-    func settingsDTO(_ muted: Set<NotificationKind>) -> Components.Schemas.NotificationSettings {
-        .init(muted: NotificationKind.allCases.filter(muted.contains).map { .init(rawValue: $0.rawValue)! })
+extension Components.Schemas.NotificationSettings {
+    init(muted: Set<NotificationKind>) {
+        self.init(muted: NotificationKind.allCases.filter(muted.contains).map { .init(rawValue: $0.rawValue)! })
     }
 }

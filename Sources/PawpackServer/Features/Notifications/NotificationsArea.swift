@@ -20,8 +20,7 @@ extension Area {
         }],
         flashes: [.allRead],
         export: { document, scope in
-            document.notificationSettings = scope.handler.settingsDTO(
-                try await scope.services.notifications.mutedKinds(of: scope.me, on: scope.db))
+            document.notificationSettings = Components.Schemas.NotificationSettings(muted: try await scope.services.notifications.mutedKinds(of: scope.me, on: scope.db))
         }
     )
 }

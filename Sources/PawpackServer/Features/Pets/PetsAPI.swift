@@ -26,27 +26,27 @@ extension APIHandler {
     func listMyPets(_ input: Operations.ListMyPets.Input) async throws -> Operations.ListMyPets.Output {
         let auth = try await authenticated()
         let list = try await pets.listMine(auth.user, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: list.map { view($0) }))))
+        return .ok(.init(body: .json(.init(items: list.map { Components.Schemas.PetView($0, mapping) }))))
     }
 
     func createPet(_ input: Operations.CreatePet.Input) async throws -> Operations.CreatePet.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let pet = try await pets.create(auth.user, draft: PetDraft(body), on: auth.request.db)
-        return .created(.init(body: .json(view(pet))))
+        return .created(.init(body: .json(Components.Schemas.PetView(pet, mapping))))
     }
 
     func getPet(_ input: Operations.GetPet.Input) async throws -> Operations.GetPet.Output {
         let auth = try await authenticated()
         let pet = try await pets.view(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
-        return .ok(.init(body: .json(view(pet))))
+        return .ok(.init(body: .json(Components.Schemas.PetView(pet, mapping))))
     }
 
     func updatePet(_ input: Operations.UpdatePet.Input) async throws -> Operations.UpdatePet.Output {
         guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let pet = try await pets.update(auth.user, pet: try pathID(input.path.petId), draft: PetDraft(body), on: auth.request.db)
-        return .ok(.init(body: .json(view(pet))))
+        return .ok(.init(body: .json(Components.Schemas.PetView(pet, mapping))))
     }
 
     func deletePet(_ input: Operations.DeletePet.Input) async throws -> Operations.DeletePet.Output {
@@ -81,7 +81,7 @@ extension APIHandler {
         }
         guard let photo else { throw Problem.invalidField("photo", "is required") }
         let stored = try await pets.uploadPhoto(auth.user, pet: petID, data: photo, kind: kind, on: auth.request.db)
-        return .created(.init(body: .json(photoDTO(stored))))
+        return .created(.init(body: .json(Components.Schemas.Photo(stored, mapping))))
     }
 
     func deletePetPhoto(_ input: Operations.DeletePetPhoto.Input) async throws -> Operations.DeletePetPhoto.Output {
@@ -155,7 +155,7 @@ extension APIHandler {
         let auth = try await authenticated()
         let invitations = try await services.guardians.invitations(for: auth.user, on: auth.request.db)
         return .ok(.init(body: .json(.init(items: invitations.map { invitation in
-            .init(id: invitation.id.description, pet: card(invitation.pet), ownerDisplayName: invitation.pet.ownerDisplayName,
+            .init(id: invitation.id.description, pet: Components.Schemas.PetCard(invitation.pet, mapping), ownerDisplayName: invitation.pet.ownerDisplayName,
                   createdAt: invitation.createdAt)
         }))))
     }
@@ -172,50 +172,6 @@ extension APIHandler {
         try await services.guardians.answerInvitation(auth.user, invitation: try pathID(input.path.invitationId), accept: false,
                                         on: auth.request.db)
         return .noContent(.init())
-    }
-
-    // MARK: Mapping
-
-    func photoDTO(_ photo: PetPhotoRecordValue) -> Components.Schemas.Photo {
-        .init(id: photo.id.description, url: services.config.publicBaseURL + WebPath.media(photo.storageKey),
-              kind: photo.kind == .profile ? .profile : .gallery, contentType: photo.contentType,
-              createdAt: photo.createdAt)
-    }
-
-    func card(_ pet: PetSnapshot) -> Components.Schemas.PetCard {
-        card(pet.card)
-    }
-
-    func card(_ pet: PetCardValue) -> Components.Schemas.PetCard {
-        .init(
-            id: pet.id.description, name: pet.name,
-            species: .init(rawValue: pet.species.rawValue)!, breed: pet.breed,
-            ageText: PetAge.text(birthDate: pet.birthDate, estimated: pet.birthDateIsEstimate, today: services.pets.today),
-            sizeClass: pet.sizeClass.flatMap { .init(rawValue: $0.rawValue) },
-            photos: pet.photos.map(photoDTO), mode: pet.mode.flatMap { .init(rawValue: $0.rawValue) },
-            ownerDisplayName: pet.ownerDisplayName, averageRating: pet.ratings.pet.average,
-            reviewCount: pet.ratings.pet.count, ownerAverageRating: pet.ratings.owner.average,
-            ownerReviewCount: pet.ratings.owner.count)
-    }
-
-    func view(_ pet: PetSnapshot) -> Components.Schemas.PetView {
-        let profile = pet.profile
-        var details: Components.Schemas.PetProfile?
-        if PetPermissions(role: pet.role).canSeePrivateFields {
-            details = .init(
-                ownerId: profile.ownerID.description,
-                sex: .init(rawValue: profile.sex.rawValue)!, neutered: profile.neutered,
-                dateOfBirth: profile.birthDate.description, birthDateIsEstimate: profile.birthDateIsEstimate,
-                weightKg: profile.weightKg, sizeClass: profile.sizeClass.flatMap { .init(rawValue: $0.rawValue) },
-                playStyles: profile.playStyles.compactMap { .init(rawValue: $0.rawValue) },
-                energy: profile.energy.flatMap { .init(rawValue: $0.rawValue) },
-                environment: profile.environment.map {
-                    .init(area: .init(rawValue: $0.area.rawValue)!, hasGarden: $0.hasGarden,
-                          livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
-                },
-                personality: profile.personality, notes: profile.notes, heldBackFields: pet.heldBackFields)
-        }
-        return .init(card: card(pet), role: pet.role.flatMap { .init(rawValue: $0.rawValue) }, profile: details)
     }
 }
 
@@ -259,5 +215,57 @@ extension Components.Schemas.Guardian {
     init(_ guardian: GuardianValue) {
         self.init(userId: guardian.userID.description, username: guardian.username, displayName: guardian.displayName,
                   status: guardian.status == .active ? .active : .invited)
+    }
+}
+
+// MARK: Mapping
+
+extension Components.Schemas.Photo {
+    init(_ photo: PetPhotoRecordValue, _ mapping: APIMapping) {
+        self.init(id: photo.id.description, url: mapping.baseURL + WebPath.media(photo.storageKey),
+              kind: photo.kind == .profile ? .profile : .gallery, contentType: photo.contentType,
+              createdAt: photo.createdAt)
+    }
+}
+
+extension Components.Schemas.PetCard {
+    init(_ pet: PetSnapshot, _ mapping: APIMapping) {
+        self.init(pet.card, mapping)
+    }
+}
+
+extension Components.Schemas.PetCard {
+    init(_ pet: PetCardValue, _ mapping: APIMapping) {
+        self.init(
+            id: pet.id.description, name: pet.name,
+            species: .init(rawValue: pet.species.rawValue)!, breed: pet.breed,
+            ageText: PetAge.text(birthDate: pet.birthDate, estimated: pet.birthDateIsEstimate, today: mapping.today),
+            sizeClass: pet.sizeClass.flatMap { .init(rawValue: $0.rawValue) },
+            photos: pet.photos.map { Components.Schemas.Photo($0, mapping) }, mode: pet.mode.flatMap { .init(rawValue: $0.rawValue) },
+            ownerDisplayName: pet.ownerDisplayName, averageRating: pet.ratings.pet.average,
+            reviewCount: pet.ratings.pet.count, ownerAverageRating: pet.ratings.owner.average,
+            ownerReviewCount: pet.ratings.owner.count)
+    }
+}
+
+extension Components.Schemas.PetView {
+    init(_ pet: PetSnapshot, _ mapping: APIMapping) {
+        let profile = pet.profile
+        var details: Components.Schemas.PetProfile?
+        if PetPermissions(role: pet.role).canSeePrivateFields {
+            details = .init(
+                ownerId: profile.ownerID.description,
+                sex: .init(rawValue: profile.sex.rawValue)!, neutered: profile.neutered,
+                dateOfBirth: profile.birthDate.description, birthDateIsEstimate: profile.birthDateIsEstimate,
+                weightKg: profile.weightKg, sizeClass: profile.sizeClass.flatMap { .init(rawValue: $0.rawValue) },
+                playStyles: profile.playStyles.compactMap { .init(rawValue: $0.rawValue) },
+                energy: profile.energy.flatMap { .init(rawValue: $0.rawValue) },
+                environment: profile.environment.map {
+                    .init(area: .init(rawValue: $0.area.rawValue)!, hasGarden: $0.hasGarden,
+                          livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
+                },
+                personality: profile.personality, notes: profile.notes, heldBackFields: pet.heldBackFields)
+        }
+        self.init(card: Components.Schemas.PetCard(pet, mapping), role: pet.role.flatMap { .init(rawValue: $0.rawValue) }, profile: details)
     }
 }

@@ -37,7 +37,7 @@ extension Area {
             document.pets = []
             for pet in try await services.pets.owned(by: scope.user, on: db) {
                 document.pets.append(.init(
-                    pet: scope.handler.view(try await services.pets.snapshot(of: pet, role: .owner, on: db)),
+                    pet: Components.Schemas.PetView(try await services.pets.snapshot(of: pet, role: .owner, on: db), scope.handler.mapping),
                     vaccinations: try await services.pets.welfare.records(of: pet, on: db).map {
                         Components.Schemas.Vaccination(try VaccinationValue($0))
                     },

@@ -29,7 +29,7 @@ extension APIHandler {
         let page = try await services.deck.deck(auth.user, pet: try pathID(input.path.petId), overrides: overrides,
                                             limit: limit, cursor: query.cursor, on: auth.request.db)
         return .ok(.init(body: .json(.init(
-            items: page.cards.map { .init(pet: card($0.pet), score: $0.card.score, distance: $0.card.roundedDistance,
+            items: page.cards.map { .init(pet: Components.Schemas.PetCard($0.pet, mapping), score: $0.card.score, distance: $0.card.roundedDistance,
                                           reasons: $0.card.reasons) },
             nextCursor: page.nextCursor))))
     }
@@ -42,7 +42,7 @@ extension APIHandler {
         }
         let outcome = try await playdates.swipe(auth.user, pet: try pathID(input.path.petId), target: target,
                                                 decision: body.decision == .like ? .like : .pass, on: auth.request.db)
-        return .created(.init(body: .json(swipeResult(outcome))))
+        return .created(.init(body: .json(Components.Schemas.SwipeResult(outcome, mapping))))
     }
 
     func undoLastSwipe(_ input: Operations.UndoLastSwipe.Input) async throws -> Operations.UndoLastSwipe.Output {
@@ -54,26 +54,26 @@ extension APIHandler {
     func listPasses(_ input: Operations.ListPasses.Input) async throws -> Operations.ListPasses.Output {
         let auth = try await authenticated()
         let passed = try await playdates.passes(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: passed.map(card)))))
+        return .ok(.init(body: .json(.init(items: passed.map { Components.Schemas.PetCard($0, mapping) }))))
     }
 
     func likeFromPasses(_ input: Operations.LikeFromPasses.Input) async throws -> Operations.LikeFromPasses.Output {
         let auth = try await authenticated()
         let outcome = try await playdates.likeFromPasses(auth.user, pet: try pathID(input.path.petId),
                                                          target: try pathID(input.path.targetPetId), on: auth.request.db)
-        return .created(.init(body: .json(swipeResult(outcome))))
+        return .created(.init(body: .json(Components.Schemas.SwipeResult(outcome, mapping))))
     }
 
     func listMatchRequests(_ input: Operations.ListMatchRequests.Input) async throws -> Operations.ListMatchRequests.Output {
         let auth = try await authenticated()
         let rows = try await playdates.requests(auth.user, incoming: input.query.direction == .incoming, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: rows.map(requestDTO)))))
+        return .ok(.init(body: .json(.init(items: rows.map { Components.Schemas.MatchRequest($0, mapping) }))))
     }
 
     func acceptMatchRequest(_ input: Operations.AcceptMatchRequest.Input) async throws -> Operations.AcceptMatchRequest.Output {
         let auth = try await authenticated()
         let match = try await playdates.accept(auth.user, request: try pathID(input.path.requestId), on: auth.request.db)
-        return .ok(.init(body: .json(matchDTO(match))))
+        return .ok(.init(body: .json(Components.Schemas.Match(match, mapping))))
     }
 
     func rejectMatchRequest(_ input: Operations.RejectMatchRequest.Input) async throws -> Operations.RejectMatchRequest.Output {
@@ -91,30 +91,13 @@ extension APIHandler {
     func listMatches(_ input: Operations.ListMatches.Input) async throws -> Operations.ListMatches.Output {
         let auth = try await authenticated()
         let rows = try await playdates.matches(auth.user, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: rows.map(matchDTO)))))
+        return .ok(.init(body: .json(.init(items: rows.map { Components.Schemas.Match($0, mapping) }))))
     }
 
     func unmatch(_ input: Operations.Unmatch.Input) async throws -> Operations.Unmatch.Output {
         let auth = try await authenticated()
         try await playdates.unmatch(auth.user, match: try pathID(input.path.matchId), on: auth.request.db)
         return .noContent(.init())
-    }
-
-    // MARK: Mapping
-
-    func swipeResult(_ outcome: SwipeOutcome) -> Components.Schemas.SwipeResult {
-        .init(decision: outcome.decision == .like ? .like : .pass, request: outcome.request.map(requestDTO),
-              match: outcome.match.map(matchDTO))
-    }
-
-    func requestDTO(_ request: MatchRequestValue) -> Components.Schemas.MatchRequest {
-        .init(id: request.id.description, fromPet: card(request.fromPet), toPet: card(request.toPet),
-              status: .init(rawValue: request.status.rawValue)!, createdAt: request.createdAt)
-    }
-
-    func matchDTO(_ match: MatchValue) -> Components.Schemas.Match {
-        .init(id: match.id.description, myPet: card(match.myPet), otherPet: card(match.otherPet),
-              otherOwnerDisplayName: match.otherPet.ownerDisplayName, createdAt: match.createdAt)
     }
 }
 
@@ -156,5 +139,28 @@ extension Components.Schemas.MatchRequestExport {
         self.init(id: request.id.description, fromPetId: request.fromPet.description, fromPetName: request.fromPetName,
                   toPetId: request.toPet.description, toPetName: request.toPetName, status: status,
                   createdAt: request.createdAt, answeredAt: request.answeredAt)
+    }
+}
+
+// MARK: Mapping
+
+extension Components.Schemas.SwipeResult {
+    init(_ outcome: SwipeOutcome, _ mapping: APIMapping) {
+        self.init(decision: outcome.decision == .like ? .like : .pass, request: outcome.request.map { Components.Schemas.MatchRequest($0, mapping) },
+              match: outcome.match.map { Components.Schemas.Match($0, mapping) })
+    }
+}
+
+extension Components.Schemas.MatchRequest {
+    init(_ request: MatchRequestValue, _ mapping: APIMapping) {
+        self.init(id: request.id.description, fromPet: Components.Schemas.PetCard(request.fromPet, mapping), toPet: Components.Schemas.PetCard(request.toPet, mapping),
+              status: .init(rawValue: request.status.rawValue)!, createdAt: request.createdAt)
+    }
+}
+
+extension Components.Schemas.Match {
+    init(_ match: MatchValue, _ mapping: APIMapping) {
+        self.init(id: match.id.description, myPet: Components.Schemas.PetCard(match.myPet, mapping), otherPet: Components.Schemas.PetCard(match.otherPet, mapping),
+              otherOwnerDisplayName: match.otherPet.ownerDisplayName, createdAt: match.createdAt)
     }
 }

@@ -6,7 +6,7 @@ extension APIHandler {
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
         let auth = try await authenticated()
         let devices = try await services.devices.devices(of: try auth.user.requireID(), on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: devices.map(deviceDTO)))))
+        return .ok(.init(body: .json(.init(items: devices.map(Components.Schemas.Device.init)))))
     }
 
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
@@ -16,7 +16,7 @@ extension APIHandler {
             (platform: body.platform.rawValue, token: body.token, appID: body.appId, environment: body.environment?.rawValue,
              webKeys: nil),
             for: try auth.user.requireID(), on: auth.request.db)
-        return created ? .created(.init(body: .json(deviceDTO(device)))) : .ok(.init(body: .json(deviceDTO(device))))
+        return created ? .created(.init(body: .json(Components.Schemas.Device(device)))) : .ok(.init(body: .json(Components.Schemas.Device(device))))
     }
 
     func unregisterDevice(_ input: Operations.UnregisterDevice.Input) async throws -> Operations.UnregisterDevice.Output {
@@ -25,8 +25,13 @@ extension APIHandler {
         return .noContent(.init())
     }
 
-    func deviceDTO(_ device: DeviceValue) -> Components.Schemas.Device {
-        .init(id: device.id.description, platform: .init(rawValue: device.platform.rawValue)!, appId: device.appID ?? "",
+}
+
+// MARK: Mapping
+
+extension Components.Schemas.Device {
+    init(_ device: DeviceValue) {
+        self.init(id: device.id.description, platform: .init(rawValue: device.platform.rawValue)!, appId: device.appID ?? "",
               environment: device.environment.flatMap { .init(rawValue: $0.rawValue) }, createdAt: device.createdAt)
     }
 }

@@ -10,7 +10,7 @@ extension Area {
         migrations: PushMigrations.all,
         pages: { app, services in PushPages(devices: services.devices).register(on: app) },
         export: { document, scope in
-            document.devices = try await scope.services.devices.devices(of: scope.me, on: scope.db).map(scope.handler.deviceDTO)
+            document.devices = try await scope.services.devices.devices(of: scope.me, on: scope.db).map(Components.Schemas.Device.init)
         }
     )
 }

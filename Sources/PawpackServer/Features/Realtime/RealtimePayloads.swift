@@ -7,20 +7,20 @@ extension APIHandler: RealtimePayloadWriter {
     func payload(of event: RealtimeEventValue, for recipient: User.ID) throws -> String {
         switch event {
         case let .message(message):
-            return try Self.json(messageDTO(message, viewer: recipient))
+            return try Self.json(Components.Schemas.ChatMessage(message, viewer: recipient, mapping))
         case let .read(chat, reader, position, at):
             return try Self.json(Components.Schemas.RealtimeReadReceipt(chatId: chat.description, position: position,
                                                                          byMe: reader == recipient, at: at))
         case let .matchRequest(request):
-            return try Self.json(requestDTO(request))
+            return try Self.json(Components.Schemas.MatchRequest(request, mapping))
         case let .match(match, chat):
-            return try Self.json(Components.Schemas.RealtimeMatch(match: matchDTO(match), chatId: chat?.description))
+            return try Self.json(Components.Schemas.RealtimeMatch(match: Components.Schemas.Match(match, mapping), chatId: chat?.description))
         case let .chatClosed(chat):
             return try Self.json(Components.Schemas.RealtimeChatClosed(chatId: chat.description))
         case let .meetup(meetup):
-            return try Self.json(meetupDTO(meetup, viewer: recipient))
+            return try Self.json(Components.Schemas.Meetup(meetup, viewer: recipient, mapping))
         case let .notification(notification, unread):
-            return try Self.json(Components.Schemas.RealtimeNotification(notification: notificationDTO(notification),
+            return try Self.json(Components.Schemas.RealtimeNotification(notification: Components.Schemas.Notification(notification),
                                                                           unreadCount: unread))
         }
     }

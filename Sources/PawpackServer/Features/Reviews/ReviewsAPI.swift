@@ -10,7 +10,7 @@ extension APIHandler {
         let auth = try await authenticated()
         let review = try await reviews.review(auth.user, meetup: try pathID(input.path.meetupId), rating: body.rating,
                                               text: body.text, on: auth.request.db)
-        return .created(.init(body: .json(reviewDTO(review, viewer: try auth.user.requireID()))))
+        return .created(.init(body: .json(Components.Schemas.Review(review, viewer: try auth.user.requireID()))))
     }
 
     func listPetReviews(_ input: Operations.ListPetReviews.Input) async throws -> Operations.ListPetReviews.Output {
@@ -21,7 +21,7 @@ extension APIHandler {
         let page = try await reviews.reviews(auth.user, pet: try pathID(input.path.petId), about: about, limit: limit,
                                              cursor: input.query.cursor, on: auth.request.db)
         let me = try auth.user.requireID()
-        return .ok(.init(body: .json(.init(items: page.items.map { reviewDTO($0, viewer: me) }, nextCursor: page.next?.text,
+        return .ok(.init(body: .json(.init(items: page.items.map { Components.Schemas.Review($0, viewer: me) }, nextCursor: page.next?.text,
                                            averageRating: page.summary.average, reviewCount: page.summary.count))))
     }
 
@@ -32,8 +32,13 @@ extension APIHandler {
         return .noContent(.init())
     }
 
-    func reviewDTO(_ review: ReviewValue, viewer: User.ID) -> Components.Schemas.Review {
-        .init(id: review.id.description, rating: review.rating, text: review.text, authorDisplayName: review.authorDisplayName,
+}
+
+// MARK: Mapping
+
+extension Components.Schemas.Review {
+    init(_ review: ReviewValue, viewer: User.ID) {
+        self.init(id: review.id.description, rating: review.rating, text: review.text, authorDisplayName: review.authorDisplayName,
               authorPetName: review.authorPetName, createdAt: review.createdAt, aboutMe: review.subject == viewer)
     }
 }

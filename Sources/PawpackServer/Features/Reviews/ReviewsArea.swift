@@ -15,8 +15,8 @@ extension Area {
         notificationKinds: [.review],
         export: { document, scope in
             let reviews = try await scope.services.reviews.export(scope.user, on: scope.db)
-            document.reviewsWritten = reviews.written.map { scope.handler.reviewDTO($0, viewer: scope.me) }
-            document.reviewsReceived = reviews.received.map { scope.handler.reviewDTO($0, viewer: scope.me) }
+            document.reviewsWritten = reviews.written.map { Components.Schemas.Review($0, viewer: scope.me) }
+            document.reviewsReceived = reviews.received.map { Components.Schemas.Review($0, viewer: scope.me) }
             document.reviewReports = reviews.reports.map {
                 .init(reviewId: $0.review.description, reason: $0.reason, createdAt: $0.createdAt)
             }
