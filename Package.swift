@@ -61,8 +61,9 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession", condition: .when(platforms: applePlatforms)),
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
-                         condition: .when(platforms: otherPlatforms)),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client",
+                    condition: .when(platforms: otherPlatforms)),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: otherPlatforms)),
                 // The realtime socket, the same client on every platform (Foundation's WebSocket
                 // on Linux goes through a libcurl without ws/wss on Debian).

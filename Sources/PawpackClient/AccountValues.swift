@@ -12,8 +12,10 @@ public struct Session: Sendable, Codable, Equatable {
     public var account: Account
 
     /// A session as an app saved it; ``PawpackClient`` makes its own at log-in.
-    public init(accessToken: String, accessTokenExpiresAt: Date, refreshToken: String,
-                refreshTokenExpiresAt: Date, account: Account) {
+    public init(
+        accessToken: String, accessTokenExpiresAt: Date, refreshToken: String,
+        refreshTokenExpiresAt: Date, account: Account
+    ) {
         self.accessToken = accessToken
         self.accessTokenExpiresAt = accessTokenExpiresAt
         self.refreshToken = refreshToken
@@ -22,9 +24,10 @@ public struct Session: Sendable, Codable, Equatable {
     }
 
     init(_ dto: Components.Schemas.Session) throws {
-        self.init(accessToken: dto.accessToken, accessTokenExpiresAt: dto.accessTokenExpiresAt,
-                  refreshToken: dto.refreshToken, refreshTokenExpiresAt: dto.refreshTokenExpiresAt,
-                  account: try Account(dto.account))
+        self.init(
+            accessToken: dto.accessToken, accessTokenExpiresAt: dto.accessTokenExpiresAt,
+            refreshToken: dto.refreshToken, refreshTokenExpiresAt: dto.refreshTokenExpiresAt,
+            account: try Account(dto.account))
     }
 }
 
@@ -126,34 +129,40 @@ public struct AccountExport: Sendable, Equatable {
             SessionSummary(kind: $0.kind == .web ? .web : .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
         }
         pets = try dto.pets.map {
-            OwnedPet(pet: try PetDetails($0.pet), vaccinations: try $0.vaccinations.map(Vaccination.init),
-                     preferences: $0.preferences.map(DeckPreferences.init), guardians: try $0.guardians.map(Guardian.init))
+            OwnedPet(
+                pet: try PetDetails($0.pet), vaccinations: try $0.vaccinations.map(Vaccination.init),
+                preferences: $0.preferences.map(DeckPreferences.init), guardians: try $0.guardians.map(Guardian.init))
         }
         guardianships = try dto.guardianships.map {
-            Guardianship(id: try serverID($0.id), petID: try serverID($0.petId), petName: $0.petName,
-                         ownerDisplayName: $0.ownerDisplayName, status: $0.status == .active ? .active : .invited,
-                         createdAt: $0.createdAt)
+            Guardianship(
+                id: try serverID($0.id), petID: try serverID($0.petId), petName: $0.petName,
+                ownerDisplayName: $0.ownerDisplayName, status: $0.status == .active ? .active : .invited,
+                createdAt: $0.createdAt)
         }
         swipes = try dto.swipes.map {
-            Swipe(petID: try serverID($0.petId), targetPetID: try serverID($0.targetPetId), targetPetName: $0.targetPetName,
-                  liked: $0.decision == .like, createdAt: $0.createdAt)
+            Swipe(
+                petID: try serverID($0.petId), targetPetID: try serverID($0.targetPetId), targetPetName: $0.targetPetName,
+                liked: $0.decision == .like, createdAt: $0.createdAt)
         }
         matchRequests = try dto.matchRequests.map {
-            RequestRecord(id: try serverID($0.id), fromPetID: try serverID($0.fromPetId), fromPetName: $0.fromPetName,
-                          toPetID: try serverID($0.toPetId), toPetName: $0.toPetName,
-                          status: try same($0.status, as: MatchRequest.Status.self),
-                          createdAt: $0.createdAt, answeredAt: $0.answeredAt)
+            RequestRecord(
+                id: try serverID($0.id), fromPetID: try serverID($0.fromPetId), fromPetName: $0.fromPetName,
+                toPetID: try serverID($0.toPetId), toPetName: $0.toPetName,
+                status: try same($0.status, as: MatchRequest.Status.self),
+                createdAt: $0.createdAt, answeredAt: $0.answeredAt)
         }
         matches = try dto.matches.map {
-            MatchRecord(id: try serverID($0.id), myPetID: try serverID($0.myPetId), myPetName: $0.myPetName,
-                        otherPetID: try serverID($0.otherPetId), otherPetName: $0.otherPetName,
-                        otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
+            MatchRecord(
+                id: try serverID($0.id), myPetID: try serverID($0.myPetId), myPetName: $0.myPetName,
+                otherPetID: try serverID($0.otherPetId), otherPetName: $0.otherPetName,
+                otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
         }
         blocks = dto.blocks.map { Block(username: $0.username, displayName: $0.displayName, createdAt: $0.createdAt) }
         chats = try dto.chats.map {
-            ChatRecord(id: try serverID($0.id), myPetID: try serverID($0.myPetId), myPetName: $0.myPetName,
-                       otherPetName: $0.otherPetName, otherOwnerDisplayName: $0.otherOwnerDisplayName, isClosed: $0.closed,
-                       messages: try $0.messages.map(ChatMessage.init))
+            ChatRecord(
+                id: try serverID($0.id), myPetID: try serverID($0.myPetId), myPetName: $0.myPetName,
+                otherPetName: $0.otherPetName, otherOwnerDisplayName: $0.otherOwnerDisplayName, isClosed: $0.closed,
+                messages: try $0.messages.map(ChatMessage.init))
         }
     }
 }
@@ -163,17 +172,18 @@ extension Account {
         guard let birth = LocalDate(dto.dateOfBirth) else {
             throw PawpackError.malformed("account \(dto.id) has an unreadable date of birth")
         }
-        self.init(id: try serverID(dto.id), email: dto.email, username: dto.username, displayName: dto.displayName,
-                  dateOfBirth: birth, city: dto.city,
-                  location: dto.location.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) },
-                  emailVerified: dto.emailVerified, createdAt: dto.createdAt)
+        self.init(
+            id: try serverID(dto.id), email: dto.email, username: dto.username, displayName: dto.displayName,
+            dateOfBirth: birth, city: dto.city,
+            location: dto.location.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) },
+            emailVerified: dto.emailVerified, createdAt: dto.createdAt)
     }
 }
 
 /// A value of one of the contract's enums as the same value of ours: the two list the same raw
 /// values, so a value with no counterpart means the answer cannot be read.
 func same<From: RawRepresentable, To: RawRepresentable>(_ value: From, as type: To.Type) throws -> To
-    where From.RawValue == String, To.RawValue == String {
+where From.RawValue == String, To.RawValue == String {
     guard let converted = To(rawValue: value.rawValue) else {
         throw PawpackError.malformed("\(value.rawValue) is no \(To.self)")
     }

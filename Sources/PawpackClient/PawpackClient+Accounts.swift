@@ -10,12 +10,17 @@ extension PawpackClient {
     /// Creates an account. The server emails a verification link; ``logIn(email:password:)``
     /// answers `email_not_verified` until it is opened.
     @discardableResult
-    public func signUp(email: String, password: String, username: String, displayName: String,
-                       dateOfBirth: LocalDate, city: String? = nil) async throws -> Account {
+    public func signUp(
+        email: String, password: String, username: String, displayName: String,
+        dateOfBirth: LocalDate, city: String? = nil
+    ) async throws -> Account {
         try await send {
-            let created = try await client.signUp(body: .json(.init(
-                email: email, password: password, username: username, displayName: displayName,
-                dateOfBirth: dateOfBirth.description, city: city))).created
+            let created = try await client.signUp(
+                body: .json(
+                    .init(
+                        email: email, password: password, username: username, displayName: displayName,
+                        dateOfBirth: dateOfBirth.description, city: city))
+            ).created
             return try Account(try created.body.json)
         }
     }

@@ -10,10 +10,10 @@ extension PawpackClient {
     public func chats(limit: Int = 20, cursor: String? = nil) async throws -> Page<Chat> {
         try await signedIn {
             switch try await client.listChats(query: .init(limit: limit, cursor: cursor)) {
-            case let .ok(ok):
+            case .ok(let ok):
                 let page = try ok.body.json
                 return Page(items: try page.items.map(Chat.init), nextCursor: page.nextCursor)
-            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
+            case .default(let status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -29,10 +29,10 @@ extension PawpackClient {
     public func messages(in chat: Chat.ID, limit: Int = 30, cursor: String? = nil) async throws -> Page<ChatMessage> {
         try await signedIn {
             switch try await client.listMessages(path: .init(chatId: chat.description), query: .init(limit: limit, cursor: cursor)) {
-            case let .ok(ok):
+            case .ok(let ok):
                 let page = try ok.body.json
                 return Page(items: try page.items.map(ChatMessage.init), nextCursor: page.nextCursor)
-            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
+            case .default(let status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -43,11 +43,13 @@ extension PawpackClient {
     @discardableResult
     public func send(_ text: String, in chat: Chat.ID, id: UUID = UUID()) async throws -> ChatMessage {
         try await signedIn {
-            switch try await client.sendMessage(path: .init(chatId: chat.description),
-                                                body: .json(.init(id: id.text(uppercase: false), text: text))) {
-            case let .created(created): return try ChatMessage(try created.body.json)
-            case let .ok(ok): return try ChatMessage(try ok.body.json)
-            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
+            switch try await client.sendMessage(
+                path: .init(chatId: chat.description),
+                body: .json(.init(id: id.text(uppercase: false), text: text)))
+            {
+            case .created(let created): return try ChatMessage(try created.body.json)
+            case .ok(let ok): return try ChatMessage(try ok.body.json)
+            case .default(let status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -62,9 +64,9 @@ extension PawpackClient {
                 .photo(.init(payload: .init(body: HTTPBody(image)), filename: "photo")),
             ]
             switch try await client.sendChatPhoto(path: .init(chatId: chat.description), body: .multipartForm(parts)) {
-            case let .created(created): return try ChatMessage(try created.body.json)
-            case let .ok(ok): return try ChatMessage(try ok.body.json)
-            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
+            case .created(let created): return try ChatMessage(try created.body.json)
+            case .ok(let ok): return try ChatMessage(try ok.body.json)
+            case .default(let status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -72,8 +74,10 @@ extension PawpackClient {
     /// Marks the chat read up to this message; the other member sees how far you read.
     public func markRead(upTo message: ChatMessage.ID, in chat: Chat.ID) async throws {
         try await signedIn {
-            _ = try await client.markChatRead(path: .init(chatId: chat.description),
-                                                 body: .json(.init(messageId: message.description))).noContent
+            _ = try await client.markChatRead(
+                path: .init(chatId: chat.description),
+                body: .json(.init(messageId: message.description))
+            ).noContent
         }
     }
 }

@@ -32,8 +32,10 @@ extension PawpackClient {
     /// gives it) for the app `bundleID`; a debug build's token is from the `sandbox`. The same
     /// token again returns the same device.
     public func registerAPNsDevice(token: Data, bundleID: String, environment: APNsEnvironment = .production) async throws -> PushDevice {
-        try await registerDevice(.init(platform: .apns, token: token.map { String(format: "%02x", $0) }.joined(),
-                                       appId: bundleID, environment: .init(rawValue: environment.rawValue)))
+        try await registerDevice(
+            .init(
+                platform: .apns, token: token.map { String(format: "%02x", $0) }.joined(),
+                appId: bundleID, environment: .init(rawValue: environment.rawValue)))
     }
 
     /// Registers an Android app's FCM registration token, with the project's sender id.
@@ -44,9 +46,9 @@ extension PawpackClient {
     private func registerDevice(_ body: Components.Schemas.DeviceRegistration) async throws -> PushDevice {
         try await signedIn {
             switch try await client.registerDevice(body: .json(body)) {
-            case let .created(created): return try PushDevice(try created.body.json)
-            case let .ok(ok): return try PushDevice(try ok.body.json)
-            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
+            case .created(let created): return try PushDevice(try created.body.json)
+            case .ok(let ok): return try PushDevice(try ok.body.json)
+            case .default(let status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }

@@ -97,8 +97,10 @@ extension PawpackClient {
     @discardableResult
     public func review(_ meetup: Meetup.ID, rating: Int, text: String? = nil) async throws -> Review {
         try await signedIn {
-            let created = try await client.reviewMeetup(path: .init(meetupId: meetup.description),
-                                                 body: .json(.init(rating: rating, text: text))).created
+            let created = try await client.reviewMeetup(
+                path: .init(meetupId: meetup.description),
+                body: .json(.init(rating: rating, text: text))
+            ).created
             return try Review(try created.body.json)
         }
     }
@@ -106,13 +108,16 @@ extension PawpackClient {
     /// A dog's reviews, or its owner's (`aboutOwner`), newest first.
     public func reviews(of pet: Pet.ID, aboutOwner: Bool = false, limit: Int = 20, cursor: String? = nil) async throws -> ReviewPage {
         try await signedIn {
-            switch try await client.listPetReviews(path: .init(petId: pet.description),
-                                                   query: .init(about: aboutOwner ? .owner : .pet, limit: limit, cursor: cursor)) {
-            case let .ok(ok):
+            switch try await client.listPetReviews(
+                path: .init(petId: pet.description),
+                query: .init(about: aboutOwner ? .owner : .pet, limit: limit, cursor: cursor))
+            {
+            case .ok(let ok):
                 let page = try ok.body.json
-                return ReviewPage(items: try page.items.map(Review.init), nextCursor: page.nextCursor,
-                                  averageRating: page.averageRating, reviewCount: page.reviewCount)
-            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
+                return ReviewPage(
+                    items: try page.items.map(Review.init), nextCursor: page.nextCursor,
+                    averageRating: page.averageRating, reviewCount: page.reviewCount)
+            case .default(let status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }
@@ -130,11 +135,12 @@ extension PawpackClient {
     public func notifications(limit: Int = 20, cursor: String? = nil) async throws -> InboxPage {
         try await signedIn {
             switch try await client.listNotifications(query: .init(limit: limit, cursor: cursor)) {
-            case let .ok(ok):
+            case .ok(let ok):
                 let page = try ok.body.json
-                return InboxPage(items: try page.items.map(InboxNotification.init), nextCursor: page.nextCursor,
-                                 unreadCount: page.unreadCount)
-            case let .default(status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
+                return InboxPage(
+                    items: try page.items.map(InboxNotification.init), nextCursor: page.nextCursor,
+                    unreadCount: page.unreadCount)
+            case .default(let status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
             }
         }
     }

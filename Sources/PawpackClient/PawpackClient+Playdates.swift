@@ -28,11 +28,15 @@ extension PawpackClient {
     /// A page of the dog's deck, best first; pass `nextCursor` back for the next page.
     /// `maxDistanceKm` overrides the saved preference for this request only. Needs your
     /// location (``setLocation(_:)``): without it the server answers `location_needed`.
-    public func deck(for dog: Pet.ID, limit: Int = 20, cursor: String? = nil,
-                     maxDistanceKm: Double? = nil) async throws -> DeckPage {
+    public func deck(
+        for dog: Pet.ID, limit: Int = 20, cursor: String? = nil,
+        maxDistanceKm: Double? = nil
+    ) async throws -> DeckPage {
         try await signedIn {
-            let ok = try await client.getDeck(path: .init(petId: dog.description),
-                                            query: .init(limit: limit, cursor: cursor, maxDistanceKm: maxDistanceKm)).ok
+            let ok = try await client.getDeck(
+                path: .init(petId: dog.description),
+                query: .init(limit: limit, cursor: cursor, maxDistanceKm: maxDistanceKm)
+            ).ok
             return try DeckPage(try ok.body.json)
         }
     }
@@ -50,11 +54,15 @@ extension PawpackClient {
         try await swipe(other, for: dog, decision: .pass)
     }
 
-    private func swipe(_ other: Pet.ID, for dog: Pet.ID,
-                       decision: Components.Schemas.SwipeInput.DecisionPayload) async throws -> SwipeResult {
+    private func swipe(
+        _ other: Pet.ID, for dog: Pet.ID,
+        decision: Components.Schemas.SwipeInput.DecisionPayload
+    ) async throws -> SwipeResult {
         try await signedIn {
-            let created = try await client.swipe(path: .init(petId: dog.description),
-                                          body: .json(.init(targetPetId: other.description, decision: decision))).created
+            let created = try await client.swipe(
+                path: .init(petId: dog.description),
+                body: .json(.init(targetPetId: other.description, decision: decision))
+            ).created
             return try SwipeResult(try created.body.json)
         }
     }

@@ -94,12 +94,14 @@ extension PawpackClient {
 
     /// Opens the socket with the session's access token, refreshing it once when the server
     /// turns it away.
-    private func openRealtimeSocket(after lastID: Int64?, into opened: OpenedSocket,
-                                    onText: @escaping @Sendable (String) -> Void) async throws -> WebSocket {
+    private func openRealtimeSocket(
+        after lastID: Int64?, into opened: OpenedSocket,
+        onText: @escaping @Sendable (String) -> Void
+    ) async throws -> WebSocket {
         do {
             return try await connectRealtime(after: lastID, into: opened, onText: onText)
         } catch let error as WebSocketClient.Error {
-            guard case let .invalidResponseStatus(head) = error, head.status == .unauthorized else {
+            guard case .invalidResponseStatus(let head) = error, head.status == .unauthorized else {
                 throw PawpackError.network(String(describing: error))
             }
             try await refresh()
@@ -107,8 +109,10 @@ extension PawpackClient {
         }
     }
 
-    private func connectRealtime(after lastID: Int64?, into opened: OpenedSocket,
-                                 onText: @escaping @Sendable (String) -> Void) async throws -> WebSocket {
+    private func connectRealtime(
+        after lastID: Int64?, into opened: OpenedSocket,
+        onText: @escaping @Sendable (String) -> Void
+    ) async throws -> WebSocket {
         guard let token = await session?.accessToken else { throw PawpackError.notSignedIn }
         guard let components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false), let host = components.host else {
             throw PawpackError.malformed("the server URL has no host")

@@ -2,10 +2,11 @@ import Foundation
 import OpenAPIRuntime
 import PawpackAPI
 import PawpackCore
+
 #if canImport(OpenAPIURLSession)
-import OpenAPIURLSession
+    import OpenAPIURLSession
 #else
-import OpenAPIAsyncHTTPClient
+    import OpenAPIAsyncHTTPClient
 #endif
 
 /// The Pawpack Swift SDK: one client per server, async methods, and the session kept for you.
@@ -30,11 +31,11 @@ public final class PawpackClient: Sendable {
     /// fails with ``PawpackError/network(_:)``.
     public static func defaultTransport(timeoutSeconds: Int = 60) -> any ClientTransport {
         #if canImport(OpenAPIURLSession)
-        let configuration = URLSessionConfiguration.default
-        configuration.timeoutIntervalForRequest = TimeInterval(timeoutSeconds)
-        return URLSessionTransport(configuration: .init(session: URLSession(configuration: configuration)))
+            let configuration = URLSessionConfiguration.default
+            configuration.timeoutIntervalForRequest = TimeInterval(timeoutSeconds)
+            return URLSessionTransport(configuration: .init(session: URLSession(configuration: configuration)))
         #else
-        return AsyncHTTPClientTransport(configuration: .init(timeout: .seconds(Int64(timeoutSeconds))))
+            return AsyncHTTPClientTransport(configuration: .init(timeout: .seconds(Int64(timeoutSeconds))))
         #endif
     }
 
@@ -47,13 +48,16 @@ public final class PawpackClient: Sendable {
     ///     refresh, log out, or the server ending it (then `nil`) — before the call that changed
     ///     it returns. Save it where you keep secrets: a refresh token works once, so a
     ///     session saved before the last refresh no longer signs in.
-    public init(serverURL: URL, transport: any ClientTransport = PawpackClient.defaultTransport(),
-                session: Session? = nil, onSessionChange: (@Sendable (Session?) -> Void)? = nil) {
+    public init(
+        serverURL: URL, transport: any ClientTransport = PawpackClient.defaultTransport(),
+        session: Session? = nil, onSessionChange: (@Sendable (Session?) -> Void)? = nil
+    ) {
         let store = SessionStore(session, onChange: onSessionChange)
         self.store = store
         self.serverURL = serverURL
-        self.client = Client(serverURL: serverURL, configuration: .pawpack, transport: transport,
-                             middlewares: [BearerTokenMiddleware(store: store), ProblemMiddleware()])
+        self.client = Client(
+            serverURL: serverURL, configuration: .pawpack, transport: transport,
+            middlewares: [BearerTokenMiddleware(store: store), ProblemMiddleware()])
     }
 
     /// The current session, to save and pass back to `init` on the next launch.

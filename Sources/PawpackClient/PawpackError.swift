@@ -43,13 +43,13 @@ public enum PawpackError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The HTTP status of a server refusal; nil for the other cases.
     public var status: Int? {
-        if case let .server(problem) = self { return problem.status }
+        if case .server(let problem) = self { return problem.status }
         return nil
     }
 
     /// The server's stable code; nil for the other cases.
     public var code: String? {
-        if case let .server(problem) = self { return problem.code }
+        if case .server(let problem) = self { return problem.code }
         return nil
     }
 
@@ -58,7 +58,7 @@ public enum PawpackError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The fields at fault in a refused input; empty for the other cases.
     public var errors: [FieldError] {
-        if case let .server(problem) = self { return problem.errors }
+        if case .server(let problem) = self { return problem.errors }
         return []
     }
 
@@ -67,10 +67,10 @@ public enum PawpackError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .server(problem): "\(problem.status) \(problem.code): \(problem.detail)"
-        case let .network(reason): "network: \(reason)"
+        case .server(let problem): "\(problem.status) \(problem.code): \(problem.detail)"
+        case .network(let reason): "network: \(reason)"
         case .notSignedIn: "not signed in"
-        case let .unexpectedResponse(reason): "unexpected response: \(reason)"
+        case .unexpectedResponse(let reason): "unexpected response: \(reason)"
         }
     }
 }

@@ -93,8 +93,9 @@ public struct PetDetails: Sendable, Equatable, Identifiable {
                 playStyles: try details.playStyles.map { try same($0, as: PlayStyle.self) },
                 energy: try details.energy.map { try same($0, as: EnergyLevel.self) },
                 environment: details.environment.flatMap {
-                    PetEnvironment(areaName: $0.area.rawValue, hasGarden: $0.hasGarden,
-                                   livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
+                    PetEnvironment(
+                        areaName: $0.area.rawValue, hasGarden: $0.hasGarden,
+                        livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
                 },
                 personality: details.personality, notes: details.notes)
         }
@@ -188,8 +189,9 @@ extension Components.Schemas.PetInput {
             energy: draft.energy.flatMap { .init(rawValue: $0.rawValue) },
             environment: draft.environment.flatMap { environment in
                 Components.Schemas.PetEnvironment.AreaPayload(rawValue: environment.area.rawValue).map {
-                    .init(area: $0, hasGarden: environment.hasGarden, livesWithOtherPets: environment.livesWithOtherPets,
-                          livesWithChildren: environment.livesWithChildren)
+                    .init(
+                        area: $0, hasGarden: environment.hasGarden, livesWithOtherPets: environment.livesWithOtherPets,
+                        livesWithChildren: environment.livesWithChildren)
                 }
             },
             personality: draft.personality, notes: draft.notes)

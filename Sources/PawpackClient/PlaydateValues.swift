@@ -91,23 +91,25 @@ public struct SwipeResult: Sendable, Equatable {
 
 extension DeckPreferences {
     init(_ dto: Components.Schemas.DeckPreferences) {
-        self.init(maxDistanceKm: dto.maxDistanceKm ?? DeckPreferences.defaultMaxDistanceKm,
-                  minAgeMonths: dto.minAgeMonths, maxAgeMonths: dto.maxAgeMonths,
-                  sexes: dto.sexes.map { Set($0.compactMap { PetSex(rawValue: $0.rawValue) }) },
-                  neuteredOnly: dto.neuteredOnly ?? false,
-                  sizes: dto.sizes.map { Set($0.compactMap { SizeClass(rawValue: $0.rawValue) }) },
-                  minWeightKg: dto.minWeightKg, maxWeightKg: dto.maxWeightKg,
-                  playStyles: dto.playStyles.map { Set($0.compactMap { PlayStyle(rawValue: $0.rawValue) }) })
+        self.init(
+            maxDistanceKm: dto.maxDistanceKm ?? DeckPreferences.defaultMaxDistanceKm,
+            minAgeMonths: dto.minAgeMonths, maxAgeMonths: dto.maxAgeMonths,
+            sexes: dto.sexes.map { Set($0.compactMap { PetSex(rawValue: $0.rawValue) }) },
+            neuteredOnly: dto.neuteredOnly ?? false,
+            sizes: dto.sizes.map { Set($0.compactMap { SizeClass(rawValue: $0.rawValue) }) },
+            minWeightKg: dto.minWeightKg, maxWeightKg: dto.maxWeightKg,
+            playStyles: dto.playStyles.map { Set($0.compactMap { PlayStyle(rawValue: $0.rawValue) }) })
     }
 
     /// The contract's form; sets become lists in a fixed order.
     var dto: Components.Schemas.DeckPreferences {
-        .init(maxDistanceKm: maxDistanceKm, minAgeMonths: minAgeMonths, maxAgeMonths: maxAgeMonths,
-              sexes: sexes?.map(\.rawValue).sorted().compactMap(Components.Schemas.PetSex.init(rawValue:)),
-              neuteredOnly: neuteredOnly,
-              sizes: sizes?.sorted().map(\.rawValue).compactMap(Components.Schemas.SizeClass.init(rawValue:)),
-              minWeightKg: minWeightKg, maxWeightKg: maxWeightKg,
-              playStyles: playStyles?.map(\.rawValue).sorted().compactMap(Components.Schemas.PlayStyle.init(rawValue:)))
+        .init(
+            maxDistanceKm: maxDistanceKm, minAgeMonths: minAgeMonths, maxAgeMonths: maxAgeMonths,
+            sexes: sexes?.map(\.rawValue).sorted().compactMap(Components.Schemas.PetSex.init(rawValue:)),
+            neuteredOnly: neuteredOnly,
+            sizes: sizes?.sorted().map(\.rawValue).compactMap(Components.Schemas.SizeClass.init(rawValue:)),
+            minWeightKg: minWeightKg, maxWeightKg: maxWeightKg,
+            playStyles: playStyles?.map(\.rawValue).sorted().compactMap(Components.Schemas.PlayStyle.init(rawValue:)))
     }
 }
 

@@ -12,18 +12,24 @@ struct ProblemMiddleware: ClientMiddleware {
     /// A problem is a few hundred bytes; more is not one.
     static let maximumProblemBytes = 64 * 1_024
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?))
-        async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    )
+        async throws -> (HTTPResponse, HTTPBody?)
+    {
         let (response, responseBody) = try await next(request, body, baseURL)
         guard response.status.code >= 400 else { return (response, responseBody) }
         let status = response.status.code
         guard let responseBody,
-              let data = try? await Data(collecting: responseBody, upTo: Self.maximumProblemBytes),
-              let problem = try? JSONDecoder().decode(Components.Schemas.Problem.self, from: data) else {
+            let data = try? await Data(collecting: responseBody, upTo: Self.maximumProblemBytes),
+            let problem = try? JSONDecoder().decode(Components.Schemas.Problem.self, from: data)
+        else {
             throw PawpackError.unexpectedResponse("HTTP \(status) without problem details")
         }
-        throw PawpackError.server(.init(status: status, code: problem.code, title: problem.title, detail: problem.detail,
-                                        errors: (problem.errors ?? []).map { FieldError(field: $0.field, message: $0.message) }))
+        throw PawpackError.server(
+            .init(
+                status: status, code: problem.code, title: problem.title, detail: problem.detail,
+                errors: (problem.errors ?? []).map { FieldError(field: $0.field, message: $0.message) }))
     }
 }

@@ -54,8 +54,10 @@ actor SessionStore {
     /// over: it is forgotten (the app hears of it) and the callers get `notSignedIn`. Any other
     /// failure — the network, a server error — keeps it, to try again on the next call. A session
     /// replaced while the refresh was on its way (a log-out, another log-in) is left as it is.
-    func session(replacing stale: String,
-                 refresh: @escaping @Sendable (_ refreshToken: String) async throws -> Session) async throws -> Session {
+    func session(
+        replacing stale: String,
+        refresh: @escaping @Sendable (_ refreshToken: String) async throws -> Session
+    ) async throws -> Session {
         if let running = refreshing, running.replacing == stale {
             return try await running.task.value
         }
@@ -73,13 +75,13 @@ actor SessionStore {
                 return now
             }
             switch outcome {
-            case let .success(fresh):
+            case .success(let fresh):
                 self.store(fresh)
                 return fresh
-            case let .failure(error as PawpackError) where error.status == 401:
+            case .failure(let error as PawpackError) where error.status == 401:
                 self.store(nil)
                 throw PawpackError.notSignedIn
-            case let .failure(error):
+            case .failure(let error):
                 throw error
             }
         }
@@ -92,9 +94,12 @@ actor SessionStore {
 struct BearerTokenMiddleware: ClientMiddleware {
     let store: SessionStore
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?))
-        async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    )
+        async throws -> (HTTPResponse, HTTPBody?)
+    {
         var request = request
         if let token = await store.session?.accessToken {
             request.headerFields[.authorization] = "Bearer \(token)"

@@ -13,8 +13,10 @@ public struct Account: Sendable, Equatable, Codable, Identifiable {
     public var emailVerified: Bool
     public var createdAt: Date
 
-    public init(id: User.ID, email: String, username: String, displayName: String,
-                dateOfBirth: LocalDate, city: String?, location: GeoPoint? = nil, emailVerified: Bool, createdAt: Date) {
+    public init(
+        id: User.ID, email: String, username: String, displayName: String,
+        dateOfBirth: LocalDate, city: String?, location: GeoPoint? = nil, emailVerified: Bool, createdAt: Date
+    ) {
         self.id = id
         self.email = email
         self.username = username
@@ -36,8 +38,10 @@ public struct SignUpForm: Sendable, Equatable {
     public var dateOfBirth: String
     public var city: String?
 
-    public init(email: String, password: String, username: String, displayName: String,
-                dateOfBirth: String, city: String? = nil) {
+    public init(
+        email: String, password: String, username: String, displayName: String,
+        dateOfBirth: String, city: String? = nil
+    ) {
         self.email = email
         self.password = password
         self.username = username
@@ -49,8 +53,10 @@ public struct SignUpForm: Sendable, Equatable {
 
 /// A sign-up that passed every rule, normalised for storage.
 public struct ValidSignUp: Sendable, Equatable {
-    public init(email: String, password: String, username: String, displayName: String,
-                dateOfBirth: LocalDate, city: String?) {
+    public init(
+        email: String, password: String, username: String, displayName: String,
+        dateOfBirth: LocalDate, city: String?
+    ) {
         self.email = email
         self.password = password
         self.username = username

@@ -40,12 +40,14 @@ public struct AccountRules: Sendable {
         }
         guard errors.isEmpty, let birth else { throw Problem.validation(errors) }
         if birth.age(on: LocalDate(utc: now)) < minimumAge {
-            throw Problem(status: 422, code: .tooYoung, title: "Too young for Pawpack",
-                          detail: "You must be at least \(minimumAge) years old to join Pawpack.",
-                          errors: [.init(field: "dateOfBirth", message: "you must be at least \(minimumAge) years old")])
+            throw Problem(
+                status: 422, code: .tooYoung, title: "Too young for Pawpack",
+                detail: "You must be at least \(minimumAge) years old to join Pawpack.",
+                errors: [.init(field: "dateOfBirth", message: "you must be at least \(minimumAge) years old")])
         }
-        return ValidSignUp(email: email, password: form.password, username: username,
-                           displayName: displayName, dateOfBirth: birth, city: city)
+        return ValidSignUp(
+            email: email, password: form.password, username: username,
+            displayName: displayName, dateOfBirth: birth, city: city)
     }
 
     public func normalizedEmail(_ raw: String) -> String {
@@ -69,9 +71,10 @@ public struct AccountRules: Sendable {
         if email.count > maximumEmailLength { return "must be at most \(maximumEmailLength) characters" }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-              !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-              !email.contains(where: { $0.isWhitespace || $0.isNewline || $0 == "<" || $0 == ">" }),
-              !email.unicodeScalars.contains(where: TextRule.isControl) else {
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            !email.contains(where: { $0.isWhitespace || $0.isNewline || $0 == "<" || $0 == ">" }),
+            !email.unicodeScalars.contains(where: TextRule.isControl)
+        else {
             return "must be an email address like name@example.com"
         }
         return nil
@@ -96,12 +99,12 @@ public struct AccountRules: Sendable {
         case .success: return nil
         case .failure(.empty), .failure(.tooLong):
             return "must be \(displayNameLength.lowerBound) to \(displayNameLength.upperBound) characters"
-        case let .failure(refusal): return refusal.message
+        case .failure(let refusal): return refusal.message
         }
     }
 
     public func cityProblem(_ city: String) -> String? {
-        if case let .failure(refusal) = TextRule.line(max: maximumCityLength).check(city) { return refusal.message }
+        if case .failure(let refusal) = TextRule.line(max: maximumCityLength).check(city) { return refusal.message }
         return nil
     }
 

@@ -40,7 +40,8 @@ public struct ActivityCursor<Subject>: Sendable, Equatable {
     public init(text: String) throws {
         let parts = text.split(separator: "_")
         guard text.utf8.count <= 80, parts.count == 2, let activity = Int64(parts[0]),
-              let id = Identifier<Subject>(string: String(parts[1])) else {
+            let id = Identifier<Subject>(string: String(parts[1]))
+        else {
             throw Problem.invalidField("cursor", "is not a cursor this list gave")
         }
         self.init(activity: activity, id: id)

@@ -18,8 +18,9 @@ public struct CreationLimits: Sendable, Equatable {
 
     /// The refusal when `count` things are already there and `limit` is the most allowed.
     public static func reached(_ what: String, limit: Int, field: String) -> Problem {
-        Problem(status: 409, code: .limitReached, title: "Limit reached",
-                detail: "There can be at most \(limit) \(what). Remove one to add another.",
-                errors: [FieldError(field: field, message: "at most \(limit) \(what)")])
+        Problem(
+            status: 409, code: .limitReached, title: "Limit reached",
+            detail: "There can be at most \(limit) \(what). Remove one to add another.",
+            errors: [FieldError(field: field, message: "at most \(limit) \(what)")])
     }
 }

@@ -75,8 +75,9 @@ package struct DeckGrid: Sendable, Equatable {
     /// `Matchmaker.boundingBox`, so also exactly the points the naive path's box lets through).
     package func block(around center: GeoPoint, radiusKm: Double) -> Block {
         let box = Matchmaker.boundingBox(around: center, radiusKm: radiusKm)
-        return Block(rows: row(ofLatitude: box.latitude.lowerBound)...row(ofLatitude: box.latitude.upperBound),
-                     columns: column(ofLongitude: box.longitude.lowerBound)...column(ofLongitude: box.longitude.upperBound))
+        return Block(
+            rows: row(ofLatitude: box.latitude.lowerBound)...row(ofLatitude: box.latitude.upperBound),
+            columns: column(ofLongitude: box.longitude.lowerBound)...column(ofLongitude: box.longitude.upperBound))
     }
 
     /// The cell numbers of `block` that are not in `inner`, as ranges: per row, the whole row,
@@ -171,14 +172,23 @@ package struct DeckBuckets: Sendable {
         var entries: [(ceiling: Double, bucket: Int64)] = []
         for (sizeCode, size) in sizeScores.enumerated() {
             // A puppy's bucket is its size alone: nothing else bounds a puppy pair.
-            entries.append((matchmaker.compatibilityCeiling(playScore: 0, energyScore: 0, sizeScore: size, puppyPair: true),
-                            DeckIndexRow.bucketBits(playMask: 0, energyCode: 0, sizeCode: Int64(sizeCode), social: false)))
+            entries.append(
+                (
+                    matchmaker.compatibilityCeiling(playScore: 0, energyScore: 0, sizeScore: size, puppyPair: true),
+                    DeckIndexRow.bucketBits(playMask: 0, energyCode: 0, sizeCode: Int64(sizeCode), social: false)
+                ))
             for (energyCode, energy) in energyScores.enumerated() {
                 for (mask, play) in playScores.enumerated() {
-                    let ceiling = matchmaker.compatibilityCeiling(playScore: play, energyScore: energy, sizeScore: size,
-                                                                  puppyPair: seeker.mode == .puppy)
-                    entries.append((ceiling, DeckIndexRow.bucketBits(playMask: Int64(mask), energyCode: Int64(energyCode),
-                                                                    sizeCode: Int64(sizeCode), social: true)))
+                    let ceiling = matchmaker.compatibilityCeiling(
+                        playScore: play, energyScore: energy, sizeScore: size,
+                        puppyPair: seeker.mode == .puppy)
+                    entries.append(
+                        (
+                            ceiling,
+                            DeckIndexRow.bucketBits(
+                                playMask: Int64(mask), energyCode: Int64(energyCode),
+                                sizeCode: Int64(sizeCode), social: true)
+                        ))
                 }
             }
         }
@@ -268,17 +278,22 @@ extension Matchmaker {
     /// Once the page is full, a row is turned into a dog and scored only if it is near enough
     /// for its bucket's ceiling to beat the page's last card (`DeckBuckets.farthestKm`): most
     /// rows read far out are not, and a distance costs a fraction of a score.
-    package func indexedDeck(seeker: DeckDog, preferences: DeckPreferences, excludedPets: Set<Pet.ID>,
-                            blockedOwners: Set<User.ID>, today: LocalDate, after: DeckPosition?, limit: Int,
-                            grid: DeckGrid = .standard, search: DeckSearch = DeckSearch(), buckets: DeckBuckets? = nil,
-                            read: ([ClosedRange<Int64>], [Int64]?) async throws -> [DeckIndexRow]) async rethrows -> IndexedDeckPage {
-        var ranker = DeckRanker(matchmaker: self, seeker: seeker, preferences: preferences, excludedPets: excludedPets,
-                                blockedOwners: blockedOwners, today: today, after: after, limit: limit)
+    package func indexedDeck(
+        seeker: DeckDog, preferences: DeckPreferences, excludedPets: Set<Pet.ID>,
+        blockedOwners: Set<User.ID>, today: LocalDate, after: DeckPosition?, limit: Int,
+        grid: DeckGrid = .standard, search: DeckSearch = DeckSearch(), buckets: DeckBuckets? = nil,
+        read: ([ClosedRange<Int64>], [Int64]?) async throws -> [DeckIndexRow]
+    ) async rethrows -> IndexedDeckPage {
+        var ranker = DeckRanker(
+            matchmaker: self, seeker: seeker, preferences: preferences, excludedPets: excludedPets,
+            blockedOwners: blockedOwners, today: today, after: after, limit: limit)
         guard limit > 0 else { return IndexedDeckPage(cards: [], dogsRead: 0, steps: 0) }
         var buckets = buckets
         var readBlock: DeckGrid.Block?
         var readKm = 0.0
-        var dogsRead = 0, dogsScored = 0, steps = 0
+        var dogsRead = 0
+        var dogsScored = 0
+        var steps = 0
         for radius in search.radii(upTo: preferences.maxDistanceKm) {
             var wanted: [Int64]?
             if let worst = ranker.worst {
@@ -298,7 +313,8 @@ extension Matchmaker {
                 // skipped; the distance measured for that is the one the ranker then uses.
                 var reach: (table: DeckBuckets, farthestKm: [Double])?
                 if let worst = ranker.worst, let table = buckets,
-                   let farthest = table.farthestKm(before: worst, matchmaker: self) {
+                    let farthest = table.farthestKm(before: worst, matchmaker: self)
+                {
                     reach = (table, farthest)
                 }
                 for row in rows {
@@ -333,8 +349,10 @@ package struct DeckIndexRow: Sendable, Equatable {
     package var birthDay: Int
     package var weightKg: Double?
 
-    package init(petID: Pet.ID, ownerID: User.ID, latitude: Double, longitude: Double, traits: Int64,
-                birthDay: Int, weightKg: Double?) {
+    package init(
+        petID: Pet.ID, ownerID: User.ID, latitude: Double, longitude: Double, traits: Int64,
+        birthDay: Int, weightKg: Double?
+    ) {
         self.petID = petID
         self.ownerID = ownerID
         self.latitude = latitude
@@ -346,16 +364,16 @@ package struct DeckIndexRow: Sendable, Equatable {
 
     // Bit layout of `traits`, lowest bits first. Each optional field uses 0 for "not given" and
     // its case index + 1 otherwise. Append new fields above the last; never move one.
-    static let playStylesShift: Int64 = 0        // 6 bits, one per PlayStyle.allCases
-    static let energyShift: Int64 = 6            // 3 bits
-    static let sizeShift: Int64 = 9              // 3 bits
-    static let sexShift: Int64 = 12              // 2 bits
-    static let neuteredShift: Int64 = 14         // 2 bits: 0 unknown, 1 no, 2 yes
-    static let areaShift: Int64 = 16             // 2 bits: 0 no environment given
-    static let gardenShift: Int64 = 18           // 1 bit
-    static let otherPetsShift: Int64 = 19        // 1 bit
-    static let modeShift: Int64 = 20             // 1 bit: 0 puppy, 1 social
-    static let childrenShift: Int64 = 21         // 1 bit
+    static let playStylesShift: Int64 = 0 // 6 bits, one per PlayStyle.allCases
+    static let energyShift: Int64 = 6 // 3 bits
+    static let sizeShift: Int64 = 9 // 3 bits
+    static let sexShift: Int64 = 12 // 2 bits
+    static let neuteredShift: Int64 = 14 // 2 bits: 0 unknown, 1 no, 2 yes
+    static let areaShift: Int64 = 16 // 2 bits: 0 no environment given
+    static let gardenShift: Int64 = 18 // 1 bit
+    static let otherPetsShift: Int64 = 19 // 1 bit
+    static let modeShift: Int64 = 20 // 1 bit: 0 puppy, 1 social
+    static let childrenShift: Int64 = 21 // 1 bit
 
     package init(_ dog: DeckDog) {
         var traits: Int64 = 0
@@ -372,9 +390,10 @@ package struct DeckIndexRow: Sendable, Equatable {
             traits |= (environment.livesWithChildren ? 1 : 0) << Self.childrenShift
         }
         traits |= (dog.mode == .social ? 1 : 0) << Self.modeShift
-        self.init(petID: dog.id, ownerID: dog.ownerID, latitude: dog.location.latitude,
-                  longitude: dog.location.longitude, traits: traits, birthDay: dog.birthDate.dayNumber,
-                  weightKg: dog.weightKg)
+        self.init(
+            petID: dog.id, ownerID: dog.ownerID, latitude: dog.location.latitude,
+            longitude: dog.location.longitude, traits: traits, birthDay: dog.birthDate.dayNumber,
+            weightKg: dog.weightKg)
     }
 
     /// The bits of `traits` that fix the compatibility ceiling: for a dog in Social Mode its
@@ -382,9 +401,10 @@ package struct DeckIndexRow: Sendable, Equatable {
     /// matched on age and size), so all puppies of one size share a bucket.
     package var bucket: Int64 {
         let social = field(Self.modeShift, bits: 1) == 1
-        return Self.bucketBits(playMask: social ? field(Self.playStylesShift, bits: Self.playStyleBits) : 0,
-                               energyCode: social ? field(Self.energyShift, bits: 3) : 0,
-                               sizeCode: field(Self.sizeShift, bits: 3), social: social)
+        return Self.bucketBits(
+            playMask: social ? field(Self.playStylesShift, bits: Self.playStyleBits) : 0,
+            energyCode: social ? field(Self.energyShift, bits: 3) : 0,
+            sizeCode: field(Self.sizeShift, bits: 3), social: social)
     }
 
     /// A bucket laid out like `traits`, so a social dog's bucket is its traits' bits.
@@ -426,8 +446,10 @@ package struct DeckIndexRow: Sendable, Equatable {
         bytes.reserveCapacity(Self.payloadSize)
         withUnsafeBytes(of: petID.rawValue.uuid) { bytes += $0 }
         withUnsafeBytes(of: ownerID.rawValue.uuid) { bytes += $0 }
-        for word in [latitude.bitPattern, longitude.bitPattern, UInt64(bitPattern: traits),
-                     UInt64(bitPattern: Int64(birthDay)), (weightKg ?? .nan).bitPattern] {
+        for word in [
+            latitude.bitPattern, longitude.bitPattern, UInt64(bitPattern: traits),
+            UInt64(bitPattern: Int64(birthDay)), (weightKg ?? .nan).bitPattern,
+        ] {
             withUnsafeBytes(of: word.littleEndian) { bytes += $0 }
         }
         return bytes
@@ -449,34 +471,41 @@ package struct DeckIndexRow: Sendable, Equatable {
             UUID(uuid: bytes.loadUnaligned(fromByteOffset: offset, as: uuid_t.self))
         }
         let weight = Double(bitPattern: word(at: 64))
-        self.init(petID: Pet.ID(uuid(at: 0)), ownerID: User.ID(uuid(at: 16)),
-                  latitude: Double(bitPattern: word(at: 32)), longitude: Double(bitPattern: word(at: 40)),
-                  traits: Int64(bitPattern: word(at: 48)), birthDay: Int(Int64(bitPattern: word(at: 56))),
-                  weightKg: weight.isNaN ? nil : weight)
+        self.init(
+            petID: Pet.ID(uuid(at: 0)), ownerID: User.ID(uuid(at: 16)),
+            latitude: Double(bitPattern: word(at: 32)), longitude: Double(bitPattern: word(at: 40)),
+            traits: Int64(bitPattern: word(at: 48)), birthDay: Int(Int64(bitPattern: word(at: 56))),
+            weightKg: weight.isNaN ? nil : weight)
     }
 
     /// The dog this row stands for; nil when the row holds a code this version does not know
     /// (a row written by a newer server), so a bad row is left out rather than misread.
     package var dog: DeckDog? {
         guard let birthDate = LocalDate(dayNumber: birthDay),
-              let sex = Self.value(field(Self.sexShift, bits: 2) + 1, in: PetSex.allCases) else { return nil }
+            let sex = Self.value(field(Self.sexShift, bits: 2) + 1, in: PetSex.allCases)
+        else { return nil }
         let styles = Self.playStyles(mask: field(Self.playStylesShift, bits: Self.playStyleBits))
-        let energy = field(Self.energyShift, bits: 3), size = field(Self.sizeShift, bits: 3)
-        let neutered = field(Self.neuteredShift, bits: 2), area = field(Self.areaShift, bits: 2)
+        let energy = field(Self.energyShift, bits: 3)
+        let size = field(Self.sizeShift, bits: 3)
+        let neutered = field(Self.neuteredShift, bits: 2)
+        let area = field(Self.areaShift, bits: 2)
         var environment: PetEnvironment?
         if area != 0 {
             guard let home = Self.value(area, in: HomeArea.allCases) else { return nil }
-            environment = PetEnvironment(area: home, hasGarden: field(Self.gardenShift, bits: 1) == 1,
-                                         livesWithOtherPets: field(Self.otherPetsShift, bits: 1) == 1,
-                                         livesWithChildren: field(Self.childrenShift, bits: 1) == 1)
+            environment = PetEnvironment(
+                area: home, hasGarden: field(Self.gardenShift, bits: 1) == 1,
+                livesWithOtherPets: field(Self.otherPetsShift, bits: 1) == 1,
+                livesWithChildren: field(Self.childrenShift, bits: 1) == 1)
         }
         guard energy == 0 || Self.value(energy, in: EnergyLevel.allCases) != nil,
-              size == 0 || Self.value(size, in: SizeClass.allCases) != nil, neutered <= 2 else { return nil }
-        return DeckDog(id: petID, ownerID: ownerID, location: GeoPoint(latitude: latitude, longitude: longitude),
-                       birthDate: birthDate, sex: sex, neutered: neutered == 0 ? nil : neutered == 2,
-                       sizeClass: Self.value(size, in: SizeClass.allCases), weightKg: weightKg, playStyles: styles,
-                       energy: Self.value(energy, in: EnergyLevel.allCases), environment: environment,
-                       mode: field(Self.modeShift, bits: 1) == 1 ? .social : .puppy)
+            size == 0 || Self.value(size, in: SizeClass.allCases) != nil, neutered <= 2
+        else { return nil }
+        return DeckDog(
+            id: petID, ownerID: ownerID, location: GeoPoint(latitude: latitude, longitude: longitude),
+            birthDate: birthDate, sex: sex, neutered: neutered == 0 ? nil : neutered == 2,
+            sizeClass: Self.value(size, in: SizeClass.allCases), weightKg: weightKg, playStyles: styles,
+            energy: Self.value(energy, in: EnergyLevel.allCases), environment: environment,
+            mode: field(Self.modeShift, bits: 1) == 1 ? .social : .puppy)
     }
 
     private func field(_ shift: Int64, bits: Int64) -> Int64 {

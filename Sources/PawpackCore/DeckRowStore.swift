@@ -111,7 +111,8 @@ package struct DeckRowStore: Sendable {
         // is checked, so the check is a flag looked up by the row's slot, not a hash.
         let wanted = buckets.map(BucketTable.init)
         var found: [DeckIndexRow] = []
-        var from = 0, lastUpperBound = Int64.min
+        var from = 0
+        var lastUpperBound = Int64.min
         for range in ranges {
             // The search asks for ranges in ascending order, so each binary search can start
             // where the last range ended; any other order starts from the beginning.
@@ -147,7 +148,8 @@ package struct DeckRowStore: Sendable {
     /// The index of the first cell at or above `cell` in an ascending list, from `start` on
     /// (binary search).
     private static func firstPosition(of cells: [Int64], notBelow cell: Int64, from start: Int = 0) -> Int {
-        var low = start, high = cells.count
+        var low = start
+        var high = cells.count
         while low < high {
             let middle = (low + high) / 2
             if cells[middle] < cell { low = middle + 1 } else { high = middle }

@@ -18,8 +18,10 @@ public struct DogPortrait: Sendable, Equatable {
     public var eyePatch: Bool
     public var tongue: Bool
 
-    public init(coat: RGB, secondary: RGB, background: RGB, ears: Ears, muzzleLength: Double, size: Double,
-                eyePatch: Bool, tongue: Bool) {
+    public init(
+        coat: RGB, secondary: RGB, background: RGB, ears: Ears, muzzleLength: Double, size: Double,
+        eyePatch: Bool, tongue: Bool
+    ) {
         self.coat = coat
         self.secondary = secondary
         self.background = background
@@ -42,10 +44,12 @@ public struct DogPortrait: Sendable, Equatable {
     /// The portrait as a PNG of `width` × `height` pixels (4:5 suits the deck's cards).
     public func png(width: Int = 360, height: Int = 450) -> Data {
         var canvas = Canvas(width: width, height: height)
-        let w = Double(width), h = Double(height)
+        let w = Double(width)
+        let h = Double(height)
         canvas.verticalGradient(top: background.mixed(with: RGB(255, 255, 255), 0.35), bottom: background)
         let scale = 0.78 + 0.3 * size
-        let cx = w / 2, cy = h * 0.5
+        let cx = w / 2
+        let cy = h * 0.5
         let head = w * 0.3 * scale
         let dark = coat.mixed(with: RGB(20, 15, 10), 0.35)
         // Body and chest below the head.
@@ -55,10 +59,12 @@ public struct DogPortrait: Sendable, Equatable {
         switch ears {
         case .pointed:
             for side in [-1.0, 1.0] {
-                canvas.ellipse(cx: cx + side * head * 0.62, cy: cy - head * 0.85, rx: head * 0.26, ry: head * 0.55,
-                               rotation: side * 0.35, colour: dark)
-                canvas.ellipse(cx: cx + side * head * 0.6, cy: cy - head * 0.78, rx: head * 0.13, ry: head * 0.35,
-                               rotation: side * 0.35, colour: secondary.mixed(with: RGB(230, 150, 150), 0.4))
+                canvas.ellipse(
+                    cx: cx + side * head * 0.62, cy: cy - head * 0.85, rx: head * 0.26, ry: head * 0.55,
+                    rotation: side * 0.35, colour: dark)
+                canvas.ellipse(
+                    cx: cx + side * head * 0.6, cy: cy - head * 0.78, rx: head * 0.13, ry: head * 0.35,
+                    rotation: side * 0.35, colour: secondary.mixed(with: RGB(230, 150, 150), 0.4))
             }
         case .floppy, .folded:
             break
@@ -68,13 +74,15 @@ public struct DogPortrait: Sendable, Equatable {
         switch ears {
         case .floppy:
             for side in [-1.0, 1.0] {
-                canvas.ellipse(cx: cx + side * head * 0.95, cy: cy + head * 0.05, rx: head * 0.3, ry: head * 0.68,
-                               rotation: side * -0.25, colour: dark)
+                canvas.ellipse(
+                    cx: cx + side * head * 0.95, cy: cy + head * 0.05, rx: head * 0.3, ry: head * 0.68,
+                    rotation: side * -0.25, colour: dark)
             }
         case .folded:
             for side in [-1.0, 1.0] {
-                canvas.ellipse(cx: cx + side * head * 0.68, cy: cy - head * 0.78, rx: head * 0.34, ry: head * 0.24,
-                               rotation: side * 0.5, colour: dark)
+                canvas.ellipse(
+                    cx: cx + side * head * 0.68, cy: cy - head * 0.78, rx: head * 0.34, ry: head * 0.24,
+                    rotation: side * 0.5, colour: dark)
             }
         case .pointed:
             break
@@ -89,7 +97,8 @@ public struct DogPortrait: Sendable, Equatable {
         canvas.ellipse(cx: cx, cy: muzzleY - muzzleH * 0.45, rx: head * 0.17, ry: head * 0.12, colour: RGB(34, 28, 26))
         canvas.ellipse(cx: cx, cy: muzzleY - muzzleH * 0.5, rx: head * 0.06, ry: head * 0.035, colour: RGB(120, 110, 110))
         for side in [-1.0, 1.0] {
-            let ex = cx + side * head * 0.36, ey = cy - head * 0.12
+            let ex = cx + side * head * 0.36
+            let ey = cy - head * 0.12
             canvas.ellipse(cx: ex, cy: ey, rx: head * 0.13, ry: head * 0.15, colour: RGB(255, 255, 255))
             canvas.ellipse(cx: ex, cy: ey + head * 0.02, rx: head * 0.1, ry: head * 0.12, colour: RGB(40, 28, 20))
             canvas.ellipse(cx: ex - head * 0.03, cy: ey - head * 0.03, rx: head * 0.035, ry: head * 0.035, colour: RGB(255, 255, 255))
@@ -103,10 +112,13 @@ public struct DogPortrait: Sendable, Equatable {
         canvas.verticalGradient(top: background.mixed(with: RGB(255, 200, 150), 0.25), bottom: background)
         let white = RGB(255, 255, 255)
         // The same paw as the `paw` icon, inside the safe zone of a maskable icon.
-        let inset = Double(size) * 0.18, scale = (Double(size) - 2 * inset) / 24
+        let inset = Double(size) * 0.18
+        let scale = (Double(size) - 2 * inset) / 24
         func at(_ x: Double, _ y: Double) -> (Double, Double) { (inset + x * scale, inset + y * scale) }
-        let pads: [(Double, Double, Double, Double)] = [(12, 16.2, 4.6, 3.8), (5.4, 10.6, 2.1, 2.6), (18.6, 10.6, 2.1, 2.6),
-                                                        (9.1, 6.2, 2.1, 2.7), (14.9, 6.2, 2.1, 2.7)]
+        let pads: [(Double, Double, Double, Double)] = [
+            (12, 16.2, 4.6, 3.8), (5.4, 10.6, 2.1, 2.6), (18.6, 10.6, 2.1, 2.6),
+            (9.1, 6.2, 2.1, 2.7), (14.9, 6.2, 2.1, 2.7),
+        ]
         for (x, y, rx, ry) in pads {
             let (px, py) = at(x, y)
             canvas.ellipse(cx: px, cy: py, rx: rx * scale, ry: ry * scale, colour: white)
@@ -136,15 +148,20 @@ private struct Canvas {
     /// An ellipse turned by `rotation` radians; edge pixels blend by their distance to the edge.
     mutating func ellipse(cx: Double, cy: Double, rx: Double, ry: Double, rotation: Double = 0, colour: DogPortrait.RGB) {
         let reach = max(rx, ry) + 1
-        let cosR = cos(rotation), sinR = sin(rotation)
-        let minY = max(0, Int(cy - reach)), maxY = min(height - 1, Int(cy + reach))
-        let minX = max(0, Int(cx - reach)), maxX = min(width - 1, Int(cx + reach))
+        let cosR = cos(rotation)
+        let sinR = sin(rotation)
+        let minY = max(0, Int(cy - reach))
+        let maxY = min(height - 1, Int(cy + reach))
+        let minX = max(0, Int(cx - reach))
+        let maxX = min(width - 1, Int(cx + reach))
         guard minY <= maxY, minX <= maxX else { return }
         let smaller = min(rx, ry)
         for y in minY...maxY {
             for x in minX...maxX {
-                let dx = Double(x) + 0.5 - cx, dy = Double(y) + 0.5 - cy
-                let u = (dx * cosR + dy * sinR) / rx, v = (-dx * sinR + dy * cosR) / ry
+                let dx = Double(x) + 0.5 - cx
+                let dy = Double(y) + 0.5 - cy
+                let u = (dx * cosR + dy * sinR) / rx
+                let v = (-dx * sinR + dy * cosR) / ry
                 let distance = ((u * u + v * v).squareRoot() - 1) * smaller
                 let coverage = min(1, max(0, 0.5 - distance))
                 if coverage > 0 { pixels[y * width + x] = pixels[y * width + x].mixed(with: colour, coverage) }

@@ -43,8 +43,8 @@ extension UUID {
         var bytes = UUID().uuid
         withUnsafeMutableBytes(of: &bytes) { raw in
             for index in 0..<6 { raw[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * UInt64(index))) }
-            raw[6] = 0x70 | (raw[6] & 0x0F)  // version 7
-            raw[8] = 0x80 | (raw[8] & 0x3F)  // the RFC's variant
+            raw[6] = 0x70 | (raw[6] & 0x0F) // version 7
+            raw[8] = 0x80 | (raw[8] & 0x3F) // the RFC's variant
         }
         return UUID(uuid: bytes)
     }

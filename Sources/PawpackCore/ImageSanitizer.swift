@@ -225,7 +225,7 @@ extension ImageSanitizer {
             guard index + 2 < head.count else { return false }
             let marker = head[index]
             switch marker {
-            case 0xC4, 0xDB, 0xDD, 0xFE, 0xE0...0xEF: break  // DHT, DQT, DRI, COM, APPn
+            case 0xC4, 0xDB, 0xDD, 0xFE, 0xE0...0xEF: break // DHT, DQT, DRI, COM, APPn
             default: guard isFrameHeader(marker) else { return false }
             }
             let length = (Int(head[index + 1]) << 8) | Int(head[index + 2])
@@ -247,10 +247,10 @@ extension ImageSanitizer {
         static func keeps(_ marker: UInt8, payload: ArraySlice<UInt8>) -> Bool {
             switch marker {
             case 0xE0: payload.starts(with: jfif)
-            case 0xE2: payload.starts(with: iccProfile)  // colour profile, possibly in several parts
-            case 0xEE: payload.starts(with: adobe)  // says whether the data is YCbCr, RGB or CMYK
+            case 0xE2: payload.starts(with: iccProfile) // colour profile, possibly in several parts
+            case 0xEE: payload.starts(with: adobe) // says whether the data is YCbCr, RGB or CMYK
             case 0xE1...0xEF, 0xFE: false
-            default: true  // DQT, DHT, SOFn, DRI, DAC, DNL, ...
+            default: true // DQT, DHT, SOFn, DRI, DAC, DNL, ...
             }
         }
 
@@ -436,7 +436,8 @@ extension ImageSanitizer {
 
         static func hasSignature(_ head: [UInt8]) -> Bool {
             guard ByteReader.isMatch(head, 0, Array("RIFF".utf8)), ByteReader.isMatch(head, 8, Array("WEBP".utf8)),
-                  head.count >= 16 else { return false }
+                head.count >= 16
+            else { return false }
             let first = ByteReader(bytes: head, format: "WebP")
             guard let type = try? first.fourCC(12) else { return false }
             return type == vp8 || type == vp8l || type == vp8x
@@ -477,7 +478,7 @@ extension ImageSanitizer {
                     sizes.append(PictureSize(width: try input.u24LE(position + 12) + 1, height: try input.u24LE(position + 15) + 1))
                     let chunkStart = output.count
                     output.append(contentsOf: bytes[position..<end])
-                    output[chunkStart + 8] &= ~metadataFlags  // the first payload byte holds the flags
+                    output[chunkStart + 8] &= ~metadataFlags // the first payload byte holds the flags
                 } else {
                     if type == vp8 || type == vp8l { sizes.append(try pictureSize(of: type, at: position + 8, size: size, input)) }
                     output.append(contentsOf: bytes[position..<end])
@@ -497,7 +498,9 @@ extension ImageSanitizer {
         /// bitstream's (its signature 0x2F, then width and height minus one, 14 bits each).
         static func pictureSize(of type: UInt32, at payload: Int, size: Int, _ input: ByteReader) throws(ImageSanitizerError) -> PictureSize {
             if type == vp8 {
-                guard size >= 10, input.matches(payload + 3, [0x9D, 0x01, 0x2A]) else { throw input.malformed("VP8 frame without a key frame header") }
+                guard size >= 10, input.matches(payload + 3, [0x9D, 0x01, 0x2A]) else {
+                    throw input.malformed("VP8 frame without a key frame header")
+                }
                 return PictureSize(width: try input.u16LE(payload + 6) & 0x3FFF, height: try input.u16LE(payload + 8) & 0x3FFF)
             }
             guard size >= 5, try input.u8(payload) == 0x2F else { throw input.malformed("VP8L bitstream without its signature") }
@@ -571,7 +574,8 @@ extension ImageSanitizer {
         static func hasSignature(_ head: [UInt8]) -> Bool {
             let reader = ByteReader(bytes: head, format: "HEIC")
             guard let size = try? reader.u32BE(0), let type = try? reader.fourCC(4), type == ftyp,
-                  size >= 16, (size - 16) % 4 == 0, let major = try? reader.fourCC(8) else { return false }
+                size >= 16, (size - 16) % 4 == 0, let major = try? reader.fourCC(8)
+            else { return false }
             var brands = [major]
             var offset = 16
             while offset + 4 <= min(size, head.count) {
@@ -660,7 +664,7 @@ extension ImageSanitizer {
                 let size: Int
                 switch size32 {
                 case 0:
-                    size = end - position  // the box runs to the end of its container
+                    size = end - position // the box runs to the end of its container
                 case 1:
                     guard end - position >= 16 else { throw input.malformed("truncated box header at offset \(position)") }
                     let large = try input.uintBE(position + 8, size: 8)
@@ -716,7 +720,7 @@ extension ImageSanitizer {
                     itemID = try input.u32BE(position)
                     position += 4
                 }
-                position += 2  // item_protection_index
+                position += 2 // item_protection_index
                 guard box.end - position >= 4 else { throw input.malformed("truncated infe box") }
                 let itemType = try input.fourCC(position)
                 position += 4
@@ -761,8 +765,10 @@ extension ImageSanitizer {
         /// Walks `iloc` (versions 0–2) and overwrites every extent of the given items with zeros,
         /// then puts the kind's empty placeholder at the start of the item when it fits. `media` are
         /// the top-level `mdat` boxes, in file order.
-        static func zeroPayloads(of items: [Int: MetadataKind], _ input: ByteReader, iloc box: Box, idat: Box?,
-                                 media: [Box], output: inout [UInt8]) throws(ImageSanitizerError) {
+        static func zeroPayloads(
+            of items: [Int: MetadataKind], _ input: ByteReader, iloc box: Box, idat: Box?,
+            media: [Box], output: inout [UInt8]
+        ) throws(ImageSanitizerError) {
             var position = box.payloadStart
             let version = try input.u8(position)
             guard version <= 2 else { throw input.malformed("iloc version \(version)") }

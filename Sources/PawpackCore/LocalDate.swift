@@ -8,7 +8,8 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...LocalDate.daysIn(month: month, year: year)).contains(day) else { return nil }
+            (1...LocalDate.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
         self.year = year
         self.month = month
         self.day = day
@@ -82,8 +83,10 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let date = LocalDate(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                                                    debugDescription: "Expected a date as YYYY-MM-DD"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "Expected a date as YYYY-MM-DD"))
         }
         self = date
     }

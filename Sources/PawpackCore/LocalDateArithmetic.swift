@@ -6,8 +6,10 @@ extension LocalDate {
     /// Day numbers of 0001-01-01 and 9999-12-31, the dates `LocalDate` can hold.
     static let dayNumberRange = -719_162...2_932_896
 
-    private static let monthNames = ["January", "February", "March", "April", "May", "June", "July",
-                                     "August", "September", "October", "November", "December"]
+    private static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July",
+        "August", "September", "October", "November", "December",
+    ]
 
     /// Days since 1970-01-01 (negative before it), counting back with today's Gregorian rules
     /// even before 1582.
@@ -16,10 +18,10 @@ extension LocalDate {
         // day of the year and month lengths follow a fixed 153-days-per-5-months pattern.
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400                                                    // 0...399
-        let monthFromMarch = month > 2 ? month - 3 : month + 9                           // 0...11
-        let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1                         // 0...365
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear     // 0...146096
+        let yearOfEra = y - era * 400 // 0...399
+        let monthFromMarch = month > 2 ? month - 3 : month + 9 // 0...11
+        let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1 // 0...365
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear // 0...146096
         return era * 146_097 + dayOfEra - 719_468
     }
 
@@ -29,10 +31,10 @@ extension LocalDate {
         // Hinnant's civil_from_days, the inverse of `dayNumber`.
         let z = dayNumber + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097                                                 // 0...146096
+        let dayOfEra = z - era * 146_097 // 0...146096
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)   // 0...365
-        let monthFromMarch = (5 * dayOfYear + 2) / 153                                   // 0...11
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100) // 0...365
+        let monthFromMarch = (5 * dayOfYear + 2) / 153 // 0...11
         let d = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
         let m = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
         let y = yearOfEra + era * 400 + (m <= 2 ? 1 : 0)

@@ -32,7 +32,7 @@ public struct LockoutPolicy: Sendable, Equatable {
     public func recordingFailure(_ state: LoginThrottleState, now: Date) -> LoginThrottleState {
         var next = state
         if let until = state.lockedUntil, until <= now {
-            next = LoginThrottleState()  // an expired lock starts a clean slate
+            next = LoginThrottleState() // an expired lock starts a clean slate
         }
         if let start = next.windowStart, now.timeIntervalSince(start) < window {
             next.failures += 1
@@ -69,7 +69,8 @@ public struct WindowCounter: Sendable, Equatable {
     /// Seconds until `key` may try again, or nil when it is under the limit.
     public func blockedFor(_ key: String, now: Date) -> Int? {
         guard let bucket = buckets[key], now.timeIntervalSince(bucket.start) < window,
-              bucket.count >= limit else { return nil }
+            bucket.count >= limit
+        else { return nil }
         return max(1, Int((window - now.timeIntervalSince(bucket.start)).rounded(.up)))
     }
 

@@ -48,9 +48,11 @@ public struct DeckPreferences: Sendable, Codable, Equatable {
     /// The candidate must share at least one of these.
     public var playStyles: Set<PlayStyle>?
 
-    public init(maxDistanceKm: Double = 25, minAgeMonths: Int? = nil, maxAgeMonths: Int? = nil,
-                sexes: Set<PetSex>? = nil, neuteredOnly: Bool = false, sizes: Set<SizeClass>? = nil,
-                minWeightKg: Double? = nil, maxWeightKg: Double? = nil, playStyles: Set<PlayStyle>? = nil) {
+    public init(
+        maxDistanceKm: Double = 25, minAgeMonths: Int? = nil, maxAgeMonths: Int? = nil,
+        sexes: Set<PetSex>? = nil, neuteredOnly: Bool = false, sizes: Set<SizeClass>? = nil,
+        minWeightKg: Double? = nil, maxWeightKg: Double? = nil, playStyles: Set<PlayStyle>? = nil
+    ) {
         self.maxDistanceKm = maxDistanceKm
         self.minAgeMonths = minAgeMonths
         self.maxAgeMonths = maxAgeMonths
@@ -69,7 +71,8 @@ public struct DeckPreferences: Sendable, Codable, Equatable {
     /// Absent keys take their defaults, so preferences saved before a field existed still decode.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        maxDistanceKm = try container.decodeIfPresent(Double.self, forKey: .maxDistanceKm)
+        maxDistanceKm =
+            try container.decodeIfPresent(Double.self, forKey: .maxDistanceKm)
             ?? DeckPreferences.defaultMaxDistanceKm
         minAgeMonths = try container.decodeIfPresent(Int.self, forKey: .minAgeMonths)
         maxAgeMonths = try container.decodeIfPresent(Int.self, forKey: .maxAgeMonths)
@@ -97,7 +100,8 @@ public struct DeckPreferences: Sendable, Codable, Equatable {
             errors.append(FieldError(field: "maxAgeMonths", message: "must be from 0 to 480 months"))
         }
         if let minAgeMonths, let maxAgeMonths, ages.contains(minAgeMonths), ages.contains(maxAgeMonths),
-           minAgeMonths > maxAgeMonths {
+            minAgeMonths > maxAgeMonths
+        {
             errors.append(FieldError(field: "maxAgeMonths", message: "must not be less than minAgeMonths"))
         }
         // `contains` is false for NaN and the infinities, so they are refused here as well.
@@ -109,7 +113,8 @@ public struct DeckPreferences: Sendable, Codable, Equatable {
             errors.append(FieldError(field: "maxWeightKg", message: "must be from 0.1 to 150 kg"))
         }
         if let minWeightKg, let maxWeightKg, weights.contains(minWeightKg), weights.contains(maxWeightKg),
-           minWeightKg > maxWeightKg {
+            minWeightKg > maxWeightKg
+        {
             errors.append(FieldError(field: "maxWeightKg", message: "must not be less than minWeightKg"))
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
@@ -140,10 +145,12 @@ public struct DeckDog: Sendable, Equatable {
     public var environment: PetEnvironment?
     public var mode: WelfareMode
 
-    public init(id: Pet.ID, ownerID: User.ID, location: GeoPoint, birthDate: LocalDate, sex: PetSex,
-                neutered: Bool? = nil, sizeClass: SizeClass? = nil, weightKg: Double? = nil,
-                playStyles: [PlayStyle] = [], energy: EnergyLevel? = nil, environment: PetEnvironment? = nil,
-                mode: WelfareMode) {
+    public init(
+        id: Pet.ID, ownerID: User.ID, location: GeoPoint, birthDate: LocalDate, sex: PetSex,
+        neutered: Bool? = nil, sizeClass: SizeClass? = nil, weightKg: Double? = nil,
+        playStyles: [PlayStyle] = [], energy: EnergyLevel? = nil, environment: PetEnvironment? = nil,
+        mode: WelfareMode
+    ) {
         self.id = id
         self.ownerID = ownerID
         self.location = location
@@ -164,7 +171,8 @@ public struct DeckDog: Sendable, Equatable {
     /// Whole months from the birth date to `today`, counted as `PetAge` counts them (a month is
     /// complete on the same day of the month); 0 for a birth date in the future.
     public func ageInMonths(on today: LocalDate) -> Int {
-        let months = (today.year - birthDate.year) * 12 + (today.month - birthDate.month)
+        let months =
+            (today.year - birthDate.year) * 12 + (today.month - birthDate.month)
             - (today.day < birthDate.day ? 1 : 0)
         return Swift.max(0, months)
     }
@@ -189,8 +197,10 @@ public struct DeckCard: Sendable, Equatable {
     /// ("both love chase games", "similar energy", "similar size", "3 km away").
     public var reasons: [String]
 
-    public init(petID: Pet.ID, score: Int, rank: Double, compatibility: Double, distanceScore: Double,
-                distanceKm: Double, roundedDistance: String, reasons: [String]) {
+    public init(
+        petID: Pet.ID, score: Int, rank: Double, compatibility: Double, distanceScore: Double,
+        distanceKm: Double, roundedDistance: String, reasons: [String]
+    ) {
         self.petID = petID
         self.score = score
         self.rank = rank
@@ -360,12 +370,13 @@ public struct Matchmaker: Sendable {
     /// - Each side is padded by 1e-7° (about a centimetre) so that rounding never leaves out a
     ///   point exactly on the circle. Non-finite input gives the whole globe.
     public static func boundingBox(around center: GeoPoint, radiusKm: Double)
-        -> (latitude: ClosedRange<Double>, longitude: ClosedRange<Double>) {
+        -> (latitude: ClosedRange<Double>, longitude: ClosedRange<Double>)
+    {
         let everywhere = (latitude: -90.0...90.0, longitude: -180.0...180.0)
         guard center.latitude.isFinite, center.longitude.isFinite, !radiusKm.isNaN else { return everywhere }
         let padding = 1e-7
         let latitude = Swift.min(Swift.max(center.latitude, -90), 90)
-        let angle = Swift.max(radiusKm, 0) / earthRadiusKm                      // radians
+        let angle = Swift.max(radiusKm, 0) / earthRadiusKm // radians
         let angleDegrees = angle * 180 / .pi
         let south = latitude - angleDegrees - padding
         let north = latitude + angleDegrees + padding
@@ -386,17 +397,22 @@ public struct Matchmaker: Sendable {
     /// owner's own pets and the dogs this dog already swiped; `blockedOwners` the members
     /// blocked by or blocking the owner. The seeker is never its own candidate, and no pet of
     /// the seeker's owner ever passes.
-    public func passesHardFilters(seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
-                                  excludedPets: Set<Pet.ID>, blockedOwners: Set<User.ID>,
-                                  today: LocalDate) -> Bool {
-        distanceIfPassing(seeker: seeker, candidate: candidate, preferences: preferences,
-                          excludedPets: excludedPets, blockedOwners: blockedOwners, today: today) != nil
+    public func passesHardFilters(
+        seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
+        excludedPets: Set<Pet.ID>, blockedOwners: Set<User.ID>,
+        today: LocalDate
+    ) -> Bool {
+        distanceIfPassing(
+            seeker: seeker, candidate: candidate, preferences: preferences,
+            excludedPets: excludedPets, blockedOwners: blockedOwners, today: today) != nil
     }
 
     /// The candidate's distance from the seeker when it passes every hard filter, else nil.
-    func distanceIfPassing(seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
-                           excludedPets: Set<Pet.ID>, blockedOwners: Set<User.ID>,
-                           today: LocalDate) -> Double? {
+    func distanceIfPassing(
+        seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
+        excludedPets: Set<Pet.ID>, blockedOwners: Set<User.ID>,
+        today: LocalDate
+    ) -> Double? {
         guard !isLeftOut(candidate, excludedPets: excludedPets, blockedOwners: blockedOwners) else { return nil }
         return distanceIfPassingPreferences(seeker: seeker, candidate: candidate, preferences: preferences, today: today)
     }
@@ -407,17 +423,22 @@ public struct Matchmaker: Sendable {
     }
 
     /// The candidate's distance when it passes every hard filter but `isLeftOut`, else nil.
-    func distanceIfPassingPreferences(seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
-                                      today: LocalDate) -> Double? {
-        distanceIfPassingPreferences(seeker: seeker, candidate: candidate, preferences: preferences, today: today,
-                                     measuredFrom: DistancesFrom(seeker.location), knownKm: nil)
+    func distanceIfPassingPreferences(
+        seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
+        today: LocalDate
+    ) -> Double? {
+        distanceIfPassingPreferences(
+            seeker: seeker, candidate: candidate, preferences: preferences, today: today,
+            measuredFrom: DistancesFrom(seeker.location), knownKm: nil)
     }
 
     /// The same, measuring from `seekerDistances` (made from the seeker's location), or taking
     /// `knownKm` when the caller has measured it already.
-    func distanceIfPassingPreferences(seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
-                                      today: LocalDate, measuredFrom seekerDistances: DistancesFrom,
-                                      knownKm: Double?) -> Double? {
+    func distanceIfPassingPreferences(
+        seeker: DeckDog, candidate: DeckDog, preferences: DeckPreferences,
+        today: LocalDate, measuredFrom seekerDistances: DistancesFrom,
+        knownKm: Double?
+    ) -> Double? {
         guard candidate.id != seeker.id, candidate.ownerID != seeker.ownerID else { return nil }
         let age = candidate.ageInMonths(on: today)
         if let youngest = preferences.minAgeMonths, age < youngest { return nil }
@@ -436,7 +457,10 @@ public struct Matchmaker: Sendable {
         if !Matchmaker.involvesPuppy(seeker, candidate) {
             if preferences.neuteredOnly, candidate.neutered != true { return nil }
             if let styles = preferences.playStyles, !styles.isEmpty,
-               !candidate.playStyles.contains(where: { styles.contains($0) }) { return nil }
+                !candidate.playStyles.contains(where: { styles.contains($0) })
+            {
+                return nil
+            }
         }
         // Distance last: it is the costliest check.
         let distance = knownKm ?? seekerDistances.km(to: candidate.location)
@@ -452,8 +476,9 @@ public struct Matchmaker: Sendable {
 
     /// The card for `candidate` in `seeker`'s deck, whatever the filters say.
     public func card(seeker: DeckDog, candidate: DeckDog, today: LocalDate) -> DeckCard {
-        card(seeker: seeker, candidate: candidate,
-             distanceKm: Matchmaker.haversineKm(seeker.location, candidate.location), today: today)
+        card(
+            seeker: seeker, candidate: candidate,
+            distanceKm: Matchmaker.haversineKm(seeker.location, candidate.location), today: today)
     }
 
     func card(seeker: DeckDog, candidate: DeckDog, distanceKm: Double, today: LocalDate) -> DeckCard {
@@ -462,9 +487,10 @@ public struct Matchmaker: Sendable {
         let value = combined(compatibility: pair.value, distanceScore: proximity)
         var reasons = Array(pair.reasons.prefix(Matchmaker.maximumReasons - 1))
         reasons.append(Matchmaker.distanceReason(km: distanceKm))
-        return DeckCard(petID: candidate.id, score: Int((value * 100).rounded()), rank: Matchmaker.rank(value),
-                        compatibility: pair.value, distanceScore: proximity, distanceKm: distanceKm,
-                        roundedDistance: Matchmaker.roundedDistance(km: distanceKm), reasons: reasons)
+        return DeckCard(
+            petID: candidate.id, score: Int((value * 100).rounded()), rank: Matchmaker.rank(value),
+            compatibility: pair.value, distanceScore: proximity, distanceKm: distanceKm,
+            roundedDistance: Matchmaker.roundedDistance(km: distanceKm), reasons: reasons)
     }
 
     /// 0.5^(km / half-life), in 0...1; 0 when it cannot be computed.
@@ -475,8 +501,9 @@ public struct Matchmaker: Sendable {
 
     /// The weighted mean of compatibility and distance score, in 0...1.
     func combined(compatibility: Double, distanceScore: Double) -> Double {
-        Matchmaker.weightedMean(compatibilityWeight * compatibility + distanceWeight * distanceScore,
-                                over: compatibilityWeight + distanceWeight)
+        Matchmaker.weightedMean(
+            compatibilityWeight * compatibility + distanceWeight * distanceScore,
+            over: compatibilityWeight + distanceWeight)
     }
 
     /// What the deck orders by: the combined score rounded to millionths, so that equal dogs
@@ -498,8 +525,10 @@ public struct Matchmaker: Sendable {
     /// A pair's compatibility in 0...1 and, when `explain`, its reasons most important first
     /// (in the order of the component weights). The deck ranks without the reasons, which
     /// spares building strings for dogs that never reach the page.
-    func compatibility(of seeker: DeckDog, with candidate: DeckDog, today: LocalDate,
-                       explain: Bool) -> (value: Double, reasons: [String]) {
+    func compatibility(
+        of seeker: DeckDog, with candidate: DeckDog, today: LocalDate,
+        explain: Bool
+    ) -> (value: Double, reasons: [String]) {
         let sizesApart = Matchmaker.sizeGap(seeker, candidate)
         if let gap = sizesApart, gap >= Matchmaker.vetoSizeGap { return (0, []) }
         let size = sizesApart.map { Matchmaker.sizeScores[$0] } ?? Matchmaker.neutral
@@ -514,8 +543,9 @@ public struct Matchmaker: Sendable {
                 if monthsApart <= Matchmaker.similarAgeMonths { reasons.append("similar age") }
                 if similarSize { reasons.append("similar size") }
             }
-            let value = Matchmaker.weightedMean(weights.puppyAge * age + weights.puppySize * size,
-                                                over: weights.puppyAge + weights.puppySize)
+            let value = Matchmaker.weightedMean(
+                weights.puppyAge * age + weights.puppySize * size,
+                over: weights.puppyAge + weights.puppySize)
             return (value, reasons)
         }
 
@@ -534,9 +564,11 @@ public struct Matchmaker: Sendable {
                 if mine.area == theirs.area { reasons.append(Matchmaker.areaReason(mine.area)) }
             }
         }
-        let weightedSum = weights.playStyle * play.score + weights.energy * energy + weights.size * size
+        let weightedSum =
+            weights.playStyle * play.score + weights.energy * energy + weights.size * size
             + weights.sexAndNeuter * pairing + weights.environment * environment
-        let totalWeight = weights.playStyle + weights.energy + weights.size + weights.sexAndNeuter
+        let totalWeight =
+            weights.playStyle + weights.energy + weights.size + weights.sexAndNeuter
             + weights.environment
         return (Matchmaker.weightedMean(weightedSum, over: totalWeight), reasons)
     }
@@ -551,12 +583,15 @@ public struct Matchmaker: Sendable {
         guard let sizeScore else { return 0 }
         let weights = componentWeights
         if puppyPair {
-            return Matchmaker.weightedMean(weights.puppyAge * 1 + weights.puppySize * sizeScore,
-                                           over: weights.puppyAge + weights.puppySize)
+            return Matchmaker.weightedMean(
+                weights.puppyAge * 1 + weights.puppySize * sizeScore,
+                over: weights.puppyAge + weights.puppySize)
         }
-        let weightedSum = weights.playStyle * playScore + weights.energy * energyScore + weights.size * sizeScore
+        let weightedSum =
+            weights.playStyle * playScore + weights.energy * energyScore + weights.size * sizeScore
             + weights.sexAndNeuter * 1 + weights.environment * 1
-        let totalWeight = weights.playStyle + weights.energy + weights.size + weights.sexAndNeuter
+        let totalWeight =
+            weights.playStyle + weights.energy + weights.size + weights.sexAndNeuter
             + weights.environment
         return Matchmaker.weightedMean(weightedSum, over: totalWeight)
     }
@@ -615,7 +650,8 @@ public struct Matchmaker: Sendable {
         guard a.sex != .unknown, b.sex != .unknown else { return neutral }
         // An unknown neuter status is averaged over both: neutered first, then intact. Counted
         // out rather than listed in arrays, which cost two allocations for every dog scored.
-        let aCount = a.neutered == nil ? 2 : 1, bCount = b.neutered == nil ? 2 : 1
+        let aCount = a.neutered == nil ? 2 : 1
+        let bCount = b.neutered == nil ? 2 : 1
         var total = 0.0
         for aOption in 0..<aCount {
             let aNeutered = a.neutered ?? (aOption == 0)
@@ -678,11 +714,14 @@ public struct Matchmaker: Sendable {
     /// Filters, scores, sorts and pages: the cards strictly after `after` (nil for the first
     /// page), at most `limit`, in deck order (`DeckPosition`). A pet listed twice among the
     /// candidates appears once.
-    public func deck(seeker: DeckDog, candidates: [DeckDog], preferences: DeckPreferences,
-                     excludedPets: Set<Pet.ID>, blockedOwners: Set<User.ID>, today: LocalDate,
-                     after: DeckPosition?, limit: Int) -> [DeckCard] {
-        var ranker = DeckRanker(matchmaker: self, seeker: seeker, preferences: preferences, excludedPets: excludedPets,
-                                blockedOwners: blockedOwners, today: today, after: after, limit: limit)
+    public func deck(
+        seeker: DeckDog, candidates: [DeckDog], preferences: DeckPreferences,
+        excludedPets: Set<Pet.ID>, blockedOwners: Set<User.ID>, today: LocalDate,
+        after: DeckPosition?, limit: Int
+    ) -> [DeckCard] {
+        var ranker = DeckRanker(
+            matchmaker: self, seeker: seeker, preferences: preferences, excludedPets: excludedPets,
+            blockedOwners: blockedOwners, today: today, after: after, limit: limit)
         for candidate in candidates { ranker.consider(candidate) }
         return ranker.cards()
     }
@@ -709,8 +748,10 @@ struct DeckRanker {
     /// In deck order, at most `limit`.
     private(set) var top: [(position: DeckPosition, dog: DeckDog, distanceKm: Double)] = []
 
-    init(matchmaker: Matchmaker, seeker: DeckDog, preferences: DeckPreferences, excludedPets: Set<Pet.ID>,
-         blockedOwners: Set<User.ID>, today: LocalDate, after: DeckPosition?, limit: Int) {
+    init(
+        matchmaker: Matchmaker, seeker: DeckDog, preferences: DeckPreferences, excludedPets: Set<Pet.ID>,
+        blockedOwners: Set<User.ID>, today: LocalDate, after: DeckPosition?, limit: Int
+    ) {
         self.matchmaker = matchmaker
         self.seeker = seeker
         self.preferences = preferences
@@ -731,9 +772,11 @@ struct DeckRanker {
         guard limit > 0 else { return }
         // The excluded pets and blocked owners are hard filters like the others, checked
         // last: they hash the dog's identifiers, and few of the dogs read get that far.
-        guard let distance = matchmaker.distanceIfPassingPreferences(
-            seeker: seeker, candidate: candidate, preferences: preferences, today: today,
-            measuredFrom: seekerDistances, knownKm: knownKm) else { return }
+        guard
+            let distance = matchmaker.distanceIfPassingPreferences(
+                seeker: seeker, candidate: candidate, preferences: preferences, today: today,
+                measuredFrom: seekerDistances, knownKm: knownKm)
+        else { return }
         let fit = matchmaker.compatibility(of: seeker, with: candidate, today: today, explain: false).value
         let value = matchmaker.combined(compatibility: fit, distanceScore: matchmaker.distanceScore(km: distance))
         let position = DeckPosition(score: Matchmaker.rank(value), petID: candidate.id)
@@ -741,7 +784,8 @@ struct DeckRanker {
         if let worst, !(position < worst) { return }
         if matchmaker.isLeftOut(candidate, excludedPets: excludedPets, blockedOwners: blockedOwners) { return }
         // Binary search for the place in deck order, then keep only `limit`.
-        var low = 0, high = top.count
+        var low = 0
+        var high = top.count
         while low < high {
             let middle = (low + high) / 2
             if top[middle].position < position { low = middle + 1 } else { high = middle }

@@ -33,8 +33,10 @@ public struct MeetupRules: Sendable {
     public init() {}
 
     /// The proposal to keep, or a problem naming each field that is wrong.
-    public func proposal(startsAt: Date, placeName rawPlace: String, latitude: Double, longitude: Double,
-                         note rawNote: String?, now: Date) throws -> MeetupProposal {
+    public func proposal(
+        startsAt: Date, placeName rawPlace: String, latitude: Double, longitude: Double,
+        note rawNote: String?, now: Date
+    ) throws -> MeetupProposal {
         var errors: [FieldError] = []
         if startsAt <= now {
             errors.append(FieldError(field: "startsAt", message: "must be in the future"))
@@ -43,8 +45,8 @@ public struct MeetupRules: Sendable {
         }
         var placeName = ""
         switch TextRule.line(max: Self.maximumPlaceNameLength, required: true).check(rawPlace) {
-        case let .success(text): placeName = text
-        case let .failure(refusal): errors.append(FieldError(field: "placeName", message: refusal.message))
+        case .success(let text): placeName = text
+        case .failure(let refusal): errors.append(FieldError(field: "placeName", message: refusal.message))
         }
         if !(-90...90).contains(latitude) || !latitude.isFinite {
             errors.append(FieldError(field: "latitude", message: "must be from -90 to 90"))
@@ -54,21 +56,24 @@ public struct MeetupRules: Sendable {
         }
         var note: String?
         switch rawNote.map(TextRule.paragraphs(max: Self.maximumNoteLength).check) {
-        case let .success(text)?: note = text
-        case let .failure(refusal)?: errors.append(FieldError(field: "note", message: refusal.message))
+        case .success(let text)?: note = text
+        case .failure(let refusal)?: errors.append(FieldError(field: "note", message: refusal.message))
         case nil: break
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
-        return MeetupProposal(startsAt: startsAt, placeName: placeName,
-                              place: GeoPoint(latitude: latitude, longitude: longitude),
-                              note: note?.isEmpty == false ? note : nil)
+        return MeetupProposal(
+            startsAt: startsAt, placeName: placeName,
+            place: GeoPoint(latitude: latitude, longitude: longitude),
+            note: note?.isEmpty == false ? note : nil)
     }
 
     /// The status after `action`, or a 409 saying why it cannot be done now. The proposer may
     /// not answer their own proposal; nobody answers once the time has come (it expires);
     /// completing waits for the start time.
-    public func status(after action: MeetupAction, from status: MeetupStatus, byProposer: Bool,
-                       startsAt: Date, now: Date) throws -> MeetupStatus {
+    public func status(
+        after action: MeetupAction, from status: MeetupStatus, byProposer: Bool,
+        startsAt: Date, now: Date
+    ) throws -> MeetupStatus {
         switch (action, status) {
         case (.accept, .pending), (.reject, .pending):
             guard !byProposer else {
@@ -89,8 +94,9 @@ public struct MeetupRules: Sendable {
             }
             return .completed
         default:
-            throw Self.conflict("This meet-up is \(status.rawValue)",
-                                "A \(status.rawValue) meet-up cannot be \(action.pastTense) any more.")
+            throw Self.conflict(
+                "This meet-up is \(status.rawValue)",
+                "A \(status.rawValue) meet-up cannot be \(action.pastTense) any more.")
         }
     }
 
@@ -121,8 +127,8 @@ public struct ReviewRules: Sendable {
         if !(1...5).contains(rating) { errors.append(FieldError(field: "rating", message: "must be from 1 to 5")) }
         var text: String?
         switch rawText.map(TextRule.paragraphs(max: Self.maximumTextLength).check) {
-        case let .success(checked)?: text = checked
-        case let .failure(refusal)?: errors.append(FieldError(field: "text", message: refusal.message))
+        case .success(let checked)?: text = checked
+        case .failure(let refusal)?: errors.append(FieldError(field: "text", message: refusal.message))
         case nil: break
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }

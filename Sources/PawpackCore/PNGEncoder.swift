@@ -14,14 +14,14 @@ public enum PNGEncoder {
         var raw = [UInt8]()
         raw.reserveCapacity((stride + 1) * height)
         for row in 0..<height {
-            raw.append(0)  // filter: none
+            raw.append(0) // filter: none
             raw.append(contentsOf: pixels[(row * stride)..<((row + 1) * stride)])
         }
         var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         var header = [UInt8]()
         header.appendBigEndian(UInt32(width))
         header.appendBigEndian(UInt32(height))
-        header += [8, 2, 0, 0, 0]  // 8 bits, truecolour, deflate, no filter method, no interlace
+        header += [8, 2, 0, 0, 0] // 8 bits, truecolour, deflate, no filter method, no interlace
         png.appendChunk("IHDR", header)
         png.appendChunk("IDAT", zlib(raw, distances: [3, stride + 1]))
         png.appendChunk("IEND", [])
@@ -32,11 +32,12 @@ public enum PNGEncoder {
     /// given distances (greedy, longest first).
     static func zlib(_ data: [UInt8], distances: [Int]) -> [UInt8] {
         var bits = BitWriter()
-        bits.write(1, count: 1)  // final block
-        bits.write(1, count: 2)  // fixed Huffman
+        bits.write(1, count: 1) // final block
+        bits.write(1, count: 2) // fixed Huffman
         var index = 0
         while index < data.count {
-            var best = 0, bestDistance = 0
+            var best = 0
+            var bestDistance = 0
             for distance in distances where distance <= index {
                 var length = 0
                 while length < 258, index + length < data.count, data[index + length] == data[index + length - distance] {
@@ -53,7 +54,7 @@ public enum PNGEncoder {
                 index += 1
             }
         }
-        bits.writeLiteral(256)  // end of block
+        bits.writeLiteral(256) // end of block
         var stream: [UInt8] = [0x78, 0x01]
         stream += bits.bytes()
         stream.appendBigEndian(adler32(data))
@@ -61,7 +62,8 @@ public enum PNGEncoder {
     }
 
     static func adler32(_ data: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for chunk in stride(from: 0, to: data.count, by: 5552) {
             for byte in data[chunk..<min(chunk + 5552, data.count)] {
                 a += UInt32(byte)
@@ -75,14 +77,14 @@ public enum PNGEncoder {
 
     static let crcTable: [UInt32] = (0..<256).map { n in
         var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB88320 ^ (c >> 1) : c >> 1 }
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
         return c
     }
 
     static func crc32<S: Sequence>(_ bytes: S) -> UInt32 where S.Element == UInt8 {
-        var crc: UInt32 = 0xFFFFFFFF
+        var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFFFFFF
+        return crc ^ 0xFFFF_FFFF
     }
 }
 
@@ -96,7 +98,11 @@ private struct BitWriter {
         for bit in 0..<count {
             current |= UInt32((value >> bit) & 1) << used
             used += 1
-            if used == 8 { buffer.append(UInt8(current)); current = 0; used = 0 }
+            if used == 8 {
+                buffer.append(UInt8(current))
+                current = 0
+                used = 0
+            }
         }
     }
 
@@ -114,9 +120,13 @@ private struct BitWriter {
         }
     }
 
-    private static let lengthBases = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
+    private static let lengthBases = [
+        3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258,
+    ]
     private static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    private static let distanceBases = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
+    private static let distanceBases = [
+        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577,
+    ]
     private static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
 
     mutating func writeLength(_ length: Int) {
@@ -134,14 +144,14 @@ private struct BitWriter {
     func bytes() -> [UInt8] { used > 0 ? buffer + [UInt8(current)] : buffer }
 }
 
-private extension Array where Element == UInt8 {
-    mutating func appendBigEndian(_ value: UInt32) {
+extension Array where Element == UInt8 {
+    fileprivate mutating func appendBigEndian(_ value: UInt32) {
         append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
     }
 }
 
-private extension Data {
-    mutating func appendChunk(_ type: String, _ body: [UInt8]) {
+extension Data {
+    fileprivate mutating func appendChunk(_ type: String, _ body: [UInt8]) {
         var length = [UInt8]()
         length.appendBigEndian(UInt32(body.count))
         append(contentsOf: length)

@@ -74,8 +74,10 @@ public struct PetEnvironment: Sendable, Codable, Equatable {
     public var livesWithOtherPets: Bool
     public var livesWithChildren: Bool
 
-    public init(area: HomeArea, hasGarden: Bool = false, livesWithOtherPets: Bool = false,
-                livesWithChildren: Bool = false) {
+    public init(
+        area: HomeArea, hasGarden: Bool = false, livesWithOtherPets: Bool = false,
+        livesWithChildren: Bool = false
+    ) {
         self.area = area
         self.hasGarden = hasGarden
         self.livesWithOtherPets = livesWithOtherPets
@@ -86,8 +88,9 @@ public struct PetEnvironment: Sendable, Codable, Equatable {
     /// "no". Nil for an area of no known name.
     public init?(areaName: String, hasGarden: Bool?, livesWithOtherPets: Bool?, livesWithChildren: Bool?) {
         guard let area = HomeArea(rawValue: areaName) else { return nil }
-        self.init(area: area, hasGarden: hasGarden ?? false, livesWithOtherPets: livesWithOtherPets ?? false,
-                  livesWithChildren: livesWithChildren ?? false)
+        self.init(
+            area: area, hasGarden: hasGarden ?? false, livesWithOtherPets: livesWithOtherPets ?? false,
+            livesWithChildren: livesWithChildren ?? false)
     }
 }
 
@@ -111,10 +114,12 @@ public struct PetProfile: Sendable, Codable, Equatable, Identifiable {
     public var personality: [String]
     public var notes: String?
 
-    public init(id: Pet.ID, ownerID: User.ID, name: String, species: Species, breed: String?, sex: PetSex,
-                neutered: Bool?, birthDate: LocalDate, birthDateIsEstimate: Bool, weightKg: Double?,
-                sizeClass: SizeClass?, playStyles: [PlayStyle], energy: EnergyLevel?,
-                environment: PetEnvironment?, personality: [String], notes: String?) {
+    public init(
+        id: Pet.ID, ownerID: User.ID, name: String, species: Species, breed: String?, sex: PetSex,
+        neutered: Bool?, birthDate: LocalDate, birthDateIsEstimate: Bool, weightKg: Double?,
+        sizeClass: SizeClass?, playStyles: [PlayStyle], energy: EnergyLevel?,
+        environment: PetEnvironment?, personality: [String], notes: String?
+    ) {
         self.id = id
         self.ownerID = ownerID
         self.name = name
@@ -150,7 +155,8 @@ public struct GeoPoint: Sendable, Codable, Equatable {
     /// Nil when either coordinate is outside the globe.
     public static func validated(latitude: Double, longitude: Double) -> GeoPoint? {
         guard latitude.isFinite, longitude.isFinite, (-90...90).contains(latitude),
-              (-180...180).contains(longitude) else { return nil }
+            (-180...180).contains(longitude)
+        else { return nil }
         return GeoPoint(latitude: latitude, longitude: longitude)
     }
 }

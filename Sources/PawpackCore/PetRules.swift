@@ -18,11 +18,13 @@ public struct PetDraft: Sendable, Equatable {
     public var personality: [String]?
     public var notes: String?
 
-    public init(name: String? = nil, species: Species? = nil, breed: String? = nil, sex: PetSex? = nil,
-                neutered: Bool? = nil, dateOfBirth: String? = nil, estimatedAgeMonths: Int? = nil,
-                weightKg: Double? = nil, sizeClass: SizeClass? = nil, playStyles: [PlayStyle]? = nil,
-                energy: EnergyLevel? = nil, environment: PetEnvironment? = nil, personality: [String]? = nil,
-                notes: String? = nil) {
+    public init(
+        name: String? = nil, species: Species? = nil, breed: String? = nil, sex: PetSex? = nil,
+        neutered: Bool? = nil, dateOfBirth: String? = nil, estimatedAgeMonths: Int? = nil,
+        weightKg: Double? = nil, sizeClass: SizeClass? = nil, playStyles: [PlayStyle]? = nil,
+        energy: EnergyLevel? = nil, environment: PetEnvironment? = nil, personality: [String]? = nil,
+        notes: String? = nil
+    ) {
         self.name = name
         self.species = species
         self.breed = breed
@@ -65,10 +67,11 @@ public struct PetRules: Sendable {
             errors.append(.init(field: "dateOfBirth", message: "give a date of birth or an estimated age in months"))
         }
         guard errors.isEmpty, let species = draft.species else { throw Problem.validation(errors) }
-        let blank = PetProfile(id: id, ownerID: owner, name: "", species: species, breed: nil, sex: .unknown,
-                               neutered: nil, birthDate: today, birthDateIsEstimate: false, weightKg: nil,
-                               sizeClass: nil, playStyles: [], energy: nil, environment: nil, personality: [],
-                               notes: nil)
+        let blank = PetProfile(
+            id: id, ownerID: owner, name: "", species: species, breed: nil, sex: .unknown,
+            neutered: nil, birthDate: today, birthDateIsEstimate: false, weightKg: nil,
+            sizeClass: nil, playStyles: [], energy: nil, environment: nil, personality: [],
+            notes: nil)
         return try apply(draft, to: blank, today: today)
     }
 
@@ -78,11 +81,11 @@ public struct PetRules: Sendable {
         var result = pet
         if let name = draft.name {
             switch TextRule.name(max: nameLength.upperBound).check(name) {
-            case let .success(text):
+            case .success(let text):
                 result.name = text
             case .failure(.empty), .failure(.tooLong):
                 errors.append(.init(field: "name", message: "must be \(nameLength.lowerBound) to \(nameLength.upperBound) characters"))
-            case let .failure(refusal):
+            case .failure(let refusal):
                 errors.append(.init(field: "name", message: refusal.message))
             }
         }
@@ -91,8 +94,8 @@ public struct PetRules: Sendable {
         }
         if let breed = draft.breed {
             switch TextRule.line(max: maximumBreedLength).check(breed) {
-            case let .success(text): result.breed = text.isEmpty ? nil : text
-            case let .failure(refusal): errors.append(.init(field: "breed", message: refusal.message))
+            case .success(let text): result.breed = text.isEmpty ? nil : text
+            case .failure(let refusal): errors.append(.init(field: "breed", message: refusal.message))
             }
         }
         if let sex = draft.sex { result.sex = sex }
@@ -154,8 +157,8 @@ public struct PetRules: Sendable {
         }
         if let notes = draft.notes {
             switch TextRule.paragraphs(max: maximumNotesLength).check(notes) {
-            case let .success(text): result.notes = text.isEmpty ? nil : text
-            case let .failure(refusal): errors.append(.init(field: "notes", message: refusal.message))
+            case .success(let text): result.notes = text.isEmpty ? nil : text
+            case .failure(let refusal): errors.append(.init(field: "notes", message: refusal.message))
             }
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
@@ -186,7 +189,8 @@ extension LocalDate {
     /// The same day `months` months earlier, or the month's last day when it is shorter.
     public func monthsEarlier(_ months: Int) -> LocalDate {
         let index = year * 12 + (month - 1) - months
-        let y = index / 12, m = index % 12 + 1
+        let y = index / 12
+        let m = index % 12 + 1
         return LocalDate(year: y, month: m, day: min(day, LocalDate.daysIn(month: m, year: y)))!
     }
 }

@@ -19,7 +19,8 @@ public struct Place: Sendable, Equatable, Identifiable {
                 rawValue = String(value)
             } else {
                 guard parts[0].utf8.count == 2, parts[0].utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }),
-                      !parts[1].isEmpty, PostcodeText.normalized(parts[1]) == parts[1] else { return nil }
+                    !parts[1].isEmpty, PostcodeText.normalized(parts[1]) == parts[1]
+                else { return nil }
                 rawValue = text
             }
         }
@@ -51,13 +52,14 @@ public struct Place: Sendable, Equatable, Identifiable {
 /// How postcodes are compared: letters and digits only, in capitals ("sw1a 1aa" is "SW1A1AA").
 public enum PostcodeText {
     public static func normalized<S: StringProtocol>(_ text: S) -> String {
-        String(decoding: text.utf8.compactMap { byte -> UInt8? in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"): byte
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - 32
-            default: nil
-            }
-        }, as: UTF8.self)
+        String(
+            decoding: text.utf8.compactMap { byte -> UInt8? in
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"): byte
+                case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - 32
+                default: nil
+                }
+            }, as: UTF8.self)
     }
 }
 
@@ -91,12 +93,15 @@ public struct PlaceDirectory: Sendable {
             if columns.first == "C", columns.count == 3 {
                 countries[columns[1]] = columns[2]
             } else if columns.first == "P", columns.count == 8, let id = Int(columns[1]),
-                      let latitude = Double(columns[5]), let longitude = Double(columns[6]),
-                      let centre = GeoPoint.validated(latitude: latitude, longitude: longitude) {
-                places.append(Place(id: .town(id), name: columns[2], countryCode: columns[3],
-                                    countryName: countries[columns[3]] ?? columns[3],
-                                    region: columns[4].isEmpty ? nil : columns[4], postcode: nil, centre: centre,
-                                    population: Int(columns[7]) ?? 0))
+                let latitude = Double(columns[5]), let longitude = Double(columns[6]),
+                let centre = GeoPoint.validated(latitude: latitude, longitude: longitude)
+            {
+                places.append(
+                    Place(
+                        id: .town(id), name: columns[2], countryCode: columns[3],
+                        countryName: countries[columns[3]] ?? columns[3],
+                        region: columns[4].isEmpty ? nil : columns[4], postcode: nil, centre: centre,
+                        population: Int(columns[7]) ?? 0))
             }
         }
         self.places = places
@@ -124,7 +129,8 @@ public struct PlaceDirectory: Sendable {
         if name.contains(where: \.isNumber) {
             return postcodes.search(PostcodeText.normalized(name), qualifier: qualifier, limit: limit)
         }
-        var exact: [Place] = [], prefixed: [Place] = []
+        var exact: [Place] = []
+        var prefixed: [Place] = []
         for index in places.indices where foldedNames[index].hasPrefix(name) {
             if !qualifier.isEmpty, !foldedQualifiers[index].contains(where: { !$0.isEmpty && $0.hasPrefix(qualifier) }) { continue }
             if foldedNames[index] == name {
@@ -178,12 +184,14 @@ struct PostcodeAreas: Sendable {
 
     init(tsv: String, countryNames: [String: String], population: [String: Int]) {
         var byCountry: [String: [Area]] = [:]
-        var names: [String] = [], nameIndex: [String: Int32] = [:]
+        var names: [String] = []
+        var nameIndex: [String: Int32] = [:]
         for line in tsv.split(separator: "\n", omittingEmptySubsequences: true) where line.first == "Z" {
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard columns.count == 7, let latitude = Float(columns[5]), let longitude = Float(columns[6]),
-                  GeoPoint.validated(latitude: Double(latitude), longitude: Double(longitude)) != nil,
-                  !columns[2].isEmpty, columns[2].utf8.count <= Self.longestCode else { continue }
+                GeoPoint.validated(latitude: Double(latitude), longitude: Double(longitude)) != nil,
+                !columns[2].isEmpty, columns[2].utf8.count <= Self.longestCode
+            else { continue }
             let name = String(columns[4])
             let index: Int32
             if let known = nameIndex[name] {
@@ -199,8 +207,9 @@ struct PostcodeAreas: Sendable {
         self.names = names
         countries = byCountry.map { code, areas in
             let name = countryNames[code] ?? code
-            return Country(code: code, name: name, folded: [PlaceDirectory.fold(name), PlaceDirectory.fold(code)],
-                           areas: areas.sorted { $0.code.utf8.lexicographicallyPrecedes($1.code.utf8) })
+            return Country(
+                code: code, name: name, folded: [PlaceDirectory.fold(name), PlaceDirectory.fold(code)],
+                areas: areas.sorted { $0.code.utf8.lexicographicallyPrecedes($1.code.utf8) })
         }.sorted { (population[$0.code] ?? 0, $1.code) > (population[$1.code] ?? 0, $0.code) }
     }
 
@@ -220,7 +229,9 @@ struct PostcodeAreas: Sendable {
     func search(_ query: String, qualifier: String, limit: Int) -> [Place] {
         guard query.utf8.count >= 2 else { return [] }
         let query = String(query.prefix(Self.longestCode))
-        var exact: [Place] = [], holding: [Place] = [], begun: [Place] = []
+        var exact: [Place] = []
+        var holding: [Place] = []
+        var begun: [Place] = []
         for country in countries where qualifier.isEmpty || country.folded.contains(where: { $0.hasPrefix(qualifier) }) {
             var index = Self.firstIndex(in: country.areas, notBefore: query)
             if index < country.areas.count, country.areas[index].code == query {
@@ -250,15 +261,18 @@ struct PostcodeAreas: Sendable {
     }
 
     private func place(_ area: Area, in country: Country) -> Place {
-        Place(id: .postcode(country: country.code, code: area.code), name: names[Int(area.name)],
-                     countryCode: country.code, countryName: country.name, region: nil,
-                     postcode: area.written.isEmpty ? area.code : area.written, centre: GeoPoint(latitude: Double(area.latitude), longitude: Double(area.longitude)),
-                     population: 0)
+        Place(
+            id: .postcode(country: country.code, code: area.code), name: names[Int(area.name)],
+            countryCode: country.code, countryName: country.name, region: nil,
+            postcode: area.written.isEmpty ? area.code : area.written,
+            centre: GeoPoint(latitude: Double(area.latitude), longitude: Double(area.longitude)),
+            population: 0)
     }
 
     /// The first area whose code is not before `code`, in byte order.
     private static func firstIndex(in areas: [Area], notBefore code: String) -> Int {
-        var low = 0, high = areas.count
+        var low = 0
+        var high = areas.count
         while low < high {
             let middle = (low + high) / 2
             if areas[middle].code.utf8.lexicographicallyPrecedes(code.utf8) { low = middle + 1 } else { high = middle }

@@ -65,8 +65,10 @@ public struct Problem: Error, Sendable, Equatable {
     /// Seconds after which a retry may succeed (429 and 503), sent as `Retry-After`.
     public var retryAfter: Int?
 
-    public init(status: Int, code: ProblemCode, title: String, detail: String,
-                errors: [FieldError] = [], retryAfter: Int? = nil) {
+    public init(
+        status: Int, code: ProblemCode, title: String, detail: String,
+        errors: [FieldError] = [], retryAfter: Int? = nil
+    ) {
         self.status = status
         self.code = code
         self.title = title
@@ -88,8 +90,9 @@ public struct Problem: Error, Sendable, Equatable {
 
     public static func validation(_ errors: [FieldError]) -> Problem {
         let detail = errors.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
-        return Problem(status: 422, code: .validationFailed, title: "Some fields are not valid",
-                       detail: detail, errors: errors)
+        return Problem(
+            status: 422, code: .validationFailed, title: "Some fields are not valid",
+            detail: detail, errors: errors)
     }
 
     public static func invalidField(_ field: String, _ message: String) -> Problem {
@@ -107,9 +110,10 @@ public struct Problem: Error, Sendable, Equatable {
     /// A retry is answered as the first request was; the same key with another body is a
     /// mistake of the client's, never silently the first answer (as payment APIs do).
     public static func idempotencyKeyReused(field: String) -> Problem {
-        Problem(status: 409, code: .idempotencyKeyReused, title: "Id already used",
-                detail: "This id was already used for a different request. Choose a new id for each new request.",
-                errors: [FieldError(field: field, message: "was already used with a different body")])
+        Problem(
+            status: 409, code: .idempotencyKeyReused, title: "Id already used",
+            detail: "This id was already used for a different request. Choose a new id for each new request.",
+            errors: [FieldError(field: field, message: "was already used with a different body")])
     }
 
     public static let notFound = Problem(
@@ -128,21 +132,24 @@ public struct Problem: Error, Sendable, Equatable {
         detail: "This link is not valid, was already used or has expired. Ask for a new one.")
 
     public static func accountLocked(retryAfter: Int) -> Problem {
-        Problem(status: 429, code: .accountLocked, title: "Account locked for a moment",
-                detail: "Too many failed sign-ins. Try again in \(retryAfter) seconds.",
-                retryAfter: retryAfter)
+        Problem(
+            status: 429, code: .accountLocked, title: "Account locked for a moment",
+            detail: "Too many failed sign-ins. Try again in \(retryAfter) seconds.",
+            retryAfter: retryAfter)
     }
 
     public static func tooManyAttempts(retryAfter: Int) -> Problem {
-        Problem(status: 429, code: .tooManyAttempts, title: "Too many attempts",
-                detail: "Too many failed sign-ins from your network. Try again in \(retryAfter) seconds.",
-                retryAfter: retryAfter)
+        Problem(
+            status: 429, code: .tooManyAttempts, title: "Too many attempts",
+            detail: "Too many failed sign-ins from your network. Try again in \(retryAfter) seconds.",
+            retryAfter: retryAfter)
     }
 
     /// Too many of one kind of request from one member: deck reads, location changes, mail.
     public static func tooManyRequests(retryAfter: Int, what: String = "requests") -> Problem {
-        Problem(status: 429, code: .tooManyRequests, title: "Slow down",
-                detail: "Too many \(what) for now. Try again in \(retryAfter) seconds.", retryAfter: retryAfter)
+        Problem(
+            status: 429, code: .tooManyRequests, title: "Slow down",
+            detail: "Too many \(what) for now. Try again in \(retryAfter) seconds.", retryAfter: retryAfter)
     }
 
     public static let serverBusy = Problem(

@@ -56,9 +56,11 @@ public struct PushRules: Sendable {
     /// The device to keep, or a problem naming each field that is wrong. `webPushHosts` are the
     /// push services a browser's endpoint may point at: the server posts to that address, so
     /// it must be a push service and never a machine of the operator's network.
-    public func registration(platform rawPlatform: String, token rawToken: String, appID rawAppID: String?,
-                             environment rawEnvironment: String?, webKeys: WebPushKeys?,
-                             webPushHosts: Set<String>) throws -> DeviceRegistration {
+    public func registration(
+        platform rawPlatform: String, token rawToken: String, appID rawAppID: String?,
+        environment rawEnvironment: String?, webKeys: WebPushKeys?,
+        webPushHosts: Set<String>
+    ) throws -> DeviceRegistration {
         guard let platform = PushPlatform(rawValue: rawPlatform) else {
             throw Problem.invalidField("platform", "must be one of \(PushPlatform.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -69,7 +71,8 @@ public struct PushRules: Sendable {
         switch platform {
         case .apns:
             if token.isEmpty || token.count > Self.maximumAPNsTokenLength || token.count % 2 != 0
-                || !token.allSatisfy(\.isHexDigit) {
+                || !token.allSatisfy(\.isHexDigit)
+            {
                 errors.append(FieldError(field: "token", message: "must be the device token in hexadecimal, as the app received it"))
             }
             if !Self.isAppID(appID) {
@@ -83,7 +86,8 @@ public struct PushRules: Sendable {
             }
         case .fcm:
             if token.isEmpty || token.count > Self.maximumFCMTokenLength
-                || !token.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 32 && $0.value < 127 }) {
+                || !token.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 32 && $0.value < 127 })
+            {
                 errors.append(FieldError(field: "token", message: "must be the registration token the app received from FCM"))
             }
             if !Self.isAppID(appID) {
@@ -95,7 +99,8 @@ public struct PushRules: Sendable {
             }
             // Read only when short: the keys are 65 and 16 bytes.
             if webKeys.flatMap({ $0.p256dh.count <= 100 ? Data(base64URLEncoded: $0.p256dh) : nil })
-                .map({ $0.count == 65 && $0.first == 4 }) != true {
+                .map({ $0.count == 65 && $0.first == 4 }) != true
+            {
                 errors.append(FieldError(field: "keys.p256dh", message: "must be the subscription's P-256 key (65 bytes, base64url)"))
             }
             if webKeys.flatMap({ $0.auth.count <= 100 ? Data(base64URLEncoded: $0.auth) : nil })?.count != 16 {
@@ -103,8 +108,9 @@ public struct PushRules: Sendable {
             }
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
-        return DeviceRegistration(platform: platform, token: token, appID: platform == .web ? nil : appID,
-                                  environment: environment, webKeys: platform == .web ? webKeys : nil)
+        return DeviceRegistration(
+            platform: platform, token: token, appID: platform == .web ? nil : appID,
+            environment: environment, webKeys: platform == .web ? webKeys : nil)
     }
 
     static func isAppID(_ value: String?) -> Bool {
@@ -115,8 +121,9 @@ public struct PushRules: Sendable {
     /// An https URL on one of `hosts` (a host, or host:port), with no user info.
     public static func isPushEndpoint(_ text: String, hosts: Set<String>) -> Bool {
         guard text.count <= maximumEndpointLength, let url = URLComponents(string: text),
-              url.scheme?.lowercased() == "https", url.user == nil, url.password == nil,
-              let host = url.host?.lowercased(), !host.isEmpty else { return false }
+            url.scheme?.lowercased() == "https", url.user == nil, url.password == nil,
+            let host = url.host?.lowercased(), !host.isEmpty
+        else { return false }
         let named = url.port.map { "\(host):\($0)" } ?? host
         return hosts.contains(named) || hosts.contains { $0.hasPrefix("*.") && host.hasSuffix($0.dropFirst()) }
     }

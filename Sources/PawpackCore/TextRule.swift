@@ -65,8 +65,8 @@ public struct TextRule: Sendable, Equatable {
     /// The text to store, or a 422 naming `field`.
     public func validate(_ raw: String, field: String) throws(Problem) -> String {
         switch check(raw) {
-        case let .success(text): return text
-        case let .failure(refusal): throw Problem.invalidField(field, refusal.message)
+        case .success(let text): return text
+        case .failure(let refusal): throw Problem.invalidField(field, refusal.message)
         }
     }
 
@@ -80,7 +80,7 @@ public struct TextRule: Sendable, Equatable {
             case .lineBreak: "must be one line"
             case .controlCharacter: "may not contain control characters"
             case .directionControl: "may not contain text direction controls"
-            case let .tooLong(maximum): "must be at most \(maximum) characters"
+            case .tooLong(let maximum): "must be at most \(maximum) characters"
             }
         }
     }

@@ -28,8 +28,10 @@ public struct VaccinationInput: Sendable, Equatable {
     public var nextDueOn: String?
     public var clinic: String?
 
-    public init(vaccine: VaccineKind, otherName: String? = nil, givenOn: String, nextDueOn: String? = nil,
-                clinic: String? = nil) {
+    public init(
+        vaccine: VaccineKind, otherName: String? = nil, givenOn: String, nextDueOn: String? = nil,
+        clinic: String? = nil
+    ) {
         self.vaccine = vaccine
         self.otherName = otherName
         self.givenOn = givenOn
@@ -60,9 +62,9 @@ public struct VaccinationRules: Sendable {
         var otherName: String?
         if input.vaccine == .other {
             switch TextRule.line(max: maximumNameLength).check(input.otherName ?? "") {
-            case let .success(text) where text.isEmpty: errors.append(.init(field: "otherName", message: "name the vaccine"))
-            case let .success(text): otherName = text
-            case let .failure(refusal): errors.append(.init(field: "otherName", message: refusal.message))
+            case .success(let text) where text.isEmpty: errors.append(.init(field: "otherName", message: "name the vaccine"))
+            case .success(let text): otherName = text
+            case .failure(let refusal): errors.append(.init(field: "otherName", message: refusal.message))
             }
         }
         let given = LocalDate(input.givenOn.trimmingCharacters(in: .whitespaces))
@@ -86,14 +88,15 @@ public struct VaccinationRules: Sendable {
         }
         var clinic: String?
         switch input.clinic.map(TextRule.line(max: maximumClinicLength).check) {
-        case let .success(text)?: clinic = text
-        case let .failure(refusal)?: errors.append(.init(field: "clinic", message: refusal.message))
+        case .success(let text)?: clinic = text
+        case .failure(let refusal)?: errors.append(.init(field: "clinic", message: refusal.message))
         case nil: break
         }
         guard errors.isEmpty, let given else { throw Problem.validation(errors) }
-        return ValidVaccination(vaccine: input.vaccine, otherName: input.vaccine == .other ? otherName : nil,
-                                givenOn: given, nextDueOn: nextDue,
-                                clinic: (clinic?.isEmpty ?? true) ? nil : clinic)
+        return ValidVaccination(
+            vaccine: input.vaccine, otherName: input.vaccine == .other ? otherName : nil,
+            givenOn: given, nextDueOn: nextDue,
+            clinic: (clinic?.isEmpty ?? true) ? nil : clinic)
     }
 }
 

@@ -367,16 +367,22 @@ private struct WelfareEvaluation {
             }
             completionDays.append(series.plannedCompletion)
             for pair in series.skipped {
-                doseReasons.append(.dosesTooClose(entry.vaccine, earlier: date(pair.earlier),
-                                                  later: date(pair.later), minimumDays: gap))
+                doseReasons.append(
+                    .dosesTooClose(
+                        entry.vaccine, earlier: date(pair.earlier),
+                        later: date(pair.later), minimumDays: gap))
             }
             if series.counted.count < need {
-                doseReasons.append(.missingDoses(entry.vaccine, have: series.counted.count, need: need,
-                                                 lastDoseOn: date(series.plannedCompletion)))
+                doseReasons.append(
+                    .missingDoses(
+                        entry.vaccine, have: series.counted.count, need: need,
+                        lastDoseOn: date(series.plannedCompletion)))
             } else if let last = series.counted.last {
-                doseReasons.append(.lastDoseTooEarly(entry.vaccine, lastDose: date(last),
-                                                     nextDoseOn: date(series.plannedCompletion),
-                                                     weeks: policy.finalDoseMinimumAgeWeeks))
+                doseReasons.append(
+                    .lastDoseTooEarly(
+                        entry.vaccine, lastDose: date(last),
+                        nextDoseOn: date(series.plannedCompletion),
+                        weeks: policy.finalDoseMinimumAgeWeeks))
             }
         }
         var reasons = ageReasons + doseReasons
@@ -389,7 +395,8 @@ private struct WelfareEvaluation {
             return WelfareAssessment(mode: .social, reasons: [], earliestSocialDate: date(socialFrom))
         }
         // The series only decides until the dog is an adult; after that the adult rule does.
-        let earliest: Int? = socialFrom < adultDay
+        let earliest: Int? =
+            socialFrom < adultDay
             ? socialFrom
             : adultReadyDay(from: max(today, adultDay, minimumAgeDay))
         return WelfareAssessment(mode: .puppy, reasons: reasons, earliestSocialDate: earliest.map { date($0) })
@@ -418,8 +425,9 @@ private struct WelfareEvaluation {
         let added = need - kept
         let firstAdded = kept == 0 ? max(today, birth) : max(today, counted[kept - 1] + gap)
         let plannedCompletion = max(finalDoseDay, firstAdded + (added - 1) * gap)
-        return PuppySeries(counted: counted, skipped: skipped, completedOn: completedOn,
-                           plannedCompletion: plannedCompletion)
+        return PuppySeries(
+            counted: counted, skipped: skipped, completedOn: completedOn,
+            plannedCompletion: plannedCompletion)
     }
 
     /// The day the puppy series first admitted the dog, from the recorded doses; nil if never.
@@ -447,8 +455,10 @@ private struct WelfareEvaluation {
             } else if let expiredOn = protection.lastExpiry {
                 doseReasons.append(.adultBoosterExpired(entry.vaccine, expiredOn: date(expiredOn)))
             } else {
-                doseReasons.append(.missingDoses(entry.vaccine, have: 0, need: 1,
-                                                 lastDoseOn: date(max(today, finalDoseDay))))
+                doseReasons.append(
+                    .missingDoses(
+                        entry.vaccine, have: 0, need: 1,
+                        lastDoseOn: date(max(today, finalDoseDay))))
             }
         }
         var reasons = ageReasons + doseReasons

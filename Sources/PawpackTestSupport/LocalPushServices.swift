@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Crypto
-import _CryptoExtras
 import Foundation
 import JWTKit
 import NIOConcurrencyHelpers
@@ -8,9 +7,10 @@ import NIOCore
 import NIOSSL
 import PawpackCore
 import PawpackServer
-import Vapor
 import SwiftASN1
+import Vapor
 import X509
+import _CryptoExtras
 
 /// A certificate for 127.0.0.1, made once per test run, that the local push services serve and
 /// that the server's push client (`client`) trusts, as a real client trusts Apple's and Google's.
@@ -28,8 +28,10 @@ package enum LocalTLS {
             },
             issuerPrivateKey: .init(key))
         let pem = try! certificate.serializeAsPEM().pemString
-        return (try! NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem),
-                try! NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem))
+        return (
+            try! NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem),
+            try! NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
+        )
     }()
 
     /// The push client every test server is given.
@@ -166,17 +168,19 @@ package final class LocalAPNs: Sendable {
 
     /// Starts one for `body` and stops it after.
     package static func run<T>(clock: PinnedClock, _ body: (LocalAPNs) async throws -> T) async throws -> T {
-        try await LocalHTTPSService.serving(routes: { app, current in
-            app.on(.POST, "3", "device", ":token", body: .collect(maxSize: 8_192)) { req async throws -> Response in
-                try await current().answer(req)
-            }
-        }, make: { LocalAPNs(clock: clock, service: $0) }, body)
+        try await LocalHTTPSService.serving(
+            routes: { app, current in
+                app.on(.POST, "3", "device", ":token", body: .collect(maxSize: 8_192)) { req async throws -> Response in
+                    try await current().answer(req)
+                }
+            }, make: { LocalAPNs(clock: clock, service: $0) }, body)
     }
 
     /// The server's settings for this service.
     package var settings: APNsProvider.Settings {
-        var settings = APNsProvider.Settings(keyID: keyID, teamID: teamID, privateKeyPEM: key.pemRepresentation,
-                                             bundleIDs: [bundleID])
+        var settings = APNsProvider.Settings(
+            keyID: keyID, teamID: teamID, privateKeyPEM: key.pemRepresentation,
+            bundleIDs: [bundleID])
         settings.productionURL = service.baseURL
         settings.sandboxURL = service.baseURL
         return settings
@@ -214,7 +218,8 @@ package final class LocalAPNs: Sendable {
         }
         guard let body = req.body.data, body.readableBytes <= 4_096 else { return problemResponse(413, #"{"reason":"PayloadTooLarge"}"#) }
         guard let payload = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: any Sendable],
-              payload["aps"] is [String: any Sendable] else { return problemResponse(400, #"{"reason":"PayloadEmpty"}"#) }
+            payload["aps"] is [String: any Sendable]
+        else { return problemResponse(400, #"{"reason":"PayloadEmpty"}"#) }
         if let scripted = replies.next(for: token) {
             return problemResponse(scripted.status, scripted.body, headers: scripted.headers)
         }
@@ -236,7 +241,8 @@ package final class LocalAPNs: Sendable {
         await keys.add(ecdsa: try! ES256PublicKey(backing: key.publicKey), kid: JWKIdentifier(string: keyID))
         let header = jwtHeader(jwt)
         guard header["alg"] as? String == "ES256", header["kid"] as? String == keyID,
-              let claims = try? await keys.verify(jwt, as: Claims.self), claims.iss.value == teamID else { return nil }
+            let claims = try? await keys.verify(jwt, as: Claims.self), claims.iss.value == teamID
+        else { return nil }
         return claims
     }
 }
@@ -277,20 +283,22 @@ package final class LocalFCM: Sendable {
 
     package static func run<T>(clock: PinnedClock, _ body: (LocalFCM) async throws -> T) async throws -> T {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        return try await LocalHTTPSService.serving(routes: { app, current in
-            app.on(.POST, "token", body: .collect(maxSize: 16_384)) { req async throws -> Response in
-                try await current().exchange(req)
-            }
-            app.on(.POST, "v1", "projects", ":project", "messages:send", body: .collect(maxSize: 16_384)) { req async throws -> Response in
-                try current().send(req)
-            }
-        }, make: { LocalFCM(key: key, clock: clock, service: $0) }, body)
+        return try await LocalHTTPSService.serving(
+            routes: { app, current in
+                app.on(.POST, "token", body: .collect(maxSize: 16_384)) { req async throws -> Response in
+                    try await current().exchange(req)
+                }
+                app.on(.POST, "v1", "projects", ":project", "messages:send", body: .collect(maxSize: 16_384)) { req async throws -> Response in
+                    try current().send(req)
+                }
+            }, make: { LocalFCM(key: key, clock: clock, service: $0) }, body)
     }
 
     package var settings: FCMProvider.Settings {
         var settings = FCMProvider.Settings(
-            serviceAccount: .init(projectID: projectID, privateKeyID: privateKeyID, privateKey: key.pemRepresentation,
-                                  clientEmail: clientEmail, tokenURI: service.baseURL + "/token"),
+            serviceAccount: .init(
+                projectID: projectID, privateKeyID: privateKeyID, privateKey: key.pemRepresentation,
+                clientEmail: clientEmail, tokenURI: service.baseURL + "/token"),
             senderID: senderID)
         settings.apiURL = service.baseURL
         return settings
@@ -314,7 +322,8 @@ package final class LocalFCM: Sendable {
 
     private func exchange(_ req: Request) async -> Response {
         guard req.headers.first(name: "content-type")?.hasPrefix("application/x-www-form-urlencoded") == true,
-              let body = req.body.data else { return oauthError(400, "invalid_request", "form expected") }
+            let body = req.body.data
+        else { return oauthError(400, "invalid_request", "form expected") }
         var form: [String: String] = [:]
         for pair in String(buffer: body).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? "" }
@@ -328,14 +337,16 @@ package final class LocalFCM: Sendable {
         let keys = JWTKeyCollection()
         await keys.add(rsa: try! Insecure.RSA.PublicKey(pem: key.publicKey.pemRepresentation), digestAlgorithm: .sha256)
         guard header["alg"] as? String == "RS256", header["kid"] as? String == privateKeyID,
-              let claims = try? await keys.verify(assertion, as: Assertion.self) else {
+            let claims = try? await keys.verify(assertion, as: Assertion.self)
+        else {
             return oauthError(400, "invalid_grant", "Invalid JWT Signature.")
         }
         let now = clock.now()
         guard claims.iss.value == clientEmail, claims.scope == FCMProvider.scope,
-              claims.aud.value == [service.baseURL + "/token"],
-              claims.exp.value.timeIntervalSince(claims.iat.value) <= 3_600,
-              abs(claims.iat.value.timeIntervalSince(now)) < 300, claims.exp.value > now else {
+            claims.aud.value == [service.baseURL + "/token"],
+            claims.exp.value.timeIntervalSince(claims.iat.value) <= 3_600,
+            abs(claims.iat.value.timeIntervalSince(now)) < 300, claims.exp.value > now
+        else {
             return oauthError(400, "invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
         }
         let token = "ya29." + UUID().uuidString
@@ -346,20 +357,23 @@ package final class LocalFCM: Sendable {
 
     private func fcmError(_ code: Int, _ status: String, _ errorCode: String?, headers: [(String, String)] = []) -> Response {
         let details = errorCode.map { #","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#($0)"}]"# } ?? ""
-        return problemResponse(code, #"{"error":{"code":\#(code),"message":"\#(status)","status":"\#(status)"\#(details)}}"#,
-                               headers: headers)
+        return problemResponse(
+            code, #"{"error":{"code":\#(code),"message":"\#(status)","status":"\#(status)"\#(details)}}"#,
+            headers: headers)
     }
 
     private func send(_ req: Request) -> Response {
         let now = clock.now()
         guard let authorization = req.headers.first(name: "authorization"), authorization.hasPrefix("Bearer "),
-              let expires = issued.withLockedValue({ $0[String(authorization.dropFirst(7))] }), expires > now else {
+            let expires = issued.withLockedValue({ $0[String(authorization.dropFirst(7))] }), expires > now
+        else {
             return fcmError(401, "UNAUTHENTICATED", "THIRD_PARTY_AUTH_ERROR")
         }
         guard req.parameters.get("project") == projectID else { return fcmError(403, "PERMISSION_DENIED", "SENDER_ID_MISMATCH") }
         guard req.headers.first(name: "content-type")?.hasPrefix("application/json") == true, let body = req.body.data,
-              let json = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: any Sendable],
-              let message = json["message"] as? [String: any Sendable], let token = message["token"] as? String else {
+            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: any Sendable],
+            let message = json["message"] as? [String: any Sendable], let token = message["token"] as? String
+        else {
             return fcmError(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT")
         }
         if let data = message["data"] as? [String: any Sendable], !data.values.allSatisfy({ $0 is String }) {
@@ -373,8 +387,16 @@ package final class LocalFCM: Sendable {
     }
 
     /// The body FCM answers for a token that no longer reaches an app.
-    package static let unregistered = (status: 404, body: #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#, headers: [(String, String)]())
-    package static let unavailable = (status: 503, body: #"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#, headers: [(String, String)]())
+    package static let unregistered = (
+        status: 404,
+        body:
+            #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#,
+        headers: [(String, String)]()
+    )
+    package static let unavailable = (
+        status: 503, body: #"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#,
+        headers: [(String, String)]()
+    )
 }
 
 // MARK: Web Push
@@ -404,11 +426,12 @@ package final class LocalWebPush: Sendable {
     }
 
     package static func run<T>(clock: PinnedClock, _ body: (LocalWebPush) async throws -> T) async throws -> T {
-        try await LocalHTTPSService.serving(routes: { app, current in
-            app.on(.POST, "push", ":subscription", body: .collect(maxSize: 8_192)) { req async throws -> Response in
-                try await current().receive(req)
-            }
-        }, make: { LocalWebPush(clock: clock, service: $0) }, body)
+        try await LocalHTTPSService.serving(
+            routes: { app, current in
+                app.on(.POST, "push", ":subscription", body: .collect(maxSize: 8_192)) { req async throws -> Response in
+                    try await current().receive(req)
+                }
+            }, make: { LocalWebPush(clock: clock, service: $0) }, body)
     }
 
     /// host:port, for `Config.push.webPushHosts`.
@@ -417,8 +440,10 @@ package final class LocalWebPush: Sendable {
 
     /// A subscription as the browser's `PushSubscription.toJSON()` gives it.
     package func subscription(_ name: String = "browser") -> (endpoint: String, p256dh: String, auth: String) {
-        (service.baseURL + "/push/" + name, browserKey.publicKey.x963Representation.base64URLEncoded,
-         authSecret.base64URLEncoded)
+        (
+            service.baseURL + "/push/" + name, browserKey.publicKey.x963Representation.base64URLEncoded,
+            authSecret.base64URLEncoded
+        )
     }
 
     struct VAPID: JWTPayload {
@@ -442,17 +467,20 @@ package final class LocalWebPush: Sendable {
             if pair.count == 2 { fields[pair[0]] = pair[1] }
         }
         guard let jwt = fields["t"], let k = fields["k"], let keyBytes = Data(base64URLEncoded: k),
-              let publicKey = try? P256.Signing.PublicKey(x963Representation: keyBytes) else { return Response(status: .unauthorized) }
+            let publicKey = try? P256.Signing.PublicKey(x963Representation: keyBytes)
+        else { return Response(status: .unauthorized) }
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: try! ES256PublicKey(backing: publicKey))
         guard jwtHeader(jwt)["alg"] as? String == "ES256", let claims = try? await keys.verify(jwt, as: VAPID.self),
-              claims.aud.value == [service.baseURL], claims.exp.value > now,
-              claims.exp.value.timeIntervalSince(now) <= 86_400,
-              claims.sub.value.hasPrefix("mailto:") || claims.sub.value.hasPrefix("https:") else {
+            claims.aud.value == [service.baseURL], claims.exp.value > now,
+            claims.exp.value.timeIntervalSince(now) <= 86_400,
+            claims.sub.value.hasPrefix("mailto:") || claims.sub.value.hasPrefix("https:")
+        else {
             return Response(status: .forbidden)
         }
         guard let body = req.body.data, let plaintext = decrypt(Data(buffer: body)),
-              let payload = (try? JSONSerialization.jsonObject(with: plaintext)) as? [String: any Sendable] else {
+            let payload = (try? JSONSerialization.jsonObject(with: plaintext)) as? [String: any Sendable]
+        else {
             return Response(status: .badRequest)
         }
         if let scripted = replies.next(for: subscription) {
@@ -475,15 +503,19 @@ package final class LocalWebPush: Sendable {
         let senderKey = Data(bytes[21..<(21 + keyLength)])
         let record = Data(bytes[(21 + keyLength)...])
         guard let sender = try? P256.KeyAgreement.PublicKey(x963Representation: senderKey),
-              let shared = try? browserKey.sharedSecretFromKeyAgreement(with: sender) else { return nil }
+            let shared = try? browserKey.sharedSecretFromKeyAgreement(with: sender)
+        else { return nil }
         let keyInfo = Data("WebPush: info".utf8) + [0] + browserKey.publicKey.x963Representation + senderKey
         let ikm = shared.hkdfDerivedSymmetricKey(using: SHA256.self, salt: authSecret, sharedInfo: keyInfo, outputByteCount: 32)
         let prk = HKDF<SHA256>.extract(inputKeyMaterial: ikm, salt: salt)
         let contentKey = HKDF<SHA256>.expand(pseudoRandomKey: prk, info: Data("Content-Encoding: aes128gcm".utf8) + [0], outputByteCount: 16)
         let nonce = HKDF<SHA256>.expand(pseudoRandomKey: prk, info: Data("Content-Encoding: nonce".utf8) + [0], outputByteCount: 12)
-        guard let box = try? AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce.withUnsafeBytes { Data($0) }),
-                                               ciphertext: record.dropLast(16), tag: record.suffix(16)),
-              var plain = try? AES.GCM.open(box, using: contentKey) else { return nil }
+        guard
+            let box = try? AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: nonce.withUnsafeBytes { Data($0) }),
+                ciphertext: record.dropLast(16), tag: record.suffix(16)),
+            var plain = try? AES.GCM.open(box, using: contentKey)
+        else { return nil }
         while plain.last == 0 { plain.removeLast() }
         guard plain.last == 2 else { return nil }
         return plain.dropLast()

@@ -38,7 +38,8 @@ package actor MigratedTemplate {
             let admin = PostgresClient(configuration: try Self.clientConfiguration(url))
             self.keepRunning(admin)
             let template = "pawpack_template_\(ProcessInfo.processInfo.processIdentifier)_\(UUID().uuidString.prefix(8).lowercased())"
-            _ = try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.quoted(template))"), logger: Logger(label: "pawpack.test-databases"))
+            _ = try await admin.query(
+                PostgresQuery(unsafeSQL: "CREATE DATABASE \(Self.quoted(template))"), logger: Logger(label: "pawpack.test-databases"))
             var config = Config()
             config.environment = .testing
             config.secret = "test-secret-test-secret-test-secret-0123456789"
@@ -70,8 +71,9 @@ package actor MigratedTemplate {
         guard let components = URLComponents(string: url), let host = components.host, let user = components.user else {
             throw Abort(.internalServerError, reason: "PAWPACK_TEST_POSTGRES_URL is not a postgres://user@host:port/database URL")
         }
-        return .init(host: host, port: components.port ?? 5432, username: user, password: components.password,
-                     database: components.path.isEmpty ? nil : String(components.path.dropFirst()), tls: .disable)
+        return .init(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: components.path.isEmpty ? nil : String(components.path.dropFirst()), tls: .disable)
     }
 
     private static func quoted(_ name: String) -> String {
@@ -86,9 +88,11 @@ package actor MigratedTemplate {
     }
 
     private static func configureForMigrating(_ app: Application, config: Config) async throws {
-        try await PawpackServer.configure(app, config: config, dependencies: Dependencies(
-            clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger),
-            media: LocalMediaStore(root: FileManager.default.temporaryDirectory.appendingPathComponent("pawpack-template-media").path)))
+        try await PawpackServer.configure(
+            app, config: config,
+            dependencies: Dependencies(
+                clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger),
+                media: LocalMediaStore(root: FileManager.default.temporaryDirectory.appendingPathComponent("pawpack-template-media").path)))
     }
 
     /// Where a server's copy lives.

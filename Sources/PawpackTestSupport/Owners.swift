@@ -41,15 +41,20 @@ extension TestServer {
 
     /// A verified member living at `place` (`member`, or a new one named `name`) with one dog,
     /// "Name's dog", 30 months old and 14 kg; `dog` adds to or replaces fields of its profile.
-    package func owner(_ name: String, at place: GeoPoint, dog: [String: any Sendable] = [:],
-                       member existing: Member? = nil) async throws -> Owner {
+    package func owner(
+        _ name: String, at place: GeoPoint, dog: [String: any Sendable] = [:],
+        member existing: Member? = nil
+    ) async throws -> Owner {
         let member: Member
         if let existing { member = existing } else { member = try await self.member(name, password: "\(name)'s own secret") }
-        let located = try await send(.PUT, "/v1/me/location", object: ["latitude": place.latitude, "longitude": place.longitude],
-                                     token: member.accessToken)
+        let located = try await send(
+            .PUT, "/v1/me/location", object: ["latitude": place.latitude, "longitude": place.longitude],
+            token: member.accessToken)
         guard located.status == 200 else { throw TestFailure("location of \(name): \(located.text)") }
-        var profile: [String: any Sendable] = ["name": "\(name.capitalized)'s dog", "species": "dog",
-                                               "estimatedAgeMonths": 30, "weightKg": 14.0]
+        var profile: [String: any Sendable] = [
+            "name": "\(name.capitalized)'s dog", "species": "dog",
+            "estimatedAgeMonths": 30, "weightKg": 14.0,
+        ]
         profile.merge(dog) { _, new in new }
         let created = try await send(.POST, "/v1/pets", object: profile, token: member.accessToken)
         guard created.status == 201 else { throw TestFailure("dog of \(name): \(created.text)") }
@@ -65,8 +70,9 @@ extension TestServer {
 
     /// The owner's dog likes (or passes on) the other's dog.
     package func swipe(_ owner: Owner, on other: Owner, decision: String = "like") async throws -> Reply {
-        try await send(.POST, "/v1/pets/\(owner.dogID)/swipes", object: ["targetPetId": other.dogID, "decision": decision],
-                       token: owner.token)
+        try await send(
+            .POST, "/v1/pets/\(owner.dogID)/swipes", object: ["targetPetId": other.dogID, "decision": decision],
+            token: owner.token)
     }
 
     /// The owner's dog likes the other's, which must work; what it led to.
@@ -110,14 +116,17 @@ extension TestServer {
     /// Records a combined core dose a month before the tests' start, which puts an adult dog
     /// (the owners' dogs are 30 months old) in Social Mode by itself.
     package func vaccinate(_ owner: Owner, dog: String? = nil) async throws {
-        let dose = try await send(.POST, "/v1/pets/\(dog ?? owner.dogID)/vaccinations",
-                                  object: ["vaccine": "dhpp", "givenOn": "2026-02-01"], token: owner.token)
+        let dose = try await send(
+            .POST, "/v1/pets/\(dog ?? owner.dogID)/vaccinations",
+            object: ["vaccine": "dhpp", "givenOn": "2026-02-01"], token: owner.token)
         guard dose.status == 201 else { throw TestFailure("dose: \(dose.status) \(dose.text)") }
     }
 
     /// The owner proposes a meet-up in the chat, `hours` from now at a park in Lyon; the reply.
-    package func propose(_ owner: Owner, in chat: String, hours: Double = 2, place: String = "Parc de la Tête d'Or",
-                         extra: [String: any Sendable] = [:]) async throws -> Reply {
+    package func propose(
+        _ owner: Owner, in chat: String, hours: Double = 2, place: String = "Parc de la Tête d'Or",
+        extra: [String: any Sendable] = [:]
+    ) async throws -> Reply {
         var body: [String: any Sendable] = [
             "startsAt": Date(timeInterval: hours * 3_600, since: clock.now()).formatted(Date.ISO8601FormatStyle()),
             "placeName": place, "latitude": 45.7772, "longitude": 4.8554,

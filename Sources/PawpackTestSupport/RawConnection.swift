@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One TCP connection to a test server, spoken to byte by byte: for what an HTTP client library
@@ -101,7 +102,8 @@ package final class RawConnection: @unchecked Sendable {
                 var headers: [String: String] = [:]
                 for line in head.dropFirst() {
                     guard let colon = line.firstIndex(of: ":") else { continue }
-                    let name = line[..<colon].lowercased(), value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    let name = line[..<colon].lowercased()
+                    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                     headers[name] = headers[name].map { $0 + ", " + value } ?? value
                 }
                 let status = Int(head.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
@@ -135,7 +137,9 @@ package final class RawConnection: @unchecked Sendable {
         var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         guard descriptor >= 0, bound else { throw TestFailure("no free port: \(errno)") }
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))

@@ -17,15 +17,19 @@ package final class RealtimeTestClient: Sendable {
     }
 
     /// Opens a socket as the member with this access token, resuming after `after` when given.
-    package static func connect(_ server: TestServer, token: String?, after: Int64? = nil,
-                                headers extra: [(String, String)] = []) async throws -> RealtimeTestClient {
+    package static func connect(
+        _ server: TestServer, token: String?, after: Int64? = nil,
+        headers extra: [(String, String)] = []
+    ) async throws -> RealtimeTestClient {
         var headers = HTTPHeaders(extra)
         if let token { headers.add(name: .authorization, value: "Bearer \(token)") }
         let opened = NIOLockedValueBox<WebSocket?>(nil)
         let inbox = NIOLockedValueBox<[String]>([])
-        try await WebSocket.connect(scheme: "ws", host: "127.0.0.1", port: server.port, path: "/v1/realtime",
-                                    query: after.map { "after=\($0)" }, headers: headers,
-                                    on: server.app.eventLoopGroup) { socket in
+        try await WebSocket.connect(
+            scheme: "ws", host: "127.0.0.1", port: server.port, path: "/v1/realtime",
+            query: after.map { "after=\($0)" }, headers: headers,
+            on: server.app.eventLoopGroup
+        ) { socket in
             // Set on the upgrade itself, so that not even the first frame is missed.
             socket.onText { _, text in inbox.withLockedValue { $0.append(text) } }
             opened.withLockedValue { $0 = socket }

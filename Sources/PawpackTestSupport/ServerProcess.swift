@@ -33,8 +33,10 @@ package final class ServerProcess: @unchecked Sendable {
         for key in environment.keys where key.hasPrefix("PAWPACK_") || key == "DATABASE_URL" || key == "SMTP_URL" {
             environment[key] = nil
         }
-        environment.merge(["PAWPACK_ENV": "development", "PAWPACK_DATA_DIR": dataDirectory, "LOG_LEVEL": "warning",
-                           "PAWPACK_BCRYPT_COST": "4", "PAWPACK_SQLITE_RESIDENT_MB": "0"]) { _, new in new }
+        environment.merge([
+            "PAWPACK_ENV": "development", "PAWPACK_DATA_DIR": dataDirectory, "LOG_LEVEL": "warning",
+            "PAWPACK_BCRYPT_COST": "4", "PAWPACK_SQLITE_RESIDENT_MB": "0",
+        ]) { _, new in new }
         environment.merge(extra) { _, new in new }
         process.environment = environment
         if keepingLog {
@@ -62,7 +64,8 @@ package final class ServerProcess: @unchecked Sendable {
     package func peakMemory() throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else {
             throw TestFailure("no VmHWM in /proc/\(process.processIdentifier)/status")
         }
         return kilobytes * 1_024

@@ -28,8 +28,9 @@ package final class TestBrowser {
 
     /// Redirects are the answers under test, so they are not followed. Lives as long as the
     /// test process.
-    package static let client = HTTPClient(eventLoopGroupProvider: .singleton,
-                                   configuration: .init(redirectConfiguration: .disallow))
+    package static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: .init(redirectConfiguration: .disallow))
 
     package struct Page {
         package var status: Int
@@ -53,15 +54,17 @@ package final class TestBrowser {
     }
 
     /// Posts a form; `_csrf` is filled from the cookie unless `csrf` says otherwise.
-    package func post(_ path: String, _ form: [String: String], csrf: CSRF = .fromPage,
-                      headers: [(String, String)] = []) async throws -> Page {
+    package func post(
+        _ path: String, _ form: [String: String], csrf: CSRF = .fromPage,
+        headers: [(String, String)] = []
+    ) async throws -> Page {
         var fields = form
         switch csrf {
         case .fromPage:
             if pageCSRF == nil { _ = try await get(cookies["pawpack_session"] == nil ? "/login" : "/account") }
             fields["_csrf"] = pageCSRF ?? ""
         case .missing: fields["_csrf"] = nil
-        case let .value(token): fields["_csrf"] = token
+        case .value(let token): fields["_csrf"] = token
         }
         return try await send(.POST, path, form: fields, headers: headers)
     }
@@ -74,8 +77,10 @@ package final class TestBrowser {
         cookies.isEmpty ? nil : cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
     }
 
-    private func send(_ method: HTTPMethod, _ path: String, form: [String: String]?,
-                      headers: [(String, String)] = []) async throws -> Page {
+    private func send(
+        _ method: HTTPMethod, _ path: String, form: [String: String]?,
+        headers: [(String, String)] = []
+    ) async throws -> Page {
         var request = HTTPClientRequest(url: server.baseURL + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -109,7 +114,8 @@ package final class TestBrowser {
         if let range = html.range(of: #"name="_csrf" value="[^"]*""#, options: .regularExpression) {
             pageCSRF = String(html[range].dropFirst(#"name="_csrf" value=""#.count).dropLast())
         }
-        return Page(status: Int(response.status.code), location: response.headers.first(name: "Location"),
-                    html: html, headers: response.headers)
+        return Page(
+            status: Int(response.status.code), location: response.headers.first(name: "Location"),
+            html: html, headers: response.headers)
     }
 }

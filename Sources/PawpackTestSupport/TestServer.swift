@@ -53,7 +53,7 @@ package struct TestServer: Sendable {
         config.hostname = "127.0.0.1"
         config.port = 0
         config.secret = "test-secret-test-secret-test-secret-0123456789"
-        config.bcryptCost = 4  // the rules are the same at any cost; cost 12 is for production
+        config.bcryptCost = 4 // the rules are the same at any cost; cost 12 is for production
         config.publicBaseURL = "http://pawpack.test"
         config.logLevel = "warning"
         // Tests sign many members up from one address; the limit has a test of its own.
@@ -70,7 +70,7 @@ package struct TestServer: Sendable {
             config.database = .sqliteFile(MigratedTemplate.sqliteCopyPath(for: schema))
         }
         adjust(&config)
-        if ownsSchema, case let .sqliteFile(path) = config.database, path == MigratedTemplate.sqliteCopyPath(for: schema) {
+        if ownsSchema, case .sqliteFile(let path) = config.database, path == MigratedTemplate.sqliteCopyPath(for: schema) {
             try await MigratedTemplate.shared.copySQLite(to: path, config: config)
         }
         defer { if ownsSchema { MigratedTemplate.removeSQLiteCopy(for: schema) } }
@@ -86,9 +86,11 @@ package struct TestServer: Sendable {
         app.logger.logLevel = .warning
         var started = false
         do {
-            try await configure(app, config, Dependencies(
-                clock: clock, mailer: outbox, media: LocalMediaStore(root: mediaFolder), locationOffsets: locationOffsets,
-                pushClient: LocalTLS.client))
+            try await configure(
+                app, config,
+                Dependencies(
+                    clock: clock, mailer: outbox, media: LocalMediaStore(root: mediaFolder), locationOffsets: locationOffsets,
+                    pushClient: LocalTLS.client))
             try await app.autoMigrate()
             try await app.asyncBoot()
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
@@ -96,8 +98,9 @@ package struct TestServer: Sendable {
             guard let port = app.http.server.shared.localAddress?.port else {
                 throw Abort(.internalServerError, reason: "test server has no port")
             }
-            let server = TestServer(app: app, baseURL: "http://127.0.0.1:\(port)", clock: clock,
-                                    outbox: outbox, config: config, mediaFolder: mediaFolder, schema: schema)
+            let server = TestServer(
+                app: app, baseURL: "http://127.0.0.1:\(port)", clock: clock,
+                outbox: outbox, config: config, mediaFolder: mediaFolder, schema: schema)
             let result = try await body(server)
             await server.stop(schema: ownsSchema ? schema : nil)
             return result
@@ -158,9 +161,11 @@ package struct TestServer: Sendable {
     }
 
     /// Sends one request. `json` is encoded as a JSON object; `raw` is sent as it is.
-    package func request(_ method: HTTPMethod, _ path: String, json: [String: String]? = nil, raw: String? = nil,
-                        contentType: String? = nil, token: String? = nil,
-                        headers: [(String, String)] = []) async throws -> Reply {
+    package func request(
+        _ method: HTTPMethod, _ path: String, json: [String: String]? = nil, raw: String? = nil,
+        contentType: String? = nil, token: String? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         if let json {
@@ -228,8 +233,9 @@ package struct TestServer: Sendable {
         guard let enumerator = FileManager.default.enumerator(atPath: mediaFolder) else { return [] }
         return enumerator.compactMap { $0 as? String }.filter {
             var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: (mediaFolder as NSString).appendingPathComponent($0),
-                                                        isDirectory: &isDirectory)
+            let exists = FileManager.default.fileExists(
+                atPath: (mediaFolder as NSString).appendingPathComponent($0),
+                isDirectory: &isDirectory)
             return exists && !isDirectory.boolValue
         }
     }
@@ -240,11 +246,15 @@ package struct TestServer: Sendable {
 
     /// Signs up through the API and returns the reply.
     @discardableResult
-    package func signUp(email: String, username: String, password: String = TestServer.password,
-                       displayName: String = "Alex", dateOfBirth: String = "1990-05-17",
-                       city: String? = nil) async throws -> Reply {
-        var body = ["email": email, "username": username, "password": password,
-                    "displayName": displayName, "dateOfBirth": dateOfBirth]
+    package func signUp(
+        email: String, username: String, password: String = TestServer.password,
+        displayName: String = "Alex", dateOfBirth: String = "1990-05-17",
+        city: String? = nil
+    ) async throws -> Reply {
+        var body = [
+            "email": email, "username": username, "password": password,
+            "displayName": displayName, "dateOfBirth": dateOfBirth,
+        ]
         body["city"] = city
         return try await request(.POST, "/v1/auth/signup", json: body)
     }
@@ -262,11 +272,14 @@ package struct TestServer: Sendable {
 
     /// Signs up, verifies by the emailed link and logs in; returns the session JSON. The email
     /// is `name@example.com` and the display name `Name` unless given.
-    package func member(_ name: String, password: String = TestServer.password, email: String? = nil,
-                        displayName: String? = nil, city: String? = nil) async throws -> Member {
+    package func member(
+        _ name: String, password: String = TestServer.password, email: String? = nil,
+        displayName: String? = nil, city: String? = nil
+    ) async throws -> Member {
         let email = email ?? "\(name)@example.com"
-        let signUp = try await signUp(email: email, username: name, password: password,
-                                      displayName: displayName ?? name.capitalized, city: city)
+        let signUp = try await signUp(
+            email: email, username: name, password: password,
+            displayName: displayName ?? name.capitalized, city: city)
         guard signUp.status == 201 else { throw Abort(.internalServerError, reason: "sign-up failed: \(signUp.text)") }
         guard let token = linkToken(to: email) else { throw Abort(.internalServerError, reason: "no verification mail") }
         let verify = try await request(.POST, "/v1/auth/verify-email", json: ["token": token])
@@ -274,8 +287,9 @@ package struct TestServer: Sendable {
         let login = try await request(.POST, "/v1/auth/login", json: ["email": email, "password": password])
         guard login.status == 200 else { throw Abort(.internalServerError, reason: "login failed: \(login.text)") }
         let session = try login.decode(Components.Schemas.Session.self)
-        return Member(email: email, username: name, password: password, accessToken: session.accessToken,
-                      refreshToken: session.refreshToken, id: session.account.id)
+        return Member(
+            email: email, username: name, password: password, accessToken: session.accessToken,
+            refreshToken: session.refreshToken, id: session.account.id)
     }
 
     package struct Member: Sendable {

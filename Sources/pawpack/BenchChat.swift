@@ -47,8 +47,9 @@ struct BenchChat: AsyncParsableCommand {
             "PAWPACK_MESSAGES_PER_MINUTE": "1000000",
         ]
         let members = try await prepareMembers(environment)
-        print("bench chat: \(members.count * 2) members in \(members.count) chats, \(databaseURL == nil ? "SQLite (\(folder))" : "PostgreSQL"), "
-              + "\(count) instance\(count == 1 ? "" : "s"), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print(
+            "bench chat: \(members.count * 2) members in \(members.count) chats, \(databaseURL == nil ? "SQLite (\(folder))" : "PostgreSQL"), "
+                + "\(count) instance\(count == 1 ? "" : "s"), \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
         var servers: [ServerProcess] = []
         defer { for server in servers { server.stop() } }
@@ -65,8 +66,10 @@ struct BenchChat: AsyncParsableCommand {
         let app = try await makeApplication(config)
         app.logger.logLevel = .warning
         do {
-            try await configure(app, config: config, dependencies: Dependencies(
-                clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger), media: LocalMediaStore(root: config.localMediaDirectory)))
+            try await configure(
+                app, config: config,
+                dependencies: Dependencies(
+                    clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger), media: LocalMediaStore(root: config.localMediaDirectory)))
             try await app.autoMigrate()
             let started = ContinuousClock.now
             let pairs = try await app.pawpack.chatBenchPairs(sockets / 2, on: app.db)
@@ -112,9 +115,11 @@ struct BenchChat: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(2))
         let memoryAfter = servers.map(\.residentBytes)
         let perSocket = zip(memoryBefore, memoryAfter).map { Double($1 - $0) }.reduce(0, +) / Double(opened.count)
-        print(String(format: "%d sockets open in %.1f s (%.0f/s); server memory %@ MB, %.1f KB more per socket", opened.count,
-                     connectSeconds, Double(opened.count) / connectSeconds,
-                     memoryAfter.map { String($0 / 1_048_576) }.joined(separator: " + "), perSocket / 1024))
+        print(
+            String(
+                format: "%d sockets open in %.1f s (%.0f/s); server memory %@ MB, %.1f KB more per socket", opened.count,
+                connectSeconds, Double(opened.count) / connectSeconds,
+                memoryAfter.map { String($0 / 1_048_576) }.joined(separator: " + "), perSocket / 1024))
 
         // The open loop: message k goes in chat k mod pairs, from either side in turn, through
         // the sender's instance (the recipient's socket is on the other one).
@@ -162,11 +167,15 @@ struct BenchChat: AsyncParsableCommand {
         let latencies = received.latencies
         let delivered = latencies.compactMap { $0 }
         let messages = sent.withLockedValue { $0 }
-        print(String(format: "sent %d of %d (201), delivered %d (%.2f%%), lost %d; send→receive %@", messages, total, delivered.count,
-                     Double(delivered.count) / Double(max(messages, 1)) * 100, messages - delivered.count,
-                     LatencySummary(delivered).description))
-        print(String(format: "server CPU: %.2f cores on average over %.0f s (%.2f ms of CPU per message)", cpu / seconds, seconds,
-                     cpu / Double(max(messages, 1)) * 1000))
+        print(
+            String(
+                format: "sent %d of %d (201), delivered %d (%.2f%%), lost %d; send→receive %@", messages, total, delivered.count,
+                Double(delivered.count) / Double(max(messages, 1)) * 100, messages - delivered.count,
+                LatencySummary(delivered).description))
+        print(
+            String(
+                format: "server CPU: %.2f cores on average over %.0f s (%.2f ms of CPU per message)", cpu / seconds, seconds,
+                cpu / Double(max(messages, 1)) * 1000))
         if let machine {
             print("machine during the messages: \(machine)")
             let undisturbed = machine.undisturbed(latencies) { begin.uptimeNanoseconds + UInt64($0) * UInt64(interval) }
@@ -181,8 +190,10 @@ struct BenchChat: AsyncParsableCommand {
 
     /// One member's socket, acknowledging each event as an app does; a message from the other
     /// member ("bench <number>") is timed.
-    private static func connect(_ member: ChatBenchMember, port: Int, received: Received,
-                                on group: any EventLoopGroup) async throws -> WebSocket {
+    private static func connect(
+        _ member: ChatBenchMember, port: Int, received: Received,
+        on group: any EventLoopGroup
+    ) async throws -> WebSocket {
         let socket = NIOLockedValueBox<WebSocket?>(nil)
         try await WebSocket.connect(
             to: "ws://127.0.0.1:\(port)/v1/realtime", headers: ["Authorization": "Bearer \(member.accessToken)"], on: group
@@ -217,7 +228,8 @@ struct BenchChat: AsyncParsableCommand {
                 return nil
             }
             guard end(of: #""type":"message""#) != nil, end(of: #""fromMe":false"#) != nil,
-                  let first = end(of: #""text":"bench "#) else { return nil }
+                let first = end(of: #""text":"bench "#)
+            else { return nil }
             var (index, number) = (first, 0)
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
                 number = number * 10 + Int(bytes[index] - UInt8(ascii: "0"))
@@ -249,7 +261,10 @@ private final class Received: Sendable {
     }
 
     func begin(at begin: NIODeadline, interval: Int64) {
-        state.withLockedValue { $0.begin = begin; $0.interval = interval }
+        state.withLockedValue {
+            $0.begin = begin
+            $0.interval = interval
+        }
     }
 
     func arrived(_ number: Int) {
@@ -289,8 +304,12 @@ private final class ServerProcess: @unchecked Sendable {
         let server = ServerProcess(process: process, port: port)
         // Ready once it answers its health check (it migrates first).
         for _ in 0..<600 {
-            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"),
-                                                                    timeout: .seconds(5)), response.status == .ok { return server }
+            if let response = try? await HTTPClient.shared.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"),
+                timeout: .seconds(5)), response.status == .ok
+            {
+                return server
+            }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(200))
         }
@@ -307,15 +326,17 @@ private final class ServerProcess: @unchecked Sendable {
     /// Its resident memory, from /proc.
     var residentBytes: Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
         return kilobytes * 1024
     }
 
     /// User and system CPU time it used so far, from /proc.
     var cpuSeconds: Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         // After the command name: state is field 3; utime and stime are fields 14 and 15.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }

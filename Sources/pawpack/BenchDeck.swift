@@ -39,7 +39,10 @@ struct BenchDeck: AsyncParsableCommand {
     @ArgumentParser.Option(help: "Cards per page.") var limit = 20
     @ArgumentParser.Option(help: "The servers' log level; debug logs each deck's rows read and steps.")
     var logLevel = "warning"
-    @ArgumentParser.Option(help: "A file to write each open-loop request to: when it was due (seconds after the first, and CLOCK_MONOTONIC nanoseconds) and its latency in ms.")
+    @ArgumentParser.Option(
+        help:
+            "A file to write each open-loop request to: when it was due (seconds after the first, and CLOCK_MONOTONIC nanoseconds) and its latency in ms."
+    )
     var latencyLog: String?
 
     func run() async throws {
@@ -74,7 +77,9 @@ struct BenchDeck: AsyncParsableCommand {
             guard picked.count >= 1 else { throw ArgumentParser.ValidationError("no dog with a location to ask for") }
             let database = databaseURL == nil ? "SQLite (\(folder))" : "PostgreSQL"
             let indexedDogs = try await indexed.app.pawpack.deckIndexCount(on: indexed.app.db)
-            print("bench deck: \(indexedDogs) dogs in the index, \(database), \(picked.count) seekers, limit \(limit), \(ProcessInfo.processInfo.activeProcessorCount) cores")
+            print(
+                "bench deck: \(indexedDogs) dogs in the index, \(database), \(picked.count) seekers, limit \(limit), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+            )
             try await measure(indexURL: indexed.url, naiveURL: naive?.url, seekers: picked)
         } catch {
             for app in apps { await stop(app) }
@@ -89,9 +94,11 @@ struct BenchDeck: AsyncParsableCommand {
         let app = try await makeApplication(config)
         app.logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
         do {
-            try await configure(app, config: config, dependencies: Dependencies(
-                clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger),
-                media: LocalMediaStore(root: config.localMediaDirectory), deckSource: deckSource))
+            try await configure(
+                app, config: config,
+                dependencies: Dependencies(
+                    clock: SystemClock(), mailer: DevelopmentOutbox(logger: app.logger),
+                    media: LocalMediaStore(root: config.localMediaDirectory), deckSource: deckSource))
             if migrate { try await app.autoMigrate() }
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
             guard let port = app.http.server.shared.localAddress?.port else { throw ArgumentParser.ValidationError("server did not start") }
@@ -157,7 +164,9 @@ struct BenchDeck: AsyncParsableCommand {
 
     /// 1 and 2: the same pages, one request at a time, naive against index.
     private func compare(_ client: HTTPClient, indexURL: String, naiveURL: String, seekers compared: [DeckBenchSeeker]) async throws {
-        var naiveTimes: [Double] = [], indexTimes: [Double] = [], cards = 0
+        var naiveTimes: [Double] = []
+        var indexTimes: [Double] = []
+        var cards = 0
         for seeker in compared {
             let (naivePage, naiveMs) = try await timed { try await deck(client, naiveURL, seeker) }
             let (indexPage, indexMs) = try await timed { try await deck(client, indexURL, seeker) }
@@ -168,17 +177,21 @@ struct BenchDeck: AsyncParsableCommand {
                 print("the two pages are in \(folder.path)/deck-naive.json and deck-index.json")
                 throw ArgumentParser.ValidationError("pages differ for pet \(seeker.petID): the index is wrong")
             }
-            cards += (try? JSONSerialization.jsonObject(with: Data(buffer: indexPage)) as? [String: Any])
+            cards +=
+                (try? JSONSerialization.jsonObject(with: Data(buffer: indexPage)) as? [String: Any])
                 .flatMap { $0["items"] as? [Any] }?.count ?? 0
             naiveTimes.append(naiveMs)
             indexTimes.append(indexMs)
         }
-        let naive = LatencySummary(naiveTimes), sequential = LatencySummary(indexTimes)
+        let naive = LatencySummary(naiveTimes)
+        let sequential = LatencySummary(indexTimes)
         print("same pages on both paths: \(compared.count) of \(compared.count) decks, \(cards) cards")
         print("naive, one at a time: \(naive)")
         print("index, one at a time: \(sequential)")
-        print(String(format: "index is %.0f× faster at p50 and %.0f× at p99",
-                     naive.p50 / max(sequential.p50, 0.001), naive.p99 / max(sequential.p99, 0.001)))
+        print(
+            String(
+                format: "index is %.0f× faster at p50 and %.0f× at p99",
+                naive.p50 / max(sequential.p50, 0.001), naive.p99 / max(sequential.p99, 0.001)))
     }
 
     /// 3 and 4: the index under load.
@@ -189,8 +202,10 @@ struct BenchDeck: AsyncParsableCommand {
             try await openLoop(client, indexURL: indexURL, seekers: seekers)
         }
         let answered = open.latencies.compactMap { $0 }
-        print(String(format: "index, open loop at %d req/s for %d s: %.0f req/s answered, %d failed, %@", rate, duration,
-                     Double(answered.count) / open.seconds, open.latencies.count - answered.count, LatencySummary(answered).description))
+        print(
+            String(
+                format: "index, open loop at %d req/s for %d s: %.0f req/s answered, %d failed, %@", rate, duration,
+                Double(answered.count) / open.seconds, open.latencies.count - answered.count, LatencySummary(answered).description))
         if let machine {
             print("machine during the open loop: \(machine)")
             let undisturbed = machine.undisturbed(open.latencies, due: open.due)
@@ -217,8 +232,10 @@ struct BenchDeck: AsyncParsableCommand {
             return try await group.reduce(into: [Double]()) { $0 += $1 }
         }
         let closedElapsed = (clock.now - closedBegin).seconds
-        print(String(format: "index, closed loop with %d in flight: %.0f req/s, %@", concurrency,
-                     Double(closed.count) / closedElapsed, LatencySummary(closed).description))
+        print(
+            String(
+                format: "index, closed loop with %d in flight: %.0f req/s, %@", concurrency,
+                Double(closed.count) / closedElapsed, LatencySummary(closed).description))
     }
 
     /// Every request of the open loop is a timer on one of the client's event loops, which sends
@@ -231,8 +248,9 @@ struct BenchDeck: AsyncParsableCommand {
         let intervalNanoseconds = Int64((1e9 / Double(rate)).rounded())
         let latencies = NIOLockedValueBox([Double?](repeating: nil, count: total))
         let requests = try seekers.map { seeker in
-            try HTTPClient.Request(url: deckURL(indexURL, seeker), method: .GET,
-                                   headers: ["Authorization": "Bearer \(seeker.accessToken)"])
+            try HTTPClient.Request(
+                url: deckURL(indexURL, seeker), method: .GET,
+                headers: ["Authorization": "Bearer \(seeker.accessToken)"])
         }
         // The first request is due a moment from now, once every timer is set: setting 6,000
         // of them takes a few milliseconds, which counted as latency of the first requests.
@@ -256,8 +274,9 @@ struct BenchDeck: AsyncParsableCommand {
         }
         try await EventLoopFuture.andAllComplete(answers, on: client.eventLoopGroup.next()).get()
         let seconds = Double((NIODeadline.now() - begin).nanoseconds) / 1e9
-        let run = OpenLoopRun(latencies: latencies.withLockedValue { $0 }, seconds: seconds,
-                              begin: begin.uptimeNanoseconds, interval: UInt64(intervalNanoseconds))
+        let run = OpenLoopRun(
+            latencies: latencies.withLockedValue { $0 }, seconds: seconds,
+            begin: begin.uptimeNanoseconds, interval: UInt64(intervalNanoseconds))
         if let latencyLog { try run.writeLog(to: latencyLog) }
         return run
     }
@@ -293,8 +312,9 @@ struct OpenLoopRun: Sendable {
     func writeLog(to path: String) throws {
         var lines = "# due_s due_monotonic_ns latency_ms (- for a failed request)\n"
         for (number, latency) in latencies.enumerated() {
-            lines += String(format: "%.4f %llu %@\n", Double(due(number) - begin) / 1e9, due(number),
-                            latency.map { String(format: "%.2f", $0) } ?? "-")
+            lines += String(
+                format: "%.4f %llu %@\n", Double(due(number) - begin) / 1e9, due(number),
+                latency.map { String(format: "%.2f", $0) } ?? "-")
         }
         try lines.write(toFile: path, atomically: true, encoding: .utf8)
     }
@@ -321,7 +341,8 @@ struct LatencySummary: CustomStringConvertible {
     var p99: Double { percentile(0.99) }
 
     var description: String {
-        String(format: "%d requests, ms p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", sorted.count, p50, percentile(0.9), p99,
-               sorted.last ?? 0)
+        String(
+            format: "%d requests, ms p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", sorted.count, p50, percentile(0.9), p99,
+            sorted.last ?? 0)
     }
 }

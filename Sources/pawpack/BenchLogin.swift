@@ -35,8 +35,10 @@ struct BenchLogin: AsyncParsableCommand {
         app.logger.logLevel = .warning
         let outbox = DevelopmentOutbox(logger: app.logger)
         do {
-            try await configure(app, config: config, dependencies: Dependencies(
-                clock: SystemClock(), mailer: outbox, media: LocalMediaStore(root: config.localMediaDirectory)))
+            try await configure(
+                app, config: config,
+                dependencies: Dependencies(
+                    clock: SystemClock(), mailer: outbox, media: LocalMediaStore(root: config.localMediaDirectory)))
             try await app.autoMigrate()
             try await app.server.start(address: .hostname("127.0.0.1", port: 0))
             guard let port = app.http.server.shared.localAddress?.port else { throw ArgumentParser.ValidationError("server did not start") }
@@ -53,13 +55,18 @@ struct BenchLogin: AsyncParsableCommand {
     private func measure(baseURL: String, outbox: DevelopmentOutbox) async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         defer { _ = client.shutdown() }
-        let email = "bench@example.com", password = "correct horse battery"
-        _ = try await post(client, "\(baseURL)/v1/auth/signup", [
-            "email": email, "password": password, "username": "bench", "displayName": "Bench",
-            "dateOfBirth": "1990-01-01",
-        ], expect: 201)
-        guard let link = outbox.messages(to: email).last?.text.split(separator: "\n")
-            .first(where: { $0.contains("token=") }), let token = link.components(separatedBy: "token=").last else {
+        let email = "bench@example.com"
+        let password = "correct horse battery"
+        _ = try await post(
+            client, "\(baseURL)/v1/auth/signup",
+            [
+                "email": email, "password": password, "username": "bench", "displayName": "Bench",
+                "dateOfBirth": "1990-01-01",
+            ], expect: 201)
+        guard
+            let link = outbox.messages(to: email).last?.text.split(separator: "\n")
+                .first(where: { $0.contains("token=") }), let token = link.components(separatedBy: "token=").last
+        else {
             throw ArgumentParser.ValidationError("no verification mail")
         }
         _ = try await post(client, "\(baseURL)/v1/auth/verify-email", ["token": token], expect: 200)
@@ -73,15 +80,17 @@ struct BenchLogin: AsyncParsableCommand {
         print("bench login: \(requests) logins, \(concurrency) in flight, bcrypt cost \(cost), \(cores) cores")
         let start = ContinuousClock.now
         let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
-            let perWorker = requests / concurrency, extra = requests % concurrency
+            let perWorker = requests / concurrency
+            let extra = requests % concurrency
             for worker in 0..<concurrency {
                 let count = perWorker + (worker < extra ? 1 : 0)
                 group.addTask {
                     var samples: [Double] = []
                     for _ in 0..<count {
                         let begin = ContinuousClock.now
-                        _ = try await post(client, "\(baseURL)/v1/auth/login",
-                                           ["email": email, "password": password], expect: 200)
+                        _ = try await post(
+                            client, "\(baseURL)/v1/auth/login",
+                            ["email": email, "password": password], expect: 200)
                         samples.append((ContinuousClock.now - begin).seconds * 1000)
                     }
                     return samples
@@ -97,8 +106,10 @@ struct BenchLogin: AsyncParsableCommand {
         let ceiling = Double(cores) / hashSeconds
         print(String(format: "one bcrypt hash: %.0f ms → ceiling ≈ %.1f logins/s on %d cores", hashSeconds * 1000, ceiling, cores))
         print(String(format: "throughput: %.1f logins/s (%.0f%% of the bcrypt ceiling)", throughput, throughput / ceiling * 100))
-        print(String(format: "latency ms: p50 %.0f  p90 %.0f  p99 %.0f  max %.0f",
-                     percentile(0.5), percentile(0.9), percentile(0.99), latencies.last ?? 0))
+        print(
+            String(
+                format: "latency ms: p50 %.0f  p90 %.0f  p99 %.0f  max %.0f",
+                percentile(0.5), percentile(0.9), percentile(0.99), latencies.last ?? 0))
     }
 
     private func post(_ client: HTTPClient, _ url: String, _ body: [String: String], expect: Int) async throws -> ByteBuffer {

@@ -21,8 +21,9 @@ struct MachineTimes: Sendable {
             // user nice system idle iowait irq softirq steal (guest time is already in user).
             let fields = line.split(separator: " ").dropFirst().prefix(8).compactMap { Double($0) }
             guard fields.count == 8 else { return nil }
-            return Ticks(busy: fields[0] + fields[1] + fields[2] + fields[5] + fields[6],
-                         steal: fields[7], total: fields.reduce(0, +))
+            return Ticks(
+                busy: fields[0] + fields[1] + fields[2] + fields[5] + fields[6],
+                steal: fields[7], total: fields.reduce(0, +))
         }
     }
 
@@ -75,10 +76,13 @@ struct MachineTimes: Sendable {
     }
 
     /// Samples `/proc/stat` every 10 ms on `loop` while `work` runs.
-    static func during<T: Sendable>(sampleOn loop: any EventLoop,
-                                    _ work: () async throws -> T) async throws -> (T, MachineTimes?) {
+    static func during<T: Sendable>(
+        sampleOn loop: any EventLoop,
+        _ work: () async throws -> T
+    ) async throws -> (T, MachineTimes?) {
         guard let file = StatFile(), let first = Ticks.now(from: file) else { return (try await work(), nil) }
-        let processBefore = processSeconds(), wallBefore = ContinuousClock.now
+        let processBefore = processSeconds()
+        let wallBefore = ContinuousClock.now
         let recorded = NIOLockedValueBox([(at: NIODeadline.now().uptimeNanoseconds, steal: first.steal, total: first.total)])
         let sampler = loop.scheduleRepeatedTask(initialDelay: .milliseconds(10), delay: .milliseconds(10)) { _ in
             guard let tick = Ticks.now(from: file) else { return }
@@ -86,7 +90,10 @@ struct MachineTimes: Sendable {
             recorded.withLockedValue { $0.append((at: at, steal: tick.steal, total: tick.total)) }
         }
         let value: T
-        do { value = try await work() } catch { sampler.cancel(); throw error }
+        do { value = try await work() } catch {
+            sampler.cancel()
+            throw error
+        }
         let stopped = loop.makePromise(of: Void.self)
         sampler.cancel(promise: stopped)
         try await stopped.futureResult.get()
@@ -99,16 +106,21 @@ struct MachineTimes: Sendable {
         let samples = recorded.withLockedValue { $0 }
         // The worst second: the largest share stolen from a sample to the first one a second
         // or more later (a busy loop takes its samples late, so they are not counted off).
-        var worst = 0.0, later = 0
+        var worst = 0.0
+        var later = 0
         for start in samples.indices {
             while later < samples.count, samples[later].at < samples[start].at + 1_000_000_000 { later += 1 }
             guard later < samples.count else { break }
             let ticks = samples[later].total - samples[start].total
             if ticks > 0 { worst = max(worst, (samples[later].steal - samples[start].steal) / ticks) }
         }
-        return (value, MachineTimes(stealShare: (end.steal - first.steal) / (end.total - first.total),
-                                    worstSecondStealShare: worst, processCores: ownCores,
-                                    otherCores: max(0, busyCores - ownCores), samples: samples))
+        return (
+            value,
+            MachineTimes(
+                stealShare: (end.steal - first.steal) / (end.total - first.total),
+                worstSecondStealShare: worst, processCores: ownCores,
+                otherCores: max(0, busyCores - ownCores), samples: samples)
+        )
     }
 
     /// User and system CPU seconds of this process so far, all threads.
@@ -121,7 +133,8 @@ struct MachineTimes: Sendable {
 
 extension MachineTimes: CustomStringConvertible {
     var description: String {
-        String(format: "CPU time stolen by the hypervisor %.0f %% (worst second %.0f %%), this process %.2f cores, other processes %.2f cores",
-               stealShare * 100, worstSecondStealShare * 100, processCores, otherCores)
+        String(
+            format: "CPU time stolen by the hypervisor %.0f %% (worst second %.0f %%), this process %.2f cores, other processes %.2f cores",
+            stealShare * 100, worstSecondStealShare * 100, processCores, otherCores)
     }
 }

@@ -42,7 +42,8 @@ func loadConfig(overrides: [String: String] = [:]) throws -> Config {
 func bootstrapLogging(_ config: Config) {
     let level = Logger.Level(rawValue: config.logLevel) ?? .info
     LoggingSystem.bootstrap { label in
-        var handler: any LogHandler = config.logFormat == .json
+        var handler: any LogHandler =
+            config.logFormat == .json
             ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
         handler.logLevel = level
         // Every line, Pawpack's and its libraries', with credentials blanked.
@@ -87,10 +88,12 @@ struct Serve: AsyncParsableCommand {
             // And the database file's pages, in the background: the first requests after a
             // start should not each wait for disk reads.
             app.pawpack.keepDatabaseInMemory(on: app)
-            app.logger.info("Pawpack is listening", metadata: [
-                "url": .string(config.publicBaseURL), "environment": .string(config.environment.rawValue),
-                "database": .string("\(config.database)".components(separatedBy: "@").last ?? ""),
-            ])
+            app.logger.info(
+                "Pawpack is listening",
+                metadata: [
+                    "url": .string(config.publicBaseURL), "environment": .string(config.environment.rawValue),
+                    "database": .string("\(config.database)".components(separatedBy: "@").last ?? ""),
+                ])
             try await app.execute()
         } catch {
             try? await app.asyncShutdown()

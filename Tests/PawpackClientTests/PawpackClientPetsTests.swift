@@ -11,7 +11,8 @@ import Testing
             // given Bob and his dog, 2 km north of Lyon's centre
             let bob = try await server.member("bob", password: "bob's own secret")
             _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.7820, "longitude": 4.8357], token: bob.accessToken)
-            let rex = try await server.send(.POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30], token: bob.accessToken)
+            let rex = try await server.send(
+                .POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30], token: bob.accessToken)
             let rexID = try #require((rex.json["card"] as? [String: Any])?["id"] as? String)
 
             // when Ada's app signs in, sets her location and adds a puppy
@@ -19,8 +20,11 @@ import Testing
             let pawpack = PawpackClient(serverURL: URL(string: server.baseURL)!)
             try await pawpack.logIn(email: ada.email, password: ada.password)
             let account = try await pawpack.setLocation(GeoPoint(latitude: 45.7640, longitude: 4.8357))
-            #expect(account.location == LocationBlur.matchingPoint(of: GeoPoint(latitude: 45.7640, longitude: 4.8357),
-                                                                  offset: TestServer.centredGrid))
+            #expect(
+                account.location
+                    == LocationBlur.matchingPoint(
+                        of: GeoPoint(latitude: 45.7640, longitude: 4.8357),
+                        offset: TestServer.centredGrid))
             let biscuit = try await pawpack.addPet(PetDraft(name: "Biscuit", species: .dog, dateOfBirth: "2025-10-12", weightKg: 11.4))
             #expect(biscuit.role == .owner)
             #expect(biscuit.card.mode == .puppy)
@@ -44,7 +48,8 @@ import Testing
             let liked = try await pawpack.like(try #require(Pet.ID(string: rexID)), for: biscuit.id)
             #expect(liked.match == nil)
             #expect(liked.request?.toPet.name == "Rex")
-            _ = try await server.send(.POST, "/v1/pets/\(rexID)/swipes", object: ["targetPetId": biscuit.card.id.description, "decision": "like"], token: bob.accessToken)
+            _ = try await server.send(
+                .POST, "/v1/pets/\(rexID)/swipes", object: ["targetPetId": biscuit.card.id.description, "decision": "like"], token: bob.accessToken)
             let matches = try await pawpack.matches()
             #expect(matches.map(\.otherPet.name) == ["Rex"])
             #expect(matches.first?.otherOwnerDisplayName == "Bob")

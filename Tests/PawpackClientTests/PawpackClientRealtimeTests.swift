@@ -22,25 +22,40 @@ import Testing
             var received: [RealtimeEnvelope] = []
             var events = app.realtimeEvents(after: 0).makeAsyncIterator()
             for _ in 0..<4 { received.append(try #require(try await events.next())) }
-            guard case let .matchRequest(request) = received[0].event else { Issue.record("\(received[0])"); return }
+            guard case .matchRequest(let request) = received[0].event else {
+                Issue.record("\(received[0])")
+                return
+            }
             #expect(request.fromPet.name == "Ada's dog")
-            guard case let .match(match, chatID) = received[2].event else { Issue.record("\(received[2])"); return }
+            guard case .match(let match, let chatID) = received[2].event else {
+                Issue.record("\(received[2])")
+                return
+            }
             #expect(match.otherPet.name == "Ada's dog" && chatID?.description == chat)
-            guard case let .notification(told, unread) = received[3].event else { Issue.record("\(received[3])"); return }
+            guard case .notification(let told, let unread) = received[3].event else {
+                Issue.record("\(received[3])")
+                return
+            }
             #expect(told.kind == .match && unread == 2)
             #expect(received.map(\.id) == [1, 2, 3, 4])
 
             // live: a message and a proposal, typed
             try await server.say("Park?", from: ada, in: chat)
             let message = try #require(try await events.next())
-            guard case let .message(said) = message.event else { Issue.record("\(message)"); return }
+            guard case .message(let said) = message.event else {
+                Issue.record("\(message)")
+                return
+            }
             #expect(said.text == "Park?" && !said.isFromMe)
-            let notified = try #require(try await events.next())  // its notification
+            let notified = try #require(try await events.next()) // its notification
             // the stream acknowledged it on the socket, as the server needs to spare the phone a push
             #expect(try await server.acknowledged(bob.member.userID, reaching: try #require(notified.id)))
             #expect(try await server.propose(ada, in: chat).status == 201)
             let proposed = try #require(try await events.next())
-            guard case let .meetup(meetup) = proposed.event else { Issue.record("\(proposed)"); return }
+            guard case .meetup(let meetup) = proposed.event else {
+                Issue.record("\(proposed)")
+                return
+            }
             #expect(meetup.status == .pending && !meetup.proposedByMe && meetup.placeName == "Parc de la Tête d'Or")
             let lastSeen = try #require(proposed.id)
 
@@ -49,7 +64,10 @@ import Testing
             var resumed = app.realtimeEvents(after: lastSeen).makeAsyncIterator()
             let next = try #require(try await resumed.next())
             #expect(next.id == lastSeen + 1)
-            guard case .notification = next.event else { Issue.record("\(next)"); return }
+            guard case .notification = next.event else {
+                Issue.record("\(next)")
+                return
+            }
         }
     }
 
@@ -62,11 +80,17 @@ import Testing
             var events = app.realtimeEvents(after: 0).makeAsyncIterator()
             // the stream is open: it hears Bob's like
             _ = try await server.like(bob, ada)
-            guard case .matchRequest = try #require(try await events.next()).event else { Issue.record("no request"); return }
+            guard case .matchRequest = try #require(try await events.next()).event else {
+                Issue.record("no request")
+                return
+            }
 
             // her password is changed from the web or another phone: this app's session is over
-            let changed = try await server.send(.POST, "/v1/me/password", object: [
-                "currentPassword": ada.member.password, "newPassword": "a-brand-new-long-password"], token: ada.token)
+            let changed = try await server.send(
+                .POST, "/v1/me/password",
+                object: [
+                    "currentPassword": ada.member.password, "newPassword": "a-brand-new-long-password",
+                ], token: ada.token)
             #expect(changed.status == 204)
             // (past the like's notification, which came before)
             await #expect(throws: PawpackError.notSignedIn) { while try await events.next() != nil {} }

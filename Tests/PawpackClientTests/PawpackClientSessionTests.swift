@@ -112,7 +112,7 @@ import Testing
             let (gate, release) = AsyncStream<Void>.makeStream()
             transport.answerNextRefresh {
                 for await _ in gate { break }
-                return nil  // then the real refresh, once released
+                return nil // then the real refresh, once released
             }
             let call = Task { try await pawpack.me() }
             while transport.count(of: "refreshSession") == 0 { try await Task.sleep(for: .milliseconds(5)) }
@@ -150,8 +150,9 @@ import Testing
     @Test func aServerThatCannotBeReachedIsANetworkFailure() async throws {
         // Nothing listens on port 1 of this machine. AsyncHTTPClient tries again to connect
         // until the request's time is up; a short one keeps the test short.
-        let pawpack = PawpackClient(serverURL: URL(string: "http://127.0.0.1:1")!,
-                                    transport: PawpackClient.defaultTransport(timeoutSeconds: 2))
+        let pawpack = PawpackClient(
+            serverURL: URL(string: "http://127.0.0.1:1")!,
+            transport: PawpackClient.defaultTransport(timeoutSeconds: 2))
         do {
             _ = try await pawpack.logIn(email: "ada@example.com", password: "a walk in the park")
             Issue.record("a log-in reached nobody and succeeded")
@@ -188,8 +189,10 @@ final class RecordingTransport: ClientTransport, @unchecked Sendable {
     /// the refresh on after all.
     func answerNextRefresh(_ answer: @escaping Answer) { lock.withLock { nextRefresh = answer } }
 
-    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL,
-              operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+    func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL,
+        operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         let scripted = lock.withLock { () -> Answer? in
             operations.append(operationID)
             guard operationID == "refreshSession" else { return nil }

@@ -14,8 +14,9 @@ import Testing
             #expect(await pawpack.isHealthy())
 
             // sign up and verify
-            let created = try await pawpack.signUp(email: "ada@example.com", password: TestServer.password,
-                                                   username: "ada", displayName: "Ada", dateOfBirth: birthday, city: "Lyon")
+            let created = try await pawpack.signUp(
+                email: "ada@example.com", password: TestServer.password,
+                username: "ada", displayName: "Ada", dateOfBirth: birthday, city: "Lyon")
             #expect(created.emailVerified == false)
             #expect(created.dateOfBirth == birthday)
             let token = try #require(server.linkToken(to: "ada@example.com"))
@@ -61,8 +62,9 @@ import Testing
         try await TestServer.run { server in
             let pawpack = PawpackClient(serverURL: URL(string: server.baseURL)!)
             do {
-                _ = try await pawpack.signUp(email: "ada@example.com", password: "short", username: "ada",
-                                             displayName: "Ada", dateOfBirth: birthday)
+                _ = try await pawpack.signUp(
+                    email: "ada@example.com", password: "short", username: "ada",
+                    displayName: "Ada", dateOfBirth: birthday)
                 Issue.record("a short password was accepted")
             } catch let error as PawpackError {
                 #expect(error.status == 422)
@@ -70,8 +72,9 @@ import Testing
                 #expect(error.field == "password")
             }
             await #expect(throws: PawpackError.notSignedIn, "me() without a session") { try await pawpack.me() }
-            _ = try await pawpack.signUp(email: "bob@example.com", password: TestServer.password, username: "bob",
-                                         displayName: "Bob", dateOfBirth: birthday)
+            _ = try await pawpack.signUp(
+                email: "bob@example.com", password: TestServer.password, username: "bob",
+                displayName: "Bob", dateOfBirth: birthday)
             do {
                 try await pawpack.logIn(email: "bob@example.com", password: TestServer.password)
                 Issue.record("an unverified account logged in")
@@ -90,8 +93,9 @@ import Testing
             let saved = try #require(await first.session)
             let data = try JSONEncoder().encode(saved)
 
-            let resumed = PawpackClient(serverURL: URL(string: server.baseURL)!,
-                                        session: try JSONDecoder().decode(Session.self, from: data))
+            let resumed = PawpackClient(
+                serverURL: URL(string: server.baseURL)!,
+                session: try JSONDecoder().decode(Session.self, from: data))
             #expect(try await resumed.me().username == "ada")
             try await resumed.logOut()
             #expect(await resumed.session == nil)

@@ -20,8 +20,9 @@ import Testing
             #expect(await ada.isHealthy())
 
             // Accounts: sign up, verify, a resent link, log in, a refresh, profile, email, password
-            try await ada.signUp(email: "ada@example.com", password: TestServer.password, username: "ada",
-                                 displayName: "Ada", dateOfBirth: birthday, city: "Lyon")
+            try await ada.signUp(
+                email: "ada@example.com", password: TestServer.password, username: "ada",
+                displayName: "Ada", dateOfBirth: birthday, city: "Lyon")
             try await ada.resendVerification(email: "ada@example.com")
             try await ada.verifyEmail(token: try #require(server.linkToken(to: "ada@example.com")))
             try await ada.logIn(email: "ada@example.com", password: TestServer.password)
@@ -37,8 +38,9 @@ import Testing
             #expect(await ada.session == nil, "a reset signs out everywhere")
             try await ada.logIn(email: "ada.l@example.com", password: "the longest walk in the park")
 
-            try await bob.signUp(email: "bob@example.com", password: TestServer.password, username: "bob",
-                                 displayName: "Bob", dateOfBirth: birthday)
+            try await bob.signUp(
+                email: "bob@example.com", password: TestServer.password, username: "bob",
+                displayName: "Bob", dateOfBirth: birthday)
             try await bob.verifyEmail(token: try #require(server.linkToken(to: "bob@example.com")))
             try await bob.logIn(email: "bob@example.com", password: TestServer.password)
 
@@ -122,8 +124,9 @@ import Testing
             // Meet-ups: Rex gets his core dose; Bob declines a first proposal, accepts a second;
             // Ada withdraws a third; two hours on, the accepted one is completed and reviewed
             try await bob.addVaccination(to: rex.id, VaccinationInput(vaccine: .dhpp, givenOn: "2026-02-01"))
-            let park = MeetupProposalInput(startsAt: server.clock.now().addingTimeInterval(2 * 3_600), placeName: "Parc Blandan",
-                                           location: GeoPoint(latitude: 45.745, longitude: 4.855), note: "Bring water")
+            let park = MeetupProposalInput(
+                startsAt: server.clock.now().addingTimeInterval(2 * 3_600), placeName: "Parc Blandan",
+                location: GeoPoint(latitude: 45.745, longitude: 4.855), note: "Bring water")
             let declined = try await ada.proposeMeetup(in: chat.id, park)
             #expect(try await bob.rejectMeetup(declined.id).status == .rejected)
             let planned = try await ada.proposeMeetup(in: chat.id, park)
@@ -189,13 +192,15 @@ import Testing
 
             // and every operation of the contract went through the SDK
             let contract = String(decoding: try OpenAPIDocument.yaml(), as: UTF8.self)
-            let operations = Set(contract.split(separator: "\n").compactMap { line -> String? in
-                let words = line.split(separator: " ")
-                return words.first == "operationId:" ? words.last.map(String.init) : nil
-            })
+            let operations = Set(
+                contract.split(separator: "\n").compactMap { line -> String? in
+                    let words = line.split(separator: " ")
+                    return words.first == "operationId:" ? words.last.map(String.init) : nil
+                })
             #expect(operations.count >= 55)
-            #expect(operations.subtracting(transport.sent).isEmpty,
-                    "operations no SDK method reached: \(operations.subtracting(transport.sent).sorted())")
+            #expect(
+                operations.subtracting(transport.sent).isEmpty,
+                "operations no SDK method reached: \(operations.subtracting(transport.sent).sorted())")
         }
     }
 }

@@ -12,8 +12,10 @@ import Testing
 // BEGIN WALKTHROUGH
 /// Signs in, adds a dog, opens its deck and likes the best card. `keychain` stands for wherever
 /// the app keeps secrets: every new session is saved there, and the next launch resumes from it.
-func findAPlaymate(server: URL, email: String, password: String,
-                   keychain: SessionKeychain) async throws -> (PawpackClient, SwipeResult?) {
+func findAPlaymate(
+    server: URL, email: String, password: String,
+    keychain: SessionKeychain
+) async throws -> (PawpackClient, SwipeResult?) {
     // 1. One client per server: resume the saved session, save each new one.
     let pawpack = PawpackClient(serverURL: server, session: keychain.load()) { session in
         keychain.save(session)
@@ -77,8 +79,9 @@ final class SessionKeychain: @unchecked Sendable {
             let keychain = SessionKeychain()
 
             // when Ada's app runs the walk-through
-            let (pawpack, liked) = try await findAPlaymate(server: URL(string: server.baseURL)!, email: ada.email,
-                                                           password: ada.password, keychain: keychain)
+            let (pawpack, liked) = try await findAPlaymate(
+                server: URL(string: server.baseURL)!, email: ada.email,
+                password: ada.password, keychain: keychain)
 
             // then she asked Bob, and once he says yes she sees the match
             let result = try #require(liked)
@@ -91,8 +94,9 @@ final class SessionKeychain: @unchecked Sendable {
             #expect(try await yourMatches(pawpack).map(\.otherPet.name) == ["Bob's dog"])
 
             // and the next launch resumes from the keychain without logging in again
-            let relaunched = try await findAPlaymate(server: URL(string: server.baseURL)!, email: ada.email,
-                                                     password: "not needed", keychain: keychain)
+            let relaunched = try await findAPlaymate(
+                server: URL(string: server.baseURL)!, email: ada.email,
+                password: "not needed", keychain: keychain)
             #expect(try await relaunched.0.myPets().count == 2)
         }
     }
@@ -100,8 +104,9 @@ final class SessionKeychain: @unchecked Sendable {
     @Test func theGuideQuotesTheWalkThroughExactly() throws {
         let here = URL(fileURLWithPath: #filePath)
         let source = try String(contentsOf: here, encoding: .utf8)
-        let guide = try String(contentsOf: here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("docs/SDK.md"), encoding: .utf8)
+        let guide = try String(
+            contentsOf: here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("docs/SDK.md"), encoding: .utf8)
         let begin = try #require(source.range(of: "// BEGIN WALKTHROUGH\n"))
         let end = try #require(source.range(of: "// END WALKTHROUGH"))
         let walkthrough = String(source[begin.upperBound..<end.lowerBound])

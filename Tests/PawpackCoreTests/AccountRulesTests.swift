@@ -7,15 +7,21 @@ import Testing
     /// 2026-03-01 12:00 UTC.
     let now = Date(timeIntervalSince1970: 1_772_366_400)
 
-    func form(email: String = "Ada@Example.com ", password: String = "a walk in the park",
-              username: String = "Ada_Dogs", displayName: String = " Ada ", dateOfBirth: String = "1990-05-17",
-              city: String? = "  ") -> SignUpForm {
-        SignUpForm(email: email, password: password, username: username, displayName: displayName,
-                   dateOfBirth: dateOfBirth, city: city)
+    func form(
+        email: String = "Ada@Example.com ", password: String = "a walk in the park",
+        username: String = "Ada_Dogs", displayName: String = " Ada ", dateOfBirth: String = "1990-05-17",
+        city: String? = "  "
+    ) -> SignUpForm {
+        SignUpForm(
+            email: email, password: password, username: username, displayName: displayName,
+            dateOfBirth: dateOfBirth, city: city)
     }
 
     func problem(_ form: SignUpForm) -> Problem? {
-        do { _ = try rules.validate(form, now: now); return nil } catch { return error }
+        do {
+            _ = try rules.validate(form, now: now)
+            return nil
+        } catch { return error }
     }
 
     @Test func aValidSignUpIsNormalised() throws {
@@ -45,8 +51,10 @@ import Testing
     }
 
     @Test func everyBadFieldIsNamedAtOnce() {
-        let problem = problem(form(email: "not-an-email", password: "x", username: "9lives",
-                                   displayName: "", dateOfBirth: "17/05/1990"))
+        let problem = problem(
+            form(
+                email: "not-an-email", password: "x", username: "9lives",
+                displayName: "", dateOfBirth: "17/05/1990"))
         #expect(Set(problem?.errors.map(\.field) ?? []) == ["email", "password", "username", "displayName", "dateOfBirth"])
         #expect(problem?.status == 422)
     }

@@ -30,21 +30,24 @@ import Testing
         // Not a payload, and a row written with a code this version does not know.
         #expect(DeckIndexRow(payload: [UInt8](repeating: 0, count: 71)) == nil)
         var unknown = DeckIndexRow(dog(1))
-        unknown.traits |= 7 << 6    // energy code 7: no such level
+        unknown.traits |= 7 << 6 // energy code 7: no such level
         #expect(unknown.dog == nil)
     }
 
     @Test func theBlockAroundAPointHoldsEveryPointWithinTheRadius() {
         var random = SeededRandom(seed: 0x6A1D)
         let grid = DeckGrid.standard
-        let centres = [home, GeoPoint(latitude: 69.6492, longitude: 18.9553),
-                       GeoPoint(latitude: -41.2865, longitude: 179.99), GeoPoint(latitude: 89.99, longitude: 10)]
+        let centres = [
+            home, GeoPoint(latitude: 69.6492, longitude: 18.9553),
+            GeoPoint(latitude: -41.2865, longitude: 179.99), GeoPoint(latitude: 89.99, longitude: 10),
+        ]
         for centre in centres {
             for radius in [0.25, 1, 7.5, 25] {
                 let ranges = grid.cellRanges(of: grid.block(around: centre, radiusKm: radius))
                 for _ in 0..<200 {
-                    let point = destination(centre, km: Double.random(in: 0...radius, using: &random),
-                                                     bearingDegrees: Double.random(in: 0..<360, using: &random))
+                    let point = destination(
+                        centre, km: Double.random(in: 0...radius, using: &random),
+                        bearingDegrees: Double.random(in: 0..<360, using: &random))
                     let cell = grid.cell(of: point)
                     #expect(ranges.contains { $0.contains(cell) }, "\(point) within \(radius) km of \(centre)")
                 }
@@ -75,12 +78,15 @@ import Testing
 
     @Test func aBucketsCeilingIsNeverBelowTheCompatibilityOfADogInIt() throws {
         var random = SeededRandom(seed: 0xCE11)
-        var exact = 0, socialPairs = 0, socialGap = 0.0
+        var exact = 0
+        var socialPairs = 0
+        var socialGap = 0.0
         for _ in 0..<300 {
             let seeker = randomDog(&random, near: home, withinKm: 1, owners: [])
             let buckets = DeckBuckets(seeker: seeker, matchmaker: matchmaker)
-            let ceilingOf = Dictionary(buckets.groups.flatMap { group in group.buckets.map { ($0, group.ceiling) } },
-                                       uniquingKeysWith: { first, _ in first })
+            let ceilingOf = Dictionary(
+                buckets.groups.flatMap { group in group.buckets.map { ($0, group.ceiling) } },
+                uniquingKeysWith: { first, _ in first })
             #expect(ceilingOf.count == buckets.bucketCount)
             for _ in 0..<40 {
                 let candidate = randomDog(&random, near: home, withinKm: 10, owners: [])
@@ -110,7 +116,8 @@ import Testing
     /// ceiling would draw level.
     @Test func aDogBeyondItsBucketsReachNeverBeatsThePagesLastCard() throws {
         var random = SeededRandom(seed: 0xFA2)
-        var beyond = 0, finite = 0
+        var beyond = 0
+        var finite = 0
         for _ in 0..<200 {
             let seeker = randomDog(&random, near: home, withinKm: 1, owners: [])
             let buckets = DeckBuckets(seeker: seeker, matchmaker: matchmaker)
@@ -168,7 +175,11 @@ import Testing
         var random = SeededRandom(seed: 0x1DE7)
         let grid = DeckGrid.standard
         let centres = [home, GeoPoint(latitude: -41.2865, longitude: 179.99)]
-        var pages = 0, indexedReads = 0, naiveReads = 0, rowsScored = 0, rowsRead = 0
+        var pages = 0
+        var indexedReads = 0
+        var naiveReads = 0
+        var rowsScored = 0
+        var rowsRead = 0
         for round in 0..<24 {
             let centre = centres[round % centres.count]
             let dogs = town(&random, around: centre, count: 1_500)
@@ -183,12 +194,15 @@ import Testing
             var after: DeckPosition?
             for _ in 0..<3 {
                 let limit = [1, 7, 20][pages % 3]
-                let expected = matchmaker.deck(seeker: seeker, candidates: inRange, preferences: preferences,
-                                               excludedPets: excluded, blockedOwners: blocked, today: today,
-                                               after: after, limit: limit)
-                let page = await matchmaker.indexedDeck(seeker: seeker, preferences: preferences, excludedPets: excluded,
-                                                        blockedOwners: blocked, today: today, after: after,
-                                                        limit: limit, grid: grid) { ranges, buckets in read(ranges, buckets) }
+                let expected = matchmaker.deck(
+                    seeker: seeker, candidates: inRange, preferences: preferences,
+                    excludedPets: excluded, blockedOwners: blocked, today: today,
+                    after: after, limit: limit)
+                let page = await matchmaker.indexedDeck(
+                    seeker: seeker, preferences: preferences, excludedPets: excluded,
+                    blockedOwners: blocked, today: today, after: after,
+                    limit: limit, grid: grid
+                ) { ranges, buckets in read(ranges, buckets) }
                 #expect(page.cards == expected, "round \(round), page after \(String(describing: after))")
                 #expect(page.dogsScored <= page.dogsRead)
                 rowsScored += page.dogsScored
@@ -213,14 +227,16 @@ import Testing
 
 /// The rows a server holds in memory answer ranges and buckets exactly as the table does,
 /// through rows put in, moved, replaced and removed.
-@Suite struct DeckRowStoreTests: DogFixtures {    let grid = DeckGrid.standard
+@Suite struct DeckRowStoreTests: DogFixtures {
+    let grid = DeckGrid.standard
 
     /// What the table answers: every row whose cell is in a range and whose bucket is wanted.
     func expected(_ rows: [Pet.ID: DeckIndexRow], in ranges: [ClosedRange<Int64>], buckets: Set<Int64>?) -> Set<Pet.ID> {
-        Set(rows.values.filter { row in
-            let cell = grid.cell(of: row.location)
-            return ranges.contains { $0.contains(cell) } && buckets.map { $0.contains(row.bucket) } != false
-        }.map(\.petID))
+        Set(
+            rows.values.filter { row in
+                let cell = grid.cell(of: row.location)
+                return ranges.contains { $0.contains(cell) } && buckets.map { $0.contains(row.bucket) } != false
+            }.map(\.petID))
     }
 
     @Test func theStoreAnswersRangesAndBucketsAsTheTableWould() {
@@ -236,7 +252,7 @@ import Testing
         for step in 0..<600 {
             let dog = dogs[Int.random(in: 0..<dogs.count, using: &random)]
             switch step % 3 {
-            case 0:    // moved, maybe into a cell nobody was in
+            case 0: // moved, maybe into a cell nobody was in
                 var moved = randomDog(&random, near: home, withinKm: 6, owners: [])
                 moved.id = dog.id
                 let row = DeckIndexRow(moved)
@@ -245,14 +261,14 @@ import Testing
             case 1:
                 store.remove(dog.id)
                 truth[dog.id] = nil
-            default:   // put back as it was
+            default: // put back as it was
                 store.put(DeckIndexRow(dog))
                 truth[dog.id] = DeckIndexRow(dog)
             }
         }
         #expect(store.count == truth.count)
         #expect(Set(store.allRows.map(\.petID)) == Set(truth.keys))
-        store.remove(Pet.ID(UUID()))    // not there: nothing happens
+        store.remove(Pet.ID(UUID())) // not there: nothing happens
         #expect(store.count == truth.count)
 
         for radius in [0.2, 0.5, 1.5, 4, 8] {

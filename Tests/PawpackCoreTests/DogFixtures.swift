@@ -43,14 +43,17 @@ extension DogFixtures {
 
     /// Unless told otherwise: a social, neutered female, medium (18 kg), loves chase games, high
     /// energy, suburban with a garden, three years old, at home, owned by owner `number`.
-    func dog(_ number: Int, owner: Int? = nil, at location: GeoPoint? = nil, ageMonths: Int = 36,
-             sex: PetSex = .female, neutered: Bool? = true, size: SizeClass? = .medium, weightKg: Double? = 18,
-             playStyles: [PlayStyle] = [.chase], energy: EnergyLevel? = .high,
-             environment: PetEnvironment? = PetEnvironment(area: .suburb, hasGarden: true),
-             mode: WelfareMode = .social) -> DeckDog {
-        DeckDog(id: petID(number), ownerID: ownerID(owner ?? number), location: location ?? home,
-                birthDate: born(monthsAgo: ageMonths), sex: sex, neutered: neutered, sizeClass: size,
-                weightKg: weightKg, playStyles: playStyles, energy: energy, environment: environment, mode: mode)
+    func dog(
+        _ number: Int, owner: Int? = nil, at location: GeoPoint? = nil, ageMonths: Int = 36,
+        sex: PetSex = .female, neutered: Bool? = true, size: SizeClass? = .medium, weightKg: Double? = 18,
+        playStyles: [PlayStyle] = [.chase], energy: EnergyLevel? = .high,
+        environment: PetEnvironment? = PetEnvironment(area: .suburb, hasGarden: true),
+        mode: WelfareMode = .social
+    ) -> DeckDog {
+        DeckDog(
+            id: petID(number), ownerID: ownerID(owner ?? number), location: location ?? home,
+            birthDate: born(monthsAgo: ageMonths), sex: sex, neutered: neutered, sizeClass: size,
+            weightKg: weightKg, playStyles: playStyles, energy: energy, environment: environment, mode: mode)
     }
 
     /// The dog whose deck it is: a neutered male who loves chase and fetch, otherwise as `dog`.
@@ -61,10 +64,13 @@ extension DogFixtures {
         dog(1, at: north(3), sex: .female, neutered: false, playStyles: [.chase], energy: .veryHigh)
     }
 
-    func passes(_ candidate: DeckDog, _ preferences: DeckPreferences = DeckPreferences(), seeker: DeckDog? = nil,
-                excluded: Set<Pet.ID> = [], blocked: Set<User.ID> = []) -> Bool {
-        matchmaker.passesHardFilters(seeker: seeker ?? self.seeker, candidate: candidate, preferences: preferences,
-                                     excludedPets: excluded, blockedOwners: blocked, today: today)
+    func passes(
+        _ candidate: DeckDog, _ preferences: DeckPreferences = DeckPreferences(), seeker: DeckDog? = nil,
+        excluded: Set<Pet.ID> = [], blocked: Set<User.ID> = []
+    ) -> Bool {
+        matchmaker.passesHardFilters(
+            seeker: seeker ?? self.seeker, candidate: candidate, preferences: preferences,
+            excludedPets: excluded, blockedOwners: blocked, today: today)
     }
 
     func card(_ candidate: DeckDog, seeker: DeckDog? = nil) -> DeckCard {
@@ -75,14 +81,20 @@ extension DogFixtures {
         card(candidate, seeker: seeker).compatibility
     }
 
-    func deck(_ candidates: [DeckDog], _ preferences: DeckPreferences = DeckPreferences(), seeker: DeckDog? = nil,
-              after: DeckPosition? = nil, limit: Int = 1_000) -> [DeckCard] {
-        matchmaker.deck(seeker: seeker ?? self.seeker, candidates: candidates, preferences: preferences,
-                        excludedPets: [], blockedOwners: [], today: today, after: after, limit: limit)
+    func deck(
+        _ candidates: [DeckDog], _ preferences: DeckPreferences = DeckPreferences(), seeker: DeckDog? = nil,
+        after: DeckPosition? = nil, limit: Int = 1_000
+    ) -> [DeckCard] {
+        matchmaker.deck(
+            seeker: seeker ?? self.seeker, candidates: candidates, preferences: preferences,
+            excludedPets: [], blockedOwners: [], today: today, after: after, limit: limit)
     }
 
     func problem(_ preferences: DeckPreferences) -> Problem? {
-        do { _ = try preferences.validated(); return nil } catch { return error }
+        do {
+            _ = try preferences.validated()
+            return nil
+        } catch { return error }
     }
 
     /// The point `km` from `origin` along `bearingDegrees` (clockwise from north), on the
@@ -95,8 +107,9 @@ extension DogFixtures {
         let sinLat2 = sin(lat1) * cos(angle) + cos(lat1) * sin(angle) * cos(bearing)
         let lat2 = asin(Swift.min(1, Swift.max(-1, sinLat2)))
         let lon2 = lon1 + atan2(sin(bearing) * sin(angle) * cos(lat1), cos(angle) - sin(lat1) * sin(lat2))
-        return GeoPoint(latitude: Swift.min(90, Swift.max(-90, lat2 * 180 / .pi)),
-                        longitude: normalizedLongitude(lon2 * 180 / .pi))
+        return GeoPoint(
+            latitude: Swift.min(90, Swift.max(-90, lat2 * 180 / .pi)),
+            longitude: normalizedLongitude(lon2 * 180 / .pi))
     }
 
     func normalizedLongitude(_ degrees: Double) -> Double {
@@ -115,18 +128,23 @@ extension DogFixtures {
     func randomUUID(_ random: inout SeededRandom) -> UUID {
         let high: UInt64 = random.next()
         let low: UInt64 = random.next()
-        return UUID(uuid: (byte(high, 0), byte(high, 1), byte(high, 2), byte(high, 3),
-                           byte(high, 4), byte(high, 5), byte(high, 6), byte(high, 7),
-                           byte(low, 0), byte(low, 1), byte(low, 2), byte(low, 3),
-                           byte(low, 4), byte(low, 5), byte(low, 6), byte(low, 7)))
+        return UUID(
+            uuid: (
+                byte(high, 0), byte(high, 1), byte(high, 2), byte(high, 3),
+                byte(high, 4), byte(high, 5), byte(high, 6), byte(high, 7),
+                byte(low, 0), byte(low, 1), byte(low, 2), byte(low, 3),
+                byte(low, 4), byte(low, 5), byte(low, 6), byte(low, 7)
+            ))
     }
 
     func byte(_ word: UInt64, _ index: Int) -> UInt8 {
         UInt8(truncatingIfNeeded: word >> (8 * index))
     }
 
-    func randomSubset<Value: CaseIterable & Hashable>(of type: Value.Type,
-                                                              _ random: inout SeededRandom) -> Set<Value> {
+    func randomSubset<Value: CaseIterable & Hashable>(
+        of type: Value.Type,
+        _ random: inout SeededRandom
+    ) -> Set<Value> {
         var subset = Set<Value>()
         for value in Value.allCases {
             if chance(0.5, &random) { subset.insert(value) }
@@ -136,8 +154,10 @@ extension DogFixtures {
 
     /// A dog up to `spread` km from `origin`, owned by one of `owners` (a new owner when empty),
     /// any age up to 20 years, with every optional field sometimes missing; a quarter in Puppy Mode.
-    func randomDog(_ random: inout SeededRandom, near origin: GeoPoint, withinKm spread: Double,
-                           owners: [User.ID]) -> DeckDog {
+    func randomDog(
+        _ random: inout SeededRandom, near origin: GeoPoint, withinKm spread: Double,
+        owners: [User.ID]
+    ) -> DeckDog {
         let distance = Double.random(in: 0...spread, using: &random)
         let bearing = Double.random(in: 0..<360, using: &random)
         let location = destination(origin, km: distance, bearingDegrees: bearing)
@@ -165,9 +185,10 @@ extension DogFixtures {
             environment = PetEnvironment(area: area, hasGarden: garden)
         }
         let mode: WelfareMode = chance(0.25, &random) ? .puppy : .social
-        return DeckDog(id: id, ownerID: owner, location: location, birthDate: birthDate, sex: sex, neutered: neutered,
-                       sizeClass: size, weightKg: weight, playStyles: styles, energy: energy,
-                       environment: environment, mode: mode)
+        return DeckDog(
+            id: id, ownerID: owner, location: location, birthDate: birthDate, sex: sex, neutered: neutered,
+            sizeClass: size, weightKg: weight, playStyles: styles, energy: energy,
+            environment: environment, mode: mode)
     }
 
     /// Preferences with each filter sometimes set; sets may come out empty (meaning any) and

@@ -12,9 +12,12 @@ import Testing
             #expect(uuid.text(uppercase: false) == uuid.uuidString.lowercased())
             #expect(Pet.ID(uuid).description == uuid.uuidString.lowercased())
         }
-        let edges = [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
-                     UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))]
-        #expect(edges.map { $0.text(uppercase: false) }
+        let edges = [
+            UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+            UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)),
+        ]
+        #expect(
+            edges.map { $0.text(uppercase: false) }
                 == ["00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"])
     }
 
@@ -52,11 +55,13 @@ import Testing
             }
         }
         let sample = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
-        let odd = ["", "E621E1F8", sample + "0", String(sample.dropLast()), sample.replacingOccurrences(of: "-", with: ""),
-                   sample.replacingOccurrences(of: "-", with: "_"), "G621E1F8-C36C-495A-93FC-0C247A3E6E5F",
-                   "E621E1F8-C36C-495A-93FC-0C247A3E6E5 ", " E621E1F8-C36C-495A-93FC-0C247A3E6E5",
-                   "E621E1F8C-36C-495A-93FC-0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6É5F",
-                   "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}", "+621E1F8-C36C-495A-93FC-0C247A3E6E5F"]
+        let odd = [
+            "", "E621E1F8", sample + "0", String(sample.dropLast()), sample.replacingOccurrences(of: "-", with: ""),
+            sample.replacingOccurrences(of: "-", with: "_"), "G621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+            "E621E1F8-C36C-495A-93FC-0C247A3E6E5 ", " E621E1F8-C36C-495A-93FC-0C247A3E6E5",
+            "E621E1F8C-36C-495A-93FC-0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6É5F",
+            "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}", "+621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+        ]
         for text in odd {
             #expect(UUID(text: text) == UUID(uuidString: text), "\(text)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PawpackCore
 
 // The real photos in Fixtures/ are made by Fixtures/make_fixtures.py (Pillow, piexif,
@@ -94,8 +95,10 @@ private func readLittleEndian32(_ bytes: [UInt8], at offset: Int) -> Int {
 }
 
 private func littleEndian32(_ value: Int) -> [UInt8] {
-    [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
-     UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24)]
+    [
+        UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+        UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24),
+    ]
 }
 
 /// One JPEG marker segment with a length field.
@@ -116,7 +119,7 @@ private func jpegHeader(_ bytes: [UInt8]) -> (segments: [Segment], scanStart: In
     var segments: [Segment] = []
     var position = 2
     while position + 3 < bytes.count {
-        while bytes[position + 1] == 0xFF { position += 1 }  // fill bytes
+        while bytes[position + 1] == 0xFF { position += 1 } // fill bytes
         let marker = bytes[position + 1]
         if marker == 0xDA { return (segments, position) }
         let length = readBigEndian(bytes, at: position + 2, size: 2)
@@ -292,9 +295,9 @@ private func isoFullBox(_ type: String, version: UInt8, _ payload: [UInt8]) -> [
 
 private func itemInfo(id: Int, type: String, contentType: String? = nil) -> [UInt8] {
     var body = bigEndianBytes(id, 2)
-    body += [0, 0]  // item_protection_index
+    body += [0, 0] // item_protection_index
     body += Array(type.utf8)
-    body.append(0)  // empty item_name
+    body.append(0) // empty item_name
     if let contentType {
         body += Array(contentType.utf8)
         body.append(0)
@@ -368,15 +371,21 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         let exifStart = (recipe.exifInIdat ? 0 : mediaStart + exifInMedia) + recipe.exifShift
         let items = [
             ItemLocation(id: 1, extents: [mediaStart..<(mediaStart + syntheticPicture.count)]),
-            ItemLocation(id: 2, constructionMethod: recipe.exifConstructionMethod ?? (recipe.exifInIdat ? 1 : 0),
-                         dataReference: recipe.exifDataReference, extents: extents(startingAt: exifStart)),
+            ItemLocation(
+                id: 2, constructionMethod: recipe.exifConstructionMethod ?? (recipe.exifInIdat ? 1 : 0),
+                dataReference: recipe.exifDataReference, extents: extents(startingAt: exifStart)),
             ItemLocation(id: 3, extents: [(mediaStart + xmpInMedia)..<(mediaStart + xmpInMedia + syntheticXMP.count)]),
         ]
         var children = hdlr
         children += pitm
         children += iinf
-        children += isoBox("iprp", isoBox("ipco", isoFullBox("ispe", version: 0,
-                                                            bigEndianBytes(recipe.width, 4) + bigEndianBytes(recipe.height, 4))))
+        children += isoBox(
+            "iprp",
+            isoBox(
+                "ipco",
+                isoFullBox(
+                    "ispe", version: 0,
+                    bigEndianBytes(recipe.width, 4) + bigEndianBytes(recipe.height, 4))))
         children += itemLocations(recipe, items)
         if recipe.exifInIdat { children += isoBox("idat", syntheticExif) }
         return isoFullBox("meta", version: 0, children)
@@ -391,8 +400,9 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
 
     // idat is the last child of meta, and its payload is the Exif item.
     let exifInFile = recipe.exifInIdat ? ftyp.count + metaSize - syntheticExif.count : mediaStart + exifInMedia
-    return SyntheticHEIC(bytes: bytes, exifExtents: extents(startingAt: exifInFile),
-                         xmpRange: (mediaStart + xmpInMedia)..<(mediaStart + xmpInMedia + syntheticXMP.count))
+    return SyntheticHEIC(
+        bytes: bytes, exifExtents: extents(startingAt: exifInFile),
+        xmpRange: (mediaStart + xmpInMedia)..<(mediaStart + xmpInMedia + syntheticXMP.count))
 }
 
 // MARK: - Tests
@@ -404,7 +414,7 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
 
     @Test func aJpegWithGPSComesOutWithoutExifXmpOrComment() throws {
         let input = [UInt8](try imageFixture("gps.jpg"))
-        #expect(includes(input, latitudeSeconds) && includes(input, exifHeader))  // the fixture does leak
+        #expect(includes(input, latitudeSeconds) && includes(input, exifHeader)) // the fixture does leak
 
         let (format, data) = try sanitizer.sanitize(Data(input))
         let output = [UInt8](data)
@@ -412,8 +422,8 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         for trace in locationTraces + [exifHeader] {
             #expect(!includes(output, trace), "\(String(decoding: trace, as: UTF8.self)) survived")
         }
-        #expect(!includes(output, Array("Taken at".utf8)))  // the COM text
-        #expect(!includes(output, Array("Photoshop 3.0".utf8)))  // APP13 with IPTC
+        #expect(!includes(output, Array("Taken at".utf8))) // the COM text
+        #expect(!includes(output, Array("Photoshop 3.0".utf8))) // APP13 with IPTC
         let markers = jpegHeader(output).segments.map { $0.marker }
         #expect(!markers.contains(0xE1))
         #expect(!markers.contains(0xED))
@@ -434,8 +444,8 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         #expect(after.segments.first?.payload.starts(with: Array("JFIF\0".utf8)) == true)
         #expect(after.segments.contains { $0.marker == 0xE2 && $0.payload.starts(with: Array("ICC_PROFILE\0".utf8)) })
         #expect(after.segments.contains { $0.marker == 0xEE && $0.payload.starts(with: Array("Adobe".utf8)) })
-        #expect(after.segments.filter { $0.marker == 0xDB }.count == 2)  // quantisation tables
-        #expect(after.segments.filter { $0.marker == 0xC4 }.count == 4)  // Huffman tables
+        #expect(after.segments.filter { $0.marker == 0xDB }.count == 2) // quantisation tables
+        #expect(after.segments.filter { $0.marker == 0xC4 }.count == 4) // Huffman tables
         #expect(after.segments.contains { $0.marker == 0xC0 })
         // From SOS to EOI nothing changes.
         #expect(Array(output[after.scanStart...]) == Array(input[before.scanStart...]))
@@ -462,21 +472,22 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
 
         let input = concat(
             [0xFF, 0xD8], jfif,
-            [0xFF, 0xFF], jpegSegment(0xE1, concat(Array("Exif\0\0".utf8), latitudeSeconds)),  // after fill bytes
-            jpegSegment(0xE2, concat(Array("MPF\0".utf8), [0, 0, 0, 0])),  // multi-picture index
+            [0xFF, 0xFF], jpegSegment(0xE1, concat(Array("Exif\0\0".utf8), latitudeSeconds)), // after fill bytes
+            jpegSegment(0xE2, concat(Array("MPF\0".utf8), [0, 0, 0, 0])), // multi-picture index
             icc,
-            jpegSegment(0xE0, concat(Array("JFXX\0".utf8), [0x10])),  // APP0 but not JFIF
+            jpegSegment(0xE0, concat(Array("JFXX\0".utf8), [0x10])), // APP0 but not JFIF
             table,
             jpegSegment(0xFE, Array("GPS 51.5N".utf8)),
             frame, huffman,
             [0xFF, 0xFF, 0xFF], restartInterval,
             scanHeader, entropyCoded,
-            [0xFF, 0xFF, 0xD9],  // EOI after a fill byte
+            [0xFF, 0xFF, 0xD9], // EOI after a fill byte
             Array("appended GPS trailer".utf8)
         )
 
-        let expected = concat([0xFF, 0xD8], jfif, icc, table, frame, huffman, restartInterval, scanHeader, entropyCoded,
-                            [0xFF, 0xD9])
+        let expected = concat(
+            [0xFF, 0xD8], jfif, icc, table, frame, huffman, restartInterval, scanHeader, entropyCoded,
+            [0xFF, 0xD9])
         let output = try sanitizer.sanitize(Data(input))
         #expect(output.format == .jpeg)
         #expect([UInt8](output.data) == expected)
@@ -568,7 +579,7 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         let input = [UInt8](try imageFixture("gps.webp"))
         let before = riffChunks(input)
         #expect(before.map { $0.type } == ["VP8X", "ICCP", "VP8 ", "EXIF", "XMP "])
-        #expect(before[0].bytes[0] & 0x0C == 0x0C)  // EXIF and XMP flags set
+        #expect(before[0].bytes[0] & 0x0C == 0x0C) // EXIF and XMP flags set
 
         let (format, data) = try sanitizer.sanitize(Data(input))
         let output = [UInt8](data)
@@ -578,10 +589,10 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         }
         let after = riffChunks(output)
         #expect(after.map { $0.type } == ["VP8X", "ICCP", "VP8 "])
-        #expect(after[0].bytes[0] == before[0].bytes[0] & ~0x0C)  // ICC flag kept, metadata flags cleared
-        #expect(Array(after[0].bytes.dropFirst()) == Array(before[0].bytes.dropFirst()))  // canvas size
+        #expect(after[0].bytes[0] == before[0].bytes[0] & ~0x0C) // ICC flag kept, metadata flags cleared
+        #expect(Array(after[0].bytes.dropFirst()) == Array(before[0].bytes.dropFirst())) // canvas size
         #expect(after[1] == before[1])
-        #expect(after[2] == before[2])  // the VP8 bitstream
+        #expect(after[2] == before[2]) // the VP8 bitstream
         #expect(readLittleEndian32(output, at: 4) == output.count - 8)
     }
 
@@ -592,10 +603,10 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         let input = concat(
             webpFile([
                 riffChunk("VP8X", concat([0x2C], canvas)), profile, bitstream,
-                riffChunk("EXIF", concat(Array("MM\0*".utf8), latitudeSeconds, [9])),  // 13 bytes and a pad byte
-                riffChunk("XMP ", concat(Array("<x:xmpmeta GPS/>".utf8), [0x20])),  // 17 bytes and a pad byte
+                riffChunk("EXIF", concat(Array("MM\0*".utf8), latitudeSeconds, [9])), // 13 bytes and a pad byte
+                riffChunk("XMP ", concat(Array("<x:xmpmeta GPS/>".utf8), [0x20])), // 17 bytes and a pad byte
             ]),
-            Array("trailing".utf8)  // after the RIFF container
+            Array("trailing".utf8) // after the RIFF container
         )
         let expected = webpFile([riffChunk("VP8X", concat([0x20], canvas)), profile, bitstream])
         let output = try sanitizer.sanitize(Data(input))
@@ -607,7 +618,7 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         let bitstream = riffChunk("VP8L", [0x2F, 4, 5, 6, 7])
         let valid = webpFile([bitstream])
         var tooLong = valid
-        tooLong[4] = 0xFF  // RIFF size larger than the file
+        tooLong[4] = 0xFF // RIFF size larger than the file
         return [
             ("RIFF size larger than the file", tooLong),
             ("chunk running past the RIFF end", webpFile([concat(Array("VP8L".utf8), littleEndian32(500), [0x2F, 1, 2])])),
@@ -772,8 +783,9 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
 
     /// A PNG whose header says `width` × `height`, with the image data of a 1×1 one.
     func png(_ width: Int, _ height: Int) -> [UInt8] {
-        concat(pngSignature, pngChunk("IHDR", concat(bigEndianBytes(width, 4), bigEndianBytes(height, 4), [8, 0, 0, 0, 0])),
-               tinyIDAT, tinyIEND)
+        concat(
+            pngSignature, pngChunk("IHDR", concat(bigEndianBytes(width, 4), bigEndianBytes(height, 4), [8, 0, 0, 0, 0])),
+            tinyIDAT, tinyIEND)
     }
 
     /// The JPEG fixture with its frame header saying `width` × `height`.
@@ -828,7 +840,7 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
         // then the changed one is damaged, and so is one whose checksum alone is wrong
         #expect(isMalformed(sanitizeError(Data(bad))))
         var badChecksum = good
-        badChecksum[badChecksum.count - 1] ^= 0xFF  // IEND's checksum
+        badChecksum[badChecksum.count - 1] ^= 0xFF // IEND's checksum
         #expect(isMalformed(sanitizeError(Data(badChecksum))))
     }
 

@@ -27,9 +27,11 @@ import Testing
     @Test func onlyStrictCalendarDatesAreRead() {
         #expect(LocalDate("2024-02-29") == LocalDate(year: 2024, month: 2, day: 29))
         #expect(LocalDate("0001-01-01") == LocalDate(year: 1, month: 1, day: 1))
-        for text in ["2023-02-29", "2024-13-01", "2024-00-10", "2024-04-31", "0000-01-01", "2024-1-01",
-                     "2024-01-1", "24-01-01", "2024/01/01", "2024-01-01 ", " 2024-01-01", "2024-01-0a",
-                     "2024-0١-01", "２０２４-01-01", "+024-01-01", "2024--1-01", "", "2024-01-01T00:00"] {
+        for text in [
+            "2023-02-29", "2024-13-01", "2024-00-10", "2024-04-31", "0000-01-01", "2024-1-01",
+            "2024-01-1", "24-01-01", "2024/01/01", "2024-01-01 ", " 2024-01-01", "2024-01-0a",
+            "2024-0١-01", "２０２４-01-01", "+024-01-01", "2024--1-01", "", "2024-01-01T00:00",
+        ] {
             #expect(LocalDate(text) == nil, "\(text) is not a date")
         }
     }
@@ -44,9 +46,11 @@ import Testing
     @Test func theUTCDateOfAnInstantIsTheCalendarsDate() {
         let calendar = utcCalendar()
         // Around midnight, before 1970, on leap days and far from today, every 7 hours 13 minutes.
-        var instants: [Date] = [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -1),
-                                Date(timeIntervalSince1970: 86_399.999), Date(timeIntervalSince1970: 86_400),
-                                Date(timeIntervalSince1970: -86_400.5)]
+        var instants: [Date] = [
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -1),
+            Date(timeIntervalSince1970: 86_399.999), Date(timeIntervalSince1970: 86_400),
+            Date(timeIntervalSince1970: -86_400.5),
+        ]
         var instant = Date(timeIntervalSince1970: -2_500_000_000)
         while instant.timeIntervalSince1970 < 4_200_000_000 {
             instants.append(instant)
@@ -54,8 +58,9 @@ import Testing
         }
         for instant in instants {
             let parts = calendar.dateComponents([.year, .month, .day], from: instant)
-            #expect(LocalDate(utc: instant) == LocalDate(year: parts.year!, month: parts.month!, day: parts.day!),
-                    "\(instant)")
+            #expect(
+                LocalDate(utc: instant) == LocalDate(year: parts.year!, month: parts.month!, day: parts.day!),
+                "\(instant)")
         }
     }
 

@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func fiveFailuresWithinFiveMinutesLockForFiveMinutes() {
-        let (state, last) = failures(5, every: 60)  // the fifth at 4 minutes
+        let (state, last) = failures(5, every: 60) // the fifth at 4 minutes
         #expect(policy.lockedFor(state, now: last) == 300)
         #expect(policy.lockedFor(state, now: last.addingTimeInterval(299)) == 1)
         #expect(policy.lockedFor(state, now: last.addingTimeInterval(300)) == nil)
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func failuresSpreadBeyondTheWindowDoNotLock() {
-        let (state, last) = failures(5, every: 76)  // the fifth at 5 min 4 s: the first has expired
+        let (state, last) = failures(5, every: 76) // the fifth at 5 min 4 s: the first has expired
         #expect(policy.lockedFor(state, now: last) == nil)
     }
 

@@ -12,8 +12,9 @@ import Testing
         let antipodes = Matchmaker.haversineKm(GeoPoint(latitude: 0, longitude: 0), GeoPoint(latitude: 0, longitude: 180))
         #expect(abs(antipodes - 20_015.1) < 0.1)
         // 0.2° of longitude across the antimeridian at 45° south, not 359.8°.
-        let across = Matchmaker.haversineKm(GeoPoint(latitude: -45, longitude: 179.9),
-                                            GeoPoint(latitude: -45, longitude: -179.9))
+        let across = Matchmaker.haversineKm(
+            GeoPoint(latitude: -45, longitude: 179.9),
+            GeoPoint(latitude: -45, longitude: -179.9))
         #expect(abs(across - 15.725) < 0.01)
         #expect(abs(Matchmaker.haversineKm(home, north(3)) - 3) < 1e-9)
     }
@@ -46,10 +47,10 @@ import Testing
 
     @Test func theOwnersOwnPetsAndTheDogItselfNeverAppear() {
         #expect(passes(dog(1)))
-        #expect(!passes(dog(1, owner: 0)))                  // the seeker's owner's other dog
-        #expect(!passes(dog(1), excluded: [petID(1)]))      // listed among the owner's pets
+        #expect(!passes(dog(1, owner: 0))) // the seeker's owner's other dog
+        #expect(!passes(dog(1), excluded: [petID(1)])) // listed among the owner's pets
         #expect(!passes(seeker))
-        #expect(!passes(dog(0, owner: 5)))                  // the same pet, whoever is named owner
+        #expect(!passes(dog(0, owner: 5))) // the same pet, whoever is named owner
     }
 
     @Test func aDogAlreadySwipedNeverAppearsAgain() {
@@ -63,7 +64,7 @@ import Testing
     }
 
     @Test func dogsBeyondTheMaximumDistanceNeverAppear() {
-        #expect(passes(dog(1, at: north(24.9))))             // the default is 25 km
+        #expect(passes(dog(1, at: north(24.9)))) // the default is 25 km
         #expect(!passes(dog(1, at: north(25.1))))
         let near = DeckPreferences(maxDistanceKm: 3)
         #expect(passes(dog(1, at: north(2.9)), near))
@@ -88,7 +89,7 @@ import Testing
         #expect(passes(dog(1, sex: .female), females))
         #expect(!passes(dog(1, sex: .male), females))
         #expect(!passes(dog(1, sex: .unknown), females))
-        #expect(passes(dog(1, sex: .male), DeckPreferences(sexes: [])))   // no sex chosen: any
+        #expect(passes(dog(1, sex: .male), DeckPreferences(sexes: []))) // no sex chosen: any
     }
 
     @Test func neuteredOnlyLeavesOutIntactDogsAndDogsOfUnknownStatus() {
@@ -228,7 +229,8 @@ import Testing
         #expect(suburb > city)
         #expect(city == rural)
         let cityDog = dog(0, environment: PetEnvironment(area: .city))
-        #expect(compatibility(dog(1, environment: PetEnvironment(area: .suburb)), seeker: cityDog)
+        #expect(
+            compatibility(dog(1, environment: PetEnvironment(area: .suburb)), seeker: cityDog)
                 > compatibility(dog(1, environment: PetEnvironment(area: .rural)), seeker: cityDog))
     }
 
@@ -280,14 +282,16 @@ import Testing
         let twin = card(dog(1, at: north(0.4), playStyles: [.fetch]))
         #expect(twin.reasons == ["both love fetch", "similar energy", "similar size", "less than 1 km away"])
         #expect(twin.roundedDistance == "< 1 km")
-        let stranger = dog(1, at: north(12), neutered: false, size: .giant, weightKg: nil, playStyles: [.wrestle],
-                           energy: .low, environment: PetEnvironment(area: .city))
+        let stranger = dog(
+            1, at: north(12), neutered: false, size: .giant, weightKg: nil, playStyles: [.wrestle],
+            energy: .low, environment: PetEnvironment(area: .city))
         #expect(card(stranger).reasons == ["12 km away"])
         // Without play styles or energy, the lesser reasons come forward.
         let quiet = dog(1, at: north(2), playStyles: [], energy: nil)
         #expect(card(quiet).reasons == ["similar size", "both neutered", "both have a garden", "2 km away"])
-        let plainSuburban = dog(1, at: north(2), neutered: false, playStyles: [], energy: nil,
-                                environment: PetEnvironment(area: .suburb, hasGarden: false))
+        let plainSuburban = dog(
+            1, at: north(2), neutered: false, playStyles: [], energy: nil,
+            environment: PetEnvironment(area: .suburb, hasGarden: false))
         #expect(card(plainSuburban).reasons == ["similar size", "both suburban", "2 km away"])
     }
 
@@ -309,8 +313,10 @@ import Testing
         #expect(deck(twice, limit: 0).isEmpty)
         #expect(deck(twice, limit: 1).map(\.petID) == [petID(1)])
         // Again after leaving a full page, and again while on it, in any order.
-        let again = [dog(2, at: north(4)), dog(1, at: north(2)), dog(2, at: north(4)), dog(3, at: north(6)),
-                     dog(1, at: north(2)), dog(3, at: north(6))]
+        let again = [
+            dog(2, at: north(4)), dog(1, at: north(2)), dog(2, at: north(4)), dog(3, at: north(6)),
+            dog(1, at: north(2)), dog(3, at: north(6)),
+        ]
         #expect(deck(again, limit: 1).map(\.petID) == [petID(1)])
         #expect(deck(again, limit: 2).map(\.petID) == [petID(1), petID(2)])
         #expect(deck(again).map(\.petID) == [petID(1), petID(2), petID(3)])
@@ -370,8 +376,8 @@ import Testing
         var random = SeededRandom(seed: 0x5EED_DEC4)
         let origins = [
             home,
-            GeoPoint(latitude: 69.6492, longitude: 18.9553),     // Tromsø
-            GeoPoint(latitude: -41.2865, longitude: 179.95),     // at the antimeridian
+            GeoPoint(latitude: 69.6492, longitude: 18.9553), // Tromsø
+            GeoPoint(latitude: -41.2865, longitude: 179.95), // at the antimeridian
             GeoPoint(latitude: 0.5, longitude: -179.99),
         ]
         let puppyReasons: Set<String> = ["similar age", "similar size"]
@@ -398,9 +404,10 @@ import Testing
             }
             let preferences = randomPreferences(&random)
 
-            let cards = matchmaker.deck(seeker: seeker, candidates: candidates, preferences: preferences,
-                                        excludedPets: excluded, blockedOwners: blocked, today: today,
-                                        after: nil, limit: Int.max)
+            let cards = matchmaker.deck(
+                seeker: seeker, candidates: candidates, preferences: preferences,
+                excludedPets: excluded, blockedOwners: blocked, today: today,
+                after: nil, limit: Int.max)
             let byID = Dictionary(uniqueKeysWithValues: candidates.map { ($0.id, $0) })
             for card in cards {
                 guard let candidate = byID[card.petID] else {
@@ -428,7 +435,8 @@ import Testing
                     problems.append("round \(round): \(card.distanceKm) km is not the distance")
                 }
                 if seeker.mode == .puppy || candidate.mode == .puppy,
-                   !card.reasons.dropLast().allSatisfy({ puppyReasons.contains($0) }) {
+                    !card.reasons.dropLast().allSatisfy({ puppyReasons.contains($0) })
+                {
                     problems.append("round \(round): a puppy pair gives \(card.reasons)")
                 }
             }
@@ -442,7 +450,8 @@ import Testing
                 if !shown.contains(candidate.id) { problems.append("round \(round): \(candidate.id) passes but is missing") }
                 let puppyPair = seeker.mode == .puppy || candidate.mode == .puppy
                 let styles = preferences.playStyles ?? []
-                let behaviourWouldExclude = (preferences.neuteredOnly && candidate.neutered != true)
+                let behaviourWouldExclude =
+                    (preferences.neuteredOnly && candidate.neutered != true)
                     || (!styles.isEmpty && styles.isDisjoint(with: candidate.playStyles))
                 if puppyPair, behaviourWouldExclude { puppyExemptions += 1 }
             }
@@ -452,16 +461,20 @@ import Testing
         #expect(triples >= 3_000)
         #expect(passing >= 150)
         #expect(puppyExemptions > 0, "the generator never exercised the Puppy Mode exemption")
-        for name in ["self", "own pet", "swiped", "blocked", "distance", "age", "sex", "neutered", "size", "weight",
-                     "play styles"] {
+        for name in [
+            "self", "own pet", "swiped", "blocked", "distance", "age", "sex", "neutered", "size", "weight",
+            "play styles",
+        ] {
             #expect(excludedBy[name, default: 0] > 0, "the generator never exercised the \(name) filter")
         }
     }
 
     /// The hard filters a candidate fails, checked here from scratch rather than through the
     /// matchmaker: empty when it must be in the deck.
-    func failedFilters(_ seeker: DeckDog, _ candidate: DeckDog, _ preferences: DeckPreferences,
-                       excluded: Set<Pet.ID>, blocked: Set<User.ID>) -> [String] {
+    func failedFilters(
+        _ seeker: DeckDog, _ candidate: DeckDog, _ preferences: DeckPreferences,
+        excluded: Set<Pet.ID>, blocked: Set<User.ID>
+    ) -> [String] {
         var failed: [String] = []
         if candidate.id == seeker.id { failed.append("self") }
         if candidate.ownerID == seeker.ownerID { failed.append("own pet") }
@@ -529,8 +542,9 @@ import Testing
         #expect(empty.sexes == nil)
         #expect(empty.sizes == nil)
         #expect(empty.playStyles == nil)
-        let edges = DeckPreferences(maxDistanceKm: 200, minAgeMonths: 0, maxAgeMonths: 480, minWeightKg: 0.1,
-                                    maxWeightKg: 150)
+        let edges = DeckPreferences(
+            maxDistanceKm: 200, minAgeMonths: 0, maxAgeMonths: 480, minWeightKg: 0.1,
+            maxWeightKg: 150)
         #expect(try edges.validated() == edges)
         let sameAge = DeckPreferences(maxDistanceKm: 1, minAgeMonths: 6, maxAgeMonths: 6)
         #expect(try sameAge.validated() == sameAge)
@@ -563,12 +577,14 @@ import Testing
     @Test func preferencesDecodeMissingKeysAsDefaultsAndRoundTrip() throws {
         let empty = try JSONDecoder().decode(DeckPreferences.self, from: Data("{}".utf8))
         #expect(empty == DeckPreferences())
-        let partial = try JSONDecoder().decode(DeckPreferences.self,
-                                               from: Data(#"{"maxDistanceKm": 5, "sexes": ["male"]}"#.utf8))
+        let partial = try JSONDecoder().decode(
+            DeckPreferences.self,
+            from: Data(#"{"maxDistanceKm": 5, "sexes": ["male"]}"#.utf8))
         #expect(partial == DeckPreferences(maxDistanceKm: 5, sexes: [.male]))
-        let full = DeckPreferences(maxDistanceKm: 10, minAgeMonths: 6, maxAgeMonths: 60, sexes: [.female],
-                                   neuteredOnly: true, sizes: [.small, .medium], minWeightKg: 5, maxWeightKg: 25,
-                                   playStyles: [.chase, .tug])
+        let full = DeckPreferences(
+            maxDistanceKm: 10, minAgeMonths: 6, maxAgeMonths: 60, sexes: [.female],
+            neuteredOnly: true, sizes: [.small, .medium], minWeightKg: 5, maxWeightKg: 25,
+            playStyles: [.chase, .tug])
         let decoded = try JSONDecoder().decode(DeckPreferences.self, from: JSONEncoder().encode(full))
         #expect(decoded == full)
     }
@@ -577,7 +593,7 @@ import Testing
 
     @Test func theBoundingBoxFitsTheCircleAndWidensAtThePolesAndTheAntimeridian() {
         let lyon = Matchmaker.boundingBox(around: home, radiusKm: 25)
-        let degrees = 25 / Matchmaker.earthRadiusKm * 180 / .pi                   // about 0.2248°
+        let degrees = 25 / Matchmaker.earthRadiusKm * 180 / .pi // about 0.2248°
         #expect(abs(lyon.latitude.lowerBound - (home.latitude - degrees)) < 1e-6)
         #expect(abs(lyon.latitude.upperBound - (home.latitude + degrees)) < 1e-6)
         #expect(abs(lyon.longitude.lowerBound - (home.longitude - 0.32228)) < 1e-4)
@@ -641,8 +657,9 @@ import Testing
         let sinTangentLatitude = sin(latitude) / cos(angle)
         let sinHalfWidth = sin(angle) / cos(latitude)
         guard abs(sinTangentLatitude) <= 1, sinHalfWidth < 1, angle < .pi / 2 else { return nil }
-        return GeoPoint(latitude: asin(sinTangentLatitude) * 180 / .pi,
-                        longitude: normalizedLongitude(center.longitude + asin(sinHalfWidth) * 180 / .pi))
+        return GeoPoint(
+            latitude: asin(sinTangentLatitude) * 180 / .pi,
+            longitude: normalizedLongitude(center.longitude + asin(sinHalfWidth) * 180 / .pi))
     }
 
     /// 2,000 dogs up to 45 km from home; every fifth is a copy of the one before under a new

@@ -26,8 +26,10 @@ import Testing
         dates.map { VaccinationDose(vaccine: vaccine, givenOn: $0) }
     }
 
-    func assess(_ birth: LocalDate, _ doses: [VaccinationDose], on day: LocalDate? = nil,
-                policy: WelfarePolicy? = nil) -> WelfareAssessment {
+    func assess(
+        _ birth: LocalDate, _ doses: [VaccinationDose], on day: LocalDate? = nil,
+        policy: WelfarePolicy? = nil
+    ) -> WelfareAssessment {
         (policy ?? self.policy).assess(birthDate: birth, doses: doses, today: day ?? today)
     }
 
@@ -67,8 +69,10 @@ import Testing
         let birth = born(daysAgo: 140)
         let result = assess(birth, dap(birth, ageDays: 105, 118))
         let expected: [WelfareReason] = core.flatMap { vaccine -> [WelfareReason] in
-            [.dosesTooClose(vaccine, earlier: birth.adding(days: 105), later: birth.adding(days: 118), minimumDays: 14),
-             .missingDoses(vaccine, have: 1, need: 2, lastDoseOn: today)]
+            [
+                .dosesTooClose(vaccine, earlier: birth.adding(days: 105), later: birth.adding(days: 118), minimumDays: 14),
+                .missingDoses(vaccine, have: 1, need: 2, lastDoseOn: today),
+            ]
         }
         #expect(result == puppy(expected, earliest: inDays(7)))
     }
@@ -240,7 +244,8 @@ import Testing
 
     @Test func reasonsListEveryMissingThing() {
         let birth = born(daysAgo: 126)
-        let given = doses(.distemper, birth.adding(days: 70), birth.adding(days: 112))
+        let given =
+            doses(.distemper, birth.adding(days: 70), birth.adding(days: 112))
             + doses(.adenovirus, birth.adding(days: 70))
             + doses(.rabies, birth.adding(days: 112))
         let expected: [WelfareReason] = [
@@ -352,26 +357,41 @@ import Testing
     }
 
     @Test func reasonsSpeakToOwners() {
-        let tooEarly = WelfareReason.lastDoseTooEarly(.parvovirus, lastDose: date("2026-06-03"),
-                                                      nextDoseOn: date("2026-06-12"), weeks: 16)
-        #expect(tooEarly.message == "Give a parvovirus dose on or after 12 June 2026: the last dose of the series must be given at 16 weeks old or later, and the one on 3 June 2026 was earlier.")
-        #expect(WelfareReason.missingDoses(Vaccine.adenovirus, have: 0, need: 1, lastDoseOn: today).message
-            == "Give an adenovirus dose on or after 1 March 2026.")
-        #expect(WelfareReason.missingDoses(Vaccine.distemper, have: 0, need: 2, lastDoseOn: date("2026-06-21")).message
-            == "Give 2 distemper doses, the last on or after 21 June 2026.")
-        #expect(WelfareReason.missingDoses(Vaccine.distemper, have: 1, need: 2, lastDoseOn: date("2026-04-12")).message
-            == "Give one more distemper dose on or after 12 April 2026 (1 of 2 count so far).")
-        #expect(WelfareReason.missingDoses(Vaccine.parvovirus, have: 1, need: 3, lastDoseOn: date("2026-04-12")).message
-            == "Give 2 more parvovirus doses, the last on or after 12 April 2026 (1 of 3 count so far).")
-        #expect(WelfareReason.dosesTooClose(Vaccine.distemper, earlier: date("2026-01-25"), later: date("2026-02-07"),
-                                            minimumDays: 14).message
-            == "The distemper dose on 7 February 2026 was given 13 days after the one on 25 January 2026 and does not count: doses must be at least 14 days apart.")
-        #expect(WelfareReason.tooYoung(until: date("2026-05-24"), weeks: 12).message
-            == "Your dog turns 12 weeks old on 24 May 2026; Puppy Mode lasts at least until then.")
-        #expect(WelfareReason.adultBoosterExpired(Vaccine.distemper, expiredOn: date("2027-03-02")).message
-            == "Give a distemper booster: the last dose stopped counting on 2 March 2027.")
-        #expect(WelfareReason.bufferRunning(until: date("2026-03-08")).message
-            == "Every dose needed is recorded; Social Mode starts on 8 March 2026, once the protection has had time to build.")
+        let tooEarly = WelfareReason.lastDoseTooEarly(
+            .parvovirus, lastDose: date("2026-06-03"),
+            nextDoseOn: date("2026-06-12"), weeks: 16)
+        #expect(
+            tooEarly.message
+                == "Give a parvovirus dose on or after 12 June 2026: the last dose of the series must be given at 16 weeks old or later, and the one on 3 June 2026 was earlier."
+        )
+        #expect(
+            WelfareReason.missingDoses(Vaccine.adenovirus, have: 0, need: 1, lastDoseOn: today).message
+                == "Give an adenovirus dose on or after 1 March 2026.")
+        #expect(
+            WelfareReason.missingDoses(Vaccine.distemper, have: 0, need: 2, lastDoseOn: date("2026-06-21")).message
+                == "Give 2 distemper doses, the last on or after 21 June 2026.")
+        #expect(
+            WelfareReason.missingDoses(Vaccine.distemper, have: 1, need: 2, lastDoseOn: date("2026-04-12")).message
+                == "Give one more distemper dose on or after 12 April 2026 (1 of 2 count so far).")
+        #expect(
+            WelfareReason.missingDoses(Vaccine.parvovirus, have: 1, need: 3, lastDoseOn: date("2026-04-12")).message
+                == "Give 2 more parvovirus doses, the last on or after 12 April 2026 (1 of 3 count so far).")
+        #expect(
+            WelfareReason.dosesTooClose(
+                Vaccine.distemper, earlier: date("2026-01-25"), later: date("2026-02-07"),
+                minimumDays: 14
+            ).message
+                == "The distemper dose on 7 February 2026 was given 13 days after the one on 25 January 2026 and does not count: doses must be at least 14 days apart."
+        )
+        #expect(
+            WelfareReason.tooYoung(until: date("2026-05-24"), weeks: 12).message
+                == "Your dog turns 12 weeks old on 24 May 2026; Puppy Mode lasts at least until then.")
+        #expect(
+            WelfareReason.adultBoosterExpired(Vaccine.distemper, expiredOn: date("2027-03-02")).message
+                == "Give a distemper booster: the last dose stopped counting on 2 March 2027.")
+        #expect(
+            WelfareReason.bufferRunning(until: date("2026-03-08")).message
+                == "Every dose needed is recorded; Social Mode starts on 8 March 2026, once the protection has had time to build.")
         #expect(WelfareReason.bufferRunning(until: today).code == "buffer_running")
     }
 
@@ -380,8 +400,10 @@ import Testing
         #expect(Vaccine(code: "da2pp") == .dap)
         #expect(Vaccine(code: "Parvovirus") == .parvovirus)
         #expect(Vaccine(code: " Leptospirosis ") == Vaccine.other("Leptospirosis"))
-        let given = [VaccinationDose(vaccine: .dap, givenOn: today),
-                     VaccinationDose(vaccine: .other("Kennel cough"), givenOn: today)]
+        let given = [
+            VaccinationDose(vaccine: .dap, givenOn: today),
+            VaccinationDose(vaccine: .other("Kennel cough"), givenOn: today),
+        ]
         let encoded = try JSONEncoder().encode(given)
         let text = String(decoding: encoded, as: UTF8.self)
         #expect(text.contains("\"dap\""))

@@ -2,10 +2,11 @@ import Fluent
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import SQLKit
 import Testing
+
+@testable import PawpackServer
 
 /// `GET /v1/me/export` holds everything the account owns. The test finds every column of the
 /// schema that refers to a member or a pet (its foreign keys, on SQLite and on PostgreSQL) and
@@ -44,10 +45,13 @@ import Testing
         "review_reports": .init(owning: ["reporter_id"]) { $0.reviewReports.count },
         "notification_mutes": .init(owning: ["user_id"]) { $0.notificationSettings.muted.count },
         "devices": .init(owning: ["user_id"]) { $0.devices.count },
-        "auth_tokens": .init(owning: ["user_id"], countSQL: { member in
-            // An app session is its family's refresh token not yet used.
-            "SELECT COUNT(*) AS n FROM auth_tokens WHERE user_id = \(bind: member) AND kind = 'refresh' AND used_at IS NULL"
-        }) { $0.sessions.filter { $0.kind == .app }.count },
+        "auth_tokens": .init(
+            owning: ["user_id"],
+            countSQL: { member in
+                // An app session is its family's refresh token not yet used.
+                "SELECT COUNT(*) AS n FROM auth_tokens WHERE user_id = \(bind: member) AND kind = 'refresh' AND used_at IS NULL"
+            }
+        ) { $0.sessions.filter { $0.kind == .app }.count },
         "web_sessions": .init(owning: ["user_id"]) { $0.sessions.filter { $0.kind == .web }.count },
     ]
 
@@ -81,8 +85,9 @@ import Testing
             for reference in references {
                 let key = "\(reference.table).\(reference.column)"
                 let isCovered = Self.covered[reference.table]?.owning.contains(reference.column) == true
-                #expect(isCovered || Self.leftOut[key] != nil,
-                        "\(key) refers to \(reference.referenced): export it (AccountsAPI.exportDocument) and cover it here")
+                #expect(
+                    isCovered || Self.leftOut[key] != nil,
+                    "\(key) refers to \(reference.referenced): export it (AccountsAPI.exportDocument) and cover it here")
             }
             for table in Self.covered.keys {
                 #expect(references.contains { $0.table == table }, "\(table) is covered but refers to no member or pet")
@@ -98,7 +103,8 @@ import Testing
                     references.first { $0.table == table && $0.column == column }?.referenced == "users"
                         ? "\(ident: column) = \(bind: member)" : "\(ident: column) IN (\(binds: pets))"
                 }
-                let query = coverage.countSQL?(member)
+                let query =
+                    coverage.countSQL?(member)
                     ?? "SELECT COUNT(*) AS n FROM \(ident: table) WHERE \(owning.joined(separator: " OR "))"
                 let owned = try #require(try await sql.raw(query).first()).decode(column: "n", as: Int.self)
                 #expect(owned > 0, "the member owns no row of \(table): the test must give her one")
@@ -139,24 +145,30 @@ import Testing
         let dee = try await server.owner("dee", at: TestServer.Place.lyonNear)
         let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
         let gus = try await server.member("gus", password: "gus's own secret")
-        let second = try await server.send(.POST, "/v1/pets", object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 14],
-                                           token: ada.token)
+        let second = try await server.send(
+            .POST, "/v1/pets", object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 14],
+            token: ada.token)
         try check(second, 201)
 
-        let photo = try await server.upload("/v1/pets/\(ada.dogID)/photos", parts: [
-            .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg")),
-        ], token: ada.token)
+        let photo = try await server.upload(
+            "/v1/pets/\(ada.dogID)/photos",
+            parts: [
+                .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))
+            ], token: ada.token)
         try check(photo, 201)
-        try check(try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations", object: ["vaccine": "rabies", "givenOn": "2025-06-01"],
-                                         token: ada.token), 201)
+        try check(
+            try await server.send(
+                .POST, "/v1/pets/\(ada.dogID)/vaccinations", object: ["vaccine": "rabies", "givenOn": "2025-06-01"],
+                token: ada.token), 201)
         try check(try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 12], token: ada.token), 200)
         try check(try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "bob"], token: ada.token), 201)
 
         // Cyd's dog is Ada's to guard; Dee has invited her to guard hers.
         try check(try await server.send(.POST, "/v1/pets/\(cyd.dogID)/guardians", object: ["username": "ada"], token: cyd.token), 201)
         try check(try await server.send(.POST, "/v1/pets/\(dee.dogID)/guardians", object: ["username": "ada"], token: dee.token), 201)
-        let invitations = try await server.get("/v1/guardian-invitations", token: ada.token,
-                                               as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
+        let invitations = try await server.get(
+            "/v1/guardian-invitations", token: ada.token,
+            as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
         let fromCyd = try #require(invitations.items.first { $0.pet.name == "Cyd's dog" })
         try check(try await server.request(.POST, "/v1/guardian-invitations/\(fromCyd.id)/accept", token: ada.token), 204)
 
@@ -176,8 +188,10 @@ import Testing
 
         try check(try await server.send(.POST, "/v1/blocks", object: ["username": "gus"], token: ada.token), 204)
         try check(try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: gus.accessToken), 204)
-        try check(try await server.send(.POST, "/v1/me/email", object: ["newEmail": "ada.new@example.com", "password": ada.member.password],
-                                         token: ada.token), 202)
+        try check(
+            try await server.send(
+                .POST, "/v1/me/email", object: ["newEmail": "ada.new@example.com", "password": ada.member.password],
+                token: ada.token), 202)
 
         // They meet: both dogs vaccinated, Ada proposes, Eve accepts; two hours later it is
         // done and each reviews the other. Ada reports Eve's review and mutes review notices.
@@ -191,16 +205,23 @@ import Testing
         let adaAgain = try await server.signedInAgain(ada)
         let eveAgain = try await server.signedInAgain(eve)
         try check(try await server.request(.POST, "/v1/meetups/\(meetup)/complete", token: adaAgain.token), 200)
-        try check(try await server.send(.POST, "/v1/meetups/\(meetup)/reviews", object: ["rating": 5, "text": "Lovely"],
-                                         token: adaAgain.token), 201)
+        try check(
+            try await server.send(
+                .POST, "/v1/meetups/\(meetup)/reviews", object: ["rating": 5, "text": "Lovely"],
+                token: adaAgain.token), 201)
         let received = try await server.send(.POST, "/v1/meetups/\(meetup)/reviews", object: ["rating": 2], token: eveAgain.token)
         try check(received, 201)
-        try check(try await server.send(.POST, "/v1/reviews/\(try received.decode(Components.Schemas.Review.self).id)/report",
-                                         object: ["reason": "Unfair"], token: adaAgain.token), 204)
+        try check(
+            try await server.send(
+                .POST, "/v1/reviews/\(try received.decode(Components.Schemas.Review.self).id)/report",
+                object: ["reason": "Unfair"], token: adaAgain.token), 204)
         try check(try await server.send(.PUT, "/v1/notifications/settings", object: ["muted": ["review"]], token: adaAgain.token), 200)
-        try check(try await server.send(.POST, "/v1/devices", object: [
-            "platform": "apns", "token": String(repeating: "ab", count: 32), "appId": "org.pawpack.app",
-        ], token: adaAgain.token), 201)
+        try check(
+            try await server.send(
+                .POST, "/v1/devices",
+                object: [
+                    "platform": "apns", "token": String(repeating: "ab", count: 32), "appId": "org.pawpack.app",
+                ], token: adaAgain.token), 201)
         ada = adaAgain
 
         let browser = TestBrowser(server)
@@ -215,7 +236,8 @@ import Testing
         let sql = try #require(server.app.db as? any SQLDatabase)
         var found: [(table: String, column: String, referenced: String)] = []
         if TestServer.postgresURL != nil {
-            let rows = try await sql.raw("""
+            let rows = try await sql.raw(
+                """
                 SELECT source.table_name AS "table", source.column_name AS "column", target.table_name AS "referenced"
                 FROM information_schema.referential_constraints AS constraints
                 JOIN information_schema.key_column_usage AS source
@@ -224,10 +246,14 @@ import Testing
                     ON target.constraint_name = constraints.unique_constraint_name
                     AND target.constraint_schema = constraints.unique_constraint_schema
                 WHERE constraints.constraint_schema = current_schema()
-                """).all()
+                """
+            ).all()
             for row in rows {
-                found.append((try row.decode(column: "table", as: String.self), try row.decode(column: "column", as: String.self),
-                              try row.decode(column: "referenced", as: String.self)))
+                found.append(
+                    (
+                        try row.decode(column: "table", as: String.self), try row.decode(column: "column", as: String.self),
+                        try row.decode(column: "referenced", as: String.self)
+                    ))
             }
         } else {
             let tables = try await sql.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all()

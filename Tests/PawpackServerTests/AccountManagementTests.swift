@@ -6,8 +6,9 @@ import Testing
     @Test func theOwnerChangesDisplayNameCityAndUsername() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let reply = try await server.request(.PATCH, "/v1/me", json: ["displayName": "Ada L.", "city": "Turin", "username": "Ada_L"],
-                                                 token: ada.accessToken)
+            let reply = try await server.request(
+                .PATCH, "/v1/me", json: ["displayName": "Ada L.", "city": "Turin", "username": "Ada_L"],
+                token: ada.accessToken)
             #expect(reply.status == 200)
             #expect(reply.json["displayName"] as? String == "Ada L.")
             #expect(reply.json["city"] as? String == "Turin")
@@ -42,18 +43,21 @@ import Testing
             let other = try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password])
             let otherToken = try #require(other.json["accessToken"] as? String)
 
-            let wrong = try await server.request(.POST, "/v1/me/password",
-                                                 json: ["currentPassword": "not my password", "newPassword": "a brand new secret"], token: ada.accessToken)
+            let wrong = try await server.request(
+                .POST, "/v1/me/password",
+                json: ["currentPassword": "not my password", "newPassword": "a brand new secret"], token: ada.accessToken)
             #expect(wrong.status == 403)
             #expect(wrong.json["field"] as? String == "currentPassword")
-            let weak = try await server.request(.POST, "/v1/me/password",
-                                                json: ["currentPassword": ada.password, "newPassword": "1234567890"], token: ada.accessToken)
+            let weak = try await server.request(
+                .POST, "/v1/me/password",
+                json: ["currentPassword": ada.password, "newPassword": "1234567890"], token: ada.accessToken)
             #expect(weak.status == 422)
             #expect(weak.json["field"] as? String == "newPassword")
             #expect(try await server.request(.GET, "/v1/me", token: otherToken).status == 200)
 
-            let changed = try await server.request(.POST, "/v1/me/password",
-                                                   json: ["currentPassword": ada.password, "newPassword": "a brand new secret"], token: ada.accessToken)
+            let changed = try await server.request(
+                .POST, "/v1/me/password",
+                json: ["currentPassword": ada.password, "newPassword": "a brand new secret"], token: ada.accessToken)
             #expect(changed.status == 204)
             #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 200)
             #expect(try await server.request(.GET, "/v1/me", token: otherToken).status == 401)
@@ -66,9 +70,11 @@ import Testing
     @Test func aNewEmailTakesEffectOnlyOnceVerifiedAndTheOldAddressIsTold() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let wrong = try await server.request(.POST, "/v1/me/email", json: ["newEmail": "ada@new.example", "password": "wrong password"], token: ada.accessToken)
+            let wrong = try await server.request(
+                .POST, "/v1/me/email", json: ["newEmail": "ada@new.example", "password": "wrong password"], token: ada.accessToken)
             #expect(wrong.status == 403)
-            let started = try await server.request(.POST, "/v1/me/email", json: ["newEmail": "Ada@New.example", "password": ada.password], token: ada.accessToken)
+            let started = try await server.request(
+                .POST, "/v1/me/email", json: ["newEmail": "Ada@New.example", "password": ada.password], token: ada.accessToken)
             #expect(started.status == 202)
             #expect(server.outbox.messages(to: ada.email).last?.text.contains("ada@new.example") == true)
             #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).json["email"] as? String == ada.email)
@@ -86,7 +92,8 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.member("ada")
             let bob = try await server.member("bob")
-            let reply = try await server.request(.POST, "/v1/me/email", json: ["newEmail": bob.email, "password": ada.password], token: ada.accessToken)
+            let reply = try await server.request(
+                .POST, "/v1/me/email", json: ["newEmail": bob.email, "password": ada.password], token: ada.accessToken)
             #expect(reply.status == 409)
             #expect(reply.code == "email_taken")
             let bad = try await server.request(.POST, "/v1/me/email", json: ["newEmail": "nope", "password": ada.password], token: ada.accessToken)
@@ -132,9 +139,15 @@ import Testing
             #expect(first != second)
             // then a verification link cannot reset, the first link still does, and then the second no longer
             let verifyToken = try #require(server.linkToken(to: ada.email, path: "/verify"))
-            #expect(try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": verifyToken, "newPassword": "my fresh start"]).code == "invalid_token")
-            #expect(try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": first, "newPassword": "my fresh start"]).status == 204)
-            #expect(try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": second, "newPassword": "another start"]).code == "invalid_token")
+            #expect(
+                try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": verifyToken, "newPassword": "my fresh start"]).code
+                    == "invalid_token")
+            #expect(
+                try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": first, "newPassword": "my fresh start"]).status
+                    == 204)
+            #expect(
+                try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": second, "newPassword": "another start"]).code
+                    == "invalid_token")
         }
     }
 
@@ -160,7 +173,8 @@ import Testing
             // and Ada, with two app sessions, a pending email change and a reset link
             let ada = try await server.member("ada")
             _ = try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password])
-            _ = try await server.request(.POST, "/v1/me/email", json: ["newEmail": "ada2@example.com", "password": ada.password], token: ada.accessToken)
+            _ = try await server.request(
+                .POST, "/v1/me/email", json: ["newEmail": "ada2@example.com", "password": ada.password], token: ada.accessToken)
             _ = try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": ada.email])
             #expect(try await server.rowCounts() != before)
 

@@ -1,11 +1,12 @@
 import Fluent
 import Foundation
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import SQLKit
 import Testing
 import Vapor
+
+@testable import PawpackServer
 
 /// Adding an area is a folder and one entry in `Areas.all`. `Area.greetings` below is written
 /// as an area's folder would be, and nothing outside it names it: the test finds its table,
@@ -58,8 +59,11 @@ import Vapor
 extension AreaRegistrationTests {
     @Test func everyNotificationKindAndFlashBelongsToOneArea() throws {
         // the areas in the order their migrations run: the spine before the areas on top of it
-        #expect(Areas.all.list.map(\.name) == ["Accounts", "Realtime", "Notifications", "Push",
-                                               "Pets", "Chats", "Playdates", "Meetups", "Reviews"])
+        #expect(
+            Areas.all.list.map(\.name) == [
+                "Accounts", "Realtime", "Notifications", "Push",
+                "Pets", "Chats", "Playdates", "Meetups", "Reviews",
+            ])
         // each kind a member may mute is sent by exactly one area
         let kinds = Areas.all.list.flatMap(\.notificationKinds).map(\.rawValue)
         #expect(kinds.sorted() == NotificationKind.allCases.map(\.rawValue).sorted())
@@ -90,15 +94,23 @@ extension Area {
                 return WebPages.redirect("/greetings", flash: .greeted)
             }
         },
-        tab: .init(id: "greetings", title: "Greetings", path: "/greetings", icon: .sparkle, position: 9,
-                   badge: "greetings-count") { $0.hasPrefix("/greetings") },
-        badges: [.init(id: "greetings-count", one: " greeting", many: " greetings") { me in
-            #"SELECT COUNT(*) FROM "greetings" WHERE "user_id" = \#(bind: me)"#
-        }],
+        tab: .init(
+            id: "greetings", title: "Greetings", path: "/greetings", icon: .sparkle, position: 9,
+            badge: "greetings-count"
+        ) { $0.hasPrefix("/greetings") },
+        badges: [
+            .init(id: "greetings-count", one: " greeting", many: " greetings") { me in
+                #"SELECT COUNT(*) FROM "greetings" WHERE "user_id" = \#(bind: me)"#
+            }
+        ],
         flashes: [.greeted],
-        jobs: { _ in [.init(name: "greetings") { db in
-            try await db.sql.raw(#"UPDATE "greetings" SET "waved" = \#(bind: true)"#).run()
-        }] },
+        jobs: { _ in
+            [
+                .init(name: "greetings") { db in
+                    try await db.sql.raw(#"UPDATE "greetings" SET "waved" = \#(bind: true)"#).run()
+                }
+            ]
+        },
         deletion: .init(filesOfMember: { member, db in
             try await db.sql.raw(#"SELECT "file" FROM "greetings" WHERE "user_id" = \#(bind: member)"#).all()
                 .map { try $0.decode(column: "file", as: String.self) }
@@ -120,9 +132,11 @@ struct GreetingService: Sendable {
     func greet(_ user: UserRecord, on db: any Database) async throws {
         let file = "greetings/\(user.username).txt"
         try await media.put(Data("Woof".utf8), key: file, contentType: "text/plain")
-        try await db.sql.raw("""
+        try await db.sql.raw(
+            """
             INSERT INTO "greetings" ("id", "user_id", "file", "waved") VALUES (\(bind: UUID()), \(bind: try user.requireID()), \(bind: file), \(bind: false))
-            """).run()
+            """
+        ).run()
     }
 }
 

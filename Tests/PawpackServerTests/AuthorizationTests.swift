@@ -43,9 +43,10 @@ import Vapor
             _ = try await server.request(.PATCH, "/v1/me", json: ["displayName": "Bobby"], token: bob.accessToken)
             #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).json["displayName"] as? String == "Ada")
             // Ada's password with Bob's token changes nothing of anyone's
-            let stolen = try await server.request(.POST, "/v1/me/password",
-                                                  json: ["currentPassword": ada.password, "newPassword": "taken over now"],
-                                                  token: bob.accessToken)
+            let stolen = try await server.request(
+                .POST, "/v1/me/password",
+                json: ["currentPassword": ada.password, "newPassword": "taken over now"],
+                token: bob.accessToken)
             #expect(stolen.status == 403)
             #expect(try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password]).status == 200)
         }

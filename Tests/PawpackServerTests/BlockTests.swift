@@ -1,9 +1,10 @@
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// A block refuses every interaction between the two members, from either side, through one
 /// rule (`InteractionRules`), and tells the other member nothing.
@@ -33,8 +34,12 @@ import Testing
             for (me, them, mine, theirs) in [(ada, bob, adasThird, bobsSecond), (bob, ada, bobsSecond, adasThird)] {
                 let attempts: [(String, TestServer.Reply)] = [
                     ("review", try await server.send(.POST, "/v1/meetups/\(done)/reviews", object: ["rating": 1], token: me.token)),
-                    ("message", try await server.send(.POST, "/v1/chats/\(chat)/messages",
-                                                      object: ["id": UUID().uuidString, "text": "hello?"], token: me.token)),
+                    (
+                        "message",
+                        try await server.send(
+                            .POST, "/v1/chats/\(chat)/messages",
+                            object: ["id": UUID().uuidString, "text": "hello?"], token: me.token)
+                    ),
                     ("propose", try await server.propose(me, in: chat)),
                     ("accept meet-up", try await server.request(.POST, "/v1/meetups/\(waiting)/accept", token: me.token)),
                     ("cancel meet-up", try await server.request(.POST, "/v1/meetups/\(waiting)/cancel", token: me.token)),

@@ -18,13 +18,15 @@ import Testing
         // when an anonymous client sends a 50 MB log-in, with its length and then without
         let body = [UInt8](repeating: UInt8(ascii: " "), count: 50 * 1_048_576)
         let port = try #require(Int(server.baseURL.split(separator: ":").last ?? ""))
-        for (label, bytes) in [("with its length", Self.request("POST", "/v1/auth/login", contentType: "application/json", body: body)),
-                               ("chunked", Self.chunkedRequest("POST", "/v1/auth/login", contentType: "application/json", body: body))] {
+        for (label, bytes) in [
+            ("with its length", Self.request("POST", "/v1/auth/login", contentType: "application/json", body: body)),
+            ("chunked", Self.chunkedRequest("POST", "/v1/auth/login", contentType: "application/json", body: body)),
+        ] {
             let connection = try RawConnection(port: port, timeoutSeconds: 30)
             await connection.write(bytes)
 
             // then it is refused as too large, by name
-            guard case let .response(status, headers, answer) = await connection.response() else {
+            guard case .response(let status, let headers, let answer) = await connection.response() else {
                 Issue.record("\(label): no answer")
                 continue
             }
@@ -47,17 +49,33 @@ import Testing
             let cases: [(String, [UInt8])] = [
                 ("a JSON body over 1 MB", Self.request("POST", "/v1/auth/login", contentType: "application/json", body: json)),
                 ("a chunked JSON body over 1 MB", Self.chunkedRequest("POST", "/v1/auth/login", contentType: "application/json", body: json)),
-                ("a photo over 10 MB", Self.request("POST", "/v1/pets/\(ada.dogID)/photos", contentType: "multipart/form-data; boundary=b",
-                                                  body: Self.multipart(photo: 11 * 1_048_576), token: member.accessToken)),
-                ("a photo over 10 MB for a pet that is not there", Self.request("POST", "/v1/pets/\(UUID())/photos",
-                                                  contentType: "multipart/form-data; boundary=b",
-                                                  body: Self.multipart(photo: 11 * 1_048_576), token: member.accessToken)),
-                ("a photo over 10 MB through the web page", Self.request("POST", "/pets/\(ada.dogID)/photos",
-                                                  contentType: "multipart/form-data; boundary=b",
-                                                  body: Self.multipart(photo: 11 * 1_048_576, csrf: browser.cookies["pawpack_csrf"]),
-                                                  cookies: cookies)),
-                ("a web form over 1 MB", Self.request("POST", "/signup", contentType: "application/x-www-form-urlencoded",
-                                                     body: Array(("email=" + String(repeating: "a", count: 2 * 1_048_576)).utf8))),
+                (
+                    "a photo over 10 MB",
+                    Self.request(
+                        "POST", "/v1/pets/\(ada.dogID)/photos", contentType: "multipart/form-data; boundary=b",
+                        body: Self.multipart(photo: 11 * 1_048_576), token: member.accessToken)
+                ),
+                (
+                    "a photo over 10 MB for a pet that is not there",
+                    Self.request(
+                        "POST", "/v1/pets/\(UUID())/photos",
+                        contentType: "multipart/form-data; boundary=b",
+                        body: Self.multipart(photo: 11 * 1_048_576), token: member.accessToken)
+                ),
+                (
+                    "a photo over 10 MB through the web page",
+                    Self.request(
+                        "POST", "/pets/\(ada.dogID)/photos",
+                        contentType: "multipart/form-data; boundary=b",
+                        body: Self.multipart(photo: 11 * 1_048_576, csrf: browser.cookies["pawpack_csrf"]),
+                        cookies: cookies)
+                ),
+                (
+                    "a web form over 1 MB",
+                    Self.request(
+                        "POST", "/signup", contentType: "application/x-www-form-urlencoded",
+                        body: Array(("email=" + String(repeating: "a", count: 2 * 1_048_576)).utf8))
+                ),
             ]
             for (label, bytes) in cases {
                 // given one connection
@@ -70,14 +88,14 @@ import Testing
 
                 // then the first is refused (413, or another refusal the route gives first), and
                 // the second is answered or the connection closed: it never hangs
-                guard case let .response(status, headers, _) = refused else {
+                guard case .response(let status, let headers, _) = refused else {
                     Issue.record("\(label): no answer (\(refused))")
                     continue
                 }
                 #expect([413, 401, 404].contains(status), "\(label): \(status)")
                 if status == 413 { #expect(headers["connection"]?.contains("close") == true, "\(label)") }
                 switch next {
-                case let .response(status, _, _): #expect(status == 200, "\(label): the next request got \(status)")
+                case .response(let status, _, _): #expect(status == 200, "\(label): the next request got \(status)")
                 case .closed: break
                 case .silence: Issue.record("\(label): the next request on the connection got no answer")
                 }
@@ -87,8 +105,10 @@ import Testing
 
     // MARK: Helpers
 
-    static func request(_ method: String, _ path: String, contentType: String? = nil, body: [UInt8] = [],
-                        token: String? = nil, cookies: String? = nil) -> [UInt8] {
+    static func request(
+        _ method: String, _ path: String, contentType: String? = nil, body: [UInt8] = [],
+        token: String? = nil, cookies: String? = nil
+    ) -> [UInt8] {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
         if let contentType { head += "Content-Type: \(contentType)\r\n" }
         if let token { head += "Authorization: Bearer \(token)\r\n" }

@@ -1,9 +1,10 @@
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// The chat, meet-up and inbox pages as a browser without JavaScript uses them: plain forms
 /// that post and reload. A stranger sees none of it; what members write is escaped.
@@ -30,8 +31,11 @@ import Testing
             let sent = try await adas.post("/chats/\(chat)/messages", ["id": id, "text": "<b>Park</b> at ten?"])
             #expect(sent.status == 303 && sent.location?.hasPrefix("/chats/\(chat)") == true)
             _ = try await adas.post("/chats/\(chat)/messages", ["id": id, "text": "<b>Park</b> at ten?"])
-            #expect(try await server.get("/v1/chats/\(chat)/messages", token: ada.token,
-                                         as: Components.Schemas.MessagePage.self).items.count == 1)
+            #expect(
+                try await server.get(
+                    "/v1/chats/\(chat)/messages", token: ada.token,
+                    as: Components.Schemas.MessagePage.self
+                ).items.count == 1)
 
             #expect(try await adas.get("/chats/\(chat)").html.contains("id=\"seen\" hidden"), "not read yet")
 
@@ -48,12 +52,17 @@ import Testing
 
             // when Ada proposes a meet-up near a town, at 10:00 tomorrow in UTC+1
             let day = LocalDate(utc: server.clock.now().addingTimeInterval(86_400)).description
-            let proposed = try await adas.post("/chats/\(chat)/meetups", [
-                "date": day, "time": "10:00", "offset": "-60", "placeName": "Parc de la Tête d'Or", "town": "Lyon",
-            ])
+            let proposed = try await adas.post(
+                "/chats/\(chat)/meetups",
+                [
+                    "date": day, "time": "10:00", "offset": "-60", "placeName": "Parc de la Tête d'Or", "town": "Lyon",
+                ])
             #expect(proposed.status == 303, "\(proposed.html)")
-            let meetup = try #require(try await server.get("/v1/meetups?filter=upcoming", token: ada.token,
-                                                           as: Components.Schemas.MeetupList.self).items.first)
+            let meetup = try #require(
+                try await server.get(
+                    "/v1/meetups?filter=upcoming", token: ada.token,
+                    as: Components.Schemas.MeetupList.self
+                ).items.first)
             #expect(meetup.startsAt == (try RFC3339DateTranscoder().decode("\(day)T09:00:00Z")))
             #expect(abs(meetup.location.latitude - 45.75) < 0.1, "placed at Lyon's centre")
 
@@ -71,10 +80,12 @@ import Testing
             let reviewForm = try await adaAgain.get("/meetups/\(meetup.id)/review")
             #expect(reviewForm.status == 200 && reviewForm.html.contains("name=\"rating\""))
             let noRating = try await adaAgain.post("/meetups/\(meetup.id)/review", ["text": "Lovely"])
-            #expect(noRating.status == 422 && noRating.html.contains("id=\"rating-error\"")
+            #expect(
+                noRating.status == 422 && noRating.html.contains("id=\"rating-error\"")
                     && noRating.html.contains("Choose from 1 to 5 stars."))
             let tooLong = try await adaAgain.post("/meetups/\(meetup.id)/review", ["rating": "4", "text": String(repeating: "a", count: 1_001)])
-            #expect(tooLong.status == 422 && tooLong.html.contains("id=\"review-text-error\"")
+            #expect(
+                tooLong.status == 422 && tooLong.html.contains("id=\"review-text-error\"")
                     && tooLong.html.contains("value=\"4\" id=\"rating-4\" required checked"), "the form keeps what was chosen")
             let reviewed = try await adaAgain.post("/meetups/\(meetup.id)/review", ["rating": "5", "text": "Lovely"])
             #expect(reviewed.status == 303 && reviewed.location == "/meetups?flash=reviewed")
@@ -88,16 +99,20 @@ import Testing
             let inbox = try await bobAgain.get("/notifications")
             let unreadBefore = try #require(Self.count("bell-count", in: inbox.html))
             #expect(inbox.status == 200 && unreadBefore >= 2, "Bob's bell counts what he has not read")
-            let page2 = try await server.get("/v1/notifications", token: try await server.signedInAgain(bob).token,
-                                             as: Components.Schemas.NotificationPage.self)
+            let page2 = try await server.get(
+                "/v1/notifications", token: try await server.signedInAgain(bob).token,
+                as: Components.Schemas.NotificationPage.self)
             let review = try #require(page2.items.first { $0.kind == .review })
             let opened = try await bobAgain.post("/notifications/\(review.id)/open", [:])
             #expect(opened.status == 303 && opened.location == "/meetups")
             #expect(Self.count("bell-count", in: try await bobAgain.get("/meetups").html) == unreadBefore - 1, "opening it read it")
             let all = try await bobAgain.post("/notifications/read-all", [:])
             #expect(all.status == 303)
-            #expect(try await server.get("/v1/notifications", token: try await server.signedInAgain(bob).token,
-                                         as: Components.Schemas.NotificationPage.self).unreadCount == 0)
+            #expect(
+                try await server.get(
+                    "/v1/notifications", token: try await server.signedInAgain(bob).token,
+                    as: Components.Schemas.NotificationPage.self
+                ).unreadCount == 0)
         }
     }
 
@@ -126,8 +141,9 @@ import Testing
             // Ada answers before his page's script has opened its socket; the socket it opens
             // still brings her answer, and nothing the page already showed
             let answer = try await server.say("see you there", from: ada, in: chat)
-            let socket = try await RealtimeTestClient.connect(server, token: nil, after: shownAfter,
-                                                              headers: [("Cookie", bobs.cookieHeader ?? ""), ("Origin", server.config.publicBaseURL)])
+            let socket = try await RealtimeTestClient.connect(
+                server, token: nil, after: shownAfter,
+                headers: [("Cookie", bobs.cookieHeader ?? ""), ("Origin", server.config.publicBaseURL)])
             // (first the read receipt that showing the page made, then her answer and its notification)
             let heard = try await socket.next(3)
             #expect(heard.compactMap(\.eventID) == Array(shownAfter + 1...shownAfter + 3))

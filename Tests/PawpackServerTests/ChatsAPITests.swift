@@ -16,7 +16,8 @@ import Testing
     }
 
     func messages(_ server: TestServer, of owner: TestServer.Owner, in chat: String, query: String = "") async throws
-        -> Components.Schemas.MessagePage {
+        -> Components.Schemas.MessagePage
+    {
         try await server.get("/v1/chats/\(chat)/messages\(query)", token: owner.token, as: Components.Schemas.MessagePage.self)
     }
 
@@ -51,10 +52,12 @@ import Testing
                     try await server.request(.GET, "/v1/chats/\(chat)/messages", token: eve.token),
                     try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "hi"], token: eve.token),
                     try await server.send(.POST, "/v1/chats/\(chat)/read", object: ["messageId": UUID().uuidString], token: eve.token),
-                    try await server.upload("/v1/chats/\(chat)/photos", parts: [
-                        .init(name: "id", data: Data(UUID().uuidString.utf8)),
-                        .init(name: "photo", filename: "a.png", contentType: "image/png", data: TestImages.png(width: 4, height: 4)),
-                    ], token: eve.token),
+                    try await server.upload(
+                        "/v1/chats/\(chat)/photos",
+                        parts: [
+                            .init(name: "id", data: Data(UUID().uuidString.utf8)),
+                            .init(name: "photo", filename: "a.png", contentType: "image/png", data: TestImages.png(width: 4, height: 4)),
+                        ], token: eve.token),
                 ]
                 #expect(reads.map(\.status) == [404, 404, 404, 404, 404])
                 answers.append(reads.map { $0.text.replacingOccurrences(of: chat, with: "…") })
@@ -78,15 +81,18 @@ import Testing
             #expect(first.text == "Park at ten?" && first.position == 1 && first.fromMe)
             #expect(first.clientMessageId == id.uuidString.lowercased())
             // the answer was lost; the app sends again with the same id
-            let again = try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": id.uuidString, "text": "Park at ten?"], token: ada.token)
+            let again = try await server.send(
+                .POST, "/v1/chats/\(chat)/messages", object: ["id": id.uuidString, "text": "Park at ten?"], token: ada.token)
             #expect(again.status == 200)
             #expect(try again.decode(Message.self).id == first.id)
-            let elsewhere = try await server.send(.POST, "/v1/chats/\(other)/messages", object: ["id": id.uuidString, "text": "hi"], token: ada.token)
+            let elsewhere = try await server.send(
+                .POST, "/v1/chats/\(other)/messages", object: ["id": id.uuidString, "text": "hi"], token: ada.token)
             #expect(elsewhere.status == 409 && elsewhere.code == "message_id_reused")
 
             // nothing empty, nothing too long, nothing without an id
             for text in ["   \n ", String(repeating: "a", count: ChatRules.maximumTextLength + 1)] {
-                let refused = try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": text], token: ada.token)
+                let refused = try await server.send(
+                    .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": text], token: ada.token)
                 #expect(refused.status == 422)
                 #expect((refused.json["errors"] as? [[String: Any]])?.first?["field"] as? String == "text")
             }
@@ -131,8 +137,10 @@ import Testing
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let chat = try await server.matched(ada, bob).id
-            let sent = [try await server.say("one", from: ada, in: chat), try await server.say("two", from: ada, in: chat),
-                        try await server.say("three", from: ada, in: chat)]
+            let sent = [
+                try await server.say("one", from: ada, in: chat), try await server.say("two", from: ada, in: chat),
+                try await server.say("three", from: ada, in: chat),
+            ]
 
             var bobs = try #require(try await chats(server, of: bob).items.first)
             #expect(bobs.unreadCount == 3 && bobs.lastMessage?.text == "three" && bobs.lastMessage?.fromMe == false)
@@ -186,8 +194,10 @@ import Testing
             let dan = try await server.owner("dan", at: TestServer.Place.lyonNear)
             let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
             let fay = try await server.owner("fay", at: TestServer.Place.lyonNear)
-            let sameInstant = [try await server.matched(ada, dan).id, try await server.matched(ada, eve).id,
-                               try await server.matched(ada, fay).id]
+            let sameInstant = [
+                try await server.matched(ada, dan).id, try await server.matched(ada, eve).id,
+                try await server.matched(ada, fay).id,
+            ]
             var paged: [String] = []
             var next: String?
             repeat {
@@ -218,7 +228,8 @@ import Testing
                 let seen = try await server.get("/v1/chats/\(chat)", token: owner.token, as: Chat.self)
                 #expect(seen.closed)
                 #expect(try await messages(server, of: owner, in: chat).items.count == 1, "the history stays")
-                let refused = try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "hello?"], token: owner.token)
+                let refused = try await server.send(
+                    .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "hello?"], token: owner.token)
                 #expect(refused.status == 409 && refused.code == "chat_closed")
             }
             #expect(try await server.rowCounts()["chat_messages"] == 2)
@@ -233,8 +244,10 @@ import Testing
             let chat = try await server.matched(ada, bob).id
             let original = try fixture("gps.jpg")
             let id = UUID().uuidString
-            let parts: [TestServer.FormPart] = [.init(name: "id", data: Data(id.utf8)),
-                                                .init(name: "photo", filename: "park.jpg", contentType: "image/jpeg", data: original)]
+            let parts: [TestServer.FormPart] = [
+                .init(name: "id", data: Data(id.utf8)),
+                .init(name: "photo", filename: "park.jpg", contentType: "image/jpeg", data: original),
+            ]
             let sent = try await server.upload("/v1/chats/\(chat)/photos", parts: parts, token: ada.token)
             #expect(sent.status == 201, "\(sent.text)")
             let message = try sent.decode(Message.self)
@@ -250,10 +263,12 @@ import Testing
             #expect(try await server.request(.GET, path, token: eve.token).status == 404)
             #expect(try await server.request(.GET, path).status == 401)
 
-            let notAPhoto = try await server.upload("/v1/chats/\(chat)/photos", parts: [
-                .init(name: "id", data: Data(UUID().uuidString.utf8)),
-                .init(name: "photo", filename: "a.gif", contentType: "image/gif", data: try fixture("not-an-image.gif")),
-            ], token: ada.token)
+            let notAPhoto = try await server.upload(
+                "/v1/chats/\(chat)/photos",
+                parts: [
+                    .init(name: "id", data: Data(UUID().uuidString.utf8)),
+                    .init(name: "photo", filename: "a.gif", contentType: "image/gif", data: try fixture("not-an-image.gif")),
+                ], token: ada.token)
             #expect(notAPhoto.status == 415)
             #expect(try await server.rowCounts()["chat_messages"] == 1)
         }
@@ -272,10 +287,12 @@ import Testing
             #expect(photo.count > 2 * 1_048_576)
 
             // when Ada sends it in the chat, it is sent
-            let sent = try await server.upload("/v1/chats/\(chat)/photos", parts: [
-                .init(name: "id", data: Data(UUID().uuidString.utf8)),
-                .init(name: "photo", filename: "noise.png", contentType: "image/png", data: photo),
-            ], token: ada.token)
+            let sent = try await server.upload(
+                "/v1/chats/\(chat)/photos",
+                parts: [
+                    .init(name: "id", data: Data(UUID().uuidString.utf8)),
+                    .init(name: "photo", filename: "noise.png", contentType: "image/png", data: photo),
+                ], token: ada.token)
             #expect(sent.status == 201, "\(sent.status) \(sent.text.prefix(200))")
             #expect(try await server.rowCounts()["chat_messages"] == 1)
         }
@@ -287,10 +304,12 @@ import Testing
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let chat = try await server.matched(ada, bob).id
             try await server.say("Hello", from: ada, in: chat)
-            _ = try await server.upload("/v1/chats/\(chat)/photos", parts: [
-                .init(name: "id", data: Data(UUID().uuidString.utf8)),
-                .init(name: "photo", filename: "a.png", contentType: "image/png", data: TestImages.png(width: 8, height: 8)),
-            ], token: bob.token)
+            _ = try await server.upload(
+                "/v1/chats/\(chat)/photos",
+                parts: [
+                    .init(name: "id", data: Data(UUID().uuidString.utf8)),
+                    .init(name: "photo", filename: "a.png", contentType: "image/png", data: TestImages.png(width: 8, height: 8)),
+                ], token: bob.token)
             #expect(server.storedMediaFiles().count == 1)
             // Ada's inbox tells of the match and of Bob's photo, both leading to their chat
             func notificationsAboutTheChat() async throws -> Int {

@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import Vapor
 import PawpackServer
 import PawpackTestSupport
 import SQLiteNIO
 import Testing
+import Vapor
 
 /// Nothing secret is ever logged: a server process logging everything it can (`trace`) is
 /// used with known passwords, tokens and cookies, through the API and the web pages, succeeding
@@ -14,16 +14,21 @@ import Testing
 @Suite struct CleanLogsTests {
     @Test(arguments: ["text", "json"])
     func noPasswordTokenOrCookieEverReachesTheLog(format: String) async throws {
-        let server = try await ServerProcess(environment: ["LOG_LEVEL": "trace", "PAWPACK_LOG_FORMAT": format],
-                                             keepingLog: true)
+        let server = try await ServerProcess(
+            environment: ["LOG_LEVEL": "trace", "PAWPACK_LOG_FORMAT": format],
+            keepingLog: true)
         defer { server.stop() }
         let http = Client(baseURL: server.baseURL)
         let (first, second, third) = ("first Secret-Passw0rd", "second Secret-Passw0rd", "third Secret-Passw0rd")
         var secrets = [first, second, third]
 
         // given an account signed up, verified, logged in and refreshed through the API
-        _ = try await http.json(.POST, "/v1/auth/signup", ["email": "zed@example.com", "password": first,
-                                                           "username": "zed", "displayName": "Zed", "dateOfBirth": "1990-01-01"])
+        _ = try await http.json(
+            .POST, "/v1/auth/signup",
+            [
+                "email": "zed@example.com", "password": first,
+                "username": "zed", "displayName": "Zed", "dateOfBirth": "1990-01-01",
+            ])
         let verification = try await http.lastMailToken()
         secrets.append(verification)
         try await http.expect(200, .POST, "/v1/auth/verify-email", ["token": verification])
@@ -50,8 +55,9 @@ import Testing
         // when clients get things wrong with the secrets in hand
         try await http.expect(401, .POST, "/v1/auth/login", ["email": "zed@example.com", "password": first])
         try await http.expect(400, .POST, "/v1/auth/login", ["email": 42, "password": third])
-        try await http.expect(406, .POST, "/v1/auth/login", ["email": "zed@example.com", "password": third],
-                              headers: ["Accept": "text/plain"])
+        try await http.expect(
+            406, .POST, "/v1/auth/login", ["email": "zed@example.com", "password": third],
+            headers: ["Accept": "text/plain"])
         try await http.expect(401, .GET, "/v1/me", headers: ["Authorization": "Bearer " + access])
         try await http.expect(400, .POST, "/v1/auth/refresh", ["refreshToken": [refresh]])
 
@@ -141,8 +147,10 @@ private struct WritingHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata lineMetadata: Logger.Metadata?,
-             source: String, file: String, function: String, line: UInt) {
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata lineMetadata: Logger.Metadata?,
+        source: String, file: String, function: String, line: UInt
+    ) {
         let all = metadata.merging(lineMetadata ?? [:]) { _, new in new }
         lines.append("\(message) " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
     }
@@ -164,8 +172,10 @@ private struct Client {
         }
     }
 
-    func send(_ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json",
-              headers: [String: String] = [:]) async throws -> Reply {
+    func send(
+        _ method: HTTPMethod, _ path: String, body: Data? = nil, contentType: String = "application/json",
+        headers: [String: String] = [:]
+    ) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -183,10 +193,11 @@ private struct Client {
         try await send(method, path, body: JSONSerialization.data(withJSONObject: object), headers: headers)
     }
 
-    func expect(_ status: Int, _ method: HTTPMethod, _ path: String, _ object: [String: Any]? = nil,
-                headers: [String: String] = [:]) async throws {
-        let reply = if let object { try await json(method, path, object, headers: headers) }
-            else { try await send(method, path, headers: headers) }
+    func expect(
+        _ status: Int, _ method: HTTPMethod, _ path: String, _ object: [String: Any]? = nil,
+        headers: [String: String] = [:]
+    ) async throws {
+        let reply = if let object { try await json(method, path, object, headers: headers) } else { try await send(method, path, headers: headers) }
         #expect(reply.status == status, "\(method) \(path): \(reply.status) \(reply.body.prefix(300))")
     }
 
@@ -211,11 +222,13 @@ private struct Client {
         let fields = ["email": email, "password": password, "_csrf": csrf].map { key, value in
             key + "=" + value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         }.joined(separator: "&")
-        let login = try await send(.POST, "/login", body: Data(fields.utf8), contentType: "application/x-www-form-urlencoded",
-                                   headers: ["Cookie": "pawpack_csrf=\(csrf)", "Origin": baseURL])
+        let login = try await send(
+            .POST, "/login", body: Data(fields.utf8), contentType: "application/x-www-form-urlencoded",
+            headers: ["Cookie": "pawpack_csrf=\(csrf)", "Origin": baseURL])
         guard login.status == 303 else { throw TestFailure("web log-in: \(login.status) \(login.body.prefix(300))") }
-        return WebSession(session: try Self.cookie("pawpack_session", in: login.headers),
-                          csrf: (try? Self.cookie("pawpack_csrf", in: login.headers)) ?? csrf)
+        return WebSession(
+            session: try Self.cookie("pawpack_session", in: login.headers),
+            csrf: (try? Self.cookie("pawpack_csrf", in: login.headers)) ?? csrf)
     }
 
     static func cookie(_ name: String, in headers: HTTPHeaders) throws -> String {

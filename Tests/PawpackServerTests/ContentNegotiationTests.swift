@@ -7,13 +7,17 @@ import Vapor
 /// that rules out JSON and problem details, before doing anything: a client is never told
 /// "500" for a write that happened.
 @Suite struct ContentNegotiationTests {
-    static let rulingJSONOut = ["text/html", "text/plain", "image/png, text/*",
-                                "application/json;q=0, application/problem+json;q=0, */*"]
+    static let rulingJSONOut = [
+        "text/html", "text/plain", "image/png, text/*",
+        "application/json;q=0, application/problem+json;q=0, */*",
+    ]
     /// What generated clients send (problem details alone for an operation whose success has no
     /// body), and other ways of saying JSON will do.
-    static let acceptingJSON = ["*/*", "application/*", "application/json", "text/html, application/json;q=0.5",
-                                "application/json; charset=utf-8", "application/json, application/problem+json",
-                                "application/problem+json", "not a media type"]
+    static let acceptingJSON = [
+        "*/*", "application/*", "application/json", "text/html, application/json;q=0.5",
+        "application/json; charset=utf-8", "application/json, application/problem+json",
+        "application/problem+json", "not a media type",
+    ]
 
     @Test func everyOperationRefusesAClientThatRulesJSONAndProblemsOutBeforeDoingAnything() async throws {
         try await TestServer.run { server in
@@ -24,8 +28,9 @@ import Vapor
 
             for (method, path) in operations {
                 for accept in Self.rulingJSONOut {
-                    let reply = try await server.request(method, path.replacingOccurrences(of: ":petId", with: ada.dogID),
-                                                         raw: "{}", token: ada.token, headers: [("Accept", accept)])
+                    let reply = try await server.request(
+                        method, path.replacingOccurrences(of: ":petId", with: ada.dogID),
+                        raw: "{}", token: ada.token, headers: [("Accept", accept)])
                     #expect(reply.status == 406, "\(method) \(path) with Accept \(accept): \(reply.status) \(reply.text)")
                     #expect(reply.code == "not_acceptable")
                     #expect(reply.headers.contentType?.description.hasPrefix("application/problem+json") == true)
@@ -41,9 +46,10 @@ import Vapor
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             for (method, path) in Self.operations(server) where !(method == .DELETE && path == "/v1/me") {
                 for accept in Self.acceptingJSON + [""] {
-                    let reply = try await server.request(method, path.replacingOccurrences(of: ":petId", with: ada.dogID),
-                                                         raw: "{}", token: ada.token,
-                                                         headers: accept.isEmpty ? [] : [("Accept", accept)])
+                    let reply = try await server.request(
+                        method, path.replacingOccurrences(of: ":petId", with: ada.dogID),
+                        raw: "{}", token: ada.token,
+                        headers: accept.isEmpty ? [] : [("Accept", accept)])
                     #expect(reply.status < 500 && reply.status != 406, "\(method) \(path) with Accept \(accept): \(reply.status) \(reply.text)")
                 }
             }
@@ -58,11 +64,13 @@ import Vapor
                 #expect(me.status == 200 && me.json["username"] as? String == "ada", "\(accept): \(me.status) \(me.text)")
                 #expect(me.headers.contentType == .json)
                 #expect(me.headers.first(name: "X-Content-Type-Options") == "nosniff")
-                let added = try await server.request(.POST, "/v1/pets", raw: #"{"name": "Pup \#(index)", "species": "dog", "estimatedAgeMonths": 30}"#,
-                                                     token: ada.token, headers: [("Accept", accept)])
+                let added = try await server.request(
+                    .POST, "/v1/pets", raw: #"{"name": "Pup \#(index)", "species": "dog", "estimatedAgeMonths": 30}"#,
+                    token: ada.token, headers: [("Accept", accept)])
                 #expect(added.status == 201, "\(accept): \(added.status) \(added.text)")
-                let missing = try await server.request(.GET, "/v1/pets/\(UUID().uuidString)", token: ada.token,
-                                                       headers: [("Accept", accept)])
+                let missing = try await server.request(
+                    .GET, "/v1/pets/\(UUID().uuidString)", token: ada.token,
+                    headers: [("Accept", accept)])
                 #expect(missing.status == 404 && missing.code == "not_found")
                 #expect(missing.headers.contentType?.description.hasPrefix("application/problem+json") == true)
             }
@@ -77,7 +85,7 @@ import Vapor
             guard first == "v1" || first == "healthz" else { return nil }
             let path = route.path.map { component -> String in
                 switch component {
-                case let .parameter(name): name == "petId" ? ":petId" : UUID().uuidString
+                case .parameter(let name): name == "petId" ? ":petId" : UUID().uuidString
                 default: "\(component)"
                 }
             }.joined(separator: "/")

@@ -1,10 +1,11 @@
 import Fluent
 import Foundation
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import SQLKit
 import Testing
+
+@testable import PawpackServer
 
 /// The deck's candidate index on the real database (SQLite, and PostgreSQL in CI): it gives the
 /// naive path's pages on a seeded community, and it follows every change to dogs and owners.
@@ -27,13 +28,15 @@ import Testing
             _ = try await server.app.pawpack.seedDemo(dogs: 20_000, seed: 3, on: db, onlyIfEmpty: false)
             let services = server.app.pawpack
             #expect(try await services.deckIndexCount(on: db) == 20_001)
-            let naive = DeckService(pets: services.pets, clock: services.dependencies.clock, source: .naive,
-                                    deckIndex: services.deck.deckIndex, logger: server.app.logger)
+            let naive = DeckService(
+                pets: services.pets, clock: services.dependencies.clock, source: .naive,
+                deckIndex: services.deck.deckIndex, logger: server.app.logger)
             #expect(services.deck.source == .index)
             // The same index read from the table (what the default reads on PostgreSQL, while on
             // SQLite it reads the rows in memory).
-            let table = DeckService(pets: services.pets, clock: services.dependencies.clock, source: .indexTable,
-                                    deckIndex: services.deck.deckIndex, logger: server.app.logger)
+            let table = DeckService(
+                pets: services.pets, clock: services.dependencies.clock, source: .indexTable,
+                deckIndex: services.deck.deckIndex, logger: server.app.logger)
 
             // Seekers spread over the five cities (pet ids are random), plus the demo dog; saved
             // preferences on some, a wider distance on others. The naive path takes about a
@@ -41,26 +44,32 @@ import Testing
             var seekers = try await PetRecord.query(on: db).sort(\.$id).range(..<800).all()
                 .enumerated().filter { $0.offset % 100 == 0 }.map(\.element)
             seekers.append(try #require(try await PetRecord.query(on: db).filter(\.$name == "Pixel").first()))
-            var pages = 0, cards = 0
+            var pages = 0
+            var cards = 0
             for (number, pet) in seekers.enumerated() {
                 let owner = try #require(try await UserRecord.find(pet.$owner.id, on: db))
                 let petID = try pet.requireID()
                 if number % 3 == 1 {
-                    _ = try await services.deck.savePreferences(owner, pet: petID, DeckPreferences(
-                        maxDistanceKm: 10, minAgeMonths: 12, sexes: [.female], sizes: [.small, .medium]), on: db)
+                    _ = try await services.deck.savePreferences(
+                        owner, pet: petID,
+                        DeckPreferences(
+                            maxDistanceKm: 10, minAgeMonths: 12, sexes: [.female], sizes: [.small, .medium]), on: db)
                 }
                 let overrides = DeckService.Overrides(maxDistanceKm: number % 3 == 2 ? 40 : nil)
                 var cursor: String?
                 for _ in 0..<2 {
-                    let indexed = try await services.deck.deck(owner, pet: petID, overrides: overrides, limit: 20,
-                                                                    cursor: cursor, on: db)
-                    let expected = try await naive.deck(owner, pet: petID, overrides: overrides, limit: 20,
-                                                        cursor: cursor, on: db)
+                    let indexed = try await services.deck.deck(
+                        owner, pet: petID, overrides: overrides, limit: 20,
+                        cursor: cursor, on: db)
+                    let expected = try await naive.deck(
+                        owner, pet: petID, overrides: overrides, limit: 20,
+                        cursor: cursor, on: db)
                     #expect(indexed.cards.map(\.card) == expected.cards.map(\.card), "pet \(petID) after \(cursor ?? "-")")
                     #expect(indexed.cards.map(\.pet) == expected.cards.map(\.pet))
                     #expect(indexed.nextCursor == expected.nextCursor)
-                    let fromTable = try await table.deck(owner, pet: petID, overrides: overrides, limit: 20,
-                                                         cursor: cursor, on: db)
+                    let fromTable = try await table.deck(
+                        owner, pet: petID, overrides: overrides, limit: 20,
+                        cursor: cursor, on: db)
                     #expect(fromTable.cards.map(\.card) == expected.cards.map(\.card))
                     #expect(fromTable.nextCursor == expected.nextCursor)
                     pages += 1
@@ -114,8 +123,9 @@ import Testing
             }
             #expect(try await modeInIndex(bob.dogID) == .puppy)
             for date in ["2023-11-10", "2023-12-29", "2025-11-21"] {
-                let dose = try await server.send(.POST, "/v1/pets/\(bob.dogID)/vaccinations", object: ["vaccine": "dhpp", "givenOn": date],
-                                                 token: bob.member.accessToken)
+                let dose = try await server.send(
+                    .POST, "/v1/pets/\(bob.dogID)/vaccinations", object: ["vaccine": "dhpp", "givenOn": date],
+                    token: bob.member.accessToken)
                 #expect(dose.status == 201, "\(dose.text)")
             }
             let social = try await server.request(.POST, "/v1/pets/\(bob.dogID)/mode/social", token: bob.member.accessToken)
@@ -135,8 +145,9 @@ import Testing
             _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.7700, "longitude": 4.8357], token: bob.member.accessToken)
 
             // A new dog appears, a deleted one goes, a deleted account takes its dogs along.
-            let second = try await server.send(.POST, "/v1/pets", object: ["name": "Bob's second", "species": "dog", "estimatedAgeMonths": 20],
-                                               token: bob.member.accessToken)
+            let second = try await server.send(
+                .POST, "/v1/pets", object: ["name": "Bob's second", "species": "dog", "estimatedAgeMonths": 20],
+                token: bob.member.accessToken)
             #expect(second.status == 201)
             #expect(Set(try await server.deck(ada).names) == ["Bob's dog", "Bob's second"])
             _ = try await server.request(.DELETE, "/v1/pets/\(bob.dogID)", token: bob.member.accessToken)
@@ -145,7 +156,7 @@ import Testing
             let gone = try await server.send(.DELETE, "/v1/me", object: ["password": "bob's own secret"], token: bob.member.accessToken)
             #expect(gone.status == 204, "\(gone.text)")
             #expect(try await server.deck(ada).items.isEmpty)
-            #expect(try await indexRows(server).count == 1)   // Ada's dog
+            #expect(try await indexRows(server).count == 1) // Ada's dog
             try await rebuiltMatches()
         }
     }

@@ -1,8 +1,9 @@
 import Fluent
 import Foundation
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 @Suite struct DemoCommunityTests {
     /// Who lives where with which dog, in a stable order.
@@ -12,7 +13,8 @@ import Testing
         let petByOwner = Dictionary(uniqueKeysWithValues: pets.map { ($0.$owner.id, $0) })
         return try users.map { user in
             let pet = petByOwner[try user.requireID()]
-            return "\(user.username) \(user.latitude ?? 0) \(user.longitude ?? 0) \(pet?.name ?? "-") \(pet?.birthDate ?? "-") \(pet?.id?.rawValue.uuidString ?? "-")"
+            return
+                "\(user.username) \(user.latitude ?? 0) \(user.longitude ?? 0) \(pet?.name ?? "-") \(pet?.birthDate ?? "-") \(pet?.id?.rawValue.uuidString ?? "-")"
         }.sorted()
     }
 
@@ -29,7 +31,7 @@ import Testing
             _ = try await server.app.pawpack.seedDemo(dogs: 40, seed: 8, on: server.app.db, onlyIfEmpty: false)
             return try await census(server)
         }
-        #expect(first.count == 41)  // 40 members and the demo member
+        #expect(first.count == 41) // 40 members and the demo member
         #expect(first == second)
         #expect(first != other)
     }
@@ -39,8 +41,9 @@ import Testing
             let seeded = try await server.app.pawpack.seedDemo(dogs: 100, seed: 1, on: server.app.db, onlyIfEmpty: true)
             #expect(seeded)
             #expect(try await !server.app.pawpack.seedDemo(dogs: 100, seed: 1, on: server.app.db, onlyIfEmpty: true))
-            let login = try await server.request(.POST, "/v1/auth/login",
-                                                 json: ["email": DemoCommunity.demoEmail, "password": DemoCommunity.demoPassword])
+            let login = try await server.request(
+                .POST, "/v1/auth/login",
+                json: ["email": DemoCommunity.demoEmail, "password": DemoCommunity.demoPassword])
             #expect(login.status == 200)
             let token = try #require(login.json["accessToken"] as? String)
             let pets = try await server.request(.GET, "/v1/pets", token: token)

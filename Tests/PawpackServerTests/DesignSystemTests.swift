@@ -1,8 +1,9 @@
 import Foundation
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// The design system's promises that a test can keep: contrast, one source of colour, an
 /// installable shell, and the bundled places.
@@ -65,8 +66,10 @@ import Testing
     }
 
     @Test func drawnPortraitsArePNGsThatZlibInflates() throws {
-        let portrait = DogPortrait(coat: .init(hex: 0xC8863F), secondary: .init(hex: 0xF4E6D0), background: .init(hex: 0x9CC5A1),
-                                   ears: .floppy, muzzleLength: 0.6, size: 0.5, eyePatch: true, tongue: true).png()
+        let portrait = DogPortrait(
+            coat: .init(hex: 0xC8863F), secondary: .init(hex: 0xF4E6D0), background: .init(hex: 0x9CC5A1),
+            ears: .floppy, muzzleLength: 0.6, size: 0.5, eyePatch: true, tongue: true
+        ).png()
         #expect(try ImageSanitizer().sanitize(portrait).format == .png)
         #expect(try Self.inflatedPNG(portrait) == "360x450 ok")
         // flat drawings compress: far below the 486,000 bytes of the raw pixels
@@ -80,19 +83,19 @@ import Testing
         try png.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let script = """
-        import struct, sys, zlib
-        data = open(sys.argv[1], 'rb').read()
-        pos, idat, size = 8, b'', None
-        while pos < len(data):
-            length, kind = struct.unpack('>I4s', data[pos:pos + 8])
-            body = data[pos + 8:pos + 8 + length]
-            if zlib.crc32(kind + body) != struct.unpack('>I', data[pos + 8 + length:pos + 12 + length])[0]: sys.exit('bad crc')
-            if kind == b'IHDR': size = struct.unpack('>II', body[:8])
-            if kind == b'IDAT': idat += body
-            pos += 12 + length
-        raw = zlib.decompress(idat)
-        print('%dx%d %s' % (size[0], size[1], 'ok' if len(raw) == (size[0] * 3 + 1) * size[1] else 'wrong length'))
-        """
+            import struct, sys, zlib
+            data = open(sys.argv[1], 'rb').read()
+            pos, idat, size = 8, b'', None
+            while pos < len(data):
+                length, kind = struct.unpack('>I4s', data[pos:pos + 8])
+                body = data[pos + 8:pos + 8 + length]
+                if zlib.crc32(kind + body) != struct.unpack('>I', data[pos + 8 + length:pos + 12 + length])[0]: sys.exit('bad crc')
+                if kind == b'IHDR': size = struct.unpack('>II', body[:8])
+                if kind == b'IDAT': idat += body
+                pos += 12 + length
+            raw = zlib.decompress(idat)
+            print('%dx%d %s' % (size[0], size[1], 'ok' if len(raw) == (size[0] * 3 + 1) * size[1] else 'wrong length'))
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, file.path]
@@ -115,7 +118,7 @@ import Testing
         #expect(places.search("springfield").count == 8)
         #expect(places.search("").isEmpty && places.search(", France").isEmpty)
         #expect(places.search(String(repeating: "a", count: 10_000)).isEmpty)
-        let lyon = try #require(places.place(.town(2996944)))
+        let lyon = try #require(places.place(.town(2_996_944)))
         #expect(lyon.centre == GeoPoint(latitude: 45.748, longitude: 4.847))
     }
 

@@ -1,10 +1,11 @@
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
 import Vapor
+
+@testable import PawpackServer
 
 /// Whatever members type is shown as text: every builder escapes, and every page, rendered
 /// with hostile text in every field a member can fill, has exactly the elements and attributes it
@@ -40,18 +41,20 @@ import Vapor
         // The plain city is no town in the bundled list, so that the location page shows the
         // same elements (no suggestions) for both texts.
 
-        static let plain = Texts(displayName: "Ada Lovelace", city: "Lyonesse", email: "ada@example.com",
-                                 petName: "Rex", breed: "Beagle", notes: "Loves the park.", vaccineName: "Leish",
-                                 clinic: "Vet du Parc", token: "not-a-token")
-        static let hostile = Texts(displayName: #""><base href=//evil.example/>"#,
-                                   city: #"'><img src=//evil.example/x.png>"#,
-                                   email: #"a"b'c&d@example.com"#,
-                                   petName: #""><base href=//evil.example/>"#,
-                                   breed: #"</title><script>alert(1)</script>"#,
-                                   notes: #"&lt;b&gt; "onmouseover="alert(1)" <a href="//evil.example/">x</a>"#,
-                                   vaccineName: #"' autofocus onfocus='alert(1)"#,
-                                   clinic: #"</textarea></select><img src=x>"#,
-                                   token: #""><base href=//evil.example/>"#)
+        static let plain = Texts(
+            displayName: "Ada Lovelace", city: "Lyonesse", email: "ada@example.com",
+            petName: "Rex", breed: "Beagle", notes: "Loves the park.", vaccineName: "Leish",
+            clinic: "Vet du Parc", token: "not-a-token")
+        static let hostile = Texts(
+            displayName: #""><base href=//evil.example/>"#,
+            city: #"'><img src=//evil.example/x.png>"#,
+            email: #"a"b'c&d@example.com"#,
+            petName: #""><base href=//evil.example/>"#,
+            breed: #"</title><script>alert(1)</script>"#,
+            notes: #"&lt;b&gt; "onmouseover="alert(1)" <a href="//evil.example/">x</a>"#,
+            vaccineName: #"' autofocus onfocus='alert(1)"#,
+            clinic: #"</textarea></select><img src=x>"#,
+            token: #""><base href=//evil.example/>"#)
     }
 
     /// Every page of a community where Ada's dog, with a photo and an unusual vaccination, is
@@ -60,24 +63,32 @@ import Vapor
     /// form sent back with a mistake, which shows what was typed. Keyed by what was asked.
     static func everyPage(with texts: Texts) async throws -> [String: String] {
         try await TestServer.run(adjust: { $0.environment = .development }) { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: [
-                "name": texts.petName, "breed": texts.breed, "notes": texts.notes,
-            ], member: server.member("ada", email: texts.email, displayName: texts.displayName, city: texts.city))
+            let ada = try await server.owner(
+                "ada", at: TestServer.Place.lyon,
+                dog: [
+                    "name": texts.petName, "breed": texts.breed, "notes": texts.notes,
+                ], member: server.member("ada", email: texts.email, displayName: texts.displayName, city: texts.city))
             let others = ["bob": TestServer.Place.lyonNear, "cyd": TestServer.Place.lyonNear, "dan": TestServer.Place.lyonNorth]
             var owners = ["ada": ada]
             for (name, place) in others {
-                owners[name] = try await server.owner(name, at: place, dog: ["name": texts.petName], member:
-                    server.member(name, displayName: texts.displayName, city: texts.city))
+                owners[name] = try await server.owner(
+                    name, at: place, dog: ["name": texts.petName],
+                    member:
+                        server.member(name, displayName: texts.displayName, city: texts.city))
             }
             let (bob, cyd) = (owners["bob"]!, owners["cyd"]!)
             _ = try await server.member("fay", displayName: texts.displayName, city: texts.city)
             _ = try await server.send(.POST, "/v1/blocks", object: ["username": "fay"], token: ada.token)
-            let photo = try await server.upload("/v1/pets/\(ada.dogID)/photos", parts: [
-                .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg")),
-            ], token: ada.token)
-            let vaccination = try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations", object: [
-                "vaccine": "other", "otherName": texts.vaccineName, "clinic": texts.clinic, "givenOn": "2025-06-01",
-            ], token: ada.token)
+            let photo = try await server.upload(
+                "/v1/pets/\(ada.dogID)/photos",
+                parts: [
+                    .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))
+                ], token: ada.token)
+            let vaccination = try await server.send(
+                .POST, "/v1/pets/\(ada.dogID)/vaccinations",
+                object: [
+                    "vaccine": "other", "otherName": texts.vaccineName, "clinic": texts.clinic, "givenOn": "2025-06-01",
+                ], token: ada.token)
             let invited = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "bob"], token: ada.token)
             for reply in [photo, vaccination, invited] where reply.status != 201 {
                 throw TestFailure("setting up: \(reply.status) \(reply.text)")
@@ -110,16 +121,22 @@ import Vapor
                 guard pages.updateValue(page.html, forKey: key) == nil else { throw TestFailure("\(key) twice") }
             }
             let routes = WebRoutesTests.webRoutes(server).filter { $0.method == .GET }
-            let skipped: Set<String> = [server.app.pawpack.assets.stylesheet.path, server.app.pawpack.assets.script.path, WebPath.accountExport, WebPath.verifyEmail,
-                                        WebPath.resetPassword, WebPath.mediaRoute, WebPath.chatMediaRoute]
+            let skipped: Set<String> = [
+                server.app.pawpack.assets.stylesheet.path, server.app.pawpack.assets.script.path, WebPath.accountExport, WebPath.verifyEmail,
+                WebPath.resetPassword, WebPath.mediaRoute, WebPath.chatMediaRoute,
+            ]
 
             // each member's own pages, and Ada's dog's pages seen by the others
             for name in owners.keys.sorted() {
                 let owner = owners[name]!
                 let browser = try await TestBrowser.signedIn(server, as: owner.member)
                 for route in routes where !skipped.contains("/" + route.path.string) {
-                    let path = try WebRoutesTests.path(of: route, values: ["petId": owner.dogID, "matchId": matchID,
-                                                                           "chatId": chat, "meetupId": meetupID])
+                    let path = try WebRoutesTests.path(
+                        of: route,
+                        values: [
+                            "petId": owner.dogID, "matchId": matchID,
+                            "chatId": chat, "meetupId": meetupID,
+                        ])
                     try keep("\(name): GET /\(route.path.string)", try await browser.get(path))
                     if name != "ada", path.contains(owner.dogID) {
                         let theirs = path.replacingOccurrences(of: owner.dogID, with: ada.dogID)
@@ -139,8 +156,13 @@ import Vapor
 
             // every form sent back with a mistake, showing what was typed
             let mistakes: [(String, [String: String])] = [
-                (WebPath.signUp, ["email": texts.email, "username": "eve", "displayName": texts.displayName,
-                                  "city": texts.city, "dateOfBirth": "1990-01-01", "password": "short"]),
+                (
+                    WebPath.signUp,
+                    [
+                        "email": texts.email, "username": "eve", "displayName": texts.displayName,
+                        "city": texts.city, "dateOfBirth": "1990-01-01", "password": "short",
+                    ]
+                ),
                 (WebPath.logIn, ["email": texts.email, "password": "not the password"]),
                 (WebPath.forgotPassword, ["email": texts.email + "@"]),
                 (WebPath.resendVerification, ["email": texts.email + "@"]),
@@ -151,16 +173,23 @@ import Vapor
                 try keep("visitor: POST \(path)", try await visitor.post(path, form))
             }
             let browser = try await TestBrowser.signedIn(server, as: ada.member)
-            let petForm = ["name": texts.petName, "species": "dog", "breed": texts.breed, "notes": texts.notes,
-                           "weightKg": "-3", "estimatedAgeMonths": "30"]
+            let petForm = [
+                "name": texts.petName, "species": "dog", "breed": texts.breed, "notes": texts.notes,
+                "weightKg": "-3", "estimatedAgeMonths": "30",
+            ]
             let signedInMistakes: [(String, [String: String])] = [
                 (WebPath.accountProfile, ["displayName": "", "city": texts.city]),
                 (WebPath.accountEmail, ["newEmail": texts.email + "@", "password": "ada's own secret"]),
                 (WebPath.accountUsername, ["username": texts.displayName]),
                 (WebPath.pets, petForm),
                 (WebPath.editPet(ada.dog), petForm),
-                (WebPath.vaccinations(ada.dog), ["vaccine": "other", "otherName": texts.vaccineName,
-                                                 "clinic": texts.clinic, "givenOn": "not a date"]),
+                (
+                    WebPath.vaccinations(ada.dog),
+                    [
+                        "vaccine": "other", "otherName": texts.vaccineName,
+                        "clinic": texts.clinic, "givenOn": "not a date",
+                    ]
+                ),
                 (WebPath.guardians(ada.dog), ["username": texts.displayName]),
             ]
             for (path, form) in signedInMistakes {
@@ -184,8 +213,9 @@ import Vapor
 
     @Test func theSkeletonSeesTextThatLeftItsAttribute() {
         #expect(HTMLSkeleton.tags(of: #"<img alt="Rex" src="/a.jpg"><p>Rex &lt;3</p>"#) == ["img alt src", "p", "/p"])
-        #expect(HTMLSkeleton.tags(of: #"<img alt=""><base href=//evil.example/>" src="/a.jpg">"#)
-            == ["img alt", "base href"], "an injected tag, and the rest of the broken attribute left as text")
+        #expect(
+            HTMLSkeleton.tags(of: #"<img alt=""><base href=//evil.example/>" src="/a.jpg">"#)
+                == ["img alt", "base href"], "an injected tag, and the rest of the broken attribute left as text")
         #expect(HTMLSkeleton.tags(of: #"<!DOCTYPE html><!-- <b> --><input value='a"b' required>"#) == ["input value required"])
     }
 }
@@ -213,12 +243,21 @@ enum HTMLSkeleton {
             index += 1
             var name = next == "/" ? "/" : ""
             if next == "/" { index += 1 }
-            while let c = at(0), !c.isWhitespace, c != ">", c != "/" || name.isEmpty { name.append(c); index += 1 }
+            while let c = at(0), !c.isWhitespace, c != ">", c != "/" || name.isEmpty {
+                name.append(c)
+                index += 1
+            }
             var attributes: [String] = []
             while let c = at(0), c != ">" {
-                if c.isWhitespace || c == "/" { index += 1; continue }
+                if c.isWhitespace || c == "/" {
+                    index += 1
+                    continue
+                }
                 var attribute = ""
-                while let c = at(0), !c.isWhitespace, c != "=", c != ">", c != "/" { attribute.append(c); index += 1 }
+                while let c = at(0), !c.isWhitespace, c != "=", c != ">", c != "/" {
+                    attribute.append(c)
+                    index += 1
+                }
                 while let c = at(0), c.isWhitespace { index += 1 }
                 if at(0) == "=" {
                     index += 1

@@ -1,9 +1,10 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-@testable import PawpackServer
 import Testing
 import Vapor
+
+@testable import PawpackServer
 
 /// A read request is not left waiting behind another on its connection's event loop while
 /// another loop has less to do (`EventLoopBalancer`); the answer still reaches the connection's
@@ -85,7 +86,7 @@ import Vapor
         let arrive: Arrive = { method, loop in
             let request = Request(application: app, method: method, url: "/v1/pets", on: loop)
             let answer = try await loop.submit { balancer.respond(to: request, chainingTo: responder) }.get()
-            for loop in loops { try await loop.submit {}.get() }  // every hand-over sent has run
+            for loop in loops { try await loop.submit {}.get() } // every hand-over sent has run
             return answer
         }
         do {
@@ -110,20 +111,29 @@ private final class HeldResponder: Responder, Sendable {
             return request.eventLoop.makeFailedFuture(Abort(.internalServerError, reason: "ran off the event loops"))
         }
         let promise = loop.makePromise(of: Response.self)
-        state.withLockedValue { $0.ranOn.append(loop); $0.held.append(promise) }
+        state.withLockedValue {
+            $0.ranOn.append(loop)
+            $0.held.append(promise)
+        }
         return promise.futureResult
     }
 
     var ranOn: [any EventLoop] { state.withLockedValue { $0.ranOn } }
 
     func answerAll() {
-        for promise in state.withLockedValue({ list in defer { list.held = [] }; return list.held }) {
+        for promise in state.withLockedValue({ list in
+            defer { list.held = [] }
+            return list.held
+        }) {
             promise.succeed(Response(status: .ok))
         }
     }
 
     func failAll() {
-        for promise in state.withLockedValue({ list in defer { list.held = [] }; return list.held }) {
+        for promise in state.withLockedValue({ list in
+            defer { list.held = [] }
+            return list.held
+        }) {
             promise.fail(Abort(.internalServerError))
         }
     }

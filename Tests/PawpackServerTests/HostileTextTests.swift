@@ -1,9 +1,10 @@
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// Every text field of the contract against a table of hostile strings: each is refused with a
 /// 422 naming the field and nothing stored, or stored exactly as echoed and read back; the same
@@ -79,14 +80,16 @@ import Testing
                 return ((view["profile"] as? [String: Any])?[key] ?? (view["card"] as? [String: Any])?[key]) as? String
             }
             let profile = { @Sendable (key: String, kind: Kind, maximum: Int) in
-                Field(name: key, kind: kind, maximum: maximum,
-                      write: { try await server.send(.PATCH, "/v1/me", object: [key: $0], token: ada.token) },
-                      stored: { try await me(key) })
+                Field(
+                    name: key, kind: kind, maximum: maximum,
+                    write: { try await server.send(.PATCH, "/v1/me", object: [key: $0], token: ada.token) },
+                    stored: { try await me(key) })
             }
             let pet = { @Sendable (key: String, kind: Kind, maximum: Int) in
-                Field(name: key, kind: kind, maximum: maximum,
-                      write: { try await server.send(.PATCH, "/v1/pets/\(ada.dogID)", object: [key: $0], token: ada.token) },
-                      stored: { try await dog(key) })
+                Field(
+                    name: key, kind: kind, maximum: maximum,
+                    write: { try await server.send(.PATCH, "/v1/pets/\(ada.dogID)", object: [key: $0], token: ada.token) },
+                    stored: { try await dog(key) })
             }
             let lastMessage = { @Sendable () -> String? in
                 let page = try await server.request(.GET, "/v1/chats/\(chat)/messages?limit=1", token: ada.token).json
@@ -106,16 +109,22 @@ import Testing
                 pet("name", .name, 40),
                 pet("breed", .line, 60),
                 pet("notes", .paragraphs, 1_000),
-                Field(name: "text", kind: .paragraphs, maximum: 2_000,
-                      write: { try await server.send(.POST, "/v1/chats/\(chat)/messages",
-                                                     object: ["id": UUID().uuidString, "text": $0], token: ada.token) },
-                      stored: lastMessage),
-                Field(name: "placeName", kind: .line, maximum: 120,
-                      write: { try await server.propose(ada, in: chat, place: $0) }, stored: { try await pendingMeetup("placeName") },
-                      undo: cancel),
-                Field(name: "note", kind: .paragraphs, maximum: 500,
-                      write: { try await server.propose(ada, in: chat, extra: ["note": $0]) }, stored: { try await pendingMeetup("note") },
-                      undo: cancel),
+                Field(
+                    name: "text", kind: .paragraphs, maximum: 2_000,
+                    write: {
+                        try await server.send(
+                            .POST, "/v1/chats/\(chat)/messages",
+                            object: ["id": UUID().uuidString, "text": $0], token: ada.token)
+                    },
+                    stored: lastMessage),
+                Field(
+                    name: "placeName", kind: .line, maximum: 120,
+                    write: { try await server.propose(ada, in: chat, place: $0) }, stored: { try await pendingMeetup("placeName") },
+                    undo: cancel),
+                Field(
+                    name: "note", kind: .paragraphs, maximum: 500,
+                    write: { try await server.propose(ada, in: chat, extra: ["note": $0]) }, stored: { try await pendingMeetup("note") },
+                    undo: cancel),
             ])
         }
     }
@@ -126,8 +135,9 @@ import Testing
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let chat = try await server.matched(ada, bob).id
             for escaped in [#"a\ud800b"#, #"\udfff"#, #"x\ud83d"#] {
-                let reply = try await server.request(.POST, "/v1/chats/\(chat)/messages",
-                                                     raw: #"{"id":"\#(UUID().uuidString)","text":"\#(escaped)"}"#, token: ada.token)
+                let reply = try await server.request(
+                    .POST, "/v1/chats/\(chat)/messages",
+                    raw: #"{"id":"\#(UUID().uuidString)","text":"\#(escaped)"}"#, token: ada.token)
                 #expect([400, 422].contains(reply.status), "\(escaped): \(reply.status) \(reply.text)")
                 let renamed = try await server.request(.PATCH, "/v1/me", raw: #"{"displayName":"\#(escaped)"}"#, token: ada.token)
                 #expect([400, 422].contains(renamed.status), "\(escaped): \(renamed.status)")

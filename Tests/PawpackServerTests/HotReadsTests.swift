@@ -1,12 +1,13 @@
 import Fluent
 import Foundation
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
+import SQLKit
 import SQLiteKit
 import SQLiteNIO
-import SQLKit
 import Testing
+
+@testable import PawpackServer
 
 /// The reads every API request makes go, on an SQLite file, through connections of their own
 /// (`HotReads`). They must answer exactly as the database would: every commit seen at once, a
@@ -130,7 +131,7 @@ import Testing
             let expected = Result { try SQLiteDataDecoder().decode(T.self, from: value) }
             let read = Result { try row.decode(column: column, as: T.self) }
             switch (expected, read) {
-            case let (.success(a), .success(b)): #expect(a == b, "\(column) as \(T.self)")
+            case (.success(let a), .success(let b)): #expect(a == b, "\(column) as \(T.self)")
             case (.failure, .failure): break
             default: Issue.record("\(column) as \(T.self): the decoder gives \(expected), the row \(read)")
             }
@@ -138,15 +139,17 @@ import Testing
         // An enum read as its raw text (`decode(column:asRawValueOf:)`, what the hot paths' records
         // use) reads what decoding the enum reads, and fails where it fails.
         func sameAsRaw<T: RawRepresentable & Decodable & Equatable>(_ row: SQLiteReadRow, _ column: String, _ type: T.Type)
-            where T.RawValue == String {
-            agree(Result { try row.decode(column: column, as: T.self) },
-                  Result { try row.decode(column: column, asRawValueOf: T.self) }, "\(column) as \(T.self)")
-            agree(Result { try row.decode(column: column, as: T?.self) },
-                  Result { try row.decode(column: column, asRawValueOf: T?.self) }, "\(column) as \(T.self)?")
+        where T.RawValue == String {
+            agree(
+                Result { try row.decode(column: column, as: T.self) },
+                Result { try row.decode(column: column, asRawValueOf: T.self) }, "\(column) as \(T.self)")
+            agree(
+                Result { try row.decode(column: column, as: T?.self) },
+                Result { try row.decode(column: column, asRawValueOf: T?.self) }, "\(column) as \(T.self)?")
         }
         func agree<T: Equatable>(_ decoded: Result<T, any Error>, _ read: Result<T, any Error>, _ what: String) {
             switch (decoded, read) {
-            case let (.success(a), .success(b)): #expect(a == b, "\(what)")
+            case (.success(let a), .success(let b)): #expect(a == b, "\(what)")
             case (.failure, .failure): break
             default: Issue.record("\(what): decoding gives \(decoded), the raw text \(read)")
             }
@@ -156,14 +159,22 @@ import Testing
         #expect(throws: DecodingError.self) { try dragon.decode(column: "species", asRawValueOf: Species.self) }
         for row in rows {
             for column in row.allColumns {
-                sameAsRaw(row, column, Species.self); sameAsRaw(row, column, SizeClass.self)
-                same(row, column, Species.self); same(row, column, Species?.self)
-                same(row, column, SizeClass.self); same(row, column, SizeClass?.self)
-                same(row, column, String.self); same(row, column, String?.self)
-                same(row, column, Double.self); same(row, column, Double?.self)
-                same(row, column, Int.self); same(row, column, Int?.self)
-                same(row, column, Bool.self); same(row, column, Bool?.self)
-                same(row, column, Date?.self); same(row, column, UUID?.self)
+                sameAsRaw(row, column, Species.self)
+                sameAsRaw(row, column, SizeClass.self)
+                same(row, column, Species.self)
+                same(row, column, Species?.self)
+                same(row, column, SizeClass.self)
+                same(row, column, SizeClass?.self)
+                same(row, column, String.self)
+                same(row, column, String?.self)
+                same(row, column, Double.self)
+                same(row, column, Double?.self)
+                same(row, column, Int.self)
+                same(row, column, Int?.self)
+                same(row, column, Bool.self)
+                same(row, column, Bool?.self)
+                same(row, column, Date?.self)
+                same(row, column, UUID?.self)
             }
         }
     }

@@ -102,7 +102,8 @@ struct MediaTestFolder {
     let path: String
 
     init() throws {
-        path = FileManager.default.temporaryDirectory
+        path =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("pawpack-media-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

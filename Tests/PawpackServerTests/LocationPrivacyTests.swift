@@ -1,8 +1,9 @@
 import Foundation
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// Another member's home cannot be found by moving around and reading distances: members are
 /// matched from the centre of a 500 m cell on a grid of their own (`LocationBlur`), location
@@ -20,24 +21,28 @@ import Testing
 
     @Test func everyHomeInOneCellGetsTheSameAnswersWhereverTheOthersMove() async throws {
         // given two homes 560 m apart in one cell, and an observer who moves around each
-        let corners = [Self.cellCentre.moved(northMetres: -200, eastMetres: -200),
-                       Self.cellCentre.moved(northMetres: 200, eastMetres: 200)]
+        let corners = [
+            Self.cellCentre.moved(northMetres: -200, eastMetres: -200),
+            Self.cellCentre.moved(northMetres: 200, eastMetres: 200),
+        ]
         var answers: [[String]] = []
         for victimHome in corners {
-            answers.append(try await TestServer.run(adjust: Self.unlimited) { server in
-                let victim = try await server.owner("vic", at: victimHome)
-                let observer = try await server.owner("obs", at: Self.home)
-                var seen: [String] = []
-                for step in 0..<40 {
-                    // a spiral out to 3 km, in 75 m steps of radius
-                    let angle = Double(step) * 0.7, radius = 75.0 * Double(step)
-                    let probe = Self.home.moved(northMetres: radius * cos(angle), eastMetres: radius * sin(angle))
-                    try await server.move(observer, to: probe)
-                    let card = try await server.deck(observer).items.first { $0.pet.id == victim.dogID }
-                    seen.append(card.map { "\($0.distance) \($0.score) \($0.reasons)" } ?? "not in the deck")
-                }
-                return seen
-            })
+            answers.append(
+                try await TestServer.run(adjust: Self.unlimited) { server in
+                    let victim = try await server.owner("vic", at: victimHome)
+                    let observer = try await server.owner("obs", at: Self.home)
+                    var seen: [String] = []
+                    for step in 0..<40 {
+                        // a spiral out to 3 km, in 75 m steps of radius
+                        let angle = Double(step) * 0.7
+                        let radius = 75.0 * Double(step)
+                        let probe = Self.home.moved(northMetres: radius * cos(angle), eastMetres: radius * sin(angle))
+                        try await server.move(observer, to: probe)
+                        let card = try await server.deck(observer).items.first { $0.pet.id == victim.dogID }
+                        seen.append(card.map { "\($0.distance) \($0.score) \($0.reasons)" } ?? "not in the deck")
+                    }
+                    return seen
+                })
         }
         // then the observer sees exactly the same thing from every point of its path
         #expect(answers[0] == answers[1])
@@ -89,8 +94,9 @@ import Testing
                 try await server.move(ada, to: Self.home.moved(northMetres: 600 * Double(step), eastMetres: 0))
             }
             try await server.move(ada, to: Self.home.moved(northMetres: 3_000, eastMetres: 0))
-            let refused = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 46.2, "longitude": 6.1],
-                                                token: ada.token)
+            let refused = try await server.send(
+                .PUT, "/v1/me/location", object: ["latitude": 46.2, "longitude": 6.1],
+                token: ada.token)
             #expect(refused.status == 429 && refused.code == "too_many_requests", "\(refused.status) \(refused.text)")
             #expect(Int(refused.headers.first(name: "Retry-After") ?? "") ?? 0 > 0)
             // and nothing moved her
@@ -98,8 +104,9 @@ import Testing
             #expect((me.json["location"] as? [String: Any])?["latitude"] as? Double ?? 0 < 46)
             // and an hour later, signed in again, she moves again
             server.clock.advance(by: 60 * 60)
-            let again = try await server.send(.POST, "/v1/auth/login", object: ["email": ada.member.email, "password": ada.member.password],
-                                              token: nil)
+            let again = try await server.send(
+                .POST, "/v1/auth/login", object: ["email": ada.member.email, "password": ada.member.password],
+                token: nil)
             ada.member.accessToken = try #require(again.json["accessToken"] as? String)
             try await server.move(ada, to: GeoPoint(latitude: 46.2, longitude: 6.1))
 
@@ -118,15 +125,17 @@ import Testing
 extension TestServer {
     /// The owner gives a new position, which must be taken.
     func move(_ owner: Owner, to point: GeoPoint) async throws {
-        let reply = try await send(.PUT, "/v1/me/location", object: ["latitude": point.latitude, "longitude": point.longitude],
-                                   token: owner.token)
+        let reply = try await send(
+            .PUT, "/v1/me/location", object: ["latitude": point.latitude, "longitude": point.longitude],
+            token: owner.token)
         guard reply.status == 200 else { throw TestFailure("move: \(reply.status) \(reply.text)") }
     }
 }
 
 extension GeoPoint {
     func moved(northMetres: Double, eastMetres: Double) -> GeoPoint {
-        GeoPoint(latitude: latitude + northMetres / 111_320,
-                 longitude: longitude + eastMetres / (111_320 * cos(latitude * .pi / 180)))
+        GeoPoint(
+            latitude: latitude + northMetres / 111_320,
+            longitude: longitude + eastMetres / (111_320 * cos(latitude * .pi / 180)))
     }
 }

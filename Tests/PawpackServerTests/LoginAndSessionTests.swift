@@ -1,9 +1,10 @@
 import Fluent
 import Foundation
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
 import Vapor
+
+@testable import PawpackServer
 
 @Suite struct LoginAndSessionTests {
     @Test func loginReturnsTokensThatOpenMe() async throws {
@@ -54,8 +55,9 @@ import Vapor
     static func behindAProxy(_ config: inout Config) { config.trustedProxies = TrustedProxies("127.0.0.1, ::1")! }
 
     static func logIn(_ server: TestServer, _ email: String, _ password: String, from client: String) async throws -> TestServer.Reply {
-        try await server.request(.POST, "/v1/auth/login", json: ["email": email, "password": password],
-                                 headers: [("X-Forwarded-For", client)])
+        try await server.request(
+            .POST, "/v1/auth/login", json: ["email": email, "password": password],
+            headers: [("X-Forwarded-For", client)])
     }
 
     @Test func fiveFailuresLockTheGuessingClientOutOfThatAccountOnly() async throws {
@@ -98,7 +100,10 @@ import Vapor
     }
 
     @Test func oneAddressMayFailOnlySoOftenAcrossAccountsWithoutLockingOutOthers() async throws {
-        try await TestServer.run(adjust: { Self.behindAProxy(&$0); $0.failedLoginsPerAddress = 3 }) { server in
+        try await TestServer.run(adjust: {
+            Self.behindAProxy(&$0)
+            $0.failedLoginsPerAddress = 3
+        }) { server in
             _ = try await server.member("ada")
             for name in ["bob", "cy", "di"] {
                 #expect(try await Self.logIn(server, "\(name)@example.com", "guess guess", from: "203.0.113.9").status == 401)
@@ -192,7 +197,6 @@ import Vapor
         }
     }
 }
-
 
 /// Reads `auth_tokens` without the server's model, to look at what is stored.
 final class AnyTokenRow: Model, @unchecked Sendable {

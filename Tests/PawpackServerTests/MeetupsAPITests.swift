@@ -1,9 +1,10 @@
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// Meet-ups and reviews through the HTTP API: proposed in a chat, answered by the other owner,
 /// completed after the start, reviewed once by each; refused while a dog is in Puppy Mode, in
@@ -28,7 +29,7 @@ import Testing
         try await TestServer.run { server in
             var (ada, bob, eve, chat) = try await matchedPair(server)
 
-            server.clock.advance(by: 1)  // the inbox is newest first
+            server.clock.advance(by: 1) // the inbox is newest first
             // Ada proposes; Bob sees it coming, coordinates included, and is notified
             let proposed = try await server.propose(ada, in: chat, extra: ["note": "  Bring a ball  "])
             #expect(proposed.status == 201, "\(proposed.text)")
@@ -80,8 +81,9 @@ import Testing
             // each reviews once; the second time a friendly 409
             let bad = try await server.send(.POST, "/v1/meetups/\(meetup.id)/reviews", object: ["rating": 6], token: ada.token)
             #expect(bad.status == 422 && bad.json["errors"].debugDescription.contains("rating"))
-            let review = try await server.send(.POST, "/v1/meetups/\(meetup.id)/reviews",
-                                               object: ["rating": 4, "text": " Great fun "], token: ada.token)
+            let review = try await server.send(
+                .POST, "/v1/meetups/\(meetup.id)/reviews",
+                object: ["rating": 4, "text": " Great fun "], token: ada.token)
             #expect(review.status == 201)
             #expect(try review.decode(Components.Schemas.Review.self).text == "Great fun")
             let again = try await server.send(.POST, "/v1/meetups/\(meetup.id)/reviews", object: ["rating": 1], token: ada.token)
@@ -99,8 +101,9 @@ import Testing
             let list = try await server.get("/v1/pets/\(bob.dogID)/reviews", token: eve.token, as: Components.Schemas.ReviewPage.self)
             #expect(list.items.map(\.authorDisplayName) == ["Ada"] && list.averageRating == 4 && list.reviewCount == 1)
             #expect(list.items.first?.aboutMe == false)
-            let owners = try await server.get("/v1/pets/\(ada.dogID)/reviews?about=owner&limit=1", token: eve.token,
-                                              as: Components.Schemas.ReviewPage.self)
+            let owners = try await server.get(
+                "/v1/pets/\(ada.dogID)/reviews?about=owner&limit=1", token: eve.token,
+                as: Components.Schemas.ReviewPage.self)
             #expect(owners.items.map(\.rating) == [5] && owners.nextCursor == nil)
 
             // Bob may report the review he received; nobody else can
@@ -162,8 +165,10 @@ import Testing
             #expect(try await act(server, "accept", planned.id, as: ada).status == 200)
             let services = server.app.pawpack
             func inbox(_ owner: TestServer.Owner) async throws -> [Components.Schemas.Notification] {
-                try await server.get("/v1/notifications", token: try await server.signedInAgain(owner).token,
-                                     as: Components.Schemas.NotificationPage.self).items
+                try await server.get(
+                    "/v1/notifications", token: try await server.signedInAgain(owner).token,
+                    as: Components.Schemas.NotificationPage.self
+                ).items
             }
 
             // an hour before: both owners of the accepted one are reminded, once
@@ -180,8 +185,9 @@ import Testing
             let bobNow = try await server.signedInAgain(bob)
             #expect(try await server.get("/v1/meetups/\(waiting.id)", token: bobNow.token, as: Meetup.self).status == .expired)
             let eveNow = try await server.signedInAgain(eve)
-            #expect(try await server.get("/v1/meetups/\(planned.id)", token: eveNow.token, as: Meetup.self).status == .accepted,
-                    "an accepted meet-up does not expire")
+            #expect(
+                try await server.get("/v1/meetups/\(planned.id)", token: eveNow.token, as: Meetup.self).status == .accepted,
+                "an accepted meet-up does not expire")
             #expect(try await inbox(ada).first { $0.meetupId == waiting.id }?.title == "Proposal expired")
             #expect(try await act(server, "accept", waiting.id, as: bobNow).code == "meetup_state_conflict")
         }

@@ -2,9 +2,10 @@ import Fluent
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// Nobody can flood another member's inbox and phone by repeating an action: a repeat brings
 /// the unread notification up to date, and new ones are limited per sender and in all
@@ -15,8 +16,11 @@ import Testing
     }
 
     func withDevice(_ server: TestServer, _ owner: TestServer.Owner) async throws {
-        let device = try await server.send(.POST, "/v1/devices", object: [
-            "platform": "apns", "token": PushTests.apnsToken, "appId": "org.pawpack.app"], token: owner.token)
+        let device = try await server.send(
+            .POST, "/v1/devices",
+            object: [
+                "platform": "apns", "token": PushTests.apnsToken, "appId": "org.pawpack.app",
+            ], token: owner.token)
         #expect(device.status == 201)
     }
 

@@ -27,7 +27,7 @@ import Testing
             #expect(page.items.first?.body == "Ada's dog would like to play with Bob's dog." && page.items.first?.petId == ada.dogID)
             #expect(try await inbox(server, ada).items.isEmpty, "nobody is told of their own like")
 
-            server.clock.advance(by: 1)  // the inbox is newest first
+            server.clock.advance(by: 1) // the inbox is newest first
             _ = try await server.like(bob, ada)
             server.clock.advance(by: 1)
             let chat = try #require(try await server.get("/v1/chats", token: bob.token, as: Components.Schemas.ChatPage.self).items.first)
@@ -57,8 +57,11 @@ import Testing
             #expect(try await server.request(.GET, "/v1/notifications?cursor=nonsense", token: bob.token).status == 422)
 
             // reading the chat to its end reads its notification; a new message makes a new one
-            let last = try #require(try await server.get("/v1/chats/\(chat.id)/messages?limit=1", token: bob.token,
-                                                         as: Components.Schemas.MessagePage.self).items.first)
+            let last = try #require(
+                try await server.get(
+                    "/v1/chats/\(chat.id)/messages?limit=1", token: bob.token,
+                    as: Components.Schemas.MessagePage.self
+                ).items.first)
             #expect(try await server.send(.POST, "/v1/chats/\(chat.id)/read", object: ["messageId": last.id], token: bob.token).status == 204)
             page = try await inbox(server, bob)
             #expect(page.unreadCount == 2 && page.items.first?.read == true)
@@ -90,8 +93,11 @@ import Testing
             #expect(try muted.decode(Components.Schemas.NotificationSettings.self).muted == [.message, .review])
             let unknown = try await server.send(.PUT, "/v1/notifications/settings", object: ["muted": ["gossip"]], token: bob.token)
             #expect(unknown.status == 400 || unknown.status == 422)
-            #expect(try await server.get("/v1/notifications/settings", token: bob.token,
-                                         as: Components.Schemas.NotificationSettings.self).muted == [.message, .review])
+            #expect(
+                try await server.get(
+                    "/v1/notifications/settings", token: bob.token,
+                    as: Components.Schemas.NotificationSettings.self
+                ).muted == [.message, .review])
 
             let bobs = try await RealtimeTestClient.connect(server, token: bob.token)
             try await server.say("Hello", from: ada, in: chat)

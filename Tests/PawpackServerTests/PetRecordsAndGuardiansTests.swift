@@ -15,7 +15,9 @@ import Testing
             let ada = try await server.member("ada")
             let bob = try await server.member("bob", password: "bob's own secret")
             let id = try await dog(server, token: ada.accessToken)
-            let photo = try await server.upload("/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "p.png", contentType: "image/png", data: try fixture("gps.png"))], token: ada.accessToken)
+            let photo = try await server.upload(
+                "/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "p.png", contentType: "image/png", data: try fixture("gps.png"))],
+                token: ada.accessToken)
             #expect(photo.status == 201)
             #expect(photo.json["contentType"] as? String == "image/png")
             let photoID = try #require(photo.json["id"] as? String)
@@ -35,7 +37,8 @@ import Testing
             let ada = try await server.member("ada")
             let bob = try await server.member("bob", password: "bob's own secret")
             let id = try await dog(server, token: ada.accessToken)
-            let added = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "rabies", "givenOn": "2026-02-01"], token: ada.accessToken)
+            let added = try await server.send(
+                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "rabies", "givenOn": "2026-02-01"], token: ada.accessToken)
             let vaccinationID = try #require(added.json["id"] as? String)
             #expect(try await server.request(.DELETE, "/v1/pets/\(id)/vaccinations/\(vaccinationID)", token: bob.accessToken).status == 403)
             #expect(try await server.request(.DELETE, "/v1/pets/\(id)/vaccinations/\(vaccinationID)").status == 401)
@@ -50,8 +53,10 @@ import Testing
             let ada = try await server.member("ada")
             let before = try await server.rowCounts()
             let id = try await dog(server, token: ada.accessToken)
-            _ = try await server.upload("/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "p.webp", data: try fixture("gps.webp"))], token: ada.accessToken)
-            _ = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-01"], token: ada.accessToken)
+            _ = try await server.upload(
+                "/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "p.webp", data: try fixture("gps.webp"))], token: ada.accessToken)
+            _ = try await server.send(
+                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-01"], token: ada.accessToken)
             #expect(try await server.request(.DELETE, "/v1/pets/\(id)", token: ada.accessToken).status == 204)
             #expect(try await server.rowCounts() == before)
             #expect(server.storedMediaFiles().isEmpty)
@@ -69,12 +74,16 @@ import Testing
             _ = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "cyd"], token: ada.accessToken)
 
             // Cyd declines; a stranger cannot answer or list
-            let cydInvitation = try #require(((try await server.request(.GET, "/v1/guardian-invitations", token: cyd.accessToken)).json["items"] as? [[String: Any]])?.first?["id"] as? String)
+            let cydInvitation = try #require(
+                ((try await server.request(.GET, "/v1/guardian-invitations", token: cyd.accessToken)).json["items"] as? [[String: Any]])?.first?["id"]
+                    as? String)
             #expect(try await server.request(.POST, "/v1/guardian-invitations/\(cydInvitation)/reject", token: bob.accessToken).status == 404)
             #expect(try await server.request(.POST, "/v1/guardian-invitations/\(cydInvitation)/reject", token: cyd.accessToken).status == 204)
             #expect(try await server.request(.GET, "/v1/pets/\(id)/guardians", token: cyd.accessToken).status == 403)
 
-            let bobInvitation = try #require(((try await server.request(.GET, "/v1/guardian-invitations", token: bob.accessToken)).json["items"] as? [[String: Any]])?.first?["id"] as? String)
+            let bobInvitation = try #require(
+                ((try await server.request(.GET, "/v1/guardian-invitations", token: bob.accessToken)).json["items"] as? [[String: Any]])?.first?["id"]
+                    as? String)
             _ = try await server.request(.POST, "/v1/guardian-invitations/\(bobInvitation)/accept", token: bob.accessToken)
             let listed = try await server.request(.GET, "/v1/pets/\(id)/guardians", token: bob.accessToken)
             let guardians = listed.json["items"] as? [[String: Any]]
@@ -96,8 +105,12 @@ import Testing
             let id = try await dog(server, token: ada.accessToken)
             let browser = TestBrowser(server)
             _ = try await browser.get("/signup")
-            _ = try await browser.post("/signup", ["email": "bob@example.com", "username": "bob", "displayName": "Bob",
-                                                   "dateOfBirth": "1990-01-01", "password": "bob's own secret"])
+            _ = try await browser.post(
+                "/signup",
+                [
+                    "email": "bob@example.com", "username": "bob", "displayName": "Bob",
+                    "dateOfBirth": "1990-01-01", "password": "bob's own secret",
+                ])
             _ = try await browser.get("/verify?token=\(try #require(server.linkToken(to: "bob@example.com")))")
             _ = try await browser.post("/login", ["email": "bob@example.com", "password": "bob's own secret"])
             let card = try await browser.get("/pets/\(id)")
@@ -107,7 +120,10 @@ import Testing
             #expect(try await browser.get("/pets/\(id)/vaccinations").status == 403)
             let rename = try await browser.post("/pets/\(id)/edit", ["name": "Stolen"])
             #expect(rename.status == 403)
-            #expect(try await server.request(.GET, "/v1/pets/\(id)", token: ada.accessToken).json["card"].flatMap { ($0 as? [String: Any])?["name"] as? String } == "Pip")
+            #expect(
+                try await server.request(.GET, "/v1/pets/\(id)", token: ada.accessToken).json["card"].flatMap {
+                    ($0 as? [String: Any])?["name"] as? String
+                } == "Pip")
         }
     }
 }

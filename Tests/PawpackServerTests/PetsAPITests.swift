@@ -1,6 +1,6 @@
 import Foundation
-import PawpackCore
 import PawpackAPI
+import PawpackCore
 import PawpackTestSupport
 import Testing
 
@@ -10,8 +10,10 @@ extension Data {
 
 @Suite struct PetsAPITests {
     /// Today is 2026-03-01 in every test server: Biscuit is exactly 20 weeks old.
-    static let biscuit: [String: any Sendable] = ["name": "Biscuit", "species": "dog", "breed": "Beagle mix",
-                                                  "sex": "female", "dateOfBirth": "2025-10-12", "weightKg": 11.4]
+    static let biscuit: [String: any Sendable] = [
+        "name": "Biscuit", "species": "dog", "breed": "Beagle mix",
+        "sex": "female", "dateOfBirth": "2025-10-12", "weightKg": 11.4,
+    ]
 
     func createBiscuit(_ server: TestServer, token: String) async throws -> String {
         let reply = try await server.send(.POST, "/v1/pets", object: Self.biscuit, token: token)
@@ -69,12 +71,15 @@ extension Data {
             let patch = try await server.send(.PATCH, "/v1/pets/\(id)", object: ["name": "Stolen"], token: bob.accessToken)
             #expect(patch.status == 403)
             #expect(try await server.request(.DELETE, "/v1/pets/\(id)", token: bob.accessToken).status == 403)
-            let vaccination = try await server.send(.POST, "/v1/pets/\(id)/vaccinations",
-                                                    object: ["vaccine": "rabies", "givenOn": "2026-02-01"], token: bob.accessToken)
+            let vaccination = try await server.send(
+                .POST, "/v1/pets/\(id)/vaccinations",
+                object: ["vaccine": "rabies", "givenOn": "2026-02-01"], token: bob.accessToken)
             #expect(vaccination.status == 403)
             #expect(try await server.request(.GET, "/v1/pets/\(id)/vaccinations", token: bob.accessToken).status == 403)
             #expect(try await server.request(.GET, "/v1/pets/\(id)/mode", token: bob.accessToken).status == 403)
-            let photo = try await server.upload("/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "a.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))], token: bob.accessToken)
+            let photo = try await server.upload(
+                "/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "a.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))],
+                token: bob.accessToken)
             #expect(photo.status == 403)
             #expect(try await server.rowCounts() == before)
             #expect(server.storedMediaFiles().isEmpty)
@@ -88,11 +93,14 @@ extension Data {
             #expect(missing.status == 422)
             let fields = (missing.json["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String }
             #expect(Set(fields ?? []) == ["name", "species", "dateOfBirth"])
-            let future = try await server.send(.POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "dateOfBirth": "2027-01-01"], token: ada.accessToken)
+            let future = try await server.send(
+                .POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "dateOfBirth": "2027-01-01"], token: ada.accessToken)
             #expect(future.json["field"] as? String == "dateOfBirth")
-            let heavy = try await server.send(.POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30, "weightKg": 900], token: ada.accessToken)
+            let heavy = try await server.send(
+                .POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30, "weightKg": 900], token: ada.accessToken)
             #expect(heavy.json["field"] as? String == "weightKg")
-            let dragon = try await server.send(.POST, "/v1/pets", object: ["name": "Rex", "species": "dragon", "estimatedAgeMonths": 3], token: ada.accessToken)
+            let dragon = try await server.send(
+                .POST, "/v1/pets", object: ["name": "Rex", "species": "dragon", "estimatedAgeMonths": 3], token: ada.accessToken)
             #expect(dragon.status == 400)
             #expect(dragon.json["field"] as? String == "species")
             #expect(try await server.rowCounts()["pets"] == 0)
@@ -113,7 +121,8 @@ extension Data {
         var dog = Self.behaviour
         dog["estimatedAgeMonths"] = 36
         let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth, dog: dog)
-        let dose = try await server.send(.POST, "/v1/pets/\(bob.dogID)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-01"], token: bob.token)
+        let dose = try await server.send(
+            .POST, "/v1/pets/\(bob.dogID)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-01"], token: bob.token)
         #expect(dose.status == 201)
         return bob
     }
@@ -151,7 +160,8 @@ extension Data {
             let said = try await reasons(in: server, deckOf: bob, about: ada.dogID)
             #expect(!said.contains("both love chase games") && !said.contains("both neutered") && !said.contains("both have a garden"))
             // Neither side's neutered-only preference applies to a pair with a puppy.
-            let saved = try await server.send(.PUT, "/v1/pets/\(bob.dogID)/preferences", object: ["maxDistanceKm": 25, "neuteredOnly": true], token: bob.token)
+            let saved = try await server.send(
+                .PUT, "/v1/pets/\(bob.dogID)/preferences", object: ["maxDistanceKm": 25, "neuteredOnly": true], token: bob.token)
             #expect(saved.status == 200)
             #expect(try await server.deck(bob).items.map(\.pet.id).contains(ada.dogID))
         }
@@ -166,7 +176,8 @@ extension Data {
             #expect(status.mode == .puppy)
             #expect(status.reasons.map(\.code) == ["missing_doses", "missing_doses", "missing_doses"])
             #expect(status.heldBackFields == ["environment", "neutered", "playStyles"])
-            let changed = try await server.send(.PATCH, "/v1/pets/\(ada.dogID)", object: ["neutered": false, "playStyles": ["wrestle", "chase"]], token: ada.token)
+            let changed = try await server.send(
+                .PATCH, "/v1/pets/\(ada.dogID)", object: ["neutered": false, "playStyles": ["wrestle", "chase"]], token: ada.token)
             #expect(changed.status == 200)
             #expect((changed.json["profile"] as? [String: Any])?["playStyles"] as? [String] == ["wrestle", "chase"])
             #expect(!(try await reasons(in: server, deckOf: bob, about: ada.dogID)).contains("both love chase games"))
@@ -205,7 +216,8 @@ extension Data {
             #expect(!(try await reasons(in: server, deckOf: bob, about: ada.dogID)).contains("both love chase games"))
 
             // a dose three weeks ago: the buffer has passed, no button to press
-            let dose = try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-08"], token: ada.token)
+            let dose = try await server.send(
+                .POST, "/v1/pets/\(ada.dogID)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-08"], token: ada.token)
             #expect(dose.status == 201)
             let mine = try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: ada.token)
             #expect((mine.json["card"] as? [String: Any])?["mode"] as? String == "social")
@@ -219,8 +231,12 @@ extension Data {
     @Test func aCatHasNoWelfareMode() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let cat = try await server.send(.POST, "/v1/pets", object: ["name": "Miso", "species": "cat", "estimatedAgeMonths": 30,
-                                                                        "neutered": true, "playStyles": ["gentle"]], token: ada.accessToken)
+            let cat = try await server.send(
+                .POST, "/v1/pets",
+                object: [
+                    "name": "Miso", "species": "cat", "estimatedAgeMonths": 30,
+                    "neutered": true, "playStyles": ["gentle"],
+                ], token: ada.accessToken)
             #expect(cat.status == 201)
             #expect((cat.json["card"] as? [String: Any])?["mode"] == nil)
             #expect((cat.json["card"] as? [String: Any])?["ageText"] as? String == "about 2 years")
@@ -236,10 +252,12 @@ extension Data {
             let original = try fixture("gps.jpg")
             #expect(original.contains("Exif"))
 
-            let reply = try await server.upload("/v1/pets/\(id)/photos", parts: [
-                .init(name: "photo", filename: "biscuit.jpg", contentType: "image/jpeg", data: original),
-                .init(name: "kind", contentType: "text/plain", data: Data("profile".utf8)),
-            ], token: ada.accessToken)
+            let reply = try await server.upload(
+                "/v1/pets/\(id)/photos",
+                parts: [
+                    .init(name: "photo", filename: "biscuit.jpg", contentType: "image/jpeg", data: original),
+                    .init(name: "kind", contentType: "text/plain", data: Data("profile".utf8)),
+                ], token: ada.accessToken)
             #expect(reply.status == 201, "\(reply.text)")
             #expect(reply.json["kind"] as? String == "profile")
             let url = try #require(reply.json["url"] as? String)
@@ -265,24 +283,32 @@ extension Data {
             let ada = try await server.member("ada")
             let id = try await createBiscuit(server, token: ada.accessToken)
             let before = try await server.rowCounts()
-            let gif = try await server.upload("/v1/pets/\(id)/photos", parts: [
-                .init(name: "photo", filename: "dog.jpg", contentType: "image/jpeg", data: try fixture("not-an-image.gif")),
-            ], token: ada.accessToken)
+            let gif = try await server.upload(
+                "/v1/pets/\(id)/photos",
+                parts: [
+                    .init(name: "photo", filename: "dog.jpg", contentType: "image/jpeg", data: try fixture("not-an-image.gif"))
+                ], token: ada.accessToken)
             #expect(gif.status == 415)
             #expect(gif.code == "unsupported_media_type")
-            let big = try await server.upload("/v1/pets/\(id)/photos", parts: [
-                .init(name: "photo", filename: "big.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg") + Data(count: 50_000)),
-            ], token: ada.accessToken)
+            let big = try await server.upload(
+                "/v1/pets/\(id)/photos",
+                parts: [
+                    .init(name: "photo", filename: "big.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg") + Data(count: 50_000))
+                ], token: ada.accessToken)
             #expect(big.status == 413)
-            let huge = try await server.upload("/v1/pets/\(id)/photos", parts: [
-                .init(name: "photo", filename: "huge.png", contentType: "image/png", data: TestImages.png(width: 20_000, height: 20_000)),
-            ], token: ada.accessToken)
+            let huge = try await server.upload(
+                "/v1/pets/\(id)/photos",
+                parts: [
+                    .init(name: "photo", filename: "huge.png", contentType: "image/png", data: TestImages.png(width: 20_000, height: 20_000))
+                ], token: ada.accessToken)
             #expect(huge.status == 422)
             #expect(try huge.decode(Components.Schemas.Problem.self).field == "photo")
             #expect(huge.text.contains("20000 × 20000 pixels"))
-            let none = try await server.upload("/v1/pets/\(id)/photos", parts: [
-                .init(name: "kind", contentType: "text/plain", data: Data("gallery".utf8)),
-            ], token: ada.accessToken)
+            let none = try await server.upload(
+                "/v1/pets/\(id)/photos",
+                parts: [
+                    .init(name: "kind", contentType: "text/plain", data: Data("gallery".utf8))
+                ], token: ada.accessToken)
             #expect(none.status == 400)
             #expect(none.json["field"] as? String == "photo")
             #expect(try await server.rowCounts() == before)
@@ -294,17 +320,21 @@ extension Data {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
             let id = try await createBiscuit(server, token: ada.accessToken)
-            let future = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-03-02"], token: ada.accessToken)
+            let future = try await server.send(
+                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-03-02"], token: ada.accessToken)
             #expect(future.status == 422)
             #expect(future.json["field"] as? String == "givenOn")
-            let unborn = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2025-10-11"], token: ada.accessToken)
+            let unborn = try await server.send(
+                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2025-10-11"], token: ada.accessToken)
             #expect(unborn.json["field"] as? String == "givenOn")
-            let unnamed = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "other", "givenOn": "2026-01-01"], token: ada.accessToken)
+            let unnamed = try await server.send(
+                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "other", "givenOn": "2026-01-01"], token: ada.accessToken)
             #expect(unnamed.json["field"] as? String == "otherName")
             #expect(try await server.rowCounts()["vaccinations"] == 0)
-            let ok = try await server.send(.POST, "/v1/pets/\(id)/vaccinations",
-                                           object: ["vaccine": "dhpp", "givenOn": "2025-12-21", "nextDueOn": "2026-01-18", "clinic": "Vet Lyon"],
-                                           token: ada.accessToken)
+            let ok = try await server.send(
+                .POST, "/v1/pets/\(id)/vaccinations",
+                object: ["vaccine": "dhpp", "givenOn": "2025-12-21", "nextDueOn": "2026-01-18", "clinic": "Vet Lyon"],
+                token: ada.accessToken)
             #expect(ok.status == 201)
             let list = try await server.request(.GET, "/v1/pets/\(id)/vaccinations", token: ada.accessToken)
             #expect((list.json["items"] as? [[String: Any]])?.first?["clinic"] as? String == "Vet Lyon")
@@ -315,7 +345,7 @@ extension Data {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
             let id = try await createBiscuit(server, token: ada.accessToken)
-            for date in ["2025-12-21", "2026-01-18"] {  // 10 and 14 weeks old
+            for date in ["2025-12-21", "2026-01-18"] { // 10 and 14 weeks old
                 _ = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": date], token: ada.accessToken)
             }
             let puppy = try await server.get("/v1/pets/\(id)/mode", token: ada.accessToken, as: Components.Schemas.WelfareStatus.self)
@@ -329,16 +359,19 @@ extension Data {
             #expect(refused.code == "welfare_rules_unmet")
 
             // a dose at 17 weeks, three weeks ago: the buffer has passed
-            _ = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-08"], token: ada.accessToken)
+            _ = try await server.send(
+                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-08"], token: ada.accessToken)
             let social = try await server.request(.POST, "/v1/pets/\(id)/mode/social", token: ada.accessToken)
             #expect(social.status == 200)
             #expect(social.json["mode"] as? String == "social")
             #expect(social.json["heldBackFields"] as? [String] == [])
 
-            let unlocked = try await server.send(.PATCH, "/v1/pets/\(id)", object: [
-                "playStyles": ["chase", "wrestle"], "neutered": true,
-                "environment": ["area": "suburb", "hasGarden": true] as [String: any Sendable],
-            ], token: ada.accessToken)
+            let unlocked = try await server.send(
+                .PATCH, "/v1/pets/\(id)",
+                object: [
+                    "playStyles": ["chase", "wrestle"], "neutered": true,
+                    "environment": ["area": "suburb", "hasGarden": true] as [String: any Sendable],
+                ], token: ada.accessToken)
             #expect(unlocked.status == 200)
             #expect((unlocked.json["profile"] as? [String: Any])?["playStyles"] as? [String] == ["chase", "wrestle"])
             #expect((unlocked.json["card"] as? [String: Any])?["mode"] as? String == "social")
@@ -371,7 +404,10 @@ extension Data {
             let mine = try await server.request(.GET, "/v1/pets", token: bob.accessToken)
             #expect(((mine.json["items"] as? [[String: Any]])?.first?["role"] as? String) == "guardian")
             #expect(try await server.send(.PATCH, "/v1/pets/\(id)", object: ["name": "Bis"], token: bob.accessToken).status == 200)
-            #expect(try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "rabies", "givenOn": "2026-02-20"], token: bob.accessToken).status == 201)
+            #expect(
+                try await server.send(
+                    .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "rabies", "givenOn": "2026-02-20"], token: bob.accessToken
+                ).status == 201)
             #expect(try await server.request(.DELETE, "/v1/pets/\(id)", token: bob.accessToken).status == 403)
             #expect(try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "cyd"], token: bob.accessToken).status == 403)
 
@@ -408,8 +444,10 @@ extension Data {
             let before = try await server.rowCounts()
             let ada = try await server.member("ada")
             let id = try await createBiscuit(server, token: ada.accessToken)
-            _ = try await server.upload("/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "b.jpg", data: try fixture("gps.jpg"))], token: ada.accessToken)
-            _ = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-01-18"], token: ada.accessToken)
+            _ = try await server.upload(
+                "/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "b.jpg", data: try fixture("gps.jpg"))], token: ada.accessToken)
+            _ = try await server.send(
+                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-01-18"], token: ada.accessToken)
             _ = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "bob"], token: ada.accessToken)
             #expect(server.storedMediaFiles().count == 1)
 
@@ -436,11 +474,14 @@ extension Data {
             // given Bob with one dog and eight photos of it, and Ada nearby
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             for number in 0..<8 {
-                let photo = try await server.upload("/v1/pets/\(bob.dogID)/photos", parts: [
-                    .init(name: "photo", filename: "\(number).png", contentType: "image/png",
-                          data: TestImages.png(width: 1 + number, height: 1)),
-                    .init(name: "kind", data: Data((number == 5 ? "profile" : "gallery").utf8)),
-                ], token: bob.token)
+                let photo = try await server.upload(
+                    "/v1/pets/\(bob.dogID)/photos",
+                    parts: [
+                        .init(
+                            name: "photo", filename: "\(number).png", contentType: "image/png",
+                            data: TestImages.png(width: 1 + number, height: 1)),
+                        .init(name: "kind", data: Data((number == 5 ? "profile" : "gallery").utf8)),
+                    ], token: bob.token)
                 #expect(photo.status == 201, "\(photo.text)")
             }
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
@@ -455,26 +496,32 @@ extension Data {
 
             // and Bob may add photos up to 24, not one more
             for number in 8..<24 {
-                let photo = try await server.upload("/v1/pets/\(bob.dogID)/photos", parts: [
-                    .init(name: "photo", filename: "\(number).png", contentType: "image/png", data: TestImages.png(width: 1, height: 1)),
-                ], token: bob.token)
+                let photo = try await server.upload(
+                    "/v1/pets/\(bob.dogID)/photos",
+                    parts: [
+                        .init(name: "photo", filename: "\(number).png", contentType: "image/png", data: TestImages.png(width: 1, height: 1))
+                    ], token: bob.token)
                 #expect(photo.status == 201)
             }
-            let tooMany = try await server.upload("/v1/pets/\(bob.dogID)/photos", parts: [
-                .init(name: "photo", filename: "more.png", contentType: "image/png", data: TestImages.png(width: 1, height: 1)),
-            ], token: bob.token)
+            let tooMany = try await server.upload(
+                "/v1/pets/\(bob.dogID)/photos",
+                parts: [
+                    .init(name: "photo", filename: "more.png", contentType: "image/png", data: TestImages.png(width: 1, height: 1))
+                ], token: bob.token)
             #expect(tooMany.status == 409)
             #expect(tooMany.code == "limit_reached")
             #expect(server.storedMediaFiles().count == 24)
 
             // and pets up to 20 (he has one), not one more
             for number in 1..<20 {
-                let pet = try await server.send(.POST, "/v1/pets", object: ["name": "Cat \(number)", "species": "cat", "estimatedAgeMonths": 12],
-                                                token: bob.token)
+                let pet = try await server.send(
+                    .POST, "/v1/pets", object: ["name": "Cat \(number)", "species": "cat", "estimatedAgeMonths": 12],
+                    token: bob.token)
                 #expect(pet.status == 201)
             }
-            let twentyFirst = try await server.send(.POST, "/v1/pets", object: ["name": "One more", "species": "cat", "estimatedAgeMonths": 12],
-                                                    token: bob.token)
+            let twentyFirst = try await server.send(
+                .POST, "/v1/pets", object: ["name": "One more", "species": "cat", "estimatedAgeMonths": 12],
+                token: bob.token)
             #expect(twentyFirst.status == 409)
             #expect(twentyFirst.code == "limit_reached")
         }

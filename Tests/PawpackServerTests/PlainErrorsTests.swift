@@ -9,18 +9,27 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let cases: [(String, TestServer.Reply, String, String)] = [
-                ("a query value", try await server.request(.GET, "/v1/match-requests?direction=sideways", token: ada.token),
-                 "direction", "sideways"),
-                ("a number in the query", try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck?limit=lots", token: ada.token),
-                 "limit", "lots"),
-                ("a value of a list", try await server.request(.POST, "/v1/pets", raw: #"{"name": "R", "species": "dragon", "estimatedAgeMonths": 3}"#,
-                                                              token: ada.token), "species", "dragon"),
+                (
+                    "a query value", try await server.request(.GET, "/v1/match-requests?direction=sideways", token: ada.token),
+                    "direction", "sideways"
+                ),
+                (
+                    "a number in the query", try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck?limit=lots", token: ada.token),
+                    "limit", "lots"
+                ),
+                (
+                    "a value of a list",
+                    try await server.request(
+                        .POST, "/v1/pets", raw: #"{"name": "R", "species": "dragon", "estimatedAgeMonths": 3}"#,
+                        token: ada.token), "species", "dragon"
+                ),
             ]
             for (what, reply, field, sent) in cases {
                 #expect(reply.status == 400, "\(what): \(reply.status) \(reply.text)")
                 #expect(reply.json["field"] as? String == field, "\(what): \(reply.text)")
-                #expect(!reply.text.contains(sent) && !reply.text.contains("JSON") && !reply.text.contains("Cannot initialize"),
-                        "\(what): \(reply.text)")
+                #expect(
+                    !reply.text.contains(sent) && !reply.text.contains("JSON") && !reply.text.contains("Cannot initialize"),
+                    "\(what): \(reply.text)")
             }
         }
     }
@@ -30,8 +39,9 @@ import Testing
             let ada = try await server.owner("ada", at: TestServer.Place.lyon, member: server.member("ada", city: "Lyon"))
             let cleared = try await server.request(.PATCH, "/v1/me", raw: #"{"displayName": "Ada", "city": null}"#, token: ada.token)
             #expect(cleared.status == 422 && cleared.json["field"] as? String == "city", "\(cleared.text)")
-            let nested = try await server.request(.PATCH, "/v1/pets/\(ada.dogID)", raw: #"{"environment": {"area": "city", "hasGarden": null}}"#,
-                                                  token: ada.token)
+            let nested = try await server.request(
+                .PATCH, "/v1/pets/\(ada.dogID)", raw: #"{"environment": {"area": "city", "hasGarden": null}}"#,
+                token: ada.token)
             #expect(nested.status == 422 && nested.json["field"] as? String == "environment.hasGarden", "\(nested.text)")
             #expect(try await server.request(.GET, "/v1/me", token: ada.token).json["city"] as? String == "Lyon")
         }
@@ -62,13 +72,17 @@ import Testing
             let old = try await server.signUp(email: "old@example.com", username: "old", dateOfBirth: "1899-12-31")
             #expect(old.status == 422 && old.json["field"] as? String == "dateOfBirth")
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let farAhead = try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations", object: [
-                "vaccine": "rabies", "givenOn": "2025-06-01", "nextDueOn": "2065-06-01",
-            ], token: ada.token)
+            let farAhead = try await server.send(
+                .POST, "/v1/pets/\(ada.dogID)/vaccinations",
+                object: [
+                    "vaccine": "rabies", "givenOn": "2025-06-01", "nextDueOn": "2065-06-01",
+                ], token: ada.token)
             #expect(farAhead.status == 422 && farAhead.json["field"] as? String == "nextDueOn", "\(farAhead.text)")
-            let sensible = try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations", object: [
-                "vaccine": "rabies", "givenOn": "2025-06-01", "nextDueOn": "2028-06-01",
-            ], token: ada.token)
+            let sensible = try await server.send(
+                .POST, "/v1/pets/\(ada.dogID)/vaccinations",
+                object: [
+                    "vaccine": "rabies", "givenOn": "2025-06-01", "nextDueOn": "2028-06-01",
+                ], token: ada.token)
             #expect(sensible.status == 201)
         }
     }

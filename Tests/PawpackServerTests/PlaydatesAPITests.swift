@@ -15,7 +15,8 @@ import Testing
         try await TestServer.run { server in
             // given Ada with two dogs and a cat, Bob 2 km north and Cyd in Paris
             let ada = try await server.owner("ada", at: Place.lyon)
-            _ = try await server.send(.POST, "/v1/pets", object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 20], token: ada.token)
+            _ = try await server.send(
+                .POST, "/v1/pets", object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 20], token: ada.token)
             _ = try await server.owner("bob", at: Place.lyonNorth)
             _ = try await server.owner("cyd", at: Place.paris)
             _ = try await server.send(.POST, "/v1/pets", object: ["name": "Whiskers", "species": "cat", "estimatedAgeMonths": 20], token: ada.token)
@@ -178,9 +179,11 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: Place.lyon)
             let bob = try await server.owner("bob", at: Place.lyonNear)
-            let photo = try await server.upload("/v1/pets/\(ada.dogID)/photos", parts: [
-                .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg")),
-            ], token: ada.token)
+            let photo = try await server.upload(
+                "/v1/pets/\(ada.dogID)/photos",
+                parts: [
+                    .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))
+                ], token: ada.token)
             let url = try #require((photo.json["url"] as? String).flatMap(URL.init(string:))?.path)
             #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: bob.token).status == 200)
             #expect(try await server.request(.GET, url, token: bob.token).status == 200)
@@ -197,8 +200,9 @@ import Testing
             // and only Ada lists the block, and only she can lift it
             let adaList = try await server.get("/v1/blocks", token: ada.token, as: Operations.ListBlocks.Output.Ok.Body.JsonPayload.self)
             #expect(adaList.items.map(\.username) == ["bob"])
-            #expect(try await server.get("/v1/blocks", token: bob.token, as: Operations.ListBlocks.Output.Ok.Body.JsonPayload.self)
-                .items.isEmpty)
+            #expect(
+                try await server.get("/v1/blocks", token: bob.token, as: Operations.ListBlocks.Output.Ok.Body.JsonPayload.self)
+                    .items.isEmpty)
             #expect(try await server.request(.DELETE, "/v1/blocks/ada", token: bob.token).status == 404)
             #expect(try await server.request(.DELETE, "/v1/blocks/bob", token: ada.token).status == 204)
             #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: bob.token).status == 200)
@@ -214,8 +218,9 @@ import Testing
             let cyd = try await server.owner("cyd", at: Place.lyonNear)
             let gus = try await server.member("gus", password: "gus's own secret")
             _ = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "gus"], token: ada.token)
-            let invitations = try await server.get("/v1/guardian-invitations", token: gus.accessToken,
-                                                   as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
+            let invitations = try await server.get(
+                "/v1/guardian-invitations", token: gus.accessToken,
+                as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
             let invitation = try #require(invitations.items.first?.id)
             #expect(try await server.request(.POST, "/v1/guardian-invitations/\(invitation)/accept", token: gus.accessToken).status == 204)
             #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: gus.accessToken).status == 204)
@@ -245,8 +250,9 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: Place.lyon)
             _ = try await server.owner("bob", at: Place.lyonNorth)
-            let defaults = try await server.get("/v1/pets/\(ada.dogID)/preferences", token: ada.token,
-                                                as: Components.Schemas.DeckPreferences.self)
+            let defaults = try await server.get(
+                "/v1/pets/\(ada.dogID)/preferences", token: ada.token,
+                as: Components.Schemas.DeckPreferences.self)
             #expect(defaults.maxDistanceKm == 25)
             let bad = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 0], token: ada.token)
             #expect(bad.status == 422)
@@ -255,8 +261,9 @@ import Testing
             #expect(near.status == 200)
             #expect(try await server.deck(ada).items.isEmpty)
             #expect(try await server.deck(ada, query: "?maxDistanceKm=3").names == ["Bob's dog"])
-            _ = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 10, "sexes": ["female"]], token: ada.token)
-            #expect(try await server.deck(ada).items.isEmpty)  // Bob's dog's sex is unknown
+            _ = try await server.send(
+                .PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 10, "sexes": ["female"]], token: ada.token)
+            #expect(try await server.deck(ada).items.isEmpty) // Bob's dog's sex is unknown
         }
     }
 

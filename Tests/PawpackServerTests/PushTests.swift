@@ -2,10 +2,10 @@ import Crypto
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
-
 import Testing
+
+@testable import PawpackServer
 
 /// Devices and pushes: registered through the API, written with their notification, sent by
 /// the worker to local HTTPS services that check every request as APNs, FCM and a browser's
@@ -14,10 +14,13 @@ import Testing
 @Suite struct PushTests {
     static let apnsToken = String(repeating: "ab", count: 32)
 
-    func register(_ server: TestServer, _ owner: TestServer.Owner, platform: String = "apns",
-                  token: String = PushTests.apnsToken, appId: String = "org.pawpack.app") async throws -> TestServer.Reply {
-        try await server.send(.POST, "/v1/devices", object: ["platform": platform, "token": token, "appId": appId],
-                              token: owner.token)
+    func register(
+        _ server: TestServer, _ owner: TestServer.Owner, platform: String = "apns",
+        token: String = PushTests.apnsToken, appId: String = "org.pawpack.app"
+    ) async throws -> TestServer.Reply {
+        try await server.send(
+            .POST, "/v1/devices", object: ["platform": platform, "token": token, "appId": appId],
+            token: owner.token)
     }
 
     func deliver(_ server: TestServer) async {
@@ -55,8 +58,11 @@ import Testing
             let missingID = UUID().uuidString.lowercased()
             let missing = try await server.request(.DELETE, "/v1/devices/\(missingID)", token: bob.token)
             // (each names its own address in `instance`; nothing else differs)
-            #expect(foreign.status == 404 && foreign.text.replacingOccurrences(of: "\(device.id)", with: "ID")
-                        == missing.text.replacingOccurrences(of: "\(missingID)", with: "ID"), "\(foreign.text) \(missing.text)")
+            #expect(
+                foreign.status == 404
+                    && foreign.text.replacingOccurrences(of: "\(device.id)", with: "ID")
+                        == missing.text.replacingOccurrences(of: "\(missingID)", with: "ID"),
+                "\(foreign.text) \(missing.text)")
 
             // the phone handed to Bob: the token moves to him, Ada's pending pushes with it do not
             _ = try await server.like(bob, ada)
@@ -122,8 +128,11 @@ import Testing
                 server.clock.advance(by: 51 * 60)
                 clock.advance(by: 51 * 60)
                 let bobAgain = try await server.signedInAgain(bob)
-                let chat = try #require(try await server.get("/v1/chats", token: bobAgain.token,
-                                                             as: Components.Schemas.ChatPage.self).items.first)
+                let chat = try #require(
+                    try await server.get(
+                        "/v1/chats", token: bobAgain.token,
+                        as: Components.Schemas.ChatPage.self
+                    ).items.first)
                 try await server.say("Park at ten?", from: bobAgain, in: chat.id)
                 server.clock.advance(by: 4)
                 clock.advance(by: 4)
@@ -279,7 +288,10 @@ import Testing
             var acknowledged: Int64 = 0
             for _ in 0..<5 {
                 let event = try await socket.next()
-                if event.eventType == "notification", let id = event["id"] as? Int { acknowledged = Int64(id); break }
+                if event.eventType == "notification", let id = event["id"] as? Int {
+                    acknowledged = Int64(id)
+                    break
+                }
             }
             try await socket.send(#"{"type":"ack","id":\#(acknowledged)}"#)
             #expect(try await server.acknowledged(bob.member.userID, reaching: acknowledged), "the acknowledgement was never written")
@@ -342,6 +354,10 @@ import Testing
             Data("When I grow up, I want to be a watermelon".utf8),
             browserKey: try bytes("BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"),
             authSecret: try bytes("BTBZMqHH6r4Tts7J_aSIgg"), serverKey: server, salt: try bytes("DGv6ra1nlYgDCS1FRnbzlw"))
-        #expect(encrypted == (try bytes("DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN")))
+        #expect(
+            encrypted
+                == (try bytes(
+                    "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
+                )))
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// Requests that race answer exactly what the same requests sent one after the other get, on
 /// SQLite and on PostgreSQL: never a 500, never two successes where one is possible.
@@ -35,8 +36,9 @@ import Testing
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let replies = try await atOnce(12) { try await server.swipe(bob, on: ada) }
             #expect(replies.filter { $0.status == 201 }.count == 1)
-            #expect(replies.filter { $0.status == 409 && $0.code == "already_requested" }.count == 11,
-                    "\(replies.map { "\($0.status) \($0.code ?? "")" })")
+            #expect(
+                replies.filter { $0.status == 409 && $0.code == "already_requested" }.count == 11,
+                "\(replies.map { "\($0.status) \($0.code ?? "")" })")
             let requests = try await server.request(.GET, "/v1/match-requests?direction=incoming", token: ada.token)
             #expect((requests.json["items"] as? [Any])?.count == 1)
         }
@@ -135,11 +137,13 @@ import Testing
             let chat = try await server.matched(ada, bob).id
             let id = UUID()
             let first = try await server.say("Park at ten?", from: ada, in: chat, id: id)
-            let retry = try await server.send(.POST, "/v1/chats/\(chat)/messages",
-                                              object: ["id": id.uuidString, "text": "  Park at ten?  "], token: ada.token)
+            let retry = try await server.send(
+                .POST, "/v1/chats/\(chat)/messages",
+                object: ["id": id.uuidString, "text": "  Park at ten?  "], token: ada.token)
             #expect(retry.status == 200 && retry.json["id"] as? String == first.id, "a retry gets the first message")
-            let reused = try await server.send(.POST, "/v1/chats/\(chat)/messages",
-                                               object: ["id": id.uuidString, "text": "Actually, eleven"], token: ada.token)
+            let reused = try await server.send(
+                .POST, "/v1/chats/\(chat)/messages",
+                object: ["id": id.uuidString, "text": "Actually, eleven"], token: ada.token)
             #expect(reused.status == 409 && reused.code == "idempotency_key_reused")
             #expect((reused.json["errors"] as? [[String: Any]])?.first?["field"] as? String == "id")
             let messages = try await server.get("/v1/chats/\(chat)/messages", token: bob.token, as: Components.Schemas.MessagePage.self)
@@ -151,5 +155,8 @@ import Testing
 /// Hands out 0, 1, 2… to requests sent at once, so that each can play another member.
 actor Counter {
     private var value = 0
-    func next() -> Int { defer { value += 1 }; return value }
+    func next() -> Int {
+        defer { value += 1 }
+        return value
+    }
 }

@@ -1,10 +1,12 @@
 import Foundation
 import NIOPosix
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Heartbeats on `/v1/realtime`: the server pings every `PAWPACK_REALTIME_PING_SECONDS`, the
@@ -51,7 +53,8 @@ private enum SilentSocket {
         guard connected == 0 else { throw TestFailure("could not connect") }
         var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let upgrade = "GET /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let upgrade =
+            "GET /v1/realtime HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
         _ = upgrade.withCString { send(descriptor, $0, strlen($0), 0) }
 
@@ -66,7 +69,7 @@ private enum SilentSocket {
                 frames.append((nil, Date().timeIntervalSince(upgraded ?? Date())))
                 return frames
             }
-            if count < 0 { continue }  // the read timed out; wait on
+            if count < 0 { continue } // the read timed out; wait on
             bytes += buffer[0..<count]
             if upgraded == nil {
                 guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { continue }

@@ -1,8 +1,9 @@
 import Foundation
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// The bound on what a client sends over `/v1/realtime` holds for whole messages, however they
 /// are fragmented, and for control frames; the socket is closed at the bound and the server
@@ -13,10 +14,12 @@ import Testing
     /// A socket opened byte by byte as the member with this token, past its 101.
     func openSocket(_ server: TestServer, token: String) async throws -> RawConnection {
         let connection = try RawConnection(port: server.port, timeoutSeconds: 5)
-        let lines = ["GET /v1/realtime HTTP/1.1", "Host: 127.0.0.1:\(server.port)", "Connection: Upgrade", "Upgrade: websocket",
-                     "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Authorization: Bearer \(token)"]
+        let lines = [
+            "GET /v1/realtime HTTP/1.1", "Host: 127.0.0.1:\(server.port)", "Connection: Upgrade", "Upgrade: websocket",
+            "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Authorization: Bearer \(token)",
+        ]
         await connection.write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
-        guard case let .response(status, _, _) = await connection.response(), status == 101 else { throw TestFailure("no upgrade") }
+        guard case .response(let status, _, _) = await connection.response(), status == 101 else { throw TestFailure("no upgrade") }
         return connection
     }
 
@@ -76,8 +79,9 @@ import Testing
             let before = Self.residentBytes()
             // ten sockets, the most a member may hold, each sending 64 MB as one unfinished message (other
             // tests run beside this one in the process: the bound leaves room for what they hold)
-            let piece = RawConnection.clientFrame(opcode: Self.continuation, fin: false,
-                                                  payload: [UInt8](repeating: UInt8(ascii: "a"), count: 4_000))
+            let piece = RawConnection.clientFrame(
+                opcode: Self.continuation, fin: false,
+                payload: [UInt8](repeating: UInt8(ascii: "a"), count: 4_000))
             let burst = Array([[UInt8]](repeating: piece, count: 64).joined())
             // (the close frame itself may be lost to the reset of a connection closed with unread
             // bytes: the test above reads it; here the sockets must be gone and the memory not kept)

@@ -2,9 +2,10 @@ import Foundation
 import NIOWebSocket
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// `/v1/realtime` through real WebSocket clients against the running server: who hears what,
 /// catching up after a reconnect, and what is refused.
@@ -12,13 +13,17 @@ import Testing
     /// A WebSocket handshake sent byte by byte (an HTTP client library would not send one), and
     /// the answer's status and problem code.
     func handshake(_ server: TestServer, _ path: String = "/v1/realtime", headers: [(String, String)] = [])
-        async throws -> (status: Int, code: String?, field: String?) {
+        async throws -> (status: Int, code: String?, field: String?)
+    {
         let connection = try RawConnection(port: server.port)
         let host = headers.contains { $0.0 == "Host" } ? [] : ["Host: 127.0.0.1:\(server.port)"]
-        let lines = ["GET \(path) HTTP/1.1"] + host + ["Connection: Upgrade", "Upgrade: websocket",
-                     "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="] + headers.map { "\($0): \($1)" }
+        let lines =
+            ["GET \(path) HTTP/1.1"] + host + [
+                "Connection: Upgrade", "Upgrade: websocket",
+                "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+            ] + headers.map { "\($0): \($1)" }
         await connection.write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
-        guard case let .response(status, _, body) = await connection.response() else { throw TestFailure("no answer") }
+        guard case .response(let status, _, let body) = await connection.response() else { throw TestFailure("no answer") }
         let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         return (status, json?["code"] as? String, ((json?["errors"] as? [[String: Any]])?.first)?["field"] as? String)
     }
@@ -47,8 +52,9 @@ import Testing
             #expect(heard.eventData?["fromMe"] as? Bool == false)
             // and the notification that came with it, for Bob only: the bell's count
             let told = try await bobs.next()
-            #expect(told.eventType == "notification" && told.eventData?["unreadCount"] as? Int == 3,
-                    "the request, the match and the message")
+            #expect(
+                told.eventType == "notification" && told.eventData?["unreadCount"] as? Int == 3,
+                "the request, the match and the message")
             #expect((told.eventData?["notification"] as? [String: Any])?["body"] as? String == "Park at ten?")
             let echoed = try await adas.next()
             #expect(echoed.eventType == "message" && echoed.eventData?["fromMe"] as? Bool == true)
@@ -75,7 +81,7 @@ import Testing
                 // Bob's phone holds its socket on the second instance; Ada writes through the first
                 let bobs = try await RealtimeTestClient.connect(second, token: bob.token)
                 let adas = try await RealtimeTestClient.connect(first, token: ada.token)
-                try await Task.sleep(for: .milliseconds(300))  // both instances listening
+                try await Task.sleep(for: .milliseconds(300)) // both instances listening
                 for text in ["one", "two", "three"] { try await first.say(text, from: ada, in: chat) }
                 // each message with the notification it adds to
                 let heard = try await bobs.next(6)
@@ -153,8 +159,10 @@ import Testing
             // each with its notification)
             let all = try await RealtimeTestClient.connect(server, token: bob.token, after: 0)
             let everything = try await all.next(14)
-            #expect(everything.compactMap(\.eventType) == (["match_request", "match"] + Array(repeating: "message", count: 5))
-                .flatMap { [$0, "notification"] })
+            #expect(
+                everything.compactMap(\.eventType)
+                    == (["match_request", "match"] + Array(repeating: "message", count: 5))
+                    .flatMap { [$0, "notification"] })
             #expect(everything.compactMap(\.eventID) == Array(1...14))
             // an id the server never gave: start over
             let future = try await RealtimeTestClient.connect(server, token: bob.token, after: 1_000)
@@ -252,15 +260,21 @@ import Testing
             let noOrigin = try await handshake(server, headers: [("Cookie", cookie)])
             #expect(noOrigin.status == 401)
             // the Host header is the requester's to choose: an origin that only matches it is not ours
-            let rebound = try await handshake(server, headers: [("Cookie", cookie), ("Origin", "http://rebound.example:\(server.port)"),
-                                                                ("Host", "rebound.example:\(server.port)")])
+            let rebound = try await handshake(
+                server,
+                headers: [
+                    ("Cookie", cookie), ("Origin", "http://rebound.example:\(server.port)"),
+                    ("Host", "rebound.example:\(server.port)"),
+                ])
             #expect(rebound.status == 401)
-            #expect(try await handshake(server, headers: [("Cookie", cookie), ("Origin", "https://pawpack.test")]).status == 401,
-                    "another scheme is another origin")
+            #expect(
+                try await handshake(server, headers: [("Cookie", cookie), ("Origin", "https://pawpack.test")]).status == 401,
+                "another scheme is another origin")
             let ours = try await handshake(server, headers: [("Cookie", cookie), ("Origin", server.config.publicBaseURL)])
             #expect(ours.status == 101)
-            #expect(try await handshake(server, headers: [("Cookie", cookie), ("Origin", "http://PAWPACK.test:80")]).status == 101,
-                    "the same origin, written with its default port")
+            #expect(
+                try await handshake(server, headers: [("Cookie", cookie), ("Origin", "http://PAWPACK.test:80")]).status == 101,
+                "the same origin, written with its default port")
 
             let first = try await RealtimeTestClient.connect(server, token: ada.token)
             let second = try await RealtimeTestClient.connect(server, token: ada.token)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// Linux tells what of a mapped file is in memory in `/proc/self/smaps`.
 private let canReadProcessMappings = FileManager.default.isReadableFile(atPath: "/proc/self/smaps")
@@ -63,7 +64,10 @@ struct ResidentFileTests {
         }
         #expect(try Self.residentBytesMapped(path) == 0, "let go of when the server stops")
 
-        try await TestServer.run(adjust: { $0.database = .sqliteFile(path); $0.sqliteResidentBytes = 0 }) { server in
+        try await TestServer.run(adjust: {
+            $0.database = .sqliteFile(path)
+            $0.sqliteResidentBytes = 0
+        }) { server in
             server.app.pawpack.keepDatabaseInMemory(on: server.app)
             #expect(await server.app.pawpack.databaseHeldInMemory() == nil, "PAWPACK_SQLITE_RESIDENT_MB=0 holds none")
         }
@@ -107,7 +111,8 @@ struct ResidentFileTests {
         let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
         let smaps = try #require(String(data: handle.readDataToEndOfFile(), encoding: .utf8))
         try? handle.close()
-        var total = 0, inFile = false
+        var total = 0
+        var inFile = false
         for line in smaps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if let first = fields.first, first.contains("-"), fields.count >= 5, first.first?.isHexDigit == true {

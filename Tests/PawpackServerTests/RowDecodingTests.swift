@@ -1,11 +1,12 @@
 import Fluent
 import Foundation
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
-import SQLiteNIO
 import SQLKit
+import SQLiteNIO
 import Testing
+
+@testable import PawpackServer
 
 /// The records the deck and every API request read column by column (`PetRows.swift`,
 /// `AccountRows.swift`) hold what Fluent's model decoding reads from the same rows, so a column
@@ -22,9 +23,11 @@ import Testing
             let now = Date(timeIntervalSince1970: 1_790_000_000)
             for (number, pet) in pets.prefix(3).enumerated() {
                 for (offset, kind) in [PetPhotoRecord.Kind.gallery, .profile].enumerated() {
-                    try await PetPhotoRecord(id: Pet.Photo.ID(), petID: pet.requireID(), kind: kind, storageKey: "pets/\(number)/\(offset).jpg",
-                                             contentType: "image/jpeg", byteCount: 1_000 + offset,
-                                             now: now.addingTimeInterval(Double(offset))).create(on: db)
+                    try await PetPhotoRecord(
+                        id: Pet.Photo.ID(), petID: pet.requireID(), kind: kind, storageKey: "pets/\(number)/\(offset).jpg",
+                        contentType: "image/jpeg", byteCount: 1_000 + offset,
+                        now: now.addingTimeInterval(Double(offset))
+                    ).create(on: db)
                 }
             }
             let sql = db as! any SQLDatabase
@@ -42,7 +45,8 @@ import Testing
             for pet in pets {
                 // One pet at a time through Fluent: the whole record, the owner's record, photos,
                 // vaccinations, and the card taken from that.
-                let a = try #require(fast[try pet.requireID()]), b = try await services.pets.snapshot(of: pet, role: nil, on: db)
+                let a = try #require(fast[try pet.requireID()])
+                let b = try await services.pets.snapshot(of: pet, role: nil, on: db)
                 #expect(a == b.card)
                 #expect(!a.ownerDisplayName.isEmpty)
             }
@@ -53,8 +57,9 @@ import Testing
             let doses = try await VaccinationRecord.query(on: db).all()
             #expect(!doses.isEmpty)
             for dose in doses.prefix(50) {
-                let row = try #require(try await sql.select().columns("vaccine", "other_name", "given_on")
-                    .from(VaccinationRecord.schema).where("id", .equal, try dose.requireID()).first())
+                let row = try #require(
+                    try await sql.select().columns("vaccine", "other_name", "given_on")
+                        .from(VaccinationRecord.schema).where("id", .equal, try dose.requireID()).first())
                 #expect(try VaccinationRecord.dose(row: row) == dose.dose)
             }
 
@@ -69,7 +74,8 @@ import Testing
             }
             let owner = try #require(try await UserRecord.query(on: db).filter(\.$id == pets[0].$owner.id).first())
             let session = try await services.sessions.issueAppSession(for: owner, on: db)
-            let (token, member) = try #require(try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash(session.accessToken), reads: services.hotReads, on: db))
+            let (token, member) = try #require(
+                try await AuthTokenRecord.accessToken(hash: OpaqueToken.hash(session.accessToken), reads: services.hotReads, on: db))
             let stored = try #require(try await AuthTokenRecord.find(token.id, on: db))
             #expect(token.$user.id == owner.id && member.id == owner.id)
             #expect(token.expiresAt == stored.expiresAt && token.family == stored.family && token.kind == .access)

@@ -155,7 +155,7 @@ import Testing
             path: path,
             headers: [(name: "host", value: endpoint.host), (name: "content-type", value: "image/jpeg")],
             payloadHash: SigV4Signer.sha256Hex(body),
-            date: Date(timeIntervalSince1970: 1_773_500_966)  // 2026-03-14T15:09:26Z
+            date: Date(timeIntervalSince1970: 1_773_500_966) // 2026-03-14T15:09:26Z
         )
         #expect(signature.amzDate == "20260314T150926Z")
         #expect(signature.contentSHA256 == "40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880")

@@ -3,10 +3,11 @@ import Foundation
 import NIOConcurrencyHelpers
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import SQLKit
 import Testing
+
+@testable import PawpackServer
 
 /// The transactions that write most (`SQLWrites`): on an SQLite file, on a connection of their
 /// own. They must commit all or nothing, and a file another connection holds must neither lose
@@ -46,7 +47,8 @@ import Testing
 
             // Committed, it is seen by every connection, the hot reads' among them.
             let returned = try await writes.transaction(on: db) { statements in
-                try await statements.first(#"""
+                try await statements.first(
+                    #"""
                     UPDATE "users" SET "display_name" = 'Ada Lovelace' WHERE "id" = \#(bind: ada.userID) RETURNING "display_name"
                     """#)?.decode(column: "display_name", as: String.self)
             }
@@ -64,15 +66,18 @@ import Testing
             let writes = server.app.pawpack.writes
 
             // Another connection to the same file takes the write lock and keeps it a while.
-            let file = try #require(try await server.app.db.sql.raw("PRAGMA database_list").all()
-                .first { try $0.decode(column: "name", as: String.self) == "main" }?.decode(column: "file", as: String.self))
+            let file = try #require(
+                try await server.app.db.sql.raw("PRAGMA database_list").all()
+                    .first { try $0.decode(column: "name", as: String.self) == "main" }?.decode(column: "file", as: String.self))
             let holder = try SQLiteOwnConnection(path: file, writes: true)
             defer { holder.close() }
             #expect(try holder.rows("BEGIN IMMEDIATE", []) != nil)
             let busyBefore = writes.counts.busy
             let sent = Task {
-                try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Still there?"],
-                                      token: ada.token).status
+                try await server.send(
+                    .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Still there?"],
+                    token: ada.token
+                ).status
             }
             // Until the own connection finds the file busy (a condition, not a fixed wait: a
             // loaded machine may take longer to get the request there).
@@ -102,12 +107,18 @@ import Testing
             let (ada, bob, chat) = try await Self.adaAndBobInAChat(server)
             let writes = server.app.pawpack.writes
             // The first message prepares what the others use again.
-            #expect(try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Hello"],
-                                          token: ada.token).status == 201)
+            #expect(
+                try await server.send(
+                    .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Hello"],
+                    token: ada.token
+                ).status == 201)
             let before = writes.counts
             for (sender, text) in [(bob, "Hi!"), (ada, "Park at six?"), (bob, "Deal")] {
-                #expect(try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": text],
-                                              token: sender.token).status == 201)
+                #expect(
+                    try await server.send(
+                        .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": text],
+                        token: sender.token
+                    ).status == 201)
             }
             #expect(writes.counts.own == before.own + 3, "the messages went through the own connection")
             #expect(writes.counts.reprepared == before.reprepared, "no statement was prepared again")

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-@testable import PawpackServer
 import Testing
+
+@testable import PawpackServer
 
 /// The own writer's WAL is checkpointed beside it (`SQLiteCheckpointer`), not in its commits:
 /// under steady writing the WAL must still start over, so that it stays bounded, and nothing
@@ -21,8 +22,9 @@ import Testing
             #expect(try writer.rows(statement, []) != nil)
         }
         let turn = AsyncTurn()
-        let checkpointer = try SQLiteCheckpointer(path: path, writersTurn: turn, pages: 50, restartAt: 200,
-                                                  logger: Logger(label: "test"))
+        let checkpointer = try SQLiteCheckpointer(
+            path: path, writersTurn: turn, pages: 50, restartAt: 200,
+            logger: Logger(label: "test"))
         writer.afterEachCommit(checkpointer)
 
         // 2,000 commits of a row of 2 KB each: without checkpoints the WAL would hold at least

@@ -1,7 +1,8 @@
 import Foundation
 import PawpackCore
-@testable import PawpackServer
 import Testing
+
+@testable import PawpackServer
 
 /// Stored token hashes and the URL-safe Base64 of links and cursors must not change between
 /// versions: a database keeps the hashes, and members keep the links and cursors.
@@ -14,8 +15,10 @@ import Testing
 
     @Test func urlSafeBase64UsesDashAndUnderscoreWithoutPaddingAndReadsBack() {
         // RFC 4648's vectors, and the two bytes where the alphabets differ.
-        let vectors: [(String, String)] = [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
-                                           ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")]
+        let vectors: [(String, String)] = [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
+            ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+        ]
         for (plain, encoded) in vectors {
             #expect(Data(plain.utf8).base64URLEncoded == encoded)
             #expect(Data(base64URLEncoded: encoded) == Data(plain.utf8))

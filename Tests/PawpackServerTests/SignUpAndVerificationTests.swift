@@ -23,8 +23,9 @@ import Testing
     @Test func loginBeforeVerificationAnswersEmailNotVerified() async throws {
         try await TestServer.run { server in
             try await server.signUp(email: "ada@example.com", username: "ada")
-            let login = try await server.request(.POST, "/v1/auth/login",
-                                                 json: ["email": "ada@example.com", "password": TestServer.password])
+            let login = try await server.request(
+                .POST, "/v1/auth/login",
+                json: ["email": "ada@example.com", "password": TestServer.password])
             #expect(login.status == 403)
             #expect(login.code == "email_not_verified")
             #expect(login.headers.first(name: "Content-Type") == "application/problem+json")
@@ -35,8 +36,9 @@ import Testing
     @Test func badSignUpFieldsAreNamedAndNothingIsWritten() async throws {
         try await TestServer.run { server in
             let before = try await server.rowCounts()
-            let reply = try await server.signUp(email: "nope", username: "x", password: "short",
-                                                displayName: "Ada", dateOfBirth: "1990-13-40")
+            let reply = try await server.signUp(
+                email: "nope", username: "x", password: "short",
+                displayName: "Ada", dateOfBirth: "1990-13-40")
             #expect(reply.status == 422)
             #expect(reply.code == "validation_failed")
             let fields = (reply.json["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String }
@@ -99,8 +101,11 @@ import Testing
 
     @Test func mailCannotBeUsedToFloodAnAddressOrFromOneClient() async throws {
         // four mails to an address an hour, seven requests that send mail from a client
-        try await TestServer.run(adjust: { $0.mailsPerRecipientPerHour = 4; $0.mailRequestsPerClientPerHour = 7 }) { server in
-            let ada = try await server.member("ada")  // one request (her sign-up), one mail to her
+        try await TestServer.run(adjust: {
+            $0.mailsPerRecipientPerHour = 4
+            $0.mailRequestsPerClientPerHour = 7
+        }) { server in
+            let ada = try await server.member("ada") // one request (her sign-up), one mail to her
             let before = server.outbox.messages(to: ada.email).count
             // when one client asks for reset links for Ada again and again
             var statuses: [Int] = []
@@ -159,8 +164,9 @@ import Testing
             let expired = try await server.request(.POST, "/v1/auth/verify-email", json: ["token": token])
             #expect(expired.status == 400)
             #expect(expired.code == "invalid_token")
-            let login = try await server.request(.POST, "/v1/auth/login",
-                                                 json: ["email": "ada@example.com", "password": TestServer.password])
+            let login = try await server.request(
+                .POST, "/v1/auth/login",
+                json: ["email": "ada@example.com", "password": TestServer.password])
             #expect(login.code == "email_not_verified")
         }
     }

@@ -2,9 +2,10 @@ import Foundation
 import NIOWebSocket
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
 
 /// A realtime socket lives no longer than the session it was opened with: every way a session
 /// ends closes its sockets at once with 4004, and nothing more reaches them.
@@ -12,8 +13,10 @@ import Testing
     static let signedOut = WebSocketErrorCode.unknown(4004)
 
     /// Ada and Bob matched, with Ada's phone listening.
-    func adaListening(_ server: TestServer) async throws -> (ada: TestServer.Owner, bob: TestServer.Owner, chat: String,
-                                                              socket: RealtimeTestClient) {
+    func adaListening(_ server: TestServer) async throws -> (
+        ada: TestServer.Owner, bob: TestServer.Owner, chat: String,
+        socket: RealtimeTestClient
+    ) {
         let ada = try await server.owner("ada", at: TestServer.Place.lyon)
         let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
         let chat = try await server.matched(ada, bob).id
@@ -23,8 +26,10 @@ import Testing
     }
 
     /// The socket was closed as signed out, and a message Bob sends then reaches nobody there.
-    func expectSignedOut(_ socket: RealtimeTestClient, _ server: TestServer, bob: TestServer.Owner, chat: String,
-                         sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectSignedOut(
+        _ socket: RealtimeTestClient, _ server: TestServer, bob: TestServer.Owner, chat: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         #expect(try await socket.closedByServer() == Self.signedOut, sourceLocation: sourceLocation)
         _ = try await server.say("still there?", from: bob, in: chat)
         #expect(try await socket.receivesNothing(for: 0.3), sourceLocation: sourceLocation)
@@ -57,8 +62,11 @@ import Testing
             let tablets = try await RealtimeTestClient.connect(server, token: tablet.token)
             try await RealtimeTests.waitUntil(server, has: 2, socketsOf: ada)
 
-            let changed = try await server.send(.POST, "/v1/me/password", object: [
-                "currentPassword": ada.member.password, "newPassword": "a-brand-new-long-password"], token: tablet.token)
+            let changed = try await server.send(
+                .POST, "/v1/me/password",
+                object: [
+                    "currentPassword": ada.member.password, "newPassword": "a-brand-new-long-password",
+                ], token: tablet.token)
             #expect(changed.status == 204)
             try await expectSignedOut(socket, server, bob: bob, chat: chat)
             #expect(try await tablets.next().eventType == "message", "the session that changed it stays")
@@ -89,8 +97,11 @@ import Testing
 
     /// A page's socket, opened with the browser's cookie from our own origin.
     func pageSocket(_ server: TestServer, _ browser: TestBrowser) async throws -> RealtimeTestClient {
-        try await RealtimeTestClient.connect(server, token: nil, headers: [
-            ("Cookie", browser.cookieHeader ?? ""), ("Origin", server.config.publicBaseURL)])
+        try await RealtimeTestClient.connect(
+            server, token: nil,
+            headers: [
+                ("Cookie", browser.cookieHeader ?? ""), ("Origin", server.config.publicBaseURL),
+            ])
     }
 
     @Test func signingOutOfTheWebAppClosesThePagesSocket() async throws {
@@ -135,7 +146,7 @@ import Testing
                 let chat = try await first.matched(ada, bob).id
                 let socket = try await RealtimeTestClient.connect(second, token: ada.token)
                 try await RealtimeTests.waitUntil(second, has: 1, socketsOf: ada)
-                try await Task.sleep(for: .milliseconds(300))  // both instances listening
+                try await Task.sleep(for: .milliseconds(300)) // both instances listening
 
                 #expect(try await first.request(.POST, "/v1/auth/logout", token: ada.token).status == 204)
                 #expect(try await socket.closedByServer() == Self.signedOut)

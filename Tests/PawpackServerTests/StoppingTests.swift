@@ -1,11 +1,13 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
+
+@testable import PawpackServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Stopping is bounded whatever the outside services do, and tells load balancers at once.
 @Suite struct StoppingTests {
@@ -21,8 +23,11 @@ import Testing
             try await TestServer.run(adjust: { $0.push.apns = settings }) { server in
                 let ada = try await server.owner("ada", at: TestServer.Place.lyon)
                 let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-                let device = try await server.send(.POST, "/v1/devices", object: [
-                    "platform": "apns", "token": PushTests.apnsToken, "appId": "org.pawpack.app"], token: ada.token)
+                let device = try await server.send(
+                    .POST, "/v1/devices",
+                    object: [
+                        "platform": "apns", "token": PushTests.apnsToken, "appId": "org.pawpack.app",
+                    ], token: ada.token)
                 #expect(device.status == 201)
                 _ = try await server.like(bob, ada)
                 // the worker's round (every second) is now waiting on the service

@@ -1,9 +1,10 @@
 import Foundation
-@testable import PawpackServer
 import PawpackCore
 import PawpackTestSupport
 import Testing
 import Vapor
+
+@testable import PawpackServer
 
 @Suite struct SystemTests {
     @Test func healthzReportsTheDatabase() async throws {
@@ -95,8 +96,10 @@ import Vapor
     }
 
     @Test func theDataDirectoryPortAndDatabaseURLAreRead() throws {
-        let config = try Config.load(from: ["PAWPACK_DATA_DIR": "/srv/pawpack", "PAWPACK_PORT": "9000",
-                                            "DATABASE_URL": "postgres://u:p@db:5432/pawpack"])
+        let config = try Config.load(from: [
+            "PAWPACK_DATA_DIR": "/srv/pawpack", "PAWPACK_PORT": "9000",
+            "DATABASE_URL": "postgres://u:p@db:5432/pawpack",
+        ])
         #expect(config.port == 9000)
         #expect(config.database == .postgres(url: "postgres://u:p@db:5432/pawpack"))
         #expect(try Config.load(from: ["PAWPACK_DATA_DIR": "/srv/pawpack"]).database == .sqliteFile("/srv/pawpack/pawpack.sqlite"))
@@ -121,8 +124,10 @@ import Vapor
     }
 
     @Test func productionRefusesToStartWithoutWhatItNeeds() throws {
-        let complete = ["PAWPACK_ENV": "production", "PAWPACK_PUBLIC_URL": "https://pawpack.example.org",
-                        "SMTP_URL": "smtp://mailer:secret@smtp.example.org", "PAWPACK_SECRET": "q7Vd0xKp2LmZ9sR4tWb8yNc3HfJ6gE1uAo5Qi"]
+        let complete = [
+            "PAWPACK_ENV": "production", "PAWPACK_PUBLIC_URL": "https://pawpack.example.org",
+            "SMTP_URL": "smtp://mailer:secret@smtp.example.org", "PAWPACK_SECRET": "q7Vd0xKp2LmZ9sR4tWb8yNc3HfJ6gE1uAo5Qi",
+        ]
         let config = try Config.load(from: complete)
         #expect(config.isProduction)
         #expect(config.secureCookies)
@@ -140,23 +145,31 @@ import Vapor
     }
 
     @Test func productionRefusesAGuessableSecretAndPlainHTTP() throws {
-        let complete = ["PAWPACK_ENV": "production", "PAWPACK_PUBLIC_URL": "https://pawpack.example.org",
-                        "SMTP_URL": "smtp://mailer:secret@smtp.example.org", "PAWPACK_SECRET": "q7Vd0xKp2LmZ9sR4tWb8yNc3HfJ6gE1uAo5Qi"]
+        let complete = [
+            "PAWPACK_ENV": "production", "PAWPACK_PUBLIC_URL": "https://pawpack.example.org",
+            "SMTP_URL": "smtp://mailer:secret@smtp.example.org", "PAWPACK_SECRET": "q7Vd0xKp2LmZ9sR4tWb8yNc3HfJ6gE1uAo5Qi",
+        ]
         for weak in [String(repeating: "k", count: 40), "passwordpasswordpasswordpassword", "abababababababababababababababab1"] {
             var config = complete
             config["PAWPACK_SECRET"] = weak
             #expect(throws: ConfigError.self, "\(weak)") { try Config.load(from: config) }
         }
         // 32 random bytes, as base64 and as hex, are fine
-        for strong in ["3q2+7wABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGho=",
-                       "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"] {
+        for strong in [
+            "3q2+7wABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGho=",
+            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        ] {
             var config = complete
             config["PAWPACK_SECRET"] = strong
             #expect(throws: Never.self) { try Config.load(from: config) }
         }
         var plain = complete
         plain["PAWPACK_PUBLIC_URL"] = "http://pawpack.example.org"
-        #expect(throws: ConfigError(variable: "PAWPACK_PUBLIC_URL", message: "must start with https:// in production (sessions and links travel over it); PAWPACK_ALLOW_HTTP=1 allows http://")) {
+        #expect(
+            throws: ConfigError(
+                variable: "PAWPACK_PUBLIC_URL",
+                message: "must start with https:// in production (sessions and links travel over it); PAWPACK_ALLOW_HTTP=1 allows http://")
+        ) {
             try Config.load(from: plain)
         }
         plain["PAWPACK_ALLOW_HTTP"] = "1"
@@ -184,14 +197,18 @@ import Vapor
     }
 
     @Test func dotEnvLinesAreParsedWithCommentsAndQuotes() {
-        let parsed = Config.parseDotEnv("""
-        # local settings
-        PAWPACK_PORT=9090
-        export PAWPACK_HOST = 0.0.0.0
-        MAIL_FROM="Pawpack <noreply@example.org>"
-        EMPTY=
-        """)
-        #expect(parsed == ["PAWPACK_PORT": "9090", "PAWPACK_HOST": "0.0.0.0",
-                           "MAIL_FROM": "Pawpack <noreply@example.org>", "EMPTY": ""])
+        let parsed = Config.parseDotEnv(
+            """
+            # local settings
+            PAWPACK_PORT=9090
+            export PAWPACK_HOST = 0.0.0.0
+            MAIL_FROM="Pawpack <noreply@example.org>"
+            EMPTY=
+            """)
+        #expect(
+            parsed == [
+                "PAWPACK_PORT": "9090", "PAWPACK_HOST": "0.0.0.0",
+                "MAIL_FROM": "Pawpack <noreply@example.org>", "EMPTY": "",
+            ])
     }
 }

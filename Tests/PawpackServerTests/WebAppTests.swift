@@ -1,15 +1,18 @@
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
-import Vapor
 import PawpackTestSupport
 import Testing
+import Vapor
+
+@testable import PawpackServer
 
 /// The server-rendered web app, through HTTP with cookies, as a browser without JavaScript.
 @Suite struct WebAppTests {
-    let signUpForm = ["email": "ada@example.com", "username": "ada", "displayName": "Ada",
-                      "dateOfBirth": "1990-05-17", "city": "", "password": TestServer.password]
+    let signUpForm = [
+        "email": "ada@example.com", "username": "ada", "displayName": "Ada",
+        "dateOfBirth": "1990-05-17", "city": "", "password": TestServer.password,
+    ]
 
     /// Signs Ada up through the pages; opening the emailed link signs her in.
     func signedInBrowser(_ server: TestServer) async throws -> TestBrowser {
@@ -129,7 +132,8 @@ import Testing
             #expect(back.location == "/account")
             let elsewhere = TestBrowser(server)
             _ = try await elsewhere.get("/login")
-            let offsite = try await elsewhere.post("/login", ["email": "ada@example.com", "password": TestServer.password, "next": "//evil.example/"])
+            let offsite = try await elsewhere.post(
+                "/login", ["email": "ada@example.com", "password": TestServer.password, "next": "//evil.example/"])
             #expect(offsite.location == "/home")
         }
     }
@@ -138,7 +142,7 @@ import Testing
         try await TestServer.run { server in
             let browser = try await signedInBrowser(server)
             server.clock.advance(by: 59 * 60)
-            #expect(try await browser.get("/home").status == 200)  // activity renews the hour
+            #expect(try await browser.get("/home").status == 200) // activity renews the hour
             server.clock.advance(by: 59 * 60)
             #expect(try await browser.get("/home").status == 200)
             server.clock.advance(by: 60 * 60)
@@ -273,8 +277,9 @@ import Testing
             #expect(full.html.contains(#"aria-label="Like Bob&#39;s dog""#))
 
             // a swipe from the deck's script gets JSON; from a form, a redirect
-            let liked = try await browser.post("/pets/\(ada.dogID)/swipes", ["targetPetId": try await server.deck(ada).items[0].pet.id, "decision": "like"],
-                                               headers: [("Accept", "application/json")])
+            let liked = try await browser.post(
+                "/pets/\(ada.dogID)/swipes", ["targetPetId": try await server.deck(ada).items[0].pet.id, "decision": "like"],
+                headers: [("Accept", "application/json")])
             #expect(liked.status == 200)
             #expect(liked.html == "{}")
             let again = try await browser.get("/pets/\(ada.dogID)/deck")
@@ -291,12 +296,19 @@ import Testing
             let bad = try await browser.post(path, ["maxDistanceKm": "10", "minAgeYears": "1", "minAgeMonths": "14"])
             #expect(bad.status == 422)
             #expect(bad.html.contains(#"<p id="minAgeYears-error" class="field-error">"#))
-            #expect(try await server.get(path.replacingOccurrences(of: "/pets", with: "/v1/pets"), token: ada.token,
-                                         as: Components.Schemas.DeckPreferences.self).maxDistanceKm == 25)
+            #expect(
+                try await server.get(
+                    path.replacingOccurrences(of: "/pets", with: "/v1/pets"), token: ada.token,
+                    as: Components.Schemas.DeckPreferences.self
+                ).maxDistanceKm == 25)
 
-            let saved = try await browser.post(path, ["maxDistanceKm": "10", "minAgeYears": "1", "minAgeMonths": "6",
-                                                      "maxAgeYears": "4", "sexes[]": "female", "sizes[]": "medium",
-                                                      "playStyles[]": "chase", "neuteredOnly": "on", "maxWeightKg": "20,5"])
+            let saved = try await browser.post(
+                path,
+                [
+                    "maxDistanceKm": "10", "minAgeYears": "1", "minAgeMonths": "6",
+                    "maxAgeYears": "4", "sexes[]": "female", "sizes[]": "medium",
+                    "playStyles[]": "chase", "neuteredOnly": "on", "maxWeightKg": "20,5",
+                ])
             #expect(saved.location == "/pets/\(ada.dogID)/deck?flash=preferences")
             let stored = try await server.get("/v1/pets/\(ada.dogID)/preferences", token: ada.token, as: Components.Schemas.DeckPreferences.self)
             #expect(stored.maxDistanceKm == 10 && stored.minAgeMonths == 18 && stored.maxAgeMonths == 48)
@@ -311,7 +323,8 @@ import Testing
 
     @Test func aPuppysProfileShowsItsBehaviourToItsOwnerOnly() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: ["estimatedAgeMonths": 4, "playStyles": ["chase"], "neutered": true])
+            let ada = try await server.owner(
+                "ada", at: TestServer.Place.lyon, dog: ["estimatedAgeMonths": 4, "playStyles": ["chase"], "neutered": true])
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let own = try await TestBrowser.signedIn(server, as: ada.member).get("/pets/\(ada.dogID)")
             #expect(own.html.contains("<dt>Plays</dt><dd>Chase</dd>") && own.html.contains("<dt>Neutered</dt><dd>Yes</dd>"))
@@ -340,7 +353,10 @@ import Testing
             for _ in 1...5 { _ = try await guesser.post("/login", ["email": ada.member.email, "password": "not the password"]) }
             let locked = try await guesser.post("/login", ["email": ada.member.email, "password": ada.member.password])
             #expect(locked.status == 429)
-            #expect(locked.html.contains(#"<p class="notice" id="locked-out">For your safety, logging in is paused for 5 minutes. Forgot your password? <a href="/forgot-password">Reset it by email</a>.</p>"#))
+            #expect(
+                locked.html.contains(
+                    #"<p class="notice" id="locked-out">For your safety, logging in is paused for 5 minutes. Forgot your password? <a href="/forgot-password">Reset it by email</a>.</p>"#
+                ))
         }
     }
 

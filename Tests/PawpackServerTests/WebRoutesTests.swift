@@ -1,10 +1,11 @@
 import Foundation
 import PawpackAPI
 import PawpackCore
-@testable import PawpackServer
 import PawpackTestSupport
 import Testing
 import Vapor
+
+@testable import PawpackServer
 
 /// The web app's routes as a whole: every form that changes something refuses a request
 /// without the page's CSRF token, and every address the pages name is one the server serves.
@@ -25,8 +26,9 @@ import Vapor
                 for csrf in [TestBrowser.CSRF.missing, .value("not-the-token")] {
                     let page = try await browser.post(path, ["username": "someone", "password": "a walk in the park"], csrf: csrf)
                     // then each is refused as an expired form, whatever the route would have done
-                    #expect(page.status == 403 && page.html.contains("This form has expired"),
-                            "\(route.method) \(path) with \(csrf): \(page.status)")
+                    #expect(
+                        page.status == 403 && page.html.contains("This form has expired"),
+                        "\(route.method) \(path) with \(csrf): \(page.status)")
                 }
             }
 
@@ -42,8 +44,10 @@ import Vapor
             let (request, match) = (Playdates.MatchRequest.ID(), Playdates.Match.ID())
             let (chat, meetup, notification) = (Chats.Chat.ID(), Meetups.Meetup.ID(), Notifications.Notification.ID())
             let named: [(HTTPMethod, String)] = [
-                (.GET, WebPath.landing), (.GET, WebPath.home), (.GET, server.app.pawpack.assets.stylesheet.path), (.GET, server.app.pawpack.assets.script.path),
-                (.GET, WebPath.devMail), (.GET, WebPath.devPush), (.GET, WebPath.devClock), (.POST, WebPath.devClock), (.GET, WebPath.manifest), (.GET, WebPath.serviceWorker), (.GET, WebPath.offline),
+                (.GET, WebPath.landing), (.GET, WebPath.home), (.GET, server.app.pawpack.assets.stylesheet.path),
+                (.GET, server.app.pawpack.assets.script.path),
+                (.GET, WebPath.devMail), (.GET, WebPath.devPush), (.GET, WebPath.devClock), (.POST, WebPath.devClock), (.GET, WebPath.manifest),
+                (.GET, WebPath.serviceWorker), (.GET, WebPath.offline),
                 (.GET, WebPath.iconSVG), (.GET, WebPath.icon(size: 192)), (.GET, WebPath.icon(size: 512)),
                 (.GET, WebPath.accountLocation),
                 (.GET, WebPath.passes(pet)), (.POST, WebPath.likeFromPasses(pet)), (.GET, WebPath.match(match)),
@@ -80,8 +84,9 @@ import Vapor
                 #expect(routes.contains { Self.route($0, matches: path, method: method) }, "nothing serves \(method) \(path)")
             }
             for route in routes {
-                #expect(named.contains { Self.route(route, matches: $0.1, method: $0.0) },
-                        "\(route.method) /\(route.path.string) has no WebPath")
+                #expect(
+                    named.contains { Self.route(route, matches: $0.1, method: $0.0) },
+                    "\(route.method) /\(route.path.string) has no WebPath")
             }
         }
     }
@@ -102,29 +107,39 @@ import Vapor
         let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
         let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNear)
         let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
-        let photo = try await server.upload("/v1/pets/\(ada.dogID)/photos", parts: [
-            .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg")),
-        ], token: ada.token).decode(Components.Schemas.Photo.self)
-        let vaccination = try await server.send(.POST, "/v1/pets/\(ada.dogID)/vaccinations",
-                                                object: ["vaccine": "rabies", "givenOn": "2025-06-01"], token: ada.token)
-            .decode(Components.Schemas.Vaccination.self)
+        let photo = try await server.upload(
+            "/v1/pets/\(ada.dogID)/photos",
+            parts: [
+                .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))
+            ], token: ada.token
+        ).decode(Components.Schemas.Photo.self)
+        let vaccination = try await server.send(
+            .POST, "/v1/pets/\(ada.dogID)/vaccinations",
+            object: ["vaccine": "rabies", "givenOn": "2025-06-01"], token: ada.token
+        )
+        .decode(Components.Schemas.Vaccination.self)
         _ = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "bob"], token: ada.token)
         _ = try await server.send(.POST, "/v1/pets/\(cyd.dogID)/guardians", object: ["username": "ada"], token: cyd.token)
-        let invitation = try #require(try await server.get("/v1/guardian-invitations", token: ada.token,
-                                                           as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
+        let invitation = try #require(
+            try await server.get(
+                "/v1/guardian-invitations", token: ada.token,
+                as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self
+            )
             .items.first)
         let request = try #require(try await server.like(cyd, ada).request)
         _ = try await server.like(eve, ada)
         let match = try #require(try await server.like(ada, eve).match)
         _ = try await server.member("fay", password: "fay's own secret")
         _ = try await server.send(.POST, "/v1/blocks", object: ["username": "fay"], token: ada.token)
-        return World(ada: ada, values: [
-            "petId": ada.dogID, "photoId": photo.id, "vaccinationId": vaccination.id, "userId": bob.member.id,
-            "invitationId": invitation.id, "requestId": request.id, "matchId": match.id,
-            // Refused before they are read: any id does.
-            "chatId": Chats.Chat.ID().description, "meetupId": Meetups.Meetup.ID().description,
-            "notificationId": Notifications.Notification.ID().description,
-        ])
+        return World(
+            ada: ada,
+            values: [
+                "petId": ada.dogID, "photoId": photo.id, "vaccinationId": vaccination.id, "userId": bob.member.id,
+                "invitationId": invitation.id, "requestId": request.id, "matchId": match.id,
+                // Refused before they are read: any id does.
+                "chatId": Chats.Chat.ID().description, "meetupId": Meetups.Meetup.ID().description,
+                "notificationId": Notifications.Notification.ID().description,
+            ])
     }
 
     /// The routes of the web app: everything but the API, the contract and the health check.
@@ -137,15 +152,16 @@ import Vapor
 
     /// The route's path with each parameter filled in from `values`.
     static func path(of route: Route, values: [String: String]) throws -> String {
-        "/" + (try route.path.map { component -> String in
-            switch component {
-            case let .constant(text): return text
-            case let .parameter(name):
-                guard let value = values[name] else { throw TestFailure("no value for :\(name): give one in World.values") }
-                return value
-            case .anything, .catchall: throw TestFailure("a wildcard in /\(route.path.string)")
-            }
-        }).joined(separator: "/")
+        "/"
+            + (try route.path.map { component -> String in
+                switch component {
+                case .constant(let text): return text
+                case .parameter(let name):
+                    guard let value = values[name] else { throw TestFailure("no value for :\(name): give one in World.values") }
+                    return value
+                case .anything, .catchall: throw TestFailure("a wildcard in /\(route.path.string)")
+                }
+            }).joined(separator: "/")
     }
 
     static func route(_ route: Route, matches path: String, method: HTTPMethod) -> Bool {
@@ -153,7 +169,7 @@ import Vapor
         let parts = path.split(separator: "?")[0].split(separator: "/").map(String.init)
         guard parts.count == route.path.count else { return false }
         return zip(route.path, parts).allSatisfy { component, part in
-            if case let .constant(text) = component { return text == part }
+            if case .constant(let text) = component { return text == part }
             return true
         }
     }

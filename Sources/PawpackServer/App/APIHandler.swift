@@ -14,8 +14,9 @@ struct APIHandler: APIProtocol {
     /// The Vapor request behind the running operation.
     func currentRequest() throws -> Request {
         guard let request = RequestContext.current else {
-            throw Problem(status: 500, code: .internalError, title: "No request context",
-                          detail: "The request context middleware is not installed.")
+            throw Problem(
+                status: 500, code: .internalError, title: "No request context",
+                detail: "The request context middleware is not installed.")
         }
         return request
     }

@@ -58,8 +58,11 @@ struct Area: Sendable {
     var chatPanel: (@Sendable (Request, ChatValue, PawpackServices) async throws -> Node<HTML.BodyContext>)?
     /// What a new block between two members ends in it (Chats: their chats close; Playdates:
     /// matches and pending requests), inside the block's transaction: the events to send after.
-    var blockEnds: (@Sendable (_ blocker: User.ID, _ blocked: User.ID, PawpackServices, any Database) async throws
-        -> [StoredRealtimeEvent])?
+    var blockEnds:
+        (
+            @Sendable (_ blocker: User.ID, _ blocked: User.ID, PawpackServices, any Database) async throws
+                -> [StoredRealtimeEvent]
+        )?
 }
 
 /// Data an area keeps derived from pets and their owners' locations, kept in step by Pets, which

@@ -10,8 +10,10 @@ extension APIHandler {
     /// form is over: a request left half read would leave its connection hanging. The runtime
     /// checks the form as it streams (a missing required part surfaces here), so its errors are
     /// the client's, answered as a malformed upload that says which `parts` to send.
-    static func readForm<Part: Sendable>(_ form: MultipartBody<Part>, parts: String,
-                                         _ read: (Part) async throws -> Problem?) async throws {
+    static func readForm<Part: Sendable>(
+        _ form: MultipartBody<Part>, parts: String,
+        _ read: (Part) async throws -> Problem?
+    ) async throws {
         var refusal: Problem?
         do {
             for try await part in form {
@@ -20,9 +22,10 @@ extension APIHandler {
         } catch let problem as Problem {
             throw problem
         } catch {
-            throw Problem(status: 400, code: .invalidRequest, title: "Malformed upload",
-                          detail: "Send multipart/form-data with \(parts).",
-                          errors: [.init(field: "photo", message: "is required")])
+            throw Problem(
+                status: 400, code: .invalidRequest, title: "Malformed upload",
+                detail: "Send multipart/form-data with \(parts).",
+                errors: [.init(field: "photo", message: "is required")])
         }
         if let refusal { throw refusal }
     }

@@ -22,9 +22,11 @@ package struct Dependencies: Sendable {
     /// `pawpack bench deck` and the tests compare it with.
     package var deckSource: DeckSource
 
-    package init(clock: any AppClock, mailer: any Mailer, media: any MediaStore,
-                 locationOffsets: @escaping @Sendable () -> LocationBlur.Offset = { LocationBlur.Offset.random() },
-                 pushClient: HTTPClient = .shared, deckSource: DeckSource = .index) {
+    package init(
+        clock: any AppClock, mailer: any Mailer, media: any MediaStore,
+        locationOffsets: @escaping @Sendable () -> LocationBlur.Offset = { LocationBlur.Offset.random() },
+        pushClient: HTTPClient = .shared, deckSource: DeckSource = .index
+    ) {
         self.clock = clock
         self.mailer = mailer
         self.media = media
@@ -39,14 +41,14 @@ package struct Dependencies: Sendable {
         switch config.mail {
         case .developmentOutbox:
             mailer = DevelopmentOutbox(logger: logger)
-        case let .smtp(settings):
+        case .smtp(let settings):
             mailer = SMTPMailer(settings: settings, eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
         }
         let media: any MediaStore
         switch config.media {
         case .localFiles:
             media = LocalMediaStore(root: config.localMediaDirectory)
-        case let .s3(settings):
+        case .s3(let settings):
             media = S3MediaStore(settings: settings)
         }
         // Development's clock can be moved forward (`/dev/clock`); production's is the system's.
@@ -118,30 +120,38 @@ package final class PawpackServices: Sendable {
         await realtime.hub.closeAll()
     }
 
-    init(config: Config, dependencies: Dependencies, areas: [Area], assets: WebAssets, pushProviders: PushProviders,
-         threadPool: NIOThreadPool, logger: Logger) {
+    init(
+        config: Config, dependencies: Dependencies, areas: [Area], assets: WebAssets, pushProviders: PushProviders,
+        threadPool: NIOThreadPool, logger: Logger
+    ) {
         self.config = config
         self.dependencies = dependencies
         self.areas = areas
         self.shell = WebShell(areas: areas)
         self.assets = assets
         self.logger = logger
-        self.photos = PhotoIntake(media: dependencies.media, maximumBytes: config.maximumUploadBytes, imageWork: threadPool,
-                                  logger: logger)
-        self.hasher = PasswordHasher(cost: config.bcryptCost, threads: config.hashingThreads,
-                                     queueLimit: config.hashingQueueLimit)
+        self.photos = PhotoIntake(
+            media: dependencies.media, maximumBytes: config.maximumUploadBytes, imageWork: threadPool,
+            logger: logger)
+        self.hasher = PasswordHasher(
+            cost: config.bcryptCost, threads: config.hashingThreads,
+            queueLimit: config.hashingQueueLimit)
         var rowsInMemory = dependencies.deckSource == .index
         if case .postgres = config.database { rowsInMemory = false }
         self.deckRowsInMemory = rowsInMemory
         let clock = dependencies.clock
-        self.realtime = RealtimeEvents(hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: clock,
-                                       writes: writes, openSessions: { user, db in
-            try await SessionService.openSessions(of: user, policy: config.sessions, now: clock.now(), on: db)
-        })
-        self.push = PushOutbox(providers: pushProviders, acknowledgements: realtime.acknowledgements,
-                               clock: dependencies.clock, logger: logger)
-        self.notifications = NotificationService(realtime: realtime, push: push, clock: dependencies.clock,
-                                                 policy: config.notifications)
+        self.realtime = RealtimeEvents(
+            hub: RealtimeHub(socketsPerMember: config.socketsPerMember), clock: clock,
+            writes: writes,
+            openSessions: { user, db in
+                try await SessionService.openSessions(of: user, policy: config.sessions, now: clock.now(), on: db)
+            })
+        self.push = PushOutbox(
+            providers: pushProviders, acknowledgements: realtime.acknowledgements,
+            clock: dependencies.clock, logger: logger)
+        self.notifications = NotificationService(
+            realtime: realtime, push: push, clock: dependencies.clock,
+            policy: config.notifications)
         for area in areas {
             for service in area.services(self) {
                 areaServices.withLockedValue { $0[ObjectIdentifier(type(of: service))] = service }
@@ -203,9 +213,10 @@ extension PawpackServices {
     /// once; the pages are read in on the thread pool. Nothing on PostgreSQL or with a budget
     /// of 0 (PAWPACK_SQLITE_RESIDENT_MB).
     package func keepDatabaseInMemory(on app: Application) {
-        guard case let .sqliteFile(path) = config.database, config.sqliteResidentBytes > 0 else { return }
-        let keeper = DatabaseKeeper(file: ResidentFile(path: path, budget: config.sqliteResidentBytes),
-                                    threadPool: app.threadPool, eventLoop: app.eventLoopGroup.next(), logger: app.logger)
+        guard case .sqliteFile(let path) = config.database, config.sqliteResidentBytes > 0 else { return }
+        let keeper = DatabaseKeeper(
+            file: ResidentFile(path: path, budget: config.sqliteResidentBytes),
+            threadPool: app.threadPool, eventLoop: app.eventLoopGroup.next(), logger: app.logger)
         databaseKeeper.withLockedValue { previous in
             previous?.stop()
             previous = keeper
@@ -216,7 +227,7 @@ extension PawpackServices {
     /// nothing is (not started, PostgreSQL, over the budget, or it failed).
     package func databaseHeldInMemory() async -> Int? {
         guard let keeper = databaseKeeper.withLockedValue({ $0 }) else { return nil }
-        guard case let .held(_, fileBytes) = await keeper.firstPass.value else { return nil }
+        guard case .held(_, let fileBytes) = await keeper.firstPass.value else { return nil }
         return fileBytes
     }
 }

@@ -10,8 +10,10 @@ import Vapor
 /// Builds the whole server on `app`: database, the areas' migrations, services, middleware,
 /// the OpenAPI handlers and the areas' pages. `serve`, `bench` and every test call this same
 /// function; a test may add an area of its own.
-package func configure(_ app: Application, config: Config, dependencies: Dependencies,
-                       areas: Areas = .all) async throws {
+package func configure(
+    _ app: Application, config: Config, dependencies: Dependencies,
+    areas: Areas = .all
+) async throws {
     var config = config
     if config.secret.isEmpty {
         config.secret = try developmentSecret(config)
@@ -33,23 +35,28 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
         app.migrations.add(migration)
     }
 
-    let pushProviders = try await PushProviders.make(config: config, client: dependencies.pushClient,
-                                                     clock: dependencies.clock, logger: app.logger)
-    let services = PawpackServices(config: config, dependencies: dependencies, areas: areas.list,
-                                   assets: try WebAssets(areas: areas.list),
-                                   pushProviders: pushProviders, threadPool: app.threadPool, logger: app.logger)
+    let pushProviders = try await PushProviders.make(
+        config: config, client: dependencies.pushClient,
+        clock: dependencies.clock, logger: app.logger)
+    let services = PawpackServices(
+        config: config, dependencies: dependencies, areas: areas.list,
+        assets: try WebAssets(areas: areas.list),
+        pushProviders: pushProviders, threadPool: app.threadPool, logger: app.logger)
     app.pawpack = services
     // Events are written as the API writes its answers.
     services.realtime.use(APIHandler(services: services))
-    if case let .postgres(url) = config.database {
+    if case .postgres(let url) = config.database {
         let postgres = try SQLPostgresConfiguration(url: url)
         let realtime = services.realtime
-        let fanOut = PostgresFanOut(configuration: postgres, hub: realtime.hub, closeEndedSessions: { user, db in
-            await realtime.closeEndedSessions(of: user, on: db)
-        }, database: { [unowned app] in
-            // None once the server has shut its databases (Fluent's `app.db` would trap).
-            app.databases.database(logger: app.logger, on: app.eventLoopGroup.any())
-        })
+        let fanOut = PostgresFanOut(
+            configuration: postgres, hub: realtime.hub,
+            closeEndedSessions: { user, db in
+                await realtime.closeEndedSessions(of: user, on: db)
+            },
+            database: { [unowned app] in
+                // None once the server has shut its databases (Fluent's `app.db` would trap).
+                app.databases.database(logger: app.logger, on: app.eventLoopGroup.any())
+            })
         services.realtime.fanOut.withLockedValue { $0 = fanOut }
     }
     app.lifecycle.use(PawpackServicesLifecycle(services: services))
@@ -77,8 +84,9 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
     }
     let contract = try OpenAPIDocument.yaml()
     let noNulls = NoNullMembersMiddleware(contract: String(decoding: contract, as: UTF8.self))
-    try APIHandler(services: services).registerHandlers(on: VaporTransport(routesBuilder: app), configuration: .pawpack,
-                                                        middlewares: [ContentNegotiationMiddleware(), bodyLimit, noNulls])
+    try APIHandler(services: services).registerHandlers(
+        on: VaporTransport(routesBuilder: app), configuration: .pawpack,
+        middlewares: [ContentNegotiationMiddleware(), bodyLimit, noNulls])
 
     app.get("openapi.yaml") { _ in
         Response(status: .ok, headers: ["Content-Type": "application/yaml"], body: .init(data: contract))
@@ -88,11 +96,12 @@ package func configure(_ app: Application, config: Config, dependencies: Depende
 
 private func configureDatabase(_ app: Application, config: Config) throws {
     switch config.database {
-    case let .sqliteFile(path):
+    case .sqliteFile(let path):
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
         // The database, and the journal files SQLite gives its permissions, for the server's
         // user only: created empty here so SQLite never makes it readable by others.
@@ -100,7 +109,7 @@ private func configureDatabase(_ app: Application, config: Config) throws {
             FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
-    case let .postgres(url):
+    case .postgres(let url):
         app.databases.use(.postgres(configuration: try SQLPostgresConfiguration(url: url)), as: .psql)
     }
 }
@@ -162,8 +171,9 @@ private func developmentSecret(_ config: Config) throws -> String {
     if let saved = try? String(contentsOfFile: path, encoding: .utf8), saved.utf8.count >= 32 {
         return saved
     }
-    try FileManager.default.createDirectory(atPath: config.dataDirectory, withIntermediateDirectories: true,
-                                            attributes: [.posixPermissions: 0o700])
+    try FileManager.default.createDirectory(
+        atPath: config.dataDirectory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
     // Unwritable, the secret lasts this run only: links emailed before a restart stop working.
     _ = FileManager.default.createFile(atPath: path, contents: Data(random.utf8), attributes: [.posixPermissions: 0o600])
     return random

@@ -57,8 +57,11 @@ extension PawpackServices {
             let chatID = try chat.requireID().description
             let tokenA = try await sessions.issueAppSession(for: a, on: db).accessToken
             let tokenB = try await sessions.issueAppSession(for: b, on: db).accessToken
-            result.append((ChatBenchMember(user: chat.$userA.id.description, accessToken: tokenA, chat: chatID),
-                           ChatBenchMember(user: chat.$userB.id.description, accessToken: tokenB, chat: chatID)))
+            result.append(
+                (
+                    ChatBenchMember(user: chat.$userA.id.description, accessToken: tokenA, chat: chatID),
+                    ChatBenchMember(user: chat.$userB.id.description, accessToken: tokenB, chat: chatID)
+                ))
         }
         return result
     }

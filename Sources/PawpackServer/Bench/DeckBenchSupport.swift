@@ -20,13 +20,19 @@ extension PawpackServices {
         var seen = Set<Pet.ID>()
         for number in 0..<max(0, count) {
             let prefix = UInt32((UInt64(number) << 32) / UInt64(count))
-            let start = Pet.ID(UUID(uuid: (UInt8(prefix >> 24), UInt8(prefix >> 16 & 0xFF), UInt8(prefix >> 8 & 0xFF),
-                                           UInt8(prefix & 0xFF), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
-            guard let row = try await db.sql.select().columns("pet_id", "owner_id").from(DeckIndex.table)
-                .where("pet_id", .greaterThanOrEqual, start).orderBy("pet_id").limit(1).first() else { continue }
+            let start = Pet.ID(
+                UUID(
+                    uuid: (
+                        UInt8(prefix >> 24), UInt8(prefix >> 16 & 0xFF), UInt8(prefix >> 8 & 0xFF),
+                        UInt8(prefix & 0xFF), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+                    )))
+            guard
+                let row = try await db.sql.select().columns("pet_id", "owner_id").from(DeckIndex.table)
+                    .where("pet_id", .greaterThanOrEqual, start).orderBy("pet_id").limit(1).first()
+            else { continue }
             let petID = Pet.ID(try row.decode(column: "pet_id", as: UUID.self))
             guard seen.insert(petID).inserted,
-                  let owner = try await UserRecord.find(User.ID(try row.decode(column: "owner_id", as: UUID.self)), on: db)
+                let owner = try await UserRecord.find(User.ID(try row.decode(column: "owner_id", as: UUID.self)), on: db)
             else { continue }
             let session = try await sessions.issueAppSession(for: owner, on: db)
             seekers.append(DeckBenchSeeker(petID: petID, accessToken: session.accessToken))

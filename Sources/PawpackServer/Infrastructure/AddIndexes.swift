@@ -19,7 +19,8 @@ struct AddIndexes: AsyncMigration {
     func prepare(on database: any Database) async throws {
         let sql = database.sql
         for index in indexes {
-            try await sql.raw("CREATE INDEX IF NOT EXISTS \(ident: index.name) ON \(ident: index.table) (\(idents: index.columns, joinedBy: ", "))").run()
+            try await sql.raw("CREATE INDEX IF NOT EXISTS \(ident: index.name) ON \(ident: index.table) (\(idents: index.columns, joinedBy: ", "))")
+                .run()
         }
     }
 

@@ -19,7 +19,7 @@ extension Routes {
         for component in components {
             switch component {
             case .catchall: return index < segments.count
-            case let .constant(text): guard index < segments.count, segments[index] == text else { return false }
+            case .constant(let text): guard index < segments.count, segments[index] == text else { return false }
             case .parameter, .anything: guard index < segments.count else { return false }
             }
             index += 1

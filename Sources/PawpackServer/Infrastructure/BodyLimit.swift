@@ -17,12 +17,15 @@ struct BodyLimitMiddleware: ServerMiddleware {
     /// client is cut off mid-body.
     var drainLimit = 64 * 1_048_576
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
-        async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
+        async throws -> (HTTPResponse, HTTPBody?)
+    {
         guard let body else { return try await next(request, nil, metadata) }
         let limit = self.limit(operationID)
-        if case let .known(length) = body.length, length > limit { throw Problem.bodyTooLarge(limit: limit) }
+        if case .known(let length) = body.length, length > limit { throw Problem.bodyTooLarge(limit: limit) }
         let bounded = BoundedBody(body: body, limit: limit, drainLimit: drainLimit)
         return try await next(request, HTTPBody(bounded, length: body.length, iterationBehavior: .single), metadata)
     }
@@ -59,8 +62,9 @@ extension Problem {
     /// A request body over `limit` bytes.
     static func bodyTooLarge(limit: Int) -> Problem {
         let size = limit >= 1_048_576 ? "\(limit / 1_048_576) MB" : "\(max(1, limit / 1_024)) KB"
-        return Problem(status: 413, code: .payloadTooLarge, title: "Request too large",
-                       detail: "This request may send at most \(size).")
+        return Problem(
+            status: 413, code: .payloadTooLarge, title: "Request too large",
+            detail: "This request may send at most \(size).")
     }
 }
 
@@ -83,15 +87,19 @@ struct NoNullMembersMiddleware: ServerMiddleware {
         declaredNames = names
     }
 
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
-        async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
+        async throws -> (HTTPResponse, HTTPBody?)
+    {
         guard let body, request.headerFields[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             return try await next(request, body, metadata)
         }
         let bytes = try await [UInt8](collecting: body, upTo: .max)
         if let json = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
-           let path = firstNullMember(in: json, at: "") {
+            let path = firstNullMember(in: json, at: "")
+        {
             throw Problem.invalidField(path, "must be left out rather than null")
         }
         return try await next(request, HTTPBody(bytes), metadata)

@@ -1,7 +1,8 @@
 import Foundation
 import Vapor
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Addresses and networks (`192.0.2.10`, `10.0.0.0/8`, `::1`, `fd00::/8`) written in
@@ -86,13 +87,13 @@ package struct TrustedProxies: Sendable, Equatable {
             chain = headers[canonicalForm: "X-Forwarded-For"].map(String.init).map { $0.trimmingCharacters(in: .whitespaces) }
         }
         for address in chain.reversed() {
-            guard Self.bytes(of: address) != nil else { return peer }  // unreadable: trust nothing further
+            guard Self.bytes(of: address) != nil else { return peer } // unreadable: trust nothing further
             if !contains(address) { return address }
         }
         return chain.first ?? peer
     }
 }
 
-private extension Array {
-    var nonEmpty: Self? { isEmpty ? nil : self }
+extension Array {
+    fileprivate var nonEmpty: Self? { isEmpty ? nil : self }
 }

@@ -108,7 +108,7 @@ package struct Config: Sendable {
 
     /// The folder local media lives in.
     package var localMediaDirectory: String {
-        if case let .localFiles(folder?) = media { return folder }
+        if case .localFiles(let folder?) = media { return folder }
         return (dataDirectory as NSString).appendingPathComponent("media")
     }
 
@@ -143,14 +143,17 @@ package struct Config: Sendable {
         config.publicBaseURL = reader.string("PAWPACK_PUBLIC_URL") ?? "http://\(config.hostname):\(config.port)"
         while config.publicBaseURL.hasSuffix("/") { config.publicBaseURL.removeLast() }
         guard URL(string: config.publicBaseURL)?.host != nil,
-              config.publicBaseURL.hasPrefix("http://") || config.publicBaseURL.hasPrefix("https://") else {
+            config.publicBaseURL.hasPrefix("http://") || config.publicBaseURL.hasPrefix("https://")
+        else {
             throw ConfigError(variable: "PAWPACK_PUBLIC_URL", message: "must be an http(s) URL such as https://pawpack.example.org")
         }
         config.mailFrom = reader.string("MAIL_FROM") ?? config.mailFrom
         if let smtpURL = reader.string("SMTP_URL") {
             do {
-                config.mail = .smtp(try SMTPSettings(url: smtpURL, from: config.mailFrom,
-                                                     caFile: reader.string("SMTP_CA_FILE")))
+                config.mail = .smtp(
+                    try SMTPSettings(
+                        url: smtpURL, from: config.mailFrom,
+                        caFile: reader.string("SMTP_CA_FILE")))
             } catch {
                 throw ConfigError(variable: "SMTP_URL", message: "\(error)")
             }
@@ -164,32 +167,41 @@ package struct Config: Sendable {
         if let minutes = try reader.int("PAWPACK_WEB_IDLE_MINUTES", in: 1...43_200) {
             config.sessions.webIdleTimeout = TimeInterval(minutes) * 60
         }
-        config.failedLoginsPerAddress = try reader.int("PAWPACK_LOGIN_FAILURES_PER_ADDRESS", in: 1...1_000_000)
+        config.failedLoginsPerAddress =
+            try reader.int("PAWPACK_LOGIN_FAILURES_PER_ADDRESS", in: 1...1_000_000)
             ?? config.failedLoginsPerAddress
         if let list = reader.string("PAWPACK_TRUSTED_PROXIES") {
             guard let proxies = TrustedProxies(list) else {
-                throw ConfigError(variable: "PAWPACK_TRUSTED_PROXIES",
-                                  message: "must list addresses or networks, such as 10.0.0.2, 172.16.0.0/12, ::1")
+                throw ConfigError(
+                    variable: "PAWPACK_TRUSTED_PROXIES",
+                    message: "must list addresses or networks, such as 10.0.0.2, 172.16.0.0/12, ::1")
             }
             config.trustedProxies = proxies
         }
-        config.mailRequestsPerClientPerHour = try reader.int("PAWPACK_MAIL_REQUESTS_PER_HOUR", in: 1...1_000_000)
+        config.mailRequestsPerClientPerHour =
+            try reader.int("PAWPACK_MAIL_REQUESTS_PER_HOUR", in: 1...1_000_000)
             ?? config.mailRequestsPerClientPerHour
-        config.mailsPerRecipientPerHour = try reader.int("PAWPACK_MAILS_PER_RECIPIENT_PER_HOUR", in: 1...1_000_000)
+        config.mailsPerRecipientPerHour =
+            try reader.int("PAWPACK_MAILS_PER_RECIPIENT_PER_HOUR", in: 1...1_000_000)
             ?? config.mailsPerRecipientPerHour
-        config.locationChangesPerHour = try reader.int("PAWPACK_LOCATION_CHANGES_PER_HOUR", in: 1...1_000_000)
+        config.locationChangesPerHour =
+            try reader.int("PAWPACK_LOCATION_CHANGES_PER_HOUR", in: 1...1_000_000)
             ?? config.locationChangesPerHour
-        config.deckReadsPerMinute = try reader.int("PAWPACK_DECK_READS_PER_MINUTE", in: 1...1_000_000)
+        config.deckReadsPerMinute =
+            try reader.int("PAWPACK_DECK_READS_PER_MINUTE", in: 1...1_000_000)
             ?? config.deckReadsPerMinute
-        config.messagesPerMinute = try reader.int("PAWPACK_MESSAGES_PER_MINUTE", in: 1...1_000_000)
+        config.messagesPerMinute =
+            try reader.int("PAWPACK_MESSAGES_PER_MINUTE", in: 1...1_000_000)
             ?? config.messagesPerMinute
         config.socketsPerMember = try reader.int("PAWPACK_SOCKETS_PER_MEMBER", in: 1...1_000) ?? config.socketsPerMember
         config.socketSendQueueLimit = try reader.int("PAWPACK_SOCKET_QUEUE_LIMIT", in: 1...1_000_000) ?? config.socketSendQueueLimit
         config.realtimePingSeconds = try reader.int("PAWPACK_REALTIME_PING_SECONDS", in: 1...3_600) ?? config.realtimePingSeconds
         config.stopSeconds = try reader.int("PAWPACK_STOP_SECONDS", in: 1...600) ?? config.stopSeconds
-        config.notifications.perSenderPerMinute = try reader.int("PAWPACK_NOTIFICATIONS_PER_SENDER_PER_MINUTE", in: 1...10_000)
+        config.notifications.perSenderPerMinute =
+            try reader.int("PAWPACK_NOTIFICATIONS_PER_SENDER_PER_MINUTE", in: 1...10_000)
             ?? config.notifications.perSenderPerMinute
-        config.notifications.perRecipientPerMinute = try reader.int("PAWPACK_NOTIFICATIONS_PER_MINUTE", in: 1...10_000)
+        config.notifications.perRecipientPerMinute =
+            try reader.int("PAWPACK_NOTIFICATIONS_PER_MINUTE", in: 1...10_000)
             ?? config.notifications.perRecipientPerMinute
         if let minutes = try reader.int("PAWPACK_NOTIFICATION_COALESCE_MINUTES", in: 0...1_440) {
             config.notifications.coalesceWindow = TimeInterval(minutes) * 60
@@ -212,10 +224,12 @@ package struct Config: Sendable {
             guard let endpoint = settings["S3_ENDPOINT"], URL(string: endpoint)?.host != nil else {
                 throw ConfigError(variable: "S3_ENDPOINT", message: "must be a URL such as https://s3.eu-west-1.amazonaws.com")
             }
-            config.media = .s3(S3Settings(endpoint: endpoint, region: settings["S3_REGION"]!, bucket: bucket,
-                                          accessKeyID: settings["S3_ACCESS_KEY_ID"]!,
-                                          secretAccessKey: settings["S3_SECRET_ACCESS_KEY"]!,
-                                          pathStyle: reader.string("S3_PATH_STYLE").map { $0 != "false" } ?? true))
+            config.media = .s3(
+                S3Settings(
+                    endpoint: endpoint, region: settings["S3_REGION"]!, bucket: bucket,
+                    accessKeyID: settings["S3_ACCESS_KEY_ID"]!,
+                    secretAccessKey: settings["S3_SECRET_ACCESS_KEY"]!,
+                    pathStyle: reader.string("S3_PATH_STYLE").map { $0 != "false" } ?? true))
         } else if let folder = reader.string("PAWPACK_MEDIA_DIR") {
             config.media = .localFiles(folder)
         }
@@ -244,8 +258,9 @@ package struct Config: Sendable {
                 throw ConfigError(variable: "PAWPACK_SECRET", message: "must be at least 32 characters")
             }
             guard Self.estimatedBits(of: secret) >= 128 else {
-                throw ConfigError(variable: "PAWPACK_SECRET",
-                                  message: "looks guessable (too few different characters); use random output such as `openssl rand -base64 32`")
+                throw ConfigError(
+                    variable: "PAWPACK_SECRET",
+                    message: "looks guessable (too few different characters); use random output such as `openssl rand -base64 32`")
             }
             config.secret = secret
         }
@@ -263,8 +278,9 @@ package struct Config: Sendable {
                 throw ConfigError(variable: "PAWPACK_SECRET", message: "is required in production (at least 32 random characters)")
             }
             guard config.publicBaseURL.lowercased().hasPrefix("https://") || reader.string("PAWPACK_ALLOW_HTTP") == "1" else {
-                throw ConfigError(variable: "PAWPACK_PUBLIC_URL",
-                                  message: "must start with https:// in production (sessions and links travel over it); PAWPACK_ALLOW_HTTP=1 allows http://")
+                throw ConfigError(
+                    variable: "PAWPACK_PUBLIC_URL",
+                    message: "must start with https:// in production (sessions and links travel over it); PAWPACK_ALLOW_HTTP=1 allows http://")
             }
             guard config.bcryptCost >= 10 else {
                 throw ConfigError(variable: "PAWPACK_BCRYPT_COST", message: "must be at least 10 in production")
@@ -287,16 +303,19 @@ package struct Config: Sendable {
                 throw ConfigError(variable: "APNS_PRIVATE_KEY_FILE", message: "must name the .p8 key file from the Apple developer account")
             }
             let bundles = Set(reader.string("APNS_BUNDLE_IDS")!.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            push.apns = APNsProvider.Settings(keyID: reader.string("APNS_KEY_ID")!, teamID: reader.string("APNS_TEAM_ID")!,
-                                              privateKeyPEM: pem, bundleIDs: bundles)
+            push.apns = APNsProvider.Settings(
+                keyID: reader.string("APNS_KEY_ID")!, teamID: reader.string("APNS_TEAM_ID")!,
+                privateKeyPEM: pem, bundleIDs: bundles)
         }
         if reader.string("FCM_SERVICE_ACCOUNT_FILE") != nil || reader.string("FCM_SENDER_ID") != nil {
             guard let file = reader.string("FCM_SERVICE_ACCOUNT_FILE"),
-                  let data = FileManager.default.contents(atPath: file),
-                  let account = try? JSONDecoder().decode(FCMProvider.ServiceAccount.self, from: data),
-                  (try? Insecure.RSA.PrivateKey(pem: account.privateKey)) != nil else {
-                throw ConfigError(variable: "FCM_SERVICE_ACCOUNT_FILE",
-                                  message: "must name the service account's JSON key file from the Firebase console")
+                let data = FileManager.default.contents(atPath: file),
+                let account = try? JSONDecoder().decode(FCMProvider.ServiceAccount.self, from: data),
+                (try? Insecure.RSA.PrivateKey(pem: account.privateKey)) != nil
+            else {
+                throw ConfigError(
+                    variable: "FCM_SERVICE_ACCOUNT_FILE",
+                    message: "must name the service account's JSON key file from the Firebase console")
             }
             guard let sender = reader.string("FCM_SENDER_ID") else {
                 throw ConfigError(variable: "FCM_SENDER_ID", message: "is required with FCM_SERVICE_ACCOUNT_FILE (the project number)")

@@ -15,9 +15,12 @@ import PawpackCore
 /// operation answer with a body after all, it is JSON, as RFC 9110 lets a server disregard
 /// `Accept` rather than refuse. Problems are always `application/problem+json`.
 struct ContentNegotiationMiddleware: ServerMiddleware {
-    func intercept(_ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-                   next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?))
-        async throws -> (HTTPResponse, HTTPBody?) {
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    )
+        async throws -> (HTTPResponse, HTTPBody?)
+    {
         guard let accept = request.headerFields[values: .accept].joined(separator: ",").nilIfBlank else {
             return try await next(request, body, metadata)
         }
@@ -74,6 +77,6 @@ extension Problem {
         detail: "This operation answers with application/json, and problems with application/problem+json; the Accept header rules both out.")
 }
 
-private extension String {
-    var nilIfBlank: String? { allSatisfy(\.isWhitespace) ? nil : self }
+extension String {
+    fileprivate var nilIfBlank: String? { allSatisfy(\.isWhitespace) ? nil : self }
 }

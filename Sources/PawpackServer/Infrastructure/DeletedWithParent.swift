@@ -20,19 +20,25 @@ struct DeletedWithParent: AsyncMigration {
     func prepare(on database: any Database) async throws {
         let sql = database.sql
         if sql.dialect.name == "sqlite" {
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 CREATE TRIGGER IF NOT EXISTS \(ident: name) AFTER DELETE ON \(ident: parent) FOR EACH ROW
                 BEGIN DELETE FROM \(ident: table) WHERE \(ident: column) = OLD."id"; END
-                """).run()
+                """
+            ).run()
         } else {
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 DELETE FROM \(ident: table) WHERE \(ident: column) IS NOT NULL
                     AND NOT EXISTS (SELECT 1 FROM \(ident: parent) WHERE \(ident: parent)."id" = \(ident: table).\(ident: column))
-                """).run()
-            try await sql.raw("""
+                """
+            ).run()
+            try await sql.raw(
+                """
                 ALTER TABLE \(ident: table) ADD CONSTRAINT \(ident: name)
                     FOREIGN KEY (\(ident: column)) REFERENCES \(ident: parent) ("id") ON DELETE CASCADE
-                """).run()
+                """
+            ).run()
         }
         // Each deleted parent looks its rows up by this column.
         try await sql.raw("CREATE INDEX IF NOT EXISTS \(ident: name + "_index") ON \(ident: table) (\(ident: column))").run()

@@ -28,11 +28,13 @@ final class EventLoopBalancer: Middleware, Sendable {
     func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
         let here = request.eventLoop
         guard request.method == .GET || request.method == .HEAD,
-              let own = loops.firstIndex(where: { $0 === here }) else {
+            let own = loops.firstIndex(where: { $0 === here })
+        else {
             return next.respond(to: request)
         }
         let chosen = takeSlot(preferring: own)
-        let answer = chosen == own
+        let answer =
+            chosen == own
             ? next.respond(to: request)
             : loops[chosen].flatSubmit { next.respond(to: request) }.hop(to: here)
         return answer.always { [inFlight] _ in inFlight.withLockedValue { $0[chosen] -= 1 } }

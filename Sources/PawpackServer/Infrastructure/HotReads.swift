@@ -4,9 +4,9 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import PawpackCore
+import SQLKit
 import SQLiteKit
 import SQLiteNIO
-import SQLKit
 // The copy of SQLite that SQLiteNIO vendors: the same library, and so the same file locks, as
 // the connections Fluent writes through.
 import VaporCSQLite
@@ -115,7 +115,10 @@ final class SQLiteReadConnections: Sendable {
     /// Closes every idle connection; one in use closes when it comes back.
     func close() {
         closed.withLockedValue { $0 = true }
-        for connection in idle.withLockedValue({ list in defer { list = [] }; return list }) { connection.close() }
+        for connection in idle.withLockedValue({ list in
+            defer { list = [] }
+            return list
+        }) { connection.close() }
     }
 
     private func checkOut() throws -> SQLiteOwnConnection? {
@@ -126,7 +129,12 @@ final class SQLiteReadConnections: Sendable {
 
     private func checkIn(_ connection: SQLiteOwnConnection) {
         let keep = closed.withLockedValue { closed in
-            closed ? false : idle.withLockedValue { $0.append(connection); return true }
+            closed
+                ? false
+                : idle.withLockedValue {
+                    $0.append(connection)
+                    return true
+                }
         }
         if !keep { connection.close() }
     }
@@ -184,7 +192,8 @@ final class SQLiteOwnConnection: @unchecked Sendable {
         // (`synchronous = NORMAL`, SQLite's advice for WAL): the next checkpoint, or any commit
         // through Fluent, syncs them. A crash of the server loses nothing; a power cut can lose
         // the last moments' messages.
-        let pragmas = writes
+        let pragmas =
+            writes
             ? ["PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL", "PRAGMA mmap_size = 2147418112"]
             : ["PRAGMA query_only = 1", "PRAGMA mmap_size = 0"]
         if writes {
@@ -254,14 +263,16 @@ final class SQLiteOwnConnection: @unchecked Sendable {
     /// the WAL then holds; it runs inside the commit, so it must return at once, and when it
     /// answers true the committing connection checkpoints then and there.
     func afterEachCommit(_ checkpointer: SQLiteCheckpointer) {
-        sqlite_nio_sqlite3_wal_hook(handle, { context, handle, _, pages in
-            guard let context, let handle else { return SQLITE_OK }
-            if Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue().walHolds(Int(pages)) {
-                // As SQLite's own hook does, on the connection that committed.
-                _ = sqlite_nio_sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            }
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(checkpointer).toOpaque())
+        sqlite_nio_sqlite3_wal_hook(
+            handle,
+            { context, handle, _, pages in
+                guard let context, let handle else { return SQLITE_OK }
+                if Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue().walHolds(Int(pages)) {
+                    // As SQLite's own hook does, on the connection that committed.
+                    _ = sqlite_nio_sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
     func close() {
@@ -293,10 +304,10 @@ final class SQLiteOwnConnection: @unchecked Sendable {
 
     private func bind(_ value: SQLiteData, at index: Int32, in statement: OpaquePointer) -> Int32 {
         switch value {
-        case let .integer(number): sqlite_nio_sqlite3_bind_int64(statement, index, Int64(number))
-        case let .float(number): sqlite_nio_sqlite3_bind_double(statement, index, number)
-        case let .text(text): sqlite_nio_sqlite3_bind_text64(statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
-        case let .blob(bytes):
+        case .integer(let number): sqlite_nio_sqlite3_bind_int64(statement, index, Int64(number))
+        case .float(let number): sqlite_nio_sqlite3_bind_double(statement, index, number)
+        case .text(let text): sqlite_nio_sqlite3_bind_text64(statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+        case .blob(let bytes):
             bytes.withUnsafeReadableBytes {
                 sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), Self.transient)
             }
@@ -448,7 +459,7 @@ struct SQLiteReadRow: SQLRow {
 extension UUID {
     /// A UUID stored as text, as Fluent stores it in SQLite (and `Decodable` reads it).
     fileprivate init?(sqliteText value: SQLiteData) {
-        guard case let .text(text) = value else { return nil }
+        guard case .text(let text) = value else { return nil }
         self.init(text: text)
     }
 }

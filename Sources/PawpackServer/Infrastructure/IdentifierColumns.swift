@@ -18,7 +18,7 @@ extension Identifier: RandomGeneratable {
 /// than the rest of a row on the reads every request makes.
 extension Identifier: SQLiteDataConvertible {
     public init?(sqliteData: SQLiteData) {
-        guard case let .text(text) = sqliteData, let uuid = UUID(text: text) else { return nil }
+        guard case .text(let text) = sqliteData, let uuid = UUID(text: text) else { return nil }
         self.init(uuid)
     }
 

@@ -15,8 +15,10 @@ package struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    package func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
-                    source: String, file: String, function: String, line: UInt) {
+    package func log(
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
+        source: String, file: String, function: String, line: UInt
+    ) {
         var fields: [String: String] = [:]
         for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }) {
             fields[key] = "\(value)"
@@ -26,7 +28,8 @@ package struct JSONLogHandler: LogHandler {
         fields["label"] = label
         fields["msg"] = message.description
         guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]),
-              var text = String(data: data, encoding: .utf8) else { return }
+            var text = String(data: data, encoding: .utf8)
+        else { return }
         text.append("\n")
         FileHandle.standardError.write(Data(text.utf8))
     }

@@ -24,8 +24,10 @@ package enum LogRedaction {
         (#"(?i)(proxy-authorization|authorization)(["']?\s*[:=,]\s*["']?)[^;\r\n"\]]+"#, "$1$2\(placeholder)"),
         (#"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]+"#, "Bearer \(placeholder)"),
         // `password: "…"`, `"refreshToken":"…"`, `token=…`, a `pawpack_session=…` cookie.
-        (#"(?i)\b([A-Za-z0-9_-]*(?:password|token|secret|session|csrf)[A-Za-z0-9_-]*)(["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^\s;,&)\]}"]+)"#,
-         "$1$2\(placeholder)"),
+        (
+            #"(?i)\b([A-Za-z0-9_-]*(?:password|token|secret|session|csrf)[A-Za-z0-9_-]*)(["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|[^\s;,&)\]}"]+)"#,
+            "$1$2\(placeholder)"
+        ),
         // Bytes shown in hex (a request body traced by Vapor) may be a password.
         (#"\b[0-9a-fA-F]{32,}\b"#, placeholder),
     ].map { pattern, template in
@@ -44,10 +46,10 @@ package enum LogRedaction {
 
     static func redact(_ value: Logger.MetadataValue) -> Logger.MetadataValue {
         switch value {
-        case let .string(text): .string(redact(text))
-        case let .stringConvertible(convertible): .string(redact(convertible.description))
-        case let .array(values): .array(values.map(redact))
-        case let .dictionary(entries): .dictionary(redact(entries))
+        case .string(let text): .string(redact(text))
+        case .stringConvertible(let convertible): .string(redact(convertible.description))
+        case .array(let values): .array(values.map(redact))
+        case .dictionary(let entries): .dictionary(redact(entries))
         }
     }
 
@@ -98,10 +100,13 @@ package struct RedactingLogHandler: LogHandler {
         set { stored[key] = newValue }
     }
 
-    package func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?,
-                     source: String, file: String, function: String, line: UInt) {
+    package func log(
+        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?,
+        source: String, file: String, function: String, line: UInt
+    ) {
         let all = stored.merging(metadata ?? [:]) { _, lineValue in lineValue }
-        wrapped.log(level: level, message: "\(LogRedaction.redact(message.description))",
-                    metadata: all.isEmpty ? nil : LogRedaction.redact(all), source: source, file: file, function: function, line: line)
+        wrapped.log(
+            level: level, message: "\(LogRedaction.redact(message.description))",
+            metadata: all.isEmpty ? nil : LogRedaction.redact(all), source: source, file: file, function: function, line: line)
     }
 }

@@ -12,6 +12,10 @@ actor OneAtATime {
         }
         last = Task { _ = try? await task.value }
         // The work runs in a task of its own: a caller cancelled (a stop) cancels it too.
-        try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 }

@@ -26,11 +26,15 @@ struct ProblemMiddleware: AsyncMiddleware {
             if problem.status >= 500 {
                 // By code and cause; the request id is in the logger's metadata. Never the request
                 // itself, nor its input or output: they hold tokens and passwords.
-                request.logger.error("request failed", metadata: [
-                    "code": .string(problem.code.rawValue), "error": .string(LogRedaction.describe(error)),
-                ])
+                request.logger.error(
+                    "request failed",
+                    metadata: [
+                        "code": .string(problem.code.rawValue), "error": .string(LogRedaction.describe(error)),
+                    ])
             }
-            let response = Self.wantsHTML(request) ? pageRenderer(problem, request)
+            let response =
+                Self.wantsHTML(request)
+                ? pageRenderer(problem, request)
                 : Self.response(for: problem, instance: request.url.path)
             if !allowed.isEmpty { response.headers.replaceOrAdd(name: .allow, value: allowed.map(\.rawValue).joined(separator: ", ")) }
             return response
@@ -64,8 +68,9 @@ struct ProblemMiddleware: AsyncMiddleware {
             if serverError.operationInput == nil {
                 // The request never became a typed input: its body or parameters are malformed.
                 return decodingProblem(serverError.underlyingError, parameters: Self.parameterNames(of: serverError))
-                    ?? Problem(status: 400, code: .invalidRequest, title: "Malformed request",
-                               detail: "The request could not be read: \(serverError.causeDescription).")
+                    ?? Problem(
+                        status: 400, code: .invalidRequest, title: "Malformed request",
+                        detail: "The request could not be read: \(serverError.causeDescription).")
             }
             return problem(for: serverError.underlyingError)
         case let decoding as DecodingError:
@@ -78,8 +83,9 @@ struct ProblemMiddleware: AsyncMiddleware {
                 return Problem(status: 413, code: .payloadTooLarge, title: "Request too large", detail: abort.reason)
             default:
                 let status = Int(abort.status.code)
-                return Problem(status: status, code: status >= 500 ? .internalError : .invalidRequest,
-                               title: abort.status.reasonPhrase, detail: abort.reason)
+                return Problem(
+                    status: status, code: status >= 500 ? .internalError : .invalidRequest,
+                    title: abort.status.reasonPhrase, detail: abort.reason)
             }
         default:
             return internalError
@@ -101,7 +107,8 @@ struct ProblemMiddleware: AsyncMiddleware {
     /// field in it is about.
     static func parameterNames(of error: ServerError) -> [String]? {
         guard [.get, .delete, .head].contains(error.request.method),
-              let path = error.request.path, let query = URLComponents(string: path)?.queryItems else { return nil }
+            let path = error.request.path, let query = URLComponents(string: path)?.queryItems
+        else { return nil }
         return query.map(\.name)
     }
 
@@ -117,20 +124,27 @@ struct ProblemMiddleware: AsyncMiddleware {
         }
         let (field, message): (String, String)
         switch decoding {
-        case let .keyNotFound(key, context):
-            field = path(context.codingPath + [key]); message = "is required"
-        case let .valueNotFound(_, context):
-            field = path(context.codingPath); message = "is required"
-        case let .typeMismatch(type, context):
-            field = path(context.codingPath); message = "must be a \(friendlyName(type))"
-        case let .dataCorrupted(context):
+        case .keyNotFound(let key, let context):
+            field = path(context.codingPath + [key])
+            message = "is required"
+        case .valueNotFound(_, let context):
+            field = path(context.codingPath)
+            message = "is required"
+        case .typeMismatch(let type, let context):
+            field = path(context.codingPath)
+            message = "must be a \(friendlyName(type))"
+        case .dataCorrupted(let context):
             // In plain words, and never the value sent, which may be long or someone's secret.
             field = path(context.codingPath)
             let reason = context.debugDescription.lowercased()
-            message = reason.contains("cannot initialize") ? "is not one of the accepted values"
-                : reason.contains("date") ? "must be a date and time such as 2026-05-01T09:30:00Z"
-                : field.isEmpty && parameters == nil ? "the body is not valid JSON"
-                : "is not valid"
+            message =
+                reason.contains("cannot initialize")
+                ? "is not one of the accepted values"
+                : reason.contains("date")
+                    ? "must be a date and time such as 2026-05-01T09:30:00Z"
+                    : field.isEmpty && parameters == nil
+                        ? "the body is not valid JSON"
+                        : "is not valid"
         @unknown default:
             return nil
         }
@@ -141,8 +155,9 @@ struct ProblemMiddleware: AsyncMiddleware {
             name = typed ?? (parameters.count == 1 ? parameters[0] : "query")
             if name == "query" { said = "a parameter (\(parameters.joined(separator: ", "))) " + message }
         }
-        return Problem(status: 400, code: .invalidRequest, title: "Malformed request",
-                       detail: "\(name): \(said)", errors: [FieldError(field: name, message: said)])
+        return Problem(
+            status: 400, code: .invalidRequest, title: "Malformed request",
+            detail: "\(name): \(said)", errors: [FieldError(field: name, message: said)])
     }
 
     private static func friendlyName(_ type: Any.Type) -> String {
@@ -158,8 +173,9 @@ struct ProblemMiddleware: AsyncMiddleware {
 
 extension Problem {
     /// A path that exists, asked with a method it does not take.
-    static let methodNotAllowed = Problem(status: 405, code: .methodNotAllowed, title: "Method not allowed",
-                                          detail: "This address does not take this method; the Allow header lists those it takes.")
+    static let methodNotAllowed = Problem(
+        status: 405, code: .methodNotAllowed, title: "Method not allowed",
+        detail: "This address does not take this method; the Allow header lists those it takes.")
 }
 
 /// The wire form of a problem (RFC 9457) with Pawpack's `code`, `field` and `errors` members.

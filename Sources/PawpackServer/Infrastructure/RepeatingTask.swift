@@ -15,7 +15,10 @@ final class RepeatingTask: Sendable {
                 try? await Task.sleep(for: interval)
             }
         }
-        task.withLockedValue { $0?.cancel(); $0 = started }
+        task.withLockedValue {
+            $0?.cancel()
+            $0 = started
+        }
     }
 
     /// Stops the rounds; stopping twice changes nothing.

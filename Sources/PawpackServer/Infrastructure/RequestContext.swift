@@ -28,9 +28,11 @@ struct RequestContextMiddleware: AsyncMiddleware {
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         // The path only: query strings can carry single-use tokens.
-        request.logger.info("\(request.method.rawValue) \(request.url.path)", metadata: [
-            "status": "\(response.status.code)", "ms": .string(String(format: "%.1f", milliseconds)),
-        ])
+        request.logger.info(
+            "\(request.method.rawValue) \(request.url.path)",
+            metadata: [
+                "status": "\(response.status.code)", "ms": .string(String(format: "%.1f", milliseconds)),
+            ])
         return response
     }
 }

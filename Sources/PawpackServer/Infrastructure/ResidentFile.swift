@@ -3,10 +3,11 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Keeps a served SQLite file's pages in memory for as long as the server runs, as
@@ -31,7 +32,7 @@ final class ResidentFile: Sendable {
     private let state = NIOLockedValueBox(Held())
 
     /// The mappings made so far, and the end of the file they cover.
-    private struct Held: @unchecked Sendable {  // the pointers are only passed to munmap
+    private struct Held: @unchecked Sendable { // the pointers are only passed to munmap
         var mappings: [(start: UnsafeMutableRawPointer, length: Int)] = []
         var end = 0
     }
@@ -109,9 +110,9 @@ final class ResidentFile: Sendable {
 }
 
 #if os(Linux)
-private let readInAtOnce = MAP_POPULATE
+    private let readInAtOnce = MAP_POPULATE
 #else
-private let readInAtOnce: Int32 = 0
+    private let readInAtOnce: Int32 = 0
 #endif
 
 /// Holds the served SQLite file in memory (`ResidentFile`) from the server's start: the first
@@ -132,13 +133,19 @@ final class DatabaseKeeper: Sendable {
                 let elapsed = (ContinuousClock.now - started).components
                 let seconds = String(format: "%.1f", Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
                 switch outcome {
-                case let .held(_, fileBytes):
-                    logger.info("Database file held in memory", metadata: [
-                        "file": .string(file.path), "megabytes": .string(String(format: "%.1f", Double(fileBytes) / 1_048_576)),
-                        "seconds": .string(seconds)])
-                case let .overBudget(fileBytes):
-                    logger.warning("Database file larger than PAWPACK_SQLITE_RESIDENT_MB: its pages are read from disk as requests need them", metadata: [
-                        "file": .string(file.path), "megabytes": "\(fileBytes / 1_048_576)", "budget-megabytes": "\(file.budget / 1_048_576)"])
+                case .held(_, let fileBytes):
+                    logger.info(
+                        "Database file held in memory",
+                        metadata: [
+                            "file": .string(file.path), "megabytes": .string(String(format: "%.1f", Double(fileBytes) / 1_048_576)),
+                            "seconds": .string(seconds),
+                        ])
+                case .overBudget(let fileBytes):
+                    logger.warning(
+                        "Database file larger than PAWPACK_SQLITE_RESIDENT_MB: its pages are read from disk as requests need them",
+                        metadata: [
+                            "file": .string(file.path), "megabytes": "\(fileBytes / 1_048_576)", "budget-megabytes": "\(file.budget / 1_048_576)",
+                        ])
                 }
                 return outcome
             } catch {

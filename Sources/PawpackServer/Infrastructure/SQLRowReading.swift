@@ -30,7 +30,7 @@ extension SQLRow {
     /// enum went through a decoder and its containers. Throws, as decoding does, for text that
     /// names no case.
     func decode<Value: RawRepresentable>(column: String, asRawValueOf type: Value.Type) throws -> Value
-        where Value.RawValue == String {
+    where Value.RawValue == String {
         let text = try decode(column: column, as: String.self)
         guard let value = Value(rawValue: text) else { throw Self.noCase(text, of: Value.self, in: column) }
         return value
@@ -38,7 +38,7 @@ extension SQLRow {
 
     /// The same for a column that may be null.
     func decode<Value: RawRepresentable>(column: String, asRawValueOf type: Value?.Type) throws -> Value?
-        where Value.RawValue == String {
+    where Value.RawValue == String {
         guard let text = try decode(column: column, as: String?.self) else { return nil }
         guard let value = Value(rawValue: text) else { throw Self.noCase(text, of: Value.self, in: column) }
         return value

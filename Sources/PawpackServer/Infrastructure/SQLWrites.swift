@@ -63,7 +63,6 @@ final class SQLWrites: Sendable {
         await current?.close()
     }
 
-
     struct Counts: Sendable, Equatable {
         /// Transactions the own connection committed.
         var own = 0
@@ -86,11 +85,14 @@ final class SQLWrites: Sendable {
     /// `body` may run more than once (its batch ran again without a body that failed; the own
     /// connection found the file busy part-way, and Fluent runs it again), and in another
     /// caller's task, so it must only write through the statements it is given.
-    func transaction<T: Sendable>(on db: any Database,
-                                  _ body: @escaping @Sendable (any SQLWriteStatements) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(
+        on db: any Database,
+        _ body: @escaping @Sendable (any SQLWriteStatements) async throws -> T
+    ) async throws -> T {
         if db.inTransaction { return try await body(FluentWriteStatements(db: db)) }
         if db is any SQLiteDatabase, let writer = writer.withLockedValue({ $0 }),
-           let done = try await writer.transaction(dialect: db.sql, body) {
+            let done = try await writer.transaction(dialect: db.sql, body)
+        {
             return done
         }
         return try await db.transaction { tx in try await body(FluentWriteStatements(db: tx)) }
@@ -145,8 +147,10 @@ private final class SQLiteWriter: Sendable {
     }
 
     /// The body's result once committed; nil when the file was busy (nothing was written).
-    func transaction<T: Sendable>(dialect: any SQLDatabase,
-                                  _ body: @escaping @Sendable (any SQLWriteStatements) async throws -> T) async throws -> T? {
+    func transaction<T: Sendable>(
+        dialect: any SQLDatabase,
+        _ body: @escaping @Sendable (any SQLWriteStatements) async throws -> T
+    ) async throws -> T? {
         let write = QueuedTransaction(statements: OwnWriteStatements(connection: connection, dialect: dialect), body: body)
         let leads = await withCheckedContinuation { continuation in
             let now = state.withLockedValue { state -> Bool in
@@ -257,7 +261,8 @@ private final class SQLiteWriter: Sendable {
 
 /// How a transaction's body ended in its batch.
 private enum WriteOutcome {
-    case done, busy, failed(any Error)
+    case done, busy
+    case failed(any Error)
 }
 
 /// A transaction waiting in the writer's queue, whatever its result's type.
@@ -301,8 +306,10 @@ private final class QueuedTransaction<T: Sendable>: QueuedWrite, @unchecked Send
     func finish(_ outcome: WriteOutcome) {
         switch outcome {
         case .done: break
-        case .busy: busy = true; result = nil
-        case let .failed(error): result = .failure(error)
+        case .busy:
+            busy = true
+            result = nil
+        case .failed(let error): result = .failure(error)
         }
     }
 

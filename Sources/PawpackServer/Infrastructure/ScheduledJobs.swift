@@ -1,9 +1,9 @@
 import Fluent
-import SQLiteKit
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
 import SQLKit
+import SQLiteKit
 
 /// Work done on a schedule (meet-ups expire, reminders go out). Every instance runs the loop;
 /// on PostgreSQL each round runs only where a session advisory lock is taken, so many
@@ -51,8 +51,10 @@ final class ScheduledJobs: Sendable {
     /// Runs `body` on one connection holding the job's advisory lock on PostgreSQL (false when
     /// another instance holds it), or simply runs it on SQLite, whose one process owns the file.
     @discardableResult
-    static func runExclusively(_ name: String, on db: any Database,
-                               _ body: @escaping @Sendable (any Database) async throws -> Void) async throws -> Bool {
+    static func runExclusively(
+        _ name: String, on db: any Database,
+        _ body: @escaping @Sendable (any Database) async throws -> Void
+    ) async throws -> Bool {
         guard !(db is any SQLiteDatabase) else {
             try await body(db)
             return true
@@ -60,23 +62,31 @@ final class ScheduledJobs: Sendable {
         // Fluent runs the closure in a task of its own, which a cancelled caller (a stop) would
         // not reach: the body runs in a task this one cancels.
         let body = CancellableBody(body)
-        return try await withTaskCancellationHandler { try await db.withConnection { connection in
-            let sql = connection.sql
-            // One lock per job and schema: advisory locks are the database's, so communities kept in
-            // schemas of one database do not wait on each other.
-            let key = "pawpack.job.\(name)."
-            guard let row = try await sql.raw("""
-                SELECT pg_try_advisory_lock(hashtext(\(bind: key) || current_schema())) AS "locked"
-                """).first(), try row.decode(column: "locked", as: Bool.self) else { return false }
-            do {
-                try await body.run(on: connection)
-            } catch {
-                _ = try? await sql.raw("SELECT pg_advisory_unlock(hashtext(\(bind: key) || current_schema()))").run()
-                throw error
+        return try await withTaskCancellationHandler {
+            try await db.withConnection { connection in
+                let sql = connection.sql
+                // One lock per job and schema: advisory locks are the database's, so communities kept in
+                // schemas of one database do not wait on each other.
+                let key = "pawpack.job.\(name)."
+                guard
+                    let row = try await sql.raw(
+                        """
+                        SELECT pg_try_advisory_lock(hashtext(\(bind: key) || current_schema())) AS "locked"
+                        """
+                    ).first(), try row.decode(column: "locked", as: Bool.self)
+                else { return false }
+                do {
+                    try await body.run(on: connection)
+                } catch {
+                    _ = try? await sql.raw("SELECT pg_advisory_unlock(hashtext(\(bind: key) || current_schema()))").run()
+                    throw error
+                }
+                try await sql.raw("SELECT pg_advisory_unlock(hashtext(\(bind: key) || current_schema()))").run()
+                return true
             }
-            try await sql.raw("SELECT pg_advisory_unlock(hashtext(\(bind: key) || current_schema()))").run()
-            return true
-        } } onCancel: { body.cancel() }
+        } onCancel: {
+            body.cancel()
+        }
     }
 }
 
@@ -91,11 +101,19 @@ private final class CancellableBody: Sendable {
 
     func run(on db: any Database) async throws {
         let task = Task { try await body(db) }
-        if state.withLockedValue({ $0.task = task; return $0.cancelled }) { task.cancel() }
+        if state.withLockedValue({
+            $0.task = task
+            return $0.cancelled
+        }) {
+            task.cancel()
+        }
         try await task.value
     }
 
     func cancel() {
-        state.withLockedValue { $0.cancelled = true; return $0.task }?.cancel()
+        state.withLockedValue {
+            $0.cancelled = true
+            return $0.task
+        }?.cancel()
     }
 }

@@ -50,20 +50,24 @@ struct LinkSigner: Sendable {
     func open(_ token: String) -> Payload? {
         let parts = token.split(separator: ".")
         guard parts.count == 2, let body = Data(base64URLEncoded: String(parts[0])),
-              let mac = Data(base64URLEncoded: String(parts[1])),
-              HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: body, using: key),
-              let text = String(data: body, encoding: .utf8) else { return nil }
+            let mac = Data(base64URLEncoded: String(parts[1])),
+            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: body, using: key),
+            let text = String(data: body, encoding: .utf8)
+        else { return nil }
         let fields = text.split(separator: ".")
         guard fields.count == 3, let id = UUID(uuidString: String(fields[1])),
-              let seconds = Int(fields[2]) else { return nil }
-        return Payload(purpose: String(fields[0]), id: id,
-                       expiresAt: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            let seconds = Int(fields[2])
+        else { return nil }
+        return Payload(
+            purpose: String(fields[0]), id: id,
+            expiresAt: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 }
 
 /// Compares secrets in time independent of where they differ.
 func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-    let x = Array(a.utf8), y = Array(b.utf8)
+    let x = Array(a.utf8)
+    let y = Array(b.utf8)
     guard x.count == y.count else { return false }
     var difference: UInt8 = 0
     for i in x.indices { difference |= x[i] ^ y[i] }

@@ -6,11 +6,13 @@ import Fluent
 enum AccountMigrations {
     static let all: [any Migration] = [
         CreateUsers(), CreateAuthTokens(), CreateWebSessions(), CreateEmailTokens(),
-        AddIndexes(name: "AccountLookupIndexes", indexes: [
-            IndexSpec(name: "auth_tokens_by_user", table: "auth_tokens", columns: ["user_id"]),
-            IndexSpec(name: "web_sessions_by_user", table: "web_sessions", columns: ["user_id"]),
-            IndexSpec(name: "email_tokens_by_user", table: "email_tokens", columns: ["user_id"]),
-        ]),
+        AddIndexes(
+            name: "AccountLookupIndexes",
+            indexes: [
+                IndexSpec(name: "auth_tokens_by_user", table: "auth_tokens", columns: ["user_id"]),
+                IndexSpec(name: "web_sessions_by_user", table: "web_sessions", columns: ["user_id"]),
+                IndexSpec(name: "email_tokens_by_user", table: "email_tokens", columns: ["user_id"]),
+            ]),
         // Listed with Playdates until blocks became every area's; where a database already has
         // it, it does not run again.
         CreateBlocks(),

@@ -58,54 +58,70 @@ struct AccountPages {
 
     // MARK: Sign-up and verification
 
-    func signUpPage(_ req: Request, form: FormFields = .init(email: nil), errors: FormErrors = [],
-                    status: HTTPResponseStatus = .ok) -> Response {
-        WebPages.page(req, title: "Join Pawpack", status: status, errors: errors, main: .group(
-            .p(.class("muted"), .text("Find playmates for your dog, share care with your family and your best pet photos.")),
-            .form(.id("signup-form"), .action(WebPath.signUp), .method(.post),
-                WebPages.csrfField(req),
-                WebPages.field("Email", name: "email", type: .email, value: form.email, autocomplete: "email", errors: errors),
-                WebPages.field("Username", name: "username", value: form.username, autocomplete: "username",
-                               hint: "3–30 letters, digits or _, starting with a letter.", errors: errors),
-                WebPages.field("Display name", name: "displayName", value: form.displayName, autocomplete: "name", errors: errors),
-                WebPages.field("Date of birth", name: "dateOfBirth", type: .date, value: form.dateOfBirth,
-                               autocomplete: "bday", hint: "You must be 13 or older.", errors: errors),
-                WebPages.field("City (optional)", name: "city", value: form.city, autocomplete: "address-level2",
-                               required: false, errors: errors),
-                WebPages.field("Password", name: "password", type: .password, autocomplete: "new-password",
-                               hint: "At least 10 characters; not a common password.", errors: errors),
-                WebPages.submit("Create account", id: "signup-submit", busy: "Creating your account…")
-            ),
-            .p(.text("Already a member? "), .a(.id("login-link"), .href(WebPath.logIn), .text("Log in")))
-        ))
+    func signUpPage(
+        _ req: Request, form: FormFields = .init(email: nil), errors: FormErrors = [],
+        status: HTTPResponseStatus = .ok
+    ) -> Response {
+        WebPages.page(
+            req, title: "Join Pawpack", status: status, errors: errors,
+            main: .group(
+                .p(.class("muted"), .text("Find playmates for your dog, share care with your family and your best pet photos.")),
+                .form(
+                    .id("signup-form"), .action(WebPath.signUp), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field("Email", name: "email", type: .email, value: form.email, autocomplete: "email", errors: errors),
+                    WebPages.field(
+                        "Username", name: "username", value: form.username, autocomplete: "username",
+                        hint: "3–30 letters, digits or _, starting with a letter.", errors: errors),
+                    WebPages.field("Display name", name: "displayName", value: form.displayName, autocomplete: "name", errors: errors),
+                    WebPages.field(
+                        "Date of birth", name: "dateOfBirth", type: .date, value: form.dateOfBirth,
+                        autocomplete: "bday", hint: "You must be 13 or older.", errors: errors),
+                    WebPages.field(
+                        "City (optional)", name: "city", value: form.city, autocomplete: "address-level2",
+                        required: false, errors: errors),
+                    WebPages.field(
+                        "Password", name: "password", type: .password, autocomplete: "new-password",
+                        hint: "At least 10 characters; not a common password.", errors: errors),
+                    WebPages.submit("Create account", id: "signup-submit", busy: "Creating your account…")
+                ),
+                .p(.text("Already a member? "), .a(.id("login-link"), .href(WebPath.logIn), .text("Log in")))
+            ))
     }
 
     @Sendable func signUp(_ req: Request) async throws -> Response {
         let form = try fields(req)
         do {
-            let user = try await accounts.signUp(SignUpForm(
-                email: form.email ?? "", password: form.password ?? "", username: form.username ?? "",
-                displayName: form.displayName ?? "", dateOfBirth: form.dateOfBirth ?? "", city: form.city),
+            let user = try await accounts.signUp(
+                SignUpForm(
+                    email: form.email ?? "", password: form.password ?? "", username: form.username ?? "",
+                    displayName: form.displayName ?? "", dateOfBirth: form.dateOfBirth ?? "", city: form.city),
                 client: req.clientAddress, on: req.db)
             return checkInboxPage(req, email: user.email)
         } catch let problem as Problem {
-            return signUpPage(req, form: form, errors: FormErrors(problem),
-                              status: .init(statusCode: problem.status))
+            return signUpPage(
+                req, form: form, errors: FormErrors(problem),
+                status: .init(statusCode: problem.status))
         }
     }
 
     private func checkInboxPage(_ req: Request, email: String) -> Response {
-        WebPages.page(req, title: "Check your email", main: .group(
-            .p(.text("We sent a link to "), .strong(.text(email)), .text(". Open it to verify your address, then log in.")),
-            .if(accounts.config.isDevelopment,
-                .p(.class("muted"), .text("Development server: read the message in the "),
-                   .a(.href(WebPath.devMail), .text("development outbox")), .text("."))),
-            resendForm(req, email: email)
-        ))
+        WebPages.page(
+            req, title: "Check your email",
+            main: .group(
+                .p(.text("We sent a link to "), .strong(.text(email)), .text(". Open it to verify your address, then log in.")),
+                .if(
+                    accounts.config.isDevelopment,
+                    .p(
+                        .class("muted"), .text("Development server: read the message in the "),
+                        .a(.href(WebPath.devMail), .text("development outbox")), .text("."))),
+                resendForm(req, email: email)
+            ))
     }
 
     private func resendForm(_ req: Request, email: String?, errors: FormErrors = []) -> Node<HTML.BodyContext> {
-        .form(.id("resend-form"), .action(WebPath.resendVerification), .method(.post),
+        .form(
+            .id("resend-form"), .action(WebPath.resendVerification), .method(.post),
             WebPages.csrfField(req),
             WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", idPrefix: "resend", errors: errors),
             .button(.id("resend-submit"), .type(.submit), .class("button secondary"), .text("Send the link again"))
@@ -124,8 +140,9 @@ struct AccountPages {
             response.cookies[WebCookie.session] = WebCookies.session(session, secure: accounts.config.secureCookies)
             return response
         } catch let problem as Problem {
-            return WebPages.page(req, title: "This link does not work", status: .init(statusCode: problem.status),
-                                 errors: FormErrors(problem), main: resendForm(req, email: nil))
+            return WebPages.page(
+                req, title: "This link does not work", status: .init(statusCode: problem.status),
+                errors: FormErrors(problem), main: resendForm(req, email: nil))
         }
     }
 
@@ -133,54 +150,66 @@ struct AccountPages {
         let form = try fields(req)
         do {
             try await accounts.resendVerification(email: form.email ?? "", client: req.clientAddress, on: req.db)
-            return WebPages.page(req, title: "Check your email", main:
-                .p(.text("If that address is waiting for verification, a new link is on its way. You can ask again after a minute.")))
+            return WebPages.page(
+                req, title: "Check your email",
+                main:
+                    .p(.text("If that address is waiting for verification, a new link is on its way. You can ask again after a minute.")))
         } catch let problem as Problem {
             let errors = FormErrors(problem, ids: ["resend-email"])
-            return WebPages.page(req, title: "Send the link again", status: .init(statusCode: problem.status),
-                                 errors: errors, main: resendForm(req, email: form.email, errors: errors))
+            return WebPages.page(
+                req, title: "Send the link again", status: .init(statusCode: problem.status),
+                errors: errors, main: resendForm(req, email: form.email, errors: errors))
         }
     }
 
     // MARK: Log in and out
 
-    func loginPage(_ req: Request, email: String? = nil, errors: FormErrors = [], status: HTTPResponseStatus = .ok,
-                   unverified: Bool = false, lockedMinutes: Int? = nil, next: String? = nil) -> Response {
-        WebPages.page(req, title: "Log in", status: status, errors: errors, main: .group(
-            .unwrap(lockedMinutes) { minutes in
-                .p(.class("notice"), .id("locked-out"),
-                   .text("For your safety, logging in is paused for \(minutes == 1 ? "1 minute" : "\(minutes) minutes"). Forgot your password? "),
-                   .a(.href(WebPath.forgotPassword), .text("Reset it by email")), .text("."))
-            },
-            .form(.id("login-form"), .action(WebPath.logIn), .method(.post),
-                WebPages.csrfField(req),
-                .unwrap(WebPages.safeNext(next)) { .input(.type(.hidden), .name("next"), .value($0)) },
-                WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", errors: errors),
-                WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password", errors: errors),
-                WebPages.submit("Log in", id: "login-submit", busy: "Logging in…")
-            ),
-            .if(unverified, resendForm(req, email: email)),
-            .p(.a(.id("forgot-link"), .href(WebPath.forgotPassword), .text("Forgot your password?"))),
-            .p(.text("New here? "), .a(.id("signup-link"), .href(WebPath.signUp), .text("Create an account")))
-        ))
+    func loginPage(
+        _ req: Request, email: String? = nil, errors: FormErrors = [], status: HTTPResponseStatus = .ok,
+        unverified: Bool = false, lockedMinutes: Int? = nil, next: String? = nil
+    ) -> Response {
+        WebPages.page(
+            req, title: "Log in", status: status, errors: errors,
+            main: .group(
+                .unwrap(lockedMinutes) { minutes in
+                    .p(
+                        .class("notice"), .id("locked-out"),
+                        .text(
+                            "For your safety, logging in is paused for \(minutes == 1 ? "1 minute" : "\(minutes) minutes"). Forgot your password? "),
+                        .a(.href(WebPath.forgotPassword), .text("Reset it by email")), .text("."))
+                },
+                .form(
+                    .id("login-form"), .action(WebPath.logIn), .method(.post),
+                    WebPages.csrfField(req),
+                    .unwrap(WebPages.safeNext(next)) { .input(.type(.hidden), .name("next"), .value($0)) },
+                    WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", errors: errors),
+                    WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password", errors: errors),
+                    WebPages.submit("Log in", id: "login-submit", busy: "Logging in…")
+                ),
+                .if(unverified, resendForm(req, email: email)),
+                .p(.a(.id("forgot-link"), .href(WebPath.forgotPassword), .text("Forgot your password?"))),
+                .p(.text("New here? "), .a(.id("signup-link"), .href(WebPath.signUp), .text("Create an account")))
+            ))
     }
 
     @Sendable func logIn(_ req: Request) async throws -> Response {
         let form = try fields(req)
         do {
-            let user = try await sessions.logIn(email: form.email ?? "", password: form.password ?? "",
-                                                address: req.clientAddress, on: req.db)
+            let user = try await sessions.logIn(
+                email: form.email ?? "", password: form.password ?? "",
+                address: req.clientAddress, on: req.db)
             let token = try await sessions.startWebSession(for: user, on: req.db)
             let response = WebPages.redirect(WebPages.safeNext(form.next) ?? WebPath.home)
             response.cookies[WebCookie.session] = WebCookies.session(token, secure: accounts.config.secureCookies)
             return response
         } catch let problem as Problem {
             let locked = [.accountLocked, .tooManyAttempts].contains(problem.code)
-            let response = loginPage(req, email: form.email, errors: locked ? [] : FormErrors(problem),
-                                     status: .init(statusCode: problem.status),
-                                     unverified: problem.code == .emailNotVerified,
-                                     lockedMinutes: locked ? max(1, Int(((Double(problem.retryAfter ?? 60)) / 60).rounded(.up))) : nil,
-                                     next: form.next)
+            let response = loginPage(
+                req, email: form.email, errors: locked ? [] : FormErrors(problem),
+                status: .init(statusCode: problem.status),
+                unverified: problem.code == .emailNotVerified,
+                lockedMinutes: locked ? max(1, Int(((Double(problem.retryAfter ?? 60)) / 60).rounded(.up))) : nil,
+                next: form.next)
             if let retry = problem.retryAfter { response.headers.replaceOrAdd(name: .retryAfter, value: String(retry)) }
             return response
         }
@@ -199,39 +228,51 @@ struct AccountPages {
 
     // MARK: Password reset
 
-    func forgotPage(_ req: Request, email: String? = nil, errors: FormErrors = [],
-                    status: HTTPResponseStatus = .ok) -> Response {
-        WebPages.page(req, title: "Reset your password", status: status, errors: errors, main: .group(
-            .p(.text("Enter your email and we will send you a link to choose a new password.")),
-            .form(.id("forgot-form"), .action(WebPath.forgotPassword), .method(.post),
-                WebPages.csrfField(req),
-                WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", errors: errors),
-                WebPages.submit("Send reset link", id: "forgot-submit")
-            )
-        ))
+    func forgotPage(
+        _ req: Request, email: String? = nil, errors: FormErrors = [],
+        status: HTTPResponseStatus = .ok
+    ) -> Response {
+        WebPages.page(
+            req, title: "Reset your password", status: status, errors: errors,
+            main: .group(
+                .p(.text("Enter your email and we will send you a link to choose a new password.")),
+                .form(
+                    .id("forgot-form"), .action(WebPath.forgotPassword), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", errors: errors),
+                    WebPages.submit("Send reset link", id: "forgot-submit")
+                )
+            ))
     }
 
     @Sendable func forgotPassword(_ req: Request) async throws -> Response {
         let form = try fields(req)
         do {
             try await accounts.requestPasswordReset(email: form.email ?? "", client: req.clientAddress, on: req.db)
-            return WebPages.page(req, title: "Check your email", main:
-                .p(.text("If that address has a Pawpack account, a reset link is on its way. It works once, for one hour.")))
+            return WebPages.page(
+                req, title: "Check your email",
+                main:
+                    .p(.text("If that address has a Pawpack account, a reset link is on its way. It works once, for one hour.")))
         } catch let problem as Problem {
-            return forgotPage(req, email: form.email, errors: FormErrors(problem),
-                              status: .init(statusCode: problem.status))
+            return forgotPage(
+                req, email: form.email, errors: FormErrors(problem),
+                status: .init(statusCode: problem.status))
         }
     }
 
     func resetPage(_ req: Request, token: String, errors: FormErrors = [], status: HTTPResponseStatus = .ok) -> Response {
-        WebPages.page(req, title: "Choose a new password", status: status, errors: errors, main:
-            .form(.id("reset-form"), .action(WebPath.resetPassword), .method(.post),
-                WebPages.csrfField(req),
-                .input(.type(.hidden), .name("token"), .value(token)),
-                WebPages.field("New password", name: "newPassword", type: .password, autocomplete: "new-password",
-                               hint: "At least 10 characters; not a common password.", errors: errors),
-                WebPages.submit("Save new password", id: "reset-submit")
-            ))
+        WebPages.page(
+            req, title: "Choose a new password", status: status, errors: errors,
+            main:
+                .form(
+                    .id("reset-form"), .action(WebPath.resetPassword), .method(.post),
+                    WebPages.csrfField(req),
+                    .input(.type(.hidden), .name("token"), .value(token)),
+                    WebPages.field(
+                        "New password", name: "newPassword", type: .password, autocomplete: "new-password",
+                        hint: "At least 10 characters; not a common password.", errors: errors),
+                    WebPages.submit("Save new password", id: "reset-submit")
+                ))
     }
 
     @Sendable func resetPassword(_ req: Request) async throws -> Response {
@@ -240,8 +281,9 @@ struct AccountPages {
             try await accounts.confirmPasswordReset(token: form.token ?? "", newPassword: form.newPassword ?? "", on: req.db)
             return WebPages.redirect(WebPath.logIn, flash: .passwordReset)
         } catch let problem as Problem {
-            return resetPage(req, token: form.token ?? "", errors: FormErrors(problem),
-                             status: .init(statusCode: problem.status))
+            return resetPage(
+                req, token: form.token ?? "", errors: FormErrors(problem),
+                status: .init(statusCode: problem.status))
         }
     }
 
@@ -251,114 +293,155 @@ struct AccountPages {
         try await settingsPage(req, webUser: req.requireWebUser())
     }
 
-    func settingsPage(_ req: Request, webUser: WebUser, errors: FormErrors = [],
-                      status: HTTPResponseStatus = .ok) async throws -> Response {
+    func settingsPage(
+        _ req: Request, webUser: WebUser, errors: FormErrors = [],
+        status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
         let user = webUser.user
         let blocked = try await req.pawpack.blocks.blocks(of: user, on: req.db)
-        return WebPages.page(req, title: "Your account", status: status, errors: errors, main: .group(
-            .section(.class("card"),
-                .h2(.text("Profile")),
-                .p(.text("Signed in as "), .strong(.id("current-username"), .text(user.username)),
-                   .text(" · "), .span(.id("current-email"), .text(user.email))),
-                .form(.id("profile-form"), .action(WebPath.accountProfile), .method(.post),
-                    WebPages.csrfField(req),
-                    WebPages.field("Display name", name: "displayName", value: user.displayName, autocomplete: "name", errors: errors),
-                    WebPages.field("City", name: "city", value: user.city, autocomplete: "address-level2", required: false, errors: errors),
-                    WebPages.submit("Save profile", id: "profile-submit")
+        return WebPages.page(
+            req, title: "Your account", status: status, errors: errors,
+            main: .group(
+                .section(
+                    .class("card"),
+                    .h2(.text("Profile")),
+                    .p(
+                        .text("Signed in as "), .strong(.id("current-username"), .text(user.username)),
+                        .text(" · "), .span(.id("current-email"), .text(user.email))),
+                    .form(
+                        .id("profile-form"), .action(WebPath.accountProfile), .method(.post),
+                        WebPages.csrfField(req),
+                        WebPages.field("Display name", name: "displayName", value: user.displayName, autocomplete: "name", errors: errors),
+                        WebPages.field("City", name: "city", value: user.city, autocomplete: "address-level2", required: false, errors: errors),
+                        WebPages.submit("Save profile", id: "profile-submit")
+                    )
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text("Username")),
+                    .form(
+                        .id("username-form"), .action(WebPath.accountUsername), .method(.post),
+                        WebPages.csrfField(req),
+                        WebPages.field(
+                            "New username", name: "username", value: user.username, autocomplete: "username",
+                            hint: "3–30 letters, digits or _, starting with a letter.", errors: errors),
+                        WebPages.submit("Change username", id: "username-submit")
+                    )
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text("Email")),
+                    .form(
+                        .id("email-form"), .action(WebPath.accountEmail), .method(.post),
+                        WebPages.csrfField(req),
+                        WebPages.field("New email", name: "newEmail", type: .email, autocomplete: "email", errors: errors),
+                        WebPages.field(
+                            "Password", name: "password", type: .password, autocomplete: "current-password",
+                            idPrefix: "email", errors: errors),
+                        WebPages.submit("Change email", id: "email-submit")
+                    )
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text("Password")),
+                    .form(
+                        .id("password-form"), .action(WebPath.accountPassword), .method(.post),
+                        WebPages.csrfField(req),
+                        WebPages.field(
+                            "Current password", name: "currentPassword", type: .password,
+                            autocomplete: "current-password", errors: errors),
+                        WebPages.field(
+                            "New password", name: "newPassword", type: .password, autocomplete: "new-password",
+                            hint: "At least 10 characters; not a common password.", errors: errors),
+                        WebPages.submit("Change password", id: "password-submit")
+                    )
+                ),
+                .section(
+                    .class("card"), .id("location-card"),
+                    .h2(.text("Where you are")),
+                    .p(
+                        .class("muted"),
+                        .text(
+                            user.latitude == nil
+                                ? "Not set yet: your dogs' decks need it to find dogs nearby."
+                                : "Set. Pawpack keeps only the centre of the 500 m square you are in; others see a rounded distance.")),
+                    .a(
+                        .class("button secondary"), .id("location-link"), .href(WebPath.accountLocation),
+                        .text(user.latitude == nil ? "Set where you are" : "Change where you are"))
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text("Blocked members")),
+                    .if(
+                        blocked.isEmpty,
+                        .p(.class("muted"), .text("You have blocked no one. A member you block no longer sees your dogs, nor you theirs."))),
+                    .ul(
+                        .id("blocked-list"),
+                        .forEach(blocked) { member in
+                            .li(
+                                .span(.text("\(member.displayName) (@\(member.username))")),
+                                .form(
+                                    .class("inline"), .action(WebPath.accountUnblock), .method(.post),
+                                    WebPages.csrfField(req),
+                                    .input(.type(.hidden), .name("username"), .value(member.username)),
+                                    .button(
+                                        .type(.submit), .class("button secondary"), .ariaLabel("Unblock \(member.displayName)"),
+                                        .text("Unblock"))))
+                        })
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text("Session")),
+                    .form(
+                        .id("logout-form"), .action(WebPath.logOut), .method(.post),
+                        WebPages.csrfField(req),
+                        .button(.id("logout-button"), .type(.submit), .class("button secondary"), .text("Log out")))
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text("Your data")),
+                    .p(.a(.id("export-link"), .href(WebPath.accountExport), .text("Download everything as JSON")))
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text("Delete account")),
+                    .p(.text("This deletes your account and everything it owns, for good.")),
+                    .form(
+                        .id("delete-form"), .action(WebPath.accountDelete), .method(.post),
+                        WebPages.csrfField(req),
+                        WebPages.field(
+                            "Password", name: "password", type: .password, autocomplete: "current-password",
+                            idPrefix: "delete", errors: errors),
+                        WebPages.submit("Delete my account", id: "delete-submit", danger: true)
+                    )
                 )
-            ),
-            .section(.class("card"),
-                .h2(.text("Username")),
-                .form(.id("username-form"), .action(WebPath.accountUsername), .method(.post),
-                    WebPages.csrfField(req),
-                    WebPages.field("New username", name: "username", value: user.username, autocomplete: "username",
-                                   hint: "3–30 letters, digits or _, starting with a letter.", errors: errors),
-                    WebPages.submit("Change username", id: "username-submit")
-                )
-            ),
-            .section(.class("card"),
-                .h2(.text("Email")),
-                .form(.id("email-form"), .action(WebPath.accountEmail), .method(.post),
-                    WebPages.csrfField(req),
-                    WebPages.field("New email", name: "newEmail", type: .email, autocomplete: "email", errors: errors),
-                    WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password",
-                                   idPrefix: "email", errors: errors),
-                    WebPages.submit("Change email", id: "email-submit")
-                )
-            ),
-            .section(.class("card"),
-                .h2(.text("Password")),
-                .form(.id("password-form"), .action(WebPath.accountPassword), .method(.post),
-                    WebPages.csrfField(req),
-                    WebPages.field("Current password", name: "currentPassword", type: .password,
-                                   autocomplete: "current-password", errors: errors),
-                    WebPages.field("New password", name: "newPassword", type: .password, autocomplete: "new-password",
-                                   hint: "At least 10 characters; not a common password.", errors: errors),
-                    WebPages.submit("Change password", id: "password-submit")
-                )
-            ),
-            .section(.class("card"), .id("location-card"),
-                .h2(.text("Where you are")),
-                .p(.class("muted"), .text(user.latitude == nil
-                    ? "Not set yet: your dogs' decks need it to find dogs nearby."
-                    : "Set. Pawpack keeps only the centre of the 500 m square you are in; others see a rounded distance.")),
-                .a(.class("button secondary"), .id("location-link"), .href(WebPath.accountLocation),
-                   .text(user.latitude == nil ? "Set where you are" : "Change where you are"))
-            ),
-            .section(.class("card"),
-                .h2(.text("Blocked members")),
-                .if(blocked.isEmpty, .p(.class("muted"), .text("You have blocked no one. A member you block no longer sees your dogs, nor you theirs."))),
-                .ul(.id("blocked-list"), .forEach(blocked) { member in
-                    .li(.span(.text("\(member.displayName) (@\(member.username))")),
-                        .form(.class("inline"), .action(WebPath.accountUnblock), .method(.post),
-                              WebPages.csrfField(req),
-                              .input(.type(.hidden), .name("username"), .value(member.username)),
-                              .button(.type(.submit), .class("button secondary"), .ariaLabel("Unblock \(member.displayName)"),
-                                      .text("Unblock"))))
-                })
-            ),
-            .section(.class("card"),
-                .h2(.text("Session")),
-                .form(.id("logout-form"), .action(WebPath.logOut), .method(.post),
-                      WebPages.csrfField(req),
-                      .button(.id("logout-button"), .type(.submit), .class("button secondary"), .text("Log out")))
-            ),
-            .section(.class("card"),
-                .h2(.text("Your data")),
-                .p(.a(.id("export-link"), .href(WebPath.accountExport), .text("Download everything as JSON")))
-            ),
-            .section(.class("card"),
-                .h2(.text("Delete account")),
-                .p(.text("This deletes your account and everything it owns, for good.")),
-                .form(.id("delete-form"), .action(WebPath.accountDelete), .method(.post),
-                    WebPages.csrfField(req),
-                    WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password",
-                                   idPrefix: "delete", errors: errors),
-                    WebPages.submit("Delete my account", id: "delete-submit", danger: true)
-                )
-            )
-        ))
+            ))
     }
 
     /// Runs an account change from a settings form: redirect with a flash on success, the
     /// settings page with the problems otherwise.
-    private func settingsAction(_ req: Request, flash: Flash, fields formFields: Set<String>,
-                                _ change: (WebUser, FormFields) async throws -> Void) async throws -> Response {
+    private func settingsAction(
+        _ req: Request, flash: Flash, fields formFields: Set<String>,
+        _ change: (WebUser, FormFields) async throws -> Void
+    ) async throws -> Response {
         let webUser = try req.requireWebUser()
         let form = try fields(req)
         do {
             try await change(webUser, form)
             return WebPages.redirect(WebPath.account, flash: flash)
         } catch let problem as Problem {
-            return try await settingsPage(req, webUser: webUser, errors: FormErrors(problem, ids: formFields),
-                                status: .init(statusCode: problem.status))
+            return try await settingsPage(
+                req, webUser: webUser, errors: FormErrors(problem, ids: formFields),
+                status: .init(statusCode: problem.status))
         }
     }
 
     @Sendable func updateProfile(_ req: Request) async throws -> Response {
         try await settingsAction(req, flash: .profile, fields: ["displayName", "city"]) { webUser, form in
-            _ = try await accounts.updateProfile(webUser.user, change: ProfileChange(
-                displayName: form.displayName ?? "", city: form.city ?? ""), on: req.db)
+            _ = try await accounts.updateProfile(
+                webUser.user,
+                change: ProfileChange(
+                    displayName: form.displayName ?? "", city: form.city ?? ""), on: req.db)
         }
     }
 
@@ -370,23 +453,26 @@ struct AccountPages {
 
     @Sendable func changeUsername(_ req: Request) async throws -> Response {
         try await settingsAction(req, flash: .username, fields: ["username"]) { webUser, form in
-            _ = try await accounts.updateProfile(webUser.user, change: ProfileChange(username: form.username ?? ""),
-                                                 on: req.db)
+            _ = try await accounts.updateProfile(
+                webUser.user, change: ProfileChange(username: form.username ?? ""),
+                on: req.db)
         }
     }
 
     @Sendable func changeEmail(_ req: Request) async throws -> Response {
         try await settingsAction(req, flash: .email, fields: ["newEmail", "email-password"]) { webUser, form in
-            try await accounts.changeEmail(webUser.user, newEmail: form.newEmail ?? "", password: form.password ?? "",
-                                           on: req.db)
+            try await accounts.changeEmail(
+                webUser.user, newEmail: form.newEmail ?? "", password: form.password ?? "",
+                on: req.db)
         }
     }
 
     @Sendable func changePassword(_ req: Request) async throws -> Response {
         try await settingsAction(req, flash: .password, fields: ["currentPassword", "newPassword"]) { webUser, form in
-            try await accounts.changePassword(webUser.user, current: form.currentPassword ?? "",
-                                              new: form.newPassword ?? "", keepingWebSession: webUser.session.id,
-                                              on: req.db)
+            try await accounts.changePassword(
+                webUser.user, current: form.currentPassword ?? "",
+                new: form.newPassword ?? "", keepingWebSession: webUser.session.id,
+                on: req.db)
         }
     }
 
@@ -396,8 +482,9 @@ struct AccountPages {
         do {
             try await accounts.deleteAccount(webUser.user, password: form.password ?? "", on: req.db)
         } catch let problem as Problem {
-            return try await settingsPage(req, webUser: webUser, errors: FormErrors(problem, ids: ["delete-password"]),
-                                status: .init(statusCode: problem.status))
+            return try await settingsPage(
+                req, webUser: webUser, errors: FormErrors(problem, ids: ["delete-password"]),
+                status: .init(statusCode: problem.status))
         }
         req.webUser = nil
         let response = WebPages.redirect(WebPath.landing, flash: .deleted)

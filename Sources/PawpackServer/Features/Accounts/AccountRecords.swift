@@ -62,7 +62,8 @@ final class UserRecord: Model, @unchecked Sendable {
             (latitude, longitude) = (nil, nil)
             return before != nil
         }
-        let offset = locationOffsetNorth.flatMap { north in locationOffsetEast.map { LocationBlur.Offset(north: north, east: $0) } }
+        let offset =
+            locationOffsetNorth.flatMap { north in locationOffsetEast.map { LocationBlur.Offset(north: north, east: $0) } }
             ?? newOffset()
         (locationOffsetNorth, locationOffsetEast) = (offset.north, offset.east)
         let blurred = LocationBlur.matchingPoint(of: point, offset: offset)
@@ -72,9 +73,10 @@ final class UserRecord: Model, @unchecked Sendable {
 
     var account: Account {
         get throws {
-            try Account(id: requireID(), email: email, username: username, displayName: displayName,
-                        dateOfBirth: LocalDate(dateOfBirth) ?? LocalDate(year: 1970, month: 1, day: 1)!,
-                        city: city, location: location, emailVerified: emailVerifiedAt != nil, createdAt: createdAt)
+            try Account(
+                id: requireID(), email: email, username: username, displayName: displayName,
+                dateOfBirth: LocalDate(dateOfBirth) ?? LocalDate(year: 1970, month: 1, day: 1)!,
+                city: city, location: location, emailVerified: emailVerifiedAt != nil, createdAt: createdAt)
         }
     }
 }

@@ -58,7 +58,8 @@ extension AuthTokenRecord {
     /// each time a new value is bound, as it tries the value against the join's terms
     /// (`HotReadsTests` counts repreparations).
     static func accessToken(hash: String, reads: HotReads, on db: any Database) async throws -> (AuthTokenRecord, UserRecord)? {
-        try await reads.rows("""
+        try await reads.rows(
+            """
             SELECT "users".*,
                 "auth_tokens"."id" AS "token_id", "auth_tokens"."user_id" AS "token_user_id",
                 "auth_tokens"."kind" AS "token_kind", "auth_tokens"."token_hash" AS "token_token_hash",
@@ -67,12 +68,13 @@ extension AuthTokenRecord {
                 "auth_tokens"."last_used_at" AS "token_last_used_at"
             FROM "auth_tokens" JOIN "users" ON "users"."id" = "auth_tokens"."user_id"
             WHERE "auth_tokens"."kind" = 'access' AND "auth_tokens"."token_hash" = CAST(\(bind: hash) AS TEXT)
-            """, on: db)
-            .first
-            .map { row in
-                let read = try AccessTokenRow(row: row)
-                return (read.token, read.user)
-            }
+            """, on: db
+        )
+        .first
+        .map { row in
+            let read = try AccessTokenRow(row: row)
+            return (read.token, read.user)
+        }
     }
 
     /// A row of `accessToken(hash:reads:on:)`: the member's columns, and the token's under `token_`.

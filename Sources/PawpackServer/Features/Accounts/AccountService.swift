@@ -43,9 +43,11 @@ final class AccountService: Sendable {
     var rules: AccountRules { config.accountRules }
     var sessions: SessionPolicy { config.sessions }
 
-    init(config: Config, clock: any AppClock, mailer: any Mailer, hasher: PasswordHasher,
-         realtime: RealtimeEvents, logger: Logger,
-         deleteMember: @escaping @Sendable (User.ID, any Database) async throws -> Void) {
+    init(
+        config: Config, clock: any AppClock, mailer: any Mailer, hasher: PasswordHasher,
+        realtime: RealtimeEvents, logger: Logger,
+        deleteMember: @escaping @Sendable (User.ID, any Database) async throws -> Void
+    ) {
         self.config = config
         self.realtime = realtime
         self.deleteMember = deleteMember
@@ -71,23 +73,25 @@ final class AccountService: Sendable {
         let hash = try await hasher.hash(valid.password)
         let user = UserRecord(signUp: valid, passwordHash: hash, now: now)
         if let owner = try await UserRecord.query(on: db).filter(\.$email == valid.email).first() {
-            await send(MailMessage(
-                to: owner.email, subject: "Someone tried to sign up to Pawpack with your email",
-                text: """
-                Hello,
+            await send(
+                MailMessage(
+                    to: owner.email, subject: "Someone tried to sign up to Pawpack with your email",
+                    text: """
+                        Hello,
 
-                Someone tried to create a Pawpack account with this address, which already has one.
-                If it was you, log in, or choose a new password here:
+                        Someone tried to create a Pawpack account with this address, which already has one.
+                        If it was you, log in, or choose a new password here:
 
-                \(config.publicBaseURL)\(WebPath.forgotPassword)
+                        \(config.publicBaseURL)\(WebPath.forgotPassword)
 
-                If it was not you, ignore this message: nothing changed.
-                """, sentAt: now))
+                        If it was not you, ignore this message: nothing changed.
+                        """, sentAt: now))
             return user
         }
         user.verificationSentAt = now
-        let token = EmailTokenRecord(userID: try user.requireID(), purpose: .verifyEmail,
-                                     expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
+        let token = EmailTokenRecord(
+            userID: try user.requireID(), purpose: .verifyEmail,
+            expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
         do {
             try await db.transaction { tx in
                 try await user.create(on: tx)
@@ -113,30 +117,34 @@ final class AccountService: Sendable {
     }
 
     private var usernameTaken: Problem {
-        Problem(status: 409, code: .usernameTaken, title: "Username taken",
-                detail: "Someone already uses this username. Try another.",
-                errors: [.init(field: "username", message: "is already taken")])
+        Problem(
+            status: 409, code: .usernameTaken, title: "Username taken",
+            detail: "Someone already uses this username. Try another.",
+            errors: [.init(field: "username", message: "is already taken")])
     }
 
     private func sendVerification(to user: UserRecord, token: EmailTokenRecord) async throws {
         let link = try self.link(path: WebPath.verifyEmail, token: token)
-        await send(MailMessage(
-            to: user.email, subject: "Verify your email for Pawpack",
-            text: """
-            Hello,
+        await send(
+            MailMessage(
+                to: user.email, subject: "Verify your email for Pawpack",
+                text: """
+                    Hello,
 
-            Welcome to Pawpack! Open this link to verify your email address:
+                    Welcome to Pawpack! Open this link to verify your email address:
 
-            \(link)
+                    \(link)
 
-            The link works once and expires in \(Int(sessions.emailVerificationLifetime / 3600)) hours.
-            If you did not sign up, ignore this message.
-            """, sentAt: clock.now()))
+                    The link works once and expires in \(Int(sessions.emailVerificationLifetime / 3600)) hours.
+                    If you did not sign up, ignore this message.
+                    """, sentAt: clock.now()))
     }
 
     private func link(path: String, token: EmailTokenRecord) throws -> String {
-        let signed = signer.sign(.init(purpose: token.purpose.rawValue, id: try token.requireID().rawValue,
-                                       expiresAt: token.expiresAt))
+        let signed = signer.sign(
+            .init(
+                purpose: token.purpose.rawValue, id: try token.requireID().rawValue,
+                expiresAt: token.expiresAt))
         return "\(config.publicBaseURL)\(path)?token=\(signed)"
     }
 
@@ -160,9 +168,10 @@ final class AccountService: Sendable {
         let (record, user) = try await openLink(token, purposes: [.verifyEmail, .changeEmail], on: db)
         if record.purpose == .changeEmail, let newEmail = record.newEmail {
             if try await UserRecord.query(on: db).filter(\.$email == newEmail).filter(\.$id != user.requireID()).first() != nil {
-                throw Problem(status: 409, code: .emailTaken, title: "Email already registered",
-                              detail: "Another account took this address meanwhile.",
-                              errors: [.init(field: "email", message: "is already registered")])
+                throw Problem(
+                    status: 409, code: .emailTaken, title: "Email already registered",
+                    detail: "Another account took this address meanwhile.",
+                    errors: [.init(field: "email", message: "is already registered")])
             }
             user.email = newEmail
         }
@@ -177,15 +186,18 @@ final class AccountService: Sendable {
 
     /// Checks a link's signature, expiry, purpose and that it is unused; does not use it up,
     /// so a link survives a form that comes back with a problem (a weak new password).
-    private func openLink(_ token: String, purposes: Set<EmailTokenRecord.Purpose>,
-                          on db: any Database) async throws -> (EmailTokenRecord, UserRecord) {
+    private func openLink(
+        _ token: String, purposes: Set<EmailTokenRecord.Purpose>,
+        on db: any Database
+    ) async throws -> (EmailTokenRecord, UserRecord) {
         let now = clock.now()
         guard let payload = signer.open(token.trimmingCharacters(in: .whitespacesAndNewlines)),
-              payload.expiresAt > now,
-              let record = try await EmailTokenRecord.find(Identifier(payload.id), on: db),
-              purposes.contains(record.purpose), record.purpose.rawValue == payload.purpose,
-              record.usedAt == nil, record.expiresAt > now,
-              let user = try await UserRecord.find(record.$user.id, on: db) else {
+            payload.expiresAt > now,
+            let record = try await EmailTokenRecord.find(Identifier(payload.id), on: db),
+            purposes.contains(record.purpose), record.purpose.rawValue == payload.purpose,
+            record.usedAt == nil, record.expiresAt > now,
+            let user = try await UserRecord.find(record.$user.id, on: db)
+        else {
             throw Problem.invalidToken
         }
         return (record, user)
@@ -205,10 +217,12 @@ final class AccountService: Sendable {
         if let message = rules.emailProblem(address) { throw Problem.invalidField("email", message) }
         try await mailRequests.take(client, now: now, what: "requests that send mail")
         guard let user = try await UserRecord.query(on: db).filter(\.$email == address).first(),
-              user.emailVerifiedAt == nil,
-              sessions.mayResendVerification(lastSent: user.verificationSentAt, now: now) else { return }
-        let token = EmailTokenRecord(userID: try user.requireID(), purpose: .verifyEmail,
-                                     expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
+            user.emailVerifiedAt == nil,
+            sessions.mayResendVerification(lastSent: user.verificationSentAt, now: now)
+        else { return }
+        let token = EmailTokenRecord(
+            userID: try user.requireID(), purpose: .verifyEmail,
+            expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
         user.verificationSentAt = now
         try await db.transaction { tx in
             try await token.create(on: tx)
@@ -223,7 +237,8 @@ final class AccountService: Sendable {
         let valid = try rules.validate(change)
         if let username = valid.username, username != user.username {
             if try await UserRecord.query(on: db).filter(\.$username == username).filter(\.$id != user.requireID())
-                .first() != nil {
+                .first() != nil
+            {
                 throw usernameTaken
             }
             user.username = username
@@ -241,13 +256,16 @@ final class AccountService: Sendable {
     }
 
     /// Changes the password and signs out every other session (keeping the caller's own).
-    func changePassword(_ user: UserRecord, current: String, new: String,
-                        keepingFamily: AppSession.ID? = nil, keepingWebSession: WebSessionRecord.IDValue? = nil,
-                        on db: any Database) async throws {
+    func changePassword(
+        _ user: UserRecord, current: String, new: String,
+        keepingFamily: AppSession.ID? = nil, keepingWebSession: WebSessionRecord.IDValue? = nil,
+        on db: any Database
+    ) async throws {
         guard try await hasher.verify(current, against: user.passwordHash) else {
-            throw Problem(status: 403, code: .invalidCredentials, title: "Wrong password",
-                          detail: "The current password is not right.",
-                          errors: [.init(field: "currentPassword", message: "is not right")])
+            throw Problem(
+                status: 403, code: .invalidCredentials, title: "Wrong password",
+                detail: "The current password is not right.",
+                errors: [.init(field: "currentPassword", message: "is not right")])
         }
         if let message = rules.passwordProblem(new, email: user.email, username: user.username) {
             throw Problem.invalidField("newPassword", message)
@@ -266,9 +284,12 @@ final class AccountService: Sendable {
             try await webs.delete()
         }
         await realtime.sessionsEnded(of: userID, on: db)
-        await send(MailMessage(to: user.email, subject: "Your Pawpack password was changed",
-                               text: "Hello,\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)\(WebPath.forgotPassword)\n",
-                               sentAt: clock.now()))
+        await send(
+            MailMessage(
+                to: user.email, subject: "Your Pawpack password was changed",
+                text:
+                    "Hello,\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)\(WebPath.forgotPassword)\n",
+                sentAt: clock.now()))
     }
 
     /// Starts a change of email: the new address must be verified before it replaces the old.
@@ -277,25 +298,34 @@ final class AccountService: Sendable {
         let address = rules.normalizedEmail(newEmail)
         if let message = rules.emailProblem(address) { throw Problem.invalidField("newEmail", message) }
         guard try await hasher.verify(password, against: user.passwordHash) else {
-            throw Problem(status: 403, code: .invalidCredentials, title: "Wrong password",
-                          detail: "The password is not right.", errors: [.init(field: "password", message: "is not right")])
+            throw Problem(
+                status: 403, code: .invalidCredentials, title: "Wrong password",
+                detail: "The password is not right.", errors: [.init(field: "password", message: "is not right")])
         }
         guard address != user.email else { throw Problem.invalidField("newEmail", "is already your email") }
         try await mailRequests.take("member " + user.requireID().description, now: now, what: "requests that send mail")
         if try await UserRecord.query(on: db).filter(\.$email == address).first() != nil {
-            throw Problem(status: 409, code: .emailTaken, title: "Email already registered",
-                          detail: "Another account uses this address.",
-                          errors: [.init(field: "newEmail", message: "is already registered")])
+            throw Problem(
+                status: 409, code: .emailTaken, title: "Email already registered",
+                detail: "Another account uses this address.",
+                errors: [.init(field: "newEmail", message: "is already registered")])
         }
-        let token = EmailTokenRecord(userID: try user.requireID(), purpose: .changeEmail, newEmail: address,
-                                     expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
+        let token = EmailTokenRecord(
+            userID: try user.requireID(), purpose: .changeEmail, newEmail: address,
+            expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
         try await token.create(on: db)
-        await send(MailMessage(to: address, subject: "Verify your new email for Pawpack",
-                               text: "Hello,\n\nOpen this link to make this your Pawpack email address:\n\n\(try link(path: WebPath.verifyEmail, token: token))\n\nIf you did not ask for this, ignore this message.\n",
-                               sentAt: now))
-        await send(MailMessage(to: user.email, subject: "Your Pawpack email is being changed",
-                               text: "Hello,\n\nSomeone signed in to your account asked to change its email to \(address). It changes once that address is verified. If this was not you, change your password now.\n",
-                               sentAt: now))
+        await send(
+            MailMessage(
+                to: address, subject: "Verify your new email for Pawpack",
+                text:
+                    "Hello,\n\nOpen this link to make this your Pawpack email address:\n\n\(try link(path: WebPath.verifyEmail, token: token))\n\nIf you did not ask for this, ignore this message.\n",
+                sentAt: now))
+        await send(
+            MailMessage(
+                to: user.email, subject: "Your Pawpack email is being changed",
+                text:
+                    "Hello,\n\nSomeone signed in to your account asked to change its email to \(address). It changes once that address is verified. If this was not you, change your password now.\n",
+                sentAt: now))
     }
 
     // MARK: Password reset
@@ -310,12 +340,16 @@ final class AccountService: Sendable {
         if let message = rules.emailProblem(address) { throw Problem.invalidField("email", message) }
         try await mailRequests.take(client, now: now, what: "requests that send mail")
         guard let user = try await UserRecord.query(on: db).filter(\.$email == address).first() else { return }
-        let token = EmailTokenRecord(userID: try user.requireID(), purpose: .resetPassword,
-                                     expiresAt: now.addingTimeInterval(sessions.passwordResetLifetime), now: now)
+        let token = EmailTokenRecord(
+            userID: try user.requireID(), purpose: .resetPassword,
+            expiresAt: now.addingTimeInterval(sessions.passwordResetLifetime), now: now)
         try await token.create(on: db)
-        await send(MailMessage(to: user.email, subject: "Reset your Pawpack password",
-                               text: "Hello,\n\nOpen this link to choose a new password:\n\n\(try link(path: WebPath.resetPassword, token: token))\n\nThe link works once and expires in \(Int(sessions.passwordResetLifetime / 60)) minutes. If you did not ask for it, ignore this message.\n",
-                               sentAt: now))
+        await send(
+            MailMessage(
+                to: user.email, subject: "Reset your Pawpack password",
+                text:
+                    "Hello,\n\nOpen this link to choose a new password:\n\n\(try link(path: WebPath.resetPassword, token: token))\n\nThe link works once and expires in \(Int(sessions.passwordResetLifetime / 60)) minutes. If you did not ask for it, ignore this message.\n",
+                sentAt: now))
     }
 
     /// Sets a new password from a reset link and signs out everywhere.
@@ -351,18 +385,21 @@ final class AccountService: Sendable {
         let refresh = try await AuthTokenRecord.query(on: db).filter(\.$user.$id == userID)
             .filter(\.$kind == .refresh).filter(\.$usedAt == nil).all()
         let web = try await WebSessionRecord.query(on: db).filter(\.$user.$id == userID).all()
-        let sessions = refresh.map { AccountExportDocument.SessionSummary(kind: .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
+        let sessions =
+            refresh.map { AccountExportDocument.SessionSummary(kind: .app, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt) }
             + web.map { AccountExportDocument.SessionSummary(kind: .web, createdAt: $0.createdAt, lastUsedAt: $0.lastSeenAt) }
-        return AccountExportDocument(exportedAt: clock.now(), account: try user.account,
-                                     sessions: sessions.sorted { $0.createdAt < $1.createdAt })
+        return AccountExportDocument(
+            exportedAt: clock.now(), account: try user.account,
+            sessions: sessions.sorted { $0.createdAt < $1.createdAt })
     }
 
     /// Deletes the account and everything that is the member's, once the password is right.
     func deleteAccount(_ user: UserRecord, password: String, on db: any Database) async throws {
         guard try await hasher.verify(password, against: user.passwordHash) else {
-            throw Problem(status: 403, code: .invalidCredentials, title: "Wrong password",
-                          detail: "The password is not right; nothing was deleted.",
-                          errors: [.init(field: "password", message: "is not right")])
+            throw Problem(
+                status: 403, code: .invalidCredentials, title: "Wrong password",
+                detail: "The password is not right; nothing was deleted.",
+                errors: [.init(field: "password", message: "is not right")])
         }
         let id = try user.requireID()
         try await deleteMember(id, db)

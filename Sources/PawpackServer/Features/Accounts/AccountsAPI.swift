@@ -6,38 +6,40 @@ import Vapor
 
 extension APIHandler {
     func signUp(_ input: Operations.SignUp.Input) async throws -> Operations.SignUp.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let request = try currentRequest()
-        let form = SignUpForm(email: body.email, password: body.password, username: body.username,
-                              displayName: body.displayName, dateOfBirth: body.dateOfBirth, city: body.city)
+        let form = SignUpForm(
+            email: body.email, password: body.password, username: body.username,
+            displayName: body.displayName, dateOfBirth: body.dateOfBirth, city: body.city)
         let user = try await accounts.signUp(form, client: request.clientAddress, on: request.db)
         return .created(.init(body: .json(.init(try user.account))))
     }
 
     func verifyEmail(_ input: Operations.VerifyEmail.Input) async throws -> Operations.VerifyEmail.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let user = try await accounts.verifyEmail(token: body.token, on: try currentRequest().db)
         return .ok(.init(body: .json(.init(try user.account))))
     }
 
     func resendVerification(_ input: Operations.ResendVerification.Input) async throws -> Operations.ResendVerification.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let request = try currentRequest()
         try await accounts.resendVerification(email: body.email, client: request.clientAddress, on: request.db)
         return .accepted(.init())
     }
 
     func logIn(_ input: Operations.LogIn.Input) async throws -> Operations.LogIn.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let request = try currentRequest()
-        let user = try await sessions.logIn(email: body.email, password: body.password,
-                                            address: request.clientAddress, on: request.db)
+        let user = try await sessions.logIn(
+            email: body.email, password: body.password,
+            address: request.clientAddress, on: request.db)
         let session = try await sessions.issueAppSession(for: user, on: request.db)
         return .ok(.init(body: .json(.init(session))))
     }
 
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let session = try await sessions.refresh(refreshToken: body.refreshToken, on: try currentRequest().db)
         return .ok(.init(body: .json(.init(session))))
     }
@@ -49,16 +51,17 @@ extension APIHandler {
     }
 
     func requestPasswordReset(_ input: Operations.RequestPasswordReset.Input) async throws -> Operations.RequestPasswordReset.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let request = try currentRequest()
         try await accounts.requestPasswordReset(email: body.email, client: request.clientAddress, on: request.db)
         return .accepted(.init())
     }
 
     func confirmPasswordReset(_ input: Operations.ConfirmPasswordReset.Input) async throws -> Operations.ConfirmPasswordReset.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
-        try await accounts.confirmPasswordReset(token: body.token, newPassword: body.newPassword,
-                                                on: try currentRequest().db)
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
+        try await accounts.confirmPasswordReset(
+            token: body.token, newPassword: body.newPassword,
+            on: try currentRequest().db)
         return .noContent(.init())
     }
 
@@ -68,7 +71,7 @@ extension APIHandler {
     }
 
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let change = ProfileChange(displayName: body.displayName, city: body.city, username: body.username)
         let user = try await accounts.updateProfile(auth.user, change: change, on: auth.request.db)
@@ -76,7 +79,7 @@ extension APIHandler {
     }
 
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         try await accounts.deleteAccount(auth.user, password: body.password, on: auth.request.db)
         return .noContent(.init())
@@ -103,42 +106,46 @@ extension APIHandler {
     }
 
     func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         try await accounts.changeEmail(auth.user, newEmail: body.newEmail, password: body.password, on: auth.request.db)
         return .accepted(.init())
     }
 
     func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        try await accounts.changePassword(auth.user, current: body.currentPassword, new: body.newPassword,
-                                          keepingFamily: auth.token.family, on: auth.request.db)
+        try await accounts.changePassword(
+            auth.user, current: body.currentPassword, new: body.newPassword,
+            keepingFamily: auth.token.family, on: auth.request.db)
         return .noContent(.init())
     }
 }
 
 extension Problem {
-    static let unsupportedBody = Problem(status: 415, code: .invalidRequest, title: "Unsupported body",
-                                         detail: "Send the body as application/json.")
+    static let unsupportedBody = Problem(
+        status: 415, code: .invalidRequest, title: "Unsupported body",
+        detail: "Send the body as application/json.")
 }
 
 // MARK: DTO mapping
 
 extension Components.Schemas.Account {
     init(_ account: Account) {
-        self.init(id: account.id.description, email: account.email, username: account.username,
-                  displayName: account.displayName, dateOfBirth: account.dateOfBirth.description,
-                  city: account.city,
-                  location: account.location.map { .init(latitude: $0.latitude, longitude: $0.longitude) },
-                  emailVerified: account.emailVerified, createdAt: account.createdAt)
+        self.init(
+            id: account.id.description, email: account.email, username: account.username,
+            displayName: account.displayName, dateOfBirth: account.dateOfBirth.description,
+            city: account.city,
+            location: account.location.map { .init(latitude: $0.latitude, longitude: $0.longitude) },
+            emailVerified: account.emailVerified, createdAt: account.createdAt)
     }
 }
 
 extension Components.Schemas.Session {
     init(_ session: IssuedSession) {
-        self.init(accessToken: session.accessToken, accessTokenExpiresAt: session.accessTokenExpiresAt,
-                  refreshToken: session.refreshToken, refreshTokenExpiresAt: session.refreshTokenExpiresAt,
-                  account: .init(session.account))
+        self.init(
+            accessToken: session.accessToken, accessTokenExpiresAt: session.accessTokenExpiresAt,
+            refreshToken: session.refreshToken, refreshTokenExpiresAt: session.refreshTokenExpiresAt,
+            account: .init(session.account))
     }
 }

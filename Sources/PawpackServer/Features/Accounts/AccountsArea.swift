@@ -6,17 +6,22 @@ extension Area {
     /// Members: sign-up, sessions, the profile and location, blocks, the export and deletion's root.
     static let accounts = Area(
         name: "Accounts",
-        services: { services in [
-            SessionService(config: services.config, clock: services.dependencies.clock, hasher: services.hasher,
-                           realtime: services.realtime, reads: services.hotReads, logger: services.logger),
-            AccountService(config: services.config, clock: services.dependencies.clock, mailer: services.dependencies.mailer,
-                           hasher: services.hasher, realtime: services.realtime, logger: services.logger,
-                           deleteMember: { [unowned services] member, db in try await services.deleteMember(member, on: db) }),
-            BlockService(clock: services.dependencies.clock, realtime: services.realtime,
-                         ends: { [unowned services] blocker, blocked, tx in
-                             try await services.blockEnds(between: blocker, blocked, on: tx)
-                         }),
-        ] },
+        services: { services in
+            [
+                SessionService(
+                    config: services.config, clock: services.dependencies.clock, hasher: services.hasher,
+                    realtime: services.realtime, reads: services.hotReads, logger: services.logger),
+                AccountService(
+                    config: services.config, clock: services.dependencies.clock, mailer: services.dependencies.mailer,
+                    hasher: services.hasher, realtime: services.realtime, logger: services.logger,
+                    deleteMember: { [unowned services] member, db in try await services.deleteMember(member, on: db) }),
+                BlockService(
+                    clock: services.dependencies.clock, realtime: services.realtime,
+                    ends: { [unowned services] blocker, blocked, tx in
+                        try await services.blockEnds(between: blocker, blocked, on: tx)
+                    }),
+            ]
+        },
         migrations: AccountMigrations.all,
         pages: { app, services in AccountPages(accounts: services.accounts, sessions: services.sessions).register(on: app) },
         tab: .init(id: "me", title: "Me", path: WebPath.account, icon: .person, position: 3) { path in

@@ -11,8 +11,10 @@ final class BlockService: Sendable {
     /// What a block ends in every area, inside its transaction: the events to send after.
     private let ends: @Sendable (User.ID, User.ID, any Database) async throws -> [StoredRealtimeEvent]
 
-    init(clock: any AppClock, realtime: RealtimeEvents,
-         ends: @escaping @Sendable (User.ID, User.ID, any Database) async throws -> [StoredRealtimeEvent]) {
+    init(
+        clock: any AppClock, realtime: RealtimeEvents,
+        ends: @escaping @Sendable (User.ID, User.ID, any Database) async throws -> [StoredRealtimeEvent]
+    ) {
         self.clock = clock
         self.realtime = realtime
         self.ends = ends
@@ -39,24 +41,28 @@ final class BlockService: Sendable {
         let name = AccountRules().normalizedUsername(username)
         let me = try user.requireID()
         guard let other = try await UserRecord.query(on: db).filter(\.$username == name).first(),
-              let them = other.id, them != me else {
-            throw Problem(status: 404, code: .notFound, title: "No such member", detail: "No other member has that username.",
-                          errors: [.init(field: "username", message: "is not another member")])
+            let them = other.id, them != me
+        else {
+            throw Problem(
+                status: 404, code: .notFound, title: "No such member", detail: "No other member has that username.",
+                errors: [.init(field: "username", message: "is not another member")])
         }
         // Blocked twice at once: one block, and both answers are the same.
-        let events = try await answeringRacesAsSequential { try await db.transaction { tx -> [StoredRealtimeEvent] in
-            var events: [StoredRealtimeEvent] = []
-            if try await BlockRecord.query(on: tx).filter(\.$blocker.$id == me).filter(\.$blocked.$id == them).first() == nil {
-                let block = BlockRecord()
-                block.$blocker.id = me
-                block.$blocked.id = them
-                block.createdAt = self.clock.now()
-                try await block.create(on: tx)
+        let events = try await answeringRacesAsSequential {
+            try await db.transaction { tx -> [StoredRealtimeEvent] in
+                var events: [StoredRealtimeEvent] = []
+                if try await BlockRecord.query(on: tx).filter(\.$blocker.$id == me).filter(\.$blocked.$id == them).first() == nil {
+                    let block = BlockRecord()
+                    block.$blocker.id = me
+                    block.$blocked.id = them
+                    block.createdAt = self.clock.now()
+                    try await block.create(on: tx)
+                }
+                // Blocking ends everything between the two, both ways, in every area (`Area.blockEnds`).
+                events += try await self.ends(me, them, tx)
+                return events
             }
-            // Blocking ends everything between the two, both ways, in every area (`Area.blockEnds`).
-            events += try await self.ends(me, them, tx)
-            return events
-        } }
+        }
         await realtime.deliver(events)
     }
 
@@ -72,10 +78,12 @@ final class BlockService: Sendable {
     func unblock(_ user: UserRecord, username: String, on db: any Database) async throws {
         let name = AccountRules().normalizedUsername(username)
         guard let other = try await UserRecord.query(on: db).filter(\.$username == name).first(),
-              let block = try await BlockRecord.query(on: db).filter(\.$blocker.$id == user.requireID())
-                  .filter(\.$blocked.$id == other.requireID()).first() else {
-            throw Problem(status: 404, code: .notFound, title: "Not blocked", detail: "You have not blocked anyone by that username.",
-                          errors: [.init(field: "username", message: "is not a member you blocked")])
+            let block = try await BlockRecord.query(on: db).filter(\.$blocker.$id == user.requireID())
+                .filter(\.$blocked.$id == other.requireID()).first()
+        else {
+            throw Problem(
+                status: 404, code: .notFound, title: "Not blocked", detail: "You have not blocked anyone by that username.",
+                errors: [.init(field: "username", message: "is not a member you blocked")])
         }
         try await block.delete(on: db)
     }

@@ -37,8 +37,10 @@ final class SessionService: Sendable {
     var rules: AccountRules { config.accountRules }
     var policy: SessionPolicy { config.sessions }
 
-    init(config: Config, clock: any AppClock, hasher: PasswordHasher, realtime: RealtimeEvents, reads: HotReads,
-         logger: Logger) {
+    init(
+        config: Config, clock: any AppClock, hasher: PasswordHasher, realtime: RealtimeEvents, reads: HotReads,
+        logger: Logger
+    ) {
         self.config = config
         self.clock = clock
         self.hasher = hasher
@@ -85,29 +87,38 @@ final class SessionService: Sendable {
         return user
     }
 
-    func issueAppSession(for user: UserRecord, family: AppSession.ID = AppSession.ID(),
-                         on db: any Database) async throws -> IssuedSession {
+    func issueAppSession(
+        for user: UserRecord, family: AppSession.ID = AppSession.ID(),
+        on db: any Database
+    ) async throws -> IssuedSession {
         let now = clock.now()
         let access = OpaqueToken.generate(prefix: "ppa_")
         let refresh = OpaqueToken.generate(prefix: "ppr_")
         let accessExpiry = now.addingTimeInterval(policy.accessTokenLifetime)
         let refreshExpiry = now.addingTimeInterval(policy.refreshIdleTimeout)
         let userID = try user.requireID()
-        try await AuthTokenRecord(userID: userID, kind: .access, tokenHash: OpaqueToken.hash(access),
-                                  family: family, expiresAt: accessExpiry, now: now).create(on: db)
-        try await AuthTokenRecord(userID: userID, kind: .refresh, tokenHash: OpaqueToken.hash(refresh),
-                                  family: family, expiresAt: refreshExpiry, now: now).create(on: db)
-        return IssuedSession(accessToken: access, accessTokenExpiresAt: accessExpiry, refreshToken: refresh,
-                             refreshTokenExpiresAt: refreshExpiry, family: family, account: try user.account)
+        try await AuthTokenRecord(
+            userID: userID, kind: .access, tokenHash: OpaqueToken.hash(access),
+            family: family, expiresAt: accessExpiry, now: now
+        ).create(on: db)
+        try await AuthTokenRecord(
+            userID: userID, kind: .refresh, tokenHash: OpaqueToken.hash(refresh),
+            family: family, expiresAt: refreshExpiry, now: now
+        ).create(on: db)
+        return IssuedSession(
+            accessToken: access, accessTokenExpiresAt: accessExpiry, refreshToken: refresh,
+            refreshTokenExpiresAt: refreshExpiry, family: family, account: try user.account)
     }
 
     /// Rotates a refresh token. A second use of the same token revokes the whole family:
     /// one of the two users of that token is not its owner.
     func refresh(refreshToken: String, on db: any Database) async throws -> IssuedSession {
         let now = clock.now()
-        guard let record = try await AuthTokenRecord.query(on: db)
-            .filter(\.$tokenHash == OpaqueToken.hash(refreshToken))
-            .filter(\.$kind == .refresh).first() else { throw Problem.tokenExpired }
+        guard
+            let record = try await AuthTokenRecord.query(on: db)
+                .filter(\.$tokenHash == OpaqueToken.hash(refreshToken))
+                .filter(\.$kind == .refresh).first()
+        else { throw Problem.tokenExpired }
         if record.usedAt != nil {
             try await revokeFamily(record.family, of: record.$user.id, on: db)
             logger.warning("refresh token reused; session revoked", metadata: ["user": "\(record.$user.id)"])
@@ -131,8 +142,10 @@ final class SessionService: Sendable {
     func authenticate(accessToken: String, on db: any Database) async throws -> (UserRecord, AuthTokenRecord) {
         let now = clock.now()
         // Every API request passes here: one query, rows read without model decoding.
-        guard let (token, user) = try await AuthTokenRecord.accessToken(
-            hash: OpaqueToken.hash(accessToken), reads: reads, on: db) else {
+        guard
+            let (token, user) = try await AuthTokenRecord.accessToken(
+                hash: OpaqueToken.hash(accessToken), reads: reads, on: db)
+        else {
             throw Problem.unauthenticated
         }
         guard token.expiresAt > now, user.emailVerifiedAt != nil else { throw Problem.tokenExpired }
@@ -167,8 +180,10 @@ final class SessionService: Sendable {
     /// The signed-in user of a browser, ending the session when it has been idle too long.
     func webSession(token: String, on db: any Database) async throws -> (UserRecord, WebSessionRecord)? {
         let now = clock.now()
-        guard let session = try await WebSessionRecord.query(on: db)
-            .filter(\.$tokenHash == OpaqueToken.hash(token)).first() else { return nil }
+        guard
+            let session = try await WebSessionRecord.query(on: db)
+                .filter(\.$tokenHash == OpaqueToken.hash(token)).first()
+        else { return nil }
         if policy.isWebSessionIdle(lastSeen: session.lastSeenAt, now: now) {
             try await session.delete(on: db)
             await realtime.sessionsEnded(of: session.$user.id, on: db)

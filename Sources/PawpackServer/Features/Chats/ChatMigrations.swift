@@ -6,12 +6,14 @@ import PawpackCore
 enum ChatMigrations {
     static let all: [any Migration] = [
         CreateChats(), CreateChatMessages(),
-        AddIndexes(name: "ChatLookupIndexes", indexes: [
-            // A member's chats, newest activity first, on either side.
-            IndexSpec(name: "chats_by_user_a", table: "chats", columns: ["user_a_id", "activity"]),
-            IndexSpec(name: "chats_by_user_b", table: "chats", columns: ["user_b_id", "activity"]),
-            IndexSpec(name: "chats_by_pet_b", table: "chats", columns: ["pet_b_id"]),
-        ]),
+        AddIndexes(
+            name: "ChatLookupIndexes",
+            indexes: [
+                // A member's chats, newest activity first, on either side.
+                IndexSpec(name: "chats_by_user_a", table: "chats", columns: ["user_a_id", "activity"]),
+                IndexSpec(name: "chats_by_user_b", table: "chats", columns: ["user_b_id", "activity"]),
+                IndexSpec(name: "chats_by_pet_b", table: "chats", columns: ["pet_b_id"]),
+            ]),
         // A chat's notifications go with it.
         DeletedWithParent(name: "notifications_with_their_chat", table: "notifications", column: "chat_id", parent: "chats"),
     ]

@@ -22,28 +22,39 @@ struct ChatPages {
         let user = try req.requireWebUser().user
         let page = try await chats.chats(user, limit: 50, cursor: req.query[String.self, at: "cursor"], on: req.db)
         let me = try user.requireID()
-        return WebPages.page(req, title: "Chats", main: .group(
-            .if(page.items.isEmpty, .div(.class("empty"), .id("chats-empty"), Icon.chat.node(),
-                .p(.text("No chats yet. A match opens a chat with the other dog's owner.")),
-                .a(.class("button"), .href(WebPath.playdates), .text("Find playmates")))),
-            .ul(.class("chat-list"), .id("chat-list"), .forEach(page.items) { chat in
-                .li(.a(.class(chat.unreadCount > 0 ? "chat-row unread" : "chat-row"), .id("chat-\(chat.id)"), .href(WebPath.chat(chat.id)),
-                    DogViews.avatar(chat.otherPet),
-                    .div(.class("chat-row-text"),
-                        .strong(.text(chat.otherPet.name)),
-                        .span(.class("muted"), .text(" · \(chat.otherPet.ownerDisplayName)")),
-                        .p(.class("chat-preview"), .text(Self.preview(chat, me: me)))),
-                    .div(.class("chat-row-meta"),
-                        TimeViews.time(chat.activityAt, style: .short),
-                        WebPages.countBadge(chat.unreadCount, one: " unread", many: " unread"),
-                        .if(chat.closed, .span(.class("badge"), .text("Closed")))))
-                )
-            }),
-            .unwrap(page.next) { next in
-                .p(.class("older"), .a(.id("older-chats"), .href(WebPath.chats + "?cursor=" + next.text), .text("Older chats")))
-            },
-            .p(.a(.id("meetups-link"), .href(WebPath.meetups), Icon.calendar.node(), .text(" Your meet-ups")))
-        ))
+        return WebPages.page(
+            req, title: "Chats",
+            main: .group(
+                .if(
+                    page.items.isEmpty,
+                    .div(
+                        .class("empty"), .id("chats-empty"), Icon.chat.node(),
+                        .p(.text("No chats yet. A match opens a chat with the other dog's owner.")),
+                        .a(.class("button"), .href(WebPath.playdates), .text("Find playmates")))),
+                .ul(
+                    .class("chat-list"), .id("chat-list"),
+                    .forEach(page.items) { chat in
+                        .li(
+                            .a(
+                                .class(chat.unreadCount > 0 ? "chat-row unread" : "chat-row"), .id("chat-\(chat.id)"), .href(WebPath.chat(chat.id)),
+                                DogViews.avatar(chat.otherPet),
+                                .div(
+                                    .class("chat-row-text"),
+                                    .strong(.text(chat.otherPet.name)),
+                                    .span(.class("muted"), .text(" · \(chat.otherPet.ownerDisplayName)")),
+                                    .p(.class("chat-preview"), .text(Self.preview(chat, me: me)))),
+                                .div(
+                                    .class("chat-row-meta"),
+                                    TimeViews.time(chat.activityAt, style: .short),
+                                    WebPages.countBadge(chat.unreadCount, one: " unread", many: " unread"),
+                                    .if(chat.closed, .span(.class("badge"), .text("Closed")))))
+                        )
+                    }),
+                .unwrap(page.next) { next in
+                    .p(.class("older"), .a(.id("older-chats"), .href(WebPath.chats + "?cursor=" + next.text), .text("Older chats")))
+                },
+                .p(.a(.id("meetups-link"), .href(WebPath.meetups), Icon.calendar.node(), .text(" Your meet-ups")))
+            ))
     }
 
     /// The chat list's second line: the last message, or how to start.
@@ -57,8 +68,10 @@ struct ChatPages {
         try await render(req, chat: try req.idParameter(Param.chat))
     }
 
-    func render(_ req: Request, chat id: Chats.Chat.ID, errors: FormErrors = [], text: String? = nil,
-                status: HTTPResponseStatus = .ok) async throws -> Response {
+    func render(
+        _ req: Request, chat id: Chats.Chat.ID, errors: FormErrors = [], text: String? = nil,
+        status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
         let user = try req.requireWebUser().user
         let me = try user.requireID()
         var chat = try await chats.chat(user, id: id, on: req.db)
@@ -79,38 +92,51 @@ struct ChatPages {
         for area in services.areas { if let panel = area.chatPanel { panels.append(try await panel(req, chat, services)) } }
         let lastMine = messages.last { $0.sender == me }
         let seen = lastMine.map { $0.position <= chat.theirReadPosition } ?? false
-        return WebPages.page(req, title: chat.otherPet.name, status: status, errors: errors, back: (WebPath.chats, "Chats"), main: .group(
-            .div(.class("chat-head"), .id("chat-head"),
-                .a(.href(WebPath.pet(chat.otherPet.id)), .ariaLabel("\(chat.otherPet.name)'s profile"), DogViews.avatar(chat.otherPet)),
-                .p(.text("\(chat.otherPet.ownerDisplayName) · with \(chat.myPet.name)"))),
-            .group(panels),
-            .unwrap(page.next) { next in
-                .p(.class("older"), .a(.id("older-messages"), .href(WebPath.chat(id) + "?before=" + next.text), .text("Older messages")))
-            },
-            .ol(.class("messages"), .id("messages"), .data(named: "chat", value: id.description),
-                .data(named: "read", value: WebPath.chatRead(id)), .attribute(named: "aria-live", value: "polite"),
-                .if(messages.isEmpty, .li(.class("messages-empty muted"), .id("messages-empty"),
-                                          .text("No messages yet. Say hello to \(chat.otherPet.ownerDisplayName)!"))),
-                .forEach(messages) { message in Self.bubble(message, mine: message.sender == me) }),
-            .p(.class("seen muted"), .id("seen"), .attribute(named: "hidden", value: seen ? nil : "hidden"), .text("Seen")),
-            .if(chat.closed,
-                .p(.class("notice"), .id("chat-closed"), .text("This chat is closed: the match ended. The messages stay; no new ones can be sent.")),
-                else: .form(.class("composer"), .id("message-form"), .action(WebPath.chatMessages(id)), .method(.post),
-                    WebPages.csrfField(req),
-                    // A new id for each message written: a form sent twice (a retry) is one message.
-                    .input(.type(.hidden), .name("id"), .value(UUID().uuidString.lowercased())),
-                    .label(.class("visually-hidden"), .for("message-text"), .text("Message")),
-                    .textarea(.name("text"), .id("message-text"), .attribute(named: "rows", value: "1"),
-                              .attribute(named: "maxlength", value: String(ChatRules.maximumTextLength)),
-                              .attribute(named: "placeholder", value: "Write to \(chat.otherPet.ownerDisplayName)…"),
-                              .required(true), .text(text ?? "")),
-                    .button(.type(.submit), .class("button"), .id("message-send"), .text("Send"))))
-        ))
+        return WebPages.page(
+            req, title: chat.otherPet.name, status: status, errors: errors, back: (WebPath.chats, "Chats"),
+            main: .group(
+                .div(
+                    .class("chat-head"), .id("chat-head"),
+                    .a(.href(WebPath.pet(chat.otherPet.id)), .ariaLabel("\(chat.otherPet.name)'s profile"), DogViews.avatar(chat.otherPet)),
+                    .p(.text("\(chat.otherPet.ownerDisplayName) · with \(chat.myPet.name)"))),
+                .group(panels),
+                .unwrap(page.next) { next in
+                    .p(.class("older"), .a(.id("older-messages"), .href(WebPath.chat(id) + "?before=" + next.text), .text("Older messages")))
+                },
+                .ol(
+                    .class("messages"), .id("messages"), .data(named: "chat", value: id.description),
+                    .data(named: "read", value: WebPath.chatRead(id)), .attribute(named: "aria-live", value: "polite"),
+                    .if(
+                        messages.isEmpty,
+                        .li(
+                            .class("messages-empty muted"), .id("messages-empty"),
+                            .text("No messages yet. Say hello to \(chat.otherPet.ownerDisplayName)!"))),
+                    .forEach(messages) { message in Self.bubble(message, mine: message.sender == me) }),
+                .p(.class("seen muted"), .id("seen"), .attribute(named: "hidden", value: seen ? nil : "hidden"), .text("Seen")),
+                .if(
+                    chat.closed,
+                    .p(
+                        .class("notice"), .id("chat-closed"),
+                        .text("This chat is closed: the match ended. The messages stay; no new ones can be sent.")),
+                    else: .form(
+                        .class("composer"), .id("message-form"), .action(WebPath.chatMessages(id)), .method(.post),
+                        WebPages.csrfField(req),
+                        // A new id for each message written: a form sent twice (a retry) is one message.
+                        .input(.type(.hidden), .name("id"), .value(UUID().uuidString.lowercased())),
+                        .label(.class("visually-hidden"), .for("message-text"), .text("Message")),
+                        .textarea(
+                            .name("text"), .id("message-text"), .attribute(named: "rows", value: "1"),
+                            .attribute(named: "maxlength", value: String(ChatRules.maximumTextLength)),
+                            .attribute(named: "placeholder", value: "Write to \(chat.otherPet.ownerDisplayName)…"),
+                            .required(true), .text(text ?? "")),
+                        .button(.type(.submit), .class("button"), .id("message-send"), .text("Send"))))
+            ))
     }
 
     /// One message; the page's script writes new ones the same way.
     static func bubble(_ message: ChatMessageValue, mine: Bool) -> Node<HTML.ListContext> {
-        .li(.class(mine ? "message mine" : "message theirs"), .id("m-\(message.id)"),
+        .li(
+            .class(mine ? "message mine" : "message theirs"), .id("m-\(message.id)"),
             .data(named: "position", value: String(message.position)),
             .unwrap(message.text) { .p(.text($0)) },
             .unwrap(message.photoKey) { key in .img(.src(WebPath.media(key)), .alt("Photo"), .class("message-photo")) },
@@ -138,8 +164,9 @@ struct ChatPages {
             }
             return WebPages.redirect(WebPath.chat(id) + "#m-\(sent.message.id)")
         } catch let problem as Problem where problem.status == 422 {
-            return try await render(req, chat: id, errors: FormErrors(problem.renamingFields(["text": "message"])), text: form.text,
-                                    status: .unprocessableEntity)
+            return try await render(
+                req, chat: id, errors: FormErrors(problem.renamingFields(["text": "message"])), text: form.text,
+                status: .unprocessableEntity)
         }
     }
 
@@ -159,8 +186,10 @@ struct ChatPages {
         // What reading changed, for the bell and the Chats tab.
         let me = try user.requireID()
         let response = Response(status: .ok)
-        try response.content.encode(["unreadNotifications": try await NotificationService.unreadCount(of: me, on: req.db),
-                                     "unreadChats": try await ChatService.unreadChatCount(of: me, on: req.db)])
+        try response.content.encode([
+            "unreadNotifications": try await NotificationService.unreadCount(of: me, on: req.db),
+            "unreadChats": try await ChatService.unreadChatCount(of: me, on: req.db),
+        ])
         return response
     }
 }

@@ -70,8 +70,10 @@ final class ChatService: Sendable {
     /// (`Area.chatsClosed`: Meetups cancels their open meet-ups).
     private let closed: @Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void
 
-    init(pets: PetService, photos: PhotoIntake, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
-         writes: SQLWrites, closed: @escaping @Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void) {
+    init(
+        pets: PetService, photos: PhotoIntake, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
+        writes: SQLWrites, closed: @escaping @Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void
+    ) {
         self.closed = closed
         self.pets = pets
         self.photos = photos
@@ -87,10 +89,13 @@ final class ChatService: Sendable {
     /// Opens the chat of a match between two dogs (`PlaydateService.pair`'s order) and their
     /// owners, or opens again the one the same two dogs had before; its id.
     @discardableResult
-    static func open(match matchID: Playdates.Match.ID, pets: (a: Pet.ID, b: Pet.ID), owners: (a: User.ID, b: User.ID),
-                     now: Date, on db: any Database) async throws -> Chats.Chat.ID {
+    static func open(
+        match matchID: Playdates.Match.ID, pets: (a: Pet.ID, b: Pet.ID), owners: (a: User.ID, b: User.ID),
+        now: Date, on db: any Database
+    ) async throws -> Chats.Chat.ID {
         if let chat = try await ChatRecord.query(on: db).filter(\.$petA.$id == pets.a)
-            .filter(\.$petB.$id == pets.b).first() {
+            .filter(\.$petB.$id == pets.b).first()
+        {
             chat.matchID = matchID
             chat.closedAt = nil
             try await chat.save(on: db)
@@ -115,8 +120,10 @@ final class ChatService: Sendable {
 
     /// Closes the chat of these two dogs (an unmatch); its id, when it was open.
     func close(pets petA: Pet.ID, _ petB: Pet.ID, now: Date, on db: any Database) async throws -> Chats.Chat.ID? {
-        guard let chat = try await ChatRecord.query(on: db).filter(\.$petA.$id == petA).filter(\.$petB.$id == petB)
-            .filter(\.$closedAt == nil).first() else { return nil }
+        guard
+            let chat = try await ChatRecord.query(on: db).filter(\.$petA.$id == petA).filter(\.$petB.$id == petB)
+                .filter(\.$closedAt == nil).first()
+        else { return nil }
         chat.closedAt = now
         try await chat.save(on: db)
         try await closed([chat.requireID()], now, db)
@@ -158,7 +165,8 @@ final class ChatService: Sendable {
 
     /// The member's chats, newest activity first.
     func chats(_ user: UserRecord, limit: Int, cursor: String?, on db: any Database) async throws
-        -> (items: [ChatValue], next: ChatListCursor?) {
+        -> (items: [ChatValue], next: ChatListCursor?)
+    {
         let me = try user.requireID()
         let after = try cursor.map(ChatListCursor.init(text:))
         let rows = try await ChatRecord.query(on: db).group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
@@ -183,7 +191,8 @@ final class ChatService: Sendable {
 
     /// Messages newest first, `limit` at a time.
     func messages(_ user: UserRecord, chat id: Chats.Chat.ID, limit: Int, cursor: String?, on db: any Database) async throws
-        -> (items: [ChatMessageValue], next: MessageCursor?) {
+        -> (items: [ChatMessageValue], next: MessageCursor?)
+    {
         _ = try await participant(user, chat: id, on: db)
         let before = try cursor.map(MessageCursor.init(text:))
         var query = ChatMessageRecord.query(on: db).filter(\.$chat.$id == id)
@@ -197,8 +206,10 @@ final class ChatService: Sendable {
 
     /// Sends a text message. Sending again with the same `clientMessageID` (a retry after a
     /// lost answer) returns the first message and adds nothing: `created` says which.
-    func send(_ user: UserRecord, chat id: Chats.Chat.ID, clientMessageID: UUID, text raw: String,
-              on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
+    func send(
+        _ user: UserRecord, chat id: Chats.Chat.ID, clientMessageID: UUID, text raw: String,
+        on db: any Database
+    ) async throws -> (message: ChatMessageValue, created: Bool) {
         let (chat, me, _) = try await participant(user, chat: id, on: db)
         do {
             let text = try rules.text(raw)
@@ -219,8 +230,10 @@ final class ChatService: Sendable {
 
     /// Sends a photo, cleaned like a pet's (metadata removed, pixels bounded); idempotent like
     /// `send`.
-    func sendPhoto(_ user: UserRecord, chat id: Chats.Chat.ID, clientMessageID: UUID, data: Data,
-                   on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
+    func sendPhoto(
+        _ user: UserRecord, chat id: Chats.Chat.ID, clientMessageID: UUID, data: Data,
+        on db: any Database
+    ) async throws -> (message: ChatMessageValue, created: Bool) {
         let (chat, me, _) = try await participant(user, chat: id, on: db)
         if let earlier = try await earlier(clientMessageID, from: me, in: id, on: db) {
             return (try Self.retried(earlier, text: nil), false)
@@ -229,22 +242,30 @@ final class ChatService: Sendable {
         try await sends.take(me.description, now: clock.now(), what: "messages")
         let messageID = Chats.Message.ID.timeOrdered(at: clock.now())
         return try await photos.store(data, key: "chats/\(id)/\(messageID)") { stored in
-            try await self.insert(into: chat, from: me, clientMessageID: clientMessageID, id: messageID,
-                                  photo: (stored.key, stored.contentType), on: db)
+            try await self.insert(
+                into: chat, from: me, clientMessageID: clientMessageID, id: messageID,
+                photo: (stored.key, stored.contentType), on: db)
         }
     }
 
     /// The member's own message with this client id: in this chat, the message; in another,
     /// a conflict (the id names a different message).
-    private func earlier(_ clientMessageID: UUID, from me: User.ID, in chat: Chats.Chat.ID,
-                         on db: any Database) async throws -> ChatMessageValue? {
-        guard let row = try await pets.reads.rows("""
-            SELECT * FROM "chat_messages" WHERE "sender_id" = \(bind: me) AND "client_message_id" = \(bind: clientMessageID)
-            """, on: db).first.map({ try $0.decode(fluentModel: ChatMessageRecord.self) }) else { return nil }
+    private func earlier(
+        _ clientMessageID: UUID, from me: User.ID, in chat: Chats.Chat.ID,
+        on db: any Database
+    ) async throws -> ChatMessageValue? {
+        guard
+            let row = try await pets.reads.rows(
+                """
+                SELECT * FROM "chat_messages" WHERE "sender_id" = \(bind: me) AND "client_message_id" = \(bind: clientMessageID)
+                """, on: db
+            ).first.map({ try $0.decode(fluentModel: ChatMessageRecord.self) })
+        else { return nil }
         guard row.$chat.id == chat else {
-            throw Problem(status: 409, code: .messageIDReused, title: "Message id already used",
-                          detail: "You already sent a message with this id in another chat. Choose a new id for each message.",
-                          errors: [.init(field: "id", message: "is already used by another of your messages")])
+            throw Problem(
+                status: 409, code: .messageIDReused, title: "Message id already used",
+                detail: "You already sent a message with this id in another chat. Choose a new id for each message.",
+                errors: [.init(field: "id", message: "is already used by another of your messages")])
         }
         return try ChatMessageValue(row)
     }
@@ -261,16 +282,19 @@ final class ChatService: Sendable {
         guard chat.closedAt == nil else { throw Self.closed }
     }
 
-    static let closed = Problem(status: 409, code: .chatClosed, title: "This chat is closed",
-                                detail: "The match ended, so no more messages can be sent here. The conversation stays for you to read.")
+    static let closed = Problem(
+        status: 409, code: .chatClosed, title: "This chat is closed",
+        detail: "The match ended, so no more messages can be sent here. The conversation stays for you to read.")
 
     /// Numbers and stores a message in one transaction: the chat's count goes up by one under
     /// the row's lock (PostgreSQL; SQLite runs one transaction's statements at a time), so two
     /// messages sent at once get different positions, and the recipient's unread count goes up
     /// with it.
-    private func insert(into chat: ChatRecord, from me: User.ID, clientMessageID: UUID, id: Chats.Message.ID? = nil,
-                        text: String? = nil, photo: (key: String, contentType: String)? = nil,
-                        on db: any Database) async throws -> (message: ChatMessageValue, created: Bool) {
+    private func insert(
+        into chat: ChatRecord, from me: User.ID, clientMessageID: UUID, id: Chats.Message.ID? = nil,
+        text: String? = nil, photo: (key: String, contentType: String)? = nil,
+        on db: any Database
+    ) async throws -> (message: ChatMessageValue, created: Bool) {
         let chatID = try chat.requireID()
         guard let side = chat.side(of: me) else { throw Problem.notFound }
         let now = clock.now()
@@ -279,11 +303,14 @@ final class ChatService: Sendable {
         let (userA, userB, otherUser, sendingPet) = (chat.$userA.id, chat.$userB.id, chat.user(side.other), chat.pet(side))
         do {
             let (message, events) = try await writes.transaction(on: db) { statements -> (ChatMessageValue, [StoredRealtimeEvent]) in
-                guard let row = try await statements.first("""
-                    UPDATE "chats" SET "last_position" = "last_position" + 1, "last_message_id" = \(bind: id),
-                        "activity" = \(bind: ChatListCursor.activity(at: now)), "\(unsafeRaw: unread)" = "\(unsafeRaw: unread)" + 1
-                    WHERE "id" = \(bind: chatID) AND "closed_at" IS NULL RETURNING "last_position"
-                    """) else { throw Self.closed }
+                guard
+                    let row = try await statements.first(
+                        """
+                        UPDATE "chats" SET "last_position" = "last_position" + 1, "last_message_id" = \(bind: id),
+                            "activity" = \(bind: ChatListCursor.activity(at: now)), "\(unsafeRaw: unread)" = "\(unsafeRaw: unread)" + 1
+                        WHERE "id" = \(bind: chatID) AND "closed_at" IS NULL RETURNING "last_position"
+                        """)
+                else { throw Self.closed }
                 let record = ChatMessageRecord()
                 record.id = id
                 record.$chat.id = chatID
@@ -295,7 +322,8 @@ final class ChatService: Sendable {
                 record.photoContentType = photo?.contentType
                 record.createdAt = now
                 let message = try ChatMessageValue(record)
-                try await statements.run("""
+                try await statements.run(
+                    """
                     INSERT INTO "chat_messages" ("id", "chat_id", "position", "sender_id", "client_message_id", "text",
                         "photo_key", "photo_content_type", "created_at")
                     VALUES (\(bind: message.id), \(bind: chatID), \(bind: message.position), \(bind: me), \(bind: clientMessageID),
@@ -304,9 +332,10 @@ final class ChatService: Sendable {
                 // Both members' apps hear of it: the sender's other devices too.
                 var events = try await self.realtime.record(.message(message), for: [userA, userB], in: statements)
                 let sender = try await NotificationService.names(of: sendingPet, in: statements)
-                let told = NotificationDraft(from: me, kind: .message, title: "\(sender.owner) (\(sender.dog))",
-                                             body: text.map(NotificationService.preview) ?? "Sent a photo",
-                                             chat: chatID, pet: sendingPet)
+                let told = NotificationDraft(
+                    from: me, kind: .message, title: "\(sender.owner) (\(sender.dog))",
+                    body: text.map(NotificationService.preview) ?? "Sent a photo",
+                    chat: chatID, pet: sendingPet)
                 events += try await self.notifications.notify(told, to: otherUser, in: statements)
                 return (message, events)
             }
@@ -327,11 +356,15 @@ final class ChatService: Sendable {
 
     /// Marks the chat read up to this message (a position never goes back); the other member
     /// sees how far.
-    func markRead(_ user: UserRecord, chat id: Chats.Chat.ID, upTo messageID: Chats.Message.ID,
-                  on db: any Database) async throws {
+    func markRead(
+        _ user: UserRecord, chat id: Chats.Chat.ID, upTo messageID: Chats.Message.ID,
+        on db: any Database
+    ) async throws {
         let (chat, me, side) = try await participant(user, chat: id, on: db)
-        guard let message = try await ChatMessageRecord.query(on: db).filter(\.$id == messageID)
-            .filter(\.$chat.$id == id).first() else {
+        guard
+            let message = try await ChatMessageRecord.query(on: db).filter(\.$id == messageID)
+                .filter(\.$chat.$id == id).first()
+        else {
             throw Problem.invalidField("messageId", "is not a message of this chat")
         }
         guard message.position > chat.readPosition(side) else { return }
@@ -341,19 +374,24 @@ final class ChatService: Sendable {
             // transaction that reads before it writes fails ("busy in snapshot") when another
             // connection commits in between, as the sockets' acknowledgements often do.
             let column = side.column
-            guard let row = try await tx.sql.raw("""
-                UPDATE "chats" SET "\(unsafeRaw: column)_read_position" = \(bind: message.position),
-                    "\(unsafeRaw: column)_read_at" = \(bind: now),
-                    "\(unsafeRaw: column)_unread" = (SELECT COUNT(*) FROM "chat_messages" WHERE "chat_id" = \(bind: id)
-                        AND "sender_id" <> \(bind: me) AND "position" > \(bind: message.position))
-                WHERE "id" = \(bind: id) AND "\(unsafeRaw: column)_read_position" < \(bind: message.position)
-                RETURNING "\(unsafeRaw: column)_unread" AS "unread"
-                """).first() else { return [StoredRealtimeEvent]() }
+            guard
+                let row = try await tx.sql.raw(
+                    """
+                    UPDATE "chats" SET "\(unsafeRaw: column)_read_position" = \(bind: message.position),
+                        "\(unsafeRaw: column)_read_at" = \(bind: now),
+                        "\(unsafeRaw: column)_unread" = (SELECT COUNT(*) FROM "chat_messages" WHERE "chat_id" = \(bind: id)
+                            AND "sender_id" <> \(bind: me) AND "position" > \(bind: message.position))
+                    WHERE "id" = \(bind: id) AND "\(unsafeRaw: column)_read_position" < \(bind: message.position)
+                    RETURNING "\(unsafeRaw: column)_unread" AS "unread"
+                    """
+                ).first()
+            else { return [StoredRealtimeEvent]() }
             if try row.decode(column: "unread", as: Int.self) == 0 {
                 try await NotificationService.markChatRead(me, chat: id, now: now, on: tx)
             }
-            return try await self.realtime.record(.read(chat: id, reader: me, position: message.position, at: now),
-                                                  for: [chat.$userA.id, chat.$userB.id], on: tx)
+            return try await self.realtime.record(
+                .read(chat: id, reader: me, position: message.position, at: now),
+                for: [chat.$userA.id, chat.$userB.id], on: tx)
         }
         await realtime.deliver(events)
     }
@@ -378,7 +416,8 @@ final class ChatService: Sendable {
     func photo(key: String, chat id: Chats.Chat.ID, viewer: UserRecord, on db: any Database) async throws -> StoredMedia {
         _ = try await participant(viewer, chat: id, on: db)
         guard try await ChatMessageRecord.query(on: db).filter(\.$chat.$id == id).filter(\.$photoKey == key).first() != nil,
-              let stored = try await photos.media.get(key: key) else { throw Problem.notFound }
+            let stored = try await photos.media.get(key: key)
+        else { throw Problem.notFound }
         return stored
     }
 
@@ -386,11 +425,16 @@ final class ChatService: Sendable {
 
     /// The chat, when `user` is one of its two members; the same 404 otherwise as for none.
     private func participant(_ user: UserRecord, chat id: Chats.Chat.ID, on db: any Database) async throws
-        -> (chat: ChatRecord, me: User.ID, side: ChatRecord.Side) {
+        -> (chat: ChatRecord, me: User.ID, side: ChatRecord.Side)
+    {
         let me = try user.requireID()
-        guard let chat = try await pets.reads.rows("""
-            SELECT * FROM "chats" WHERE "id" = \(bind: id)
-            """, on: db).first.map(ChatRecord.init(row:)), let side = chat.side(of: me) else {
+        guard
+            let chat = try await pets.reads.rows(
+                """
+                SELECT * FROM "chats" WHERE "id" = \(bind: id)
+                """, on: db
+            ).first.map(ChatRecord.init(row:)), let side = chat.side(of: me)
+        else {
             throw Problem.notFound
         }
         return (chat, me, side)
@@ -400,18 +444,22 @@ final class ChatService: Sendable {
     private func values(_ rows: [ChatRecord], viewer: User.ID, on db: any Database) async throws -> [ChatValue] {
         let dogs = try await pets.cards(ofPets: Array(Set(rows.flatMap { [$0.$petA.id, $0.$petB.id] })), on: db)
         let lastIDs = rows.compactMap(\.lastMessageID)
-        let last = lastIDs.isEmpty ? [:] : Dictionary(
-            try await ChatMessageRecord.query(on: db).filter(\.$id ~~ lastIDs).all().map { ($0.$chat.id, try ChatMessageValue($0)) },
-            uniquingKeysWith: { first, _ in first })
+        let last =
+            lastIDs.isEmpty
+            ? [:]
+            : Dictionary(
+                try await ChatMessageRecord.query(on: db).filter(\.$id ~~ lastIDs).all().map { ($0.$chat.id, try ChatMessageValue($0)) },
+                uniquingKeysWith: { first, _ in first })
         return try rows.compactMap { row in
             guard let side = row.side(of: viewer), let mine = dogs[row.pet(side)], let other = dogs[row.pet(side.other)] else {
                 return nil
             }
             let id = try row.requireID()
-            return ChatValue(id: id, match: row.matchID, myPet: mine, otherPet: other, lastMessage: last[id],
-                             unreadCount: row.unread(side), theirReadPosition: row.readPosition(side.other),
-                             theirReadAt: row.readAt(side.other), closed: row.closedAt != nil,
-                             activity: row.activity)
+            return ChatValue(
+                id: id, match: row.matchID, myPet: mine, otherPet: other, lastMessage: last[id],
+                unreadCount: row.unread(side), theirReadPosition: row.readPosition(side.other),
+                theirReadAt: row.readAt(side.other), closed: row.closedAt != nil,
+                activity: row.activity)
         }
     }
 }

@@ -24,14 +24,16 @@ extension APIHandler {
         let auth = try await authenticated()
         let limit = input.query.limit ?? 30
         guard (1...100).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 100") }
-        let page = try await chats.messages(auth.user, chat: try pathID(input.path.chatId), limit: limit,
-                                            cursor: input.query.cursor, on: auth.request.db)
+        let page = try await chats.messages(
+            auth.user, chat: try pathID(input.path.chatId), limit: limit,
+            cursor: input.query.cursor, on: auth.request.db)
         let me = try auth.user.requireID()
-        return .ok(.init(body: .json(.init(items: page.items.map { Components.Schemas.ChatMessage($0, viewer: me, mapping) }, nextCursor: page.next?.text))))
+        return .ok(
+            .init(body: .json(.init(items: page.items.map { Components.Schemas.ChatMessage($0, viewer: me, mapping) }, nextCursor: page.next?.text))))
     }
 
     func sendMessage(_ input: Operations.SendMessage.Input) async throws -> Operations.SendMessage.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let chatID: Chats.Chat.ID = try pathID(input.path.chatId)
         guard let clientID = UUID(text: body.id) else { throw Problem.invalidField("id", "must be a UUID") }
@@ -43,20 +45,20 @@ extension APIHandler {
     func sendChatPhoto(_ input: Operations.SendChatPhoto.Input) async throws -> Operations.SendChatPhoto.Output {
         let auth = try await authenticated()
         let chatID: Chats.Chat.ID = try pathID(input.path.chatId)
-        guard case let .multipartForm(parts) = input.body else { throw Problem.unsupportedBody }
+        guard case .multipartForm(let parts) = input.body else { throw Problem.unsupportedBody }
         let limit = services.config.maximumUploadBytes
         var photo: Data?
         var clientID: UUID?
         try await Self.readForm(parts, parts: "the message id in a part named `id` and the image in one named `photo`") { part in
             switch part {
-            case let .photo(file):
+            case .photo(let file):
                 photo = try await Self.collect(file.payload.body, upTo: limit)
                 return photo == nil ? ImageSanitizerError.tooLarge(limit: limit).problem(limit: limit) : nil
-            case let .id(field):
+            case .id(let field):
                 let text = try await Self.collect(field.payload.body, upTo: 64).map { String(decoding: $0, as: UTF8.self) }
                 clientID = text.flatMap { UUID(text: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
                 return clientID == nil ? Problem.invalidField("id", "must be a UUID") : nil
-            case let .undocumented(other):
+            case .undocumented(let other):
                 _ = try await Self.collect(other.body, upTo: 0)
                 return nil
             }
@@ -69,7 +71,7 @@ extension APIHandler {
     }
 
     func markChatRead(_ input: Operations.MarkChatRead.Input) async throws -> Operations.MarkChatRead.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let chatID: Chats.Chat.ID = try pathID(input.path.chatId)
         guard let messageID = Chats.Message.ID(string: body.messageId) else {
@@ -84,22 +86,25 @@ extension APIHandler {
 
 extension Components.Schemas.Chat {
     init(_ chat: ChatValue, viewer: User.ID, _ mapping: APIMapping) {
-        self.init(id: chat.id.description, matchId: chat.match.description, myPet: Components.Schemas.PetCard(chat.myPet, mapping), otherPet: Components.Schemas.PetCard(chat.otherPet, mapping),
-              otherOwnerDisplayName: chat.otherPet.ownerDisplayName,
-              lastMessage: chat.lastMessage.map { Components.Schemas.ChatMessage($0, viewer: viewer, mapping) }, unreadCount: chat.unreadCount,
-              theirReadPosition: chat.theirReadPosition, theirReadAt: chat.theirReadAt, closed: chat.closed,
-              lastActivityAt: chat.activityAt)
+        self.init(
+            id: chat.id.description, matchId: chat.match.description, myPet: Components.Schemas.PetCard(chat.myPet, mapping),
+            otherPet: Components.Schemas.PetCard(chat.otherPet, mapping),
+            otherOwnerDisplayName: chat.otherPet.ownerDisplayName,
+            lastMessage: chat.lastMessage.map { Components.Schemas.ChatMessage($0, viewer: viewer, mapping) }, unreadCount: chat.unreadCount,
+            theirReadPosition: chat.theirReadPosition, theirReadAt: chat.theirReadAt, closed: chat.closed,
+            lastActivityAt: chat.activityAt)
     }
 }
 
 extension Components.Schemas.ChatMessage {
     init(_ message: ChatMessageValue, viewer: User.ID, _ mapping: APIMapping) {
-        self.init(id: message.id.description, chatId: message.chat.description,
-              clientMessageId: message.clientMessageID.text(uppercase: false), position: message.position,
-              fromMe: message.sender == viewer, text: message.text,
-              photo: message.photoKey.map { key in
-                  .init(url: mapping.baseURL + WebPath.media(key), contentType: message.photoContentType ?? "")
-              },
-              createdAt: message.createdAt)
+        self.init(
+            id: message.id.description, chatId: message.chat.description,
+            clientMessageId: message.clientMessageID.text(uppercase: false), position: message.position,
+            fromMe: message.sender == viewer, text: message.text,
+            photo: message.photoKey.map { key in
+                .init(url: mapping.baseURL + WebPath.media(key), contentType: message.photoContentType ?? "")
+            },
+            createdAt: message.createdAt)
     }
 }

@@ -8,13 +8,15 @@ import SQLKit
 enum MeetupMigrations {
     static let all: [any Migration] = [
         CreateMeetups(), CreateOnePendingMeetupPerChat(),
-        AddIndexes(name: "MeetupIndexes", indexes: [
-            IndexSpec(name: "meetups_by_chat", table: "meetups", columns: ["chat_id", "starts_at"]),
-            IndexSpec(name: "meetups_by_proposer", table: "meetups", columns: ["proposer_id", "starts_at"]),
-            IndexSpec(name: "meetups_by_invitee", table: "meetups", columns: ["invitee_id", "starts_at"]),
-            // The scheduler's expiries and reminders.
-            IndexSpec(name: "meetups_due", table: "meetups", columns: ["status", "starts_at"]),
-        ]),
+        AddIndexes(
+            name: "MeetupIndexes",
+            indexes: [
+                IndexSpec(name: "meetups_by_chat", table: "meetups", columns: ["chat_id", "starts_at"]),
+                IndexSpec(name: "meetups_by_proposer", table: "meetups", columns: ["proposer_id", "starts_at"]),
+                IndexSpec(name: "meetups_by_invitee", table: "meetups", columns: ["invitee_id", "starts_at"]),
+                // The scheduler's expiries and reminders.
+                IndexSpec(name: "meetups_due", table: "meetups", columns: ["status", "starts_at"]),
+            ]),
         // A meet-up's notifications go with it.
         DeletedWithParent(name: "notifications_with_their_meetup", table: "notifications", column: "meetup_id", parent: "meetups"),
     ]
@@ -49,9 +51,11 @@ struct CreateMeetups: CreatesTable {
 /// a partial unique index, which SQLite and PostgreSQL write alike.
 struct CreateOnePendingMeetupPerChat: AsyncMigration {
     func prepare(on database: any Database) async throws {
-        try await database.sql.raw("""
+        try await database.sql.raw(
+            """
             CREATE UNIQUE INDEX IF NOT EXISTS "meetups_one_pending_per_chat" ON "meetups" ("chat_id") WHERE "status" = 'pending'
-            """).run()
+            """
+        ).run()
     }
 
     func revert(on database: any Database) async throws {

@@ -25,20 +25,32 @@ struct MeetupPages {
         let toReview = try await meetups.meetups(user, filter: .toReview, limit: 20, on: req.db)
         let upcoming = try await meetups.meetups(user, filter: .upcoming, limit: 50, on: req.db)
         let past = try await meetups.meetups(user, filter: .past, limit: 20, on: req.db)
-        return WebPages.page(req, title: "Meet-ups", back: (WebPath.chats, "Chats"), main: .group(
-            .if(!toReview.isEmpty, .section(.id("meetups-to-review"),
-                .h2(.text("To review")),
-                .forEach(toReview) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) })),
-            .section(.id("meetups-upcoming"),
-                .h2(.text("Upcoming")),
-                .if(upcoming.isEmpty, .div(.class("empty"), Icon.calendar.node(),
-                    .p(.text("Nothing planned. Propose a meet-up from a chat with a match.")),
-                    .a(.class("button"), .href(WebPath.chats), .text("Your chats")))),
-                .forEach(upcoming) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) }),
-            .if(!past.isEmpty, .section(.id("meetups-past"),
-                .h2(.text("Past")),
-                .forEach(past) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) }))
-        ))
+        return WebPages.page(
+            req, title: "Meet-ups", back: (WebPath.chats, "Chats"),
+            main: .group(
+                .if(
+                    !toReview.isEmpty,
+                    .section(
+                        .id("meetups-to-review"),
+                        .h2(.text("To review")),
+                        .forEach(toReview) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) })),
+                .section(
+                    .id("meetups-upcoming"),
+                    .h2(.text("Upcoming")),
+                    .if(
+                        upcoming.isEmpty,
+                        .div(
+                            .class("empty"), Icon.calendar.node(),
+                            .p(.text("Nothing planned. Propose a meet-up from a chat with a match.")),
+                            .a(.class("button"), .href(WebPath.chats), .text("Your chats")))),
+                    .forEach(upcoming) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) }),
+                .if(
+                    !past.isEmpty,
+                    .section(
+                        .id("meetups-past"),
+                        .h2(.text("Past")),
+                        .forEach(past) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) }))
+            ))
     }
 
     // MARK: Proposing
@@ -55,8 +67,10 @@ struct MeetupPages {
         var note: String?
     }
 
-    func proposalPage(_ req: Request, form: ProposalForm?, errors: FormErrors = [],
-                      status: HTTPResponseStatus = .ok) async throws -> Response {
+    func proposalPage(
+        _ req: Request, form: ProposalForm?, errors: FormErrors = [],
+        status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
         let user = try req.requireWebUser().user
         let id = try req.idParameter(Param.chat)
         let chat = try await chats.chat(user, id: id, on: req.db)
@@ -66,41 +80,58 @@ struct MeetupPages {
         let today = LocalDate(utc: now).dayNumber
         let first = LocalDate(dayNumber: today - 1)?.description
         let last = LocalDate(dayNumber: today + MeetupRules.maximumDaysAhead + 1)?.description
-        let reason = try await meetups.puppyModeReason([chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req),
-                                                       on: req.db)
-        return WebPages.page(req, title: "Propose a meet-up", status: status, errors: errors,
-                             back: (WebPath.chat(id), chat.otherPet.name), main: .group(
-            .p(.class("muted"), .text("\(chat.myPet.name) and \(chat.otherPet.name), with \(chat.otherPet.ownerDisplayName). They answer in the chat.")),
-            .unwrap(reason, { reason in
-                .p(.class("notice"), .id("meetups-unavailable"), Icon.shield.node(), .text(" Meet-ups are not available yet: \(reason)"))
-            }, else: .form(.class("card"), .id("meetup-form"), .action(WebPath.chatMeetups(id)), .method(.post),
-                WebPages.csrfField(req),
-                .input(.type(.hidden), .name("offset"), .id("meetup-offset"), .value(form?.offset ?? "")),
-                .div(.class("row"),
-                    WebPages.field("Date", name: "date", type: .date, value: form?.date, autocomplete: "off",
-                                   limits: .init(min: first, max: last), errors: errors),
-                    WebPages.field("Time", name: "time", type: .time, value: form?.time ?? "10:00", autocomplete: "off",
-                                   errors: errors)),
-                .element(named: "noscript", nodes: [.p(.class("hint"), .text("Without JavaScript the time is read as UTC."))]),
-                WebPages.field("Place", name: "placeName", value: form?.placeName, autocomplete: "off",
-                               hint: "Where to meet: a park, a gate, a café.",
-                               limits: .init(maxLength: MeetupRules.maximumPlaceNameLength), errors: errors),
-                .input(.type(.hidden), .name("latitude"), .id("meetup-latitude"), .value(form?.latitude ?? "")),
-                .input(.type(.hidden), .name("longitude"), .id("meetup-longitude"), .value(form?.longitude ?? "")),
-                WebPages.field("Town (optional)", name: "town", value: form?.town, autocomplete: "address-level2", required: false,
-                               hint: "The town it is in, to put it on the map; or use your location below.",
-                               limits: .init(maxLength: 80), errors: errors),
-                .p(.button(.type(.button), .class("button secondary"), .id("meetup-locate"), .attribute(named: "hidden"),
-                           .data(named: "locate", value: "fill"), .data(named: "locate-status", value: "meetup-locate-status"),
-                           .data(named: "located", value: " The meet-up is placed where you are now."),
-                           .data(named: "denied", value: " Your location is not available: name the town instead."),
-                           .data(named: "unavailable", value: " Your location is not available: name the town instead."),
-                           Icon.pin.node(), .text("Use my location")),
-                   .span(.class("hint"), .id("meetup-locate-status"), .attribute(named: "role", value: "status"))),
-                FormControls.textarea("Note (optional)", name: "note", id: "meetup-note", value: form?.note,
-                                      maxLength: MeetupRules.maximumNoteLength, errors: errors),
-                WebPages.submit("Propose", id: "meetup-submit")))
-        ))
+        let reason = try await meetups.puppyModeReason(
+            [chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req),
+            on: req.db)
+        return WebPages.page(
+            req, title: "Propose a meet-up", status: status, errors: errors,
+            back: (WebPath.chat(id), chat.otherPet.name),
+            main: .group(
+                .p(
+                    .class("muted"),
+                    .text("\(chat.myPet.name) and \(chat.otherPet.name), with \(chat.otherPet.ownerDisplayName). They answer in the chat.")),
+                .unwrap(
+                    reason,
+                    { reason in
+                        .p(.class("notice"), .id("meetups-unavailable"), Icon.shield.node(), .text(" Meet-ups are not available yet: \(reason)"))
+                    },
+                    else: .form(
+                        .class("card"), .id("meetup-form"), .action(WebPath.chatMeetups(id)), .method(.post),
+                        WebPages.csrfField(req),
+                        .input(.type(.hidden), .name("offset"), .id("meetup-offset"), .value(form?.offset ?? "")),
+                        .div(
+                            .class("row"),
+                            WebPages.field(
+                                "Date", name: "date", type: .date, value: form?.date, autocomplete: "off",
+                                limits: .init(min: first, max: last), errors: errors),
+                            WebPages.field(
+                                "Time", name: "time", type: .time, value: form?.time ?? "10:00", autocomplete: "off",
+                                errors: errors)),
+                        .element(named: "noscript", nodes: [.p(.class("hint"), .text("Without JavaScript the time is read as UTC."))]),
+                        WebPages.field(
+                            "Place", name: "placeName", value: form?.placeName, autocomplete: "off",
+                            hint: "Where to meet: a park, a gate, a café.",
+                            limits: .init(maxLength: MeetupRules.maximumPlaceNameLength), errors: errors),
+                        .input(.type(.hidden), .name("latitude"), .id("meetup-latitude"), .value(form?.latitude ?? "")),
+                        .input(.type(.hidden), .name("longitude"), .id("meetup-longitude"), .value(form?.longitude ?? "")),
+                        WebPages.field(
+                            "Town (optional)", name: "town", value: form?.town, autocomplete: "address-level2", required: false,
+                            hint: "The town it is in, to put it on the map; or use your location below.",
+                            limits: .init(maxLength: 80), errors: errors),
+                        .p(
+                            .button(
+                                .type(.button), .class("button secondary"), .id("meetup-locate"), .attribute(named: "hidden"),
+                                .data(named: "locate", value: "fill"), .data(named: "locate-status", value: "meetup-locate-status"),
+                                .data(named: "located", value: " The meet-up is placed where you are now."),
+                                .data(named: "denied", value: " Your location is not available: name the town instead."),
+                                .data(named: "unavailable", value: " Your location is not available: name the town instead."),
+                                Icon.pin.node(), .text("Use my location")),
+                            .span(.class("hint"), .id("meetup-locate-status"), .attribute(named: "role", value: "status"))),
+                        FormControls.textarea(
+                            "Note (optional)", name: "note", id: "meetup-note", value: form?.note,
+                            maxLength: MeetupRules.maximumNoteLength, errors: errors),
+                        WebPages.submit("Propose", id: "meetup-submit")))
+            ))
     }
 
     @Sendable func propose(_ req: Request) async throws -> Response {
@@ -110,13 +141,17 @@ struct MeetupPages {
         let form = try req.content.decode(ProposalForm.self)
         do {
             let place = try Self.place(form)
-            _ = try await meetups.propose(user, chat: id, .init(pet: nil, startsAt: try Self.start(form), placeName: form.placeName ?? "",
-                                                                 latitude: place.latitude, longitude: place.longitude, note: form.note),
-                                          writingDates: DateWords.writer(for: req), on: req.db)
+            _ = try await meetups.propose(
+                user, chat: id,
+                .init(
+                    pet: nil, startsAt: try Self.start(form), placeName: form.placeName ?? "",
+                    latitude: place.latitude, longitude: place.longitude, note: form.note),
+                writingDates: DateWords.writer(for: req), on: req.db)
             return WebPages.redirect(WebPath.chat(id), flash: .proposed)
         } catch let problem as Problem where problem.status == 422 || problem.status == 409 {
-            return try await proposalPage(req, form: form, errors: FormErrors(problem.renamingFields(["startsAt": "date"])),
-                                          status: .init(statusCode: problem.status))
+            return try await proposalPage(
+                req, form: form, errors: FormErrors(problem.renamingFields(["startsAt": "date"])),
+                status: .init(statusCode: problem.status))
         }
     }
 
@@ -145,21 +180,22 @@ struct MeetupPages {
         return found.centre
     }
 
-
     // MARK: Answering
 
     @Sendable func act(_ req: Request, _ action: MeetupAction) async throws -> Response {
         let user = try req.requireWebUser().user
         try req.checkCSRF()
-        let meetup = try await meetups.act(action, user, meetup: try req.idParameter(Param.meetup),
-                                           writingDates: DateWords.writer(for: req), on: req.db)
+        let meetup = try await meetups.act(
+            action, user, meetup: try req.idParameter(Param.meetup),
+            writingDates: DateWords.writer(for: req), on: req.db)
         let back = WebPages.safeNext(try? req.content.get(String.self, at: "next")) ?? WebPath.chat(meetup.chat)
-        let flash: Flash = switch action {
-        case .accept: .meetupAccepted
-        case .reject: .meetupRejected
-        case .cancel: .meetupCancelled
-        case .complete: .meetupCompleted
-        }
+        let flash: Flash =
+            switch action {
+            case .accept: .meetupAccepted
+            case .reject: .meetupRejected
+            case .cancel: .meetupCancelled
+            case .complete: .meetupCompleted
+            }
         return WebPages.redirect(back, flash: flash)
     }
 }
@@ -173,16 +209,28 @@ extension MeetupPages {
         let planned = try await meetups.meetups(user, chat: id, limit: 10, on: req.db)
             .filter { $0.status == .pending || $0.status == .accepted || ($0.status == .completed && !$0.reviewers.contains(me)) }
         // The cards know each dog's mode; why and until when is read only for a puppy.
-        let puppyMode = chat.closed || ![chat.myPet, chat.otherPet].contains(where: { $0.mode == .puppy }) ? nil
+        let puppyMode =
+            chat.closed || ![chat.myPet, chat.otherPet].contains(where: { $0.mode == .puppy })
+            ? nil
             : try await meetups.puppyModeReason([chat.myPet.id, chat.otherPet.id], writingDates: DateWords.writer(for: req), on: req.db)
-        return .section(.id("chat-meetups"), .attribute(named: "aria-label", value: "Meet-ups"),
+        return .section(
+            .id("chat-meetups"), .attribute(named: "aria-label", value: "Meet-ups"),
             .forEach(planned) { MeetupViews.card(req, $0, viewer: me, back: WebPath.chat(id)) },
-            .if(!chat.closed, .unwrap(puppyMode, { reason in
-                .p(.class("notice"), .id("meetups-unavailable"), Icon.shield.node(),
-                   .text(" Meet-ups are not available yet: \(reason) Until then you can keep chatting."))
-            }, else: .if(!planned.contains { $0.status == .pending },
-                .p(.a(.class("button secondary"), .id("propose-meetup"), .href(WebPath.newMeetup(id)), Icon.calendar.node(),
-                      .text("Propose a meet-up")))))))
+            .if(
+                !chat.closed,
+                .unwrap(
+                    puppyMode,
+                    { reason in
+                        .p(
+                            .class("notice"), .id("meetups-unavailable"), Icon.shield.node(),
+                            .text(" Meet-ups are not available yet: \(reason) Until then you can keep chatting."))
+                    },
+                    else: .if(
+                        !planned.contains { $0.status == .pending },
+                        .p(
+                            .a(
+                                .class("button secondary"), .id("propose-meetup"), .href(WebPath.newMeetup(id)), Icon.calendar.node(),
+                                .text("Propose a meet-up")))))))
     }
 }
 
@@ -203,30 +251,43 @@ enum MeetupViews {
     static func card(_ req: Request, _ meetup: MeetupValue, viewer: User.ID, back: String) -> Node<HTML.BodyContext> {
         let (mine, theirs) = meetup.pets(seenBy: viewer)
         let started = meetup.startsAt <= req.pawpack.meetups.clock.now()
-        let map = "https://www.openstreetmap.org/?mlat=\(meetup.place.latitude)&mlon=\(meetup.place.longitude)#map=16/\(meetup.place.latitude)/\(meetup.place.longitude)"
+        let map =
+            "https://www.openstreetmap.org/?mlat=\(meetup.place.latitude)&mlon=\(meetup.place.longitude)#map=16/\(meetup.place.latitude)/\(meetup.place.longitude)"
         func button(_ action: MeetupAction, _ title: String, secondary: Bool = false) -> Node<HTML.BodyContext> {
-            .form(.class("inline"), .action(WebPath.meetupAction(meetup.id, action)), .method(.post), WebPages.csrfField(req),
-                  .input(.type(.hidden), .name("next"), .value(back)),
-                  .button(.type(.submit), .class(secondary ? "button secondary" : "button"), .id("meetup-\(action.rawValue)-\(meetup.id)"),
-                          .text(title)))
+            .form(
+                .class("inline"), .action(WebPath.meetupAction(meetup.id, action)), .method(.post), WebPages.csrfField(req),
+                .input(.type(.hidden), .name("next"), .value(back)),
+                .button(
+                    .type(.submit), .class(secondary ? "button secondary" : "button"), .id("meetup-\(action.rawValue)-\(meetup.id)"),
+                    .text(title)))
         }
-        return .article(.class("card meetup meetup-\(meetup.status.rawValue)"), .id("meetup-\(meetup.id)"),
-            .div(.class("meetup-head"), Icon.calendar.node(),
-                 .h2(.text("\(mine.name) & \(theirs.name)")),
-                 .span(.class("badge"), .text(statusWords(meetup, viewer: viewer)))),
+        return .article(
+            .class("card meetup meetup-\(meetup.status.rawValue)"), .id("meetup-\(meetup.id)"),
+            .div(
+                .class("meetup-head"), Icon.calendar.node(),
+                .h2(.text("\(mine.name) & \(theirs.name)")),
+                .span(.class("badge"), .text(statusWords(meetup, viewer: viewer)))),
             .p(.class("meetup-when"), TimeViews.time(meetup.startsAt, style: .full)),
-            .p(.class("meetup-where"), Icon.pin.node(), .text(" \(meetup.placeName) "),
-               .a(.href(map), .attribute(named: "rel", value: "noopener noreferrer"), .attribute(named: "target", value: "_blank"),
-                  .text("Map"))),
+            .p(
+                .class("meetup-where"), Icon.pin.node(), .text(" \(meetup.placeName) "),
+                .a(
+                    .href(map), .attribute(named: "rel", value: "noopener noreferrer"), .attribute(named: "target", value: "_blank"),
+                    .text("Map"))),
             .unwrap(meetup.note) { .p(.class("meetup-note"), .text("“\($0)”")) },
-            .div(.class("actions"),
-                .if(meetup.status == .pending && meetup.invitee == viewer, .group(button(.accept, "Accept"), button(.reject, "Decline", secondary: true))),
-                .if((meetup.status == .pending && meetup.proposer == viewer) || (meetup.status == .accepted && !started),
+            .div(
+                .class("actions"),
+                .if(
+                    meetup.status == .pending && meetup.invitee == viewer,
+                    .group(button(.accept, "Accept"), button(.reject, "Decline", secondary: true))),
+                .if(
+                    (meetup.status == .pending && meetup.proposer == viewer) || (meetup.status == .accepted && !started),
                     button(.cancel, "Cancel", secondary: true)),
                 .if(meetup.status == .accepted && started, button(.complete, "We met: mark as done")),
-                .if(meetup.status == .completed && !meetup.reviewers.contains(viewer),
-                    .a(.class("button"), .id("meetup-review-\(meetup.id)"), .href(WebPath.reviewMeetup(meetup.id)), Icon.star.node(),
-                       .text("Review \(theirs.name)"))))
+                .if(
+                    meetup.status == .completed && !meetup.reviewers.contains(viewer),
+                    .a(
+                        .class("button"), .id("meetup-review-\(meetup.id)"), .href(WebPath.reviewMeetup(meetup.id)), Icon.star.node(),
+                        .text("Review \(theirs.name)"))))
         )
     }
 }

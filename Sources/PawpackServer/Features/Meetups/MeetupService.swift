@@ -69,14 +69,18 @@ final class MeetupService: Sendable {
         var note: String?
     }
 
-    func propose(_ user: UserRecord, chat id: Chats.Chat.ID, _ input: ProposalInput,
-                 writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> MeetupValue {
+    func propose(
+        _ user: UserRecord, chat id: Chats.Chat.ID, _ input: ProposalInput,
+        writingDates dates: (LocalDate) -> String, on db: any Database
+    ) async throws -> MeetupValue {
         // The other owner proposed at the same moment: the index keeps one, the other is told one waits.
         try await answeringRacesAsSequential { try await proposeOnce(user, chat: id, input, writingDates: dates, on: db) }
     }
 
-    private func proposeOnce(_ user: UserRecord, chat id: Chats.Chat.ID, _ input: ProposalInput,
-                             writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> MeetupValue {
+    private func proposeOnce(
+        _ user: UserRecord, chat id: Chats.Chat.ID, _ input: ProposalInput,
+        writingDates dates: (LocalDate) -> String, on db: any Database
+    ) async throws -> MeetupValue {
         let me = try user.requireID()
         guard let chat = try await ChatRecord.find(id, on: db), let side = chat.side(of: me) else { throw Problem.notFound }
         try await BlockRecord.requireInteraction(from: me, to: chat.user(side.other), on: db)
@@ -84,8 +88,9 @@ final class MeetupService: Sendable {
         let now = clock.now()
         // Whole seconds, so that the time reads back exactly as stored on both databases.
         let startsAt = Date(timeIntervalSince1970: input.startsAt.timeIntervalSince1970.rounded(.down))
-        let proposal = try rules.proposal(startsAt: startsAt, placeName: input.placeName, latitude: input.latitude,
-                                          longitude: input.longitude, note: input.note, now: now)
+        let proposal = try rules.proposal(
+            startsAt: startsAt, placeName: input.placeName, latitude: input.latitude,
+            longitude: input.longitude, note: input.note, now: now)
         let myPet = input.pet ?? chat.pet(side)
         guard let mine = try await PetRecord.find(myPet, on: db), mine.$owner.id == me else {
             throw Problem.invalidField("petId", "is not one of your dogs")
@@ -93,7 +98,10 @@ final class MeetupService: Sendable {
         let theirPet = chat.pet(side.other)
         try await refuseIfInPuppyMode([mine.requireID(), theirPet], writingDates: dates, on: db)
         if try await MeetupRecord.query(on: db).filter(\.$chat.$id == id).filter(\.$status == MeetupStatus.pending.rawValue)
-            .first() != nil { throw Self.pending }
+            .first() != nil
+        {
+            throw Self.pending
+        }
         let meetup = MeetupRecord()
         meetup.id = .init()
         meetup.$chat.id = id
@@ -112,20 +120,26 @@ final class MeetupService: Sendable {
         meetup.changedBy = me
         return try await commit(meetup, on: db) { value, tx in
             try await self.notifications.notify(self.draft(for: value, change: .pending, to: value.invitee), to: value.invitee, on: tx)
-        } write: { tx in try await meetup.create(on: tx) }
+        } write: { tx in
+            try await meetup.create(on: tx)
+        }
     }
 
-    static let pending = Problem(status: 409, code: .meetupPending, title: "A proposal is already waiting",
-                                 detail: "This chat already has a meet-up proposal waiting for an answer. Answer or cancel it before proposing another.")
+    static let pending = Problem(
+        status: 409, code: .meetupPending, title: "A proposal is already waiting",
+        detail: "This chat already has a meet-up proposal waiting for an answer. Answer or cancel it before proposing another.")
 
     /// 409 `puppy_mode_forbids_meetups` naming the first dog in Puppy Mode and the earliest date
     /// it may meet.
-    private func refuseIfInPuppyMode(_ dogs: [Pet.ID], writingDates dates: (LocalDate) -> String,
-                                     on db: any Database) async throws {
+    private func refuseIfInPuppyMode(
+        _ dogs: [Pet.ID], writingDates dates: (LocalDate) -> String,
+        on db: any Database
+    ) async throws {
         guard let message = try await puppyModeReason(dogs, writingDates: dates, on: db) else { return }
-        throw Problem(status: 409, code: .puppyModeForbidsMeetups, title: "Meet-ups wait for Puppy Mode to end",
-                      detail: message + " Until then the two of you can keep chatting.",
-                      errors: [FieldError(field: "petId", message: message)])
+        throw Problem(
+            status: 409, code: .puppyModeForbidsMeetups, title: "Meet-ups wait for Puppy Mode to end",
+            detail: message + " Until then the two of you can keep chatting.",
+            errors: [FieldError(field: "petId", message: message)])
     }
 
     /// Why these dogs may not meet yet: the first in Puppy Mode and the earliest date it may,
@@ -133,7 +147,8 @@ final class MeetupService: Sendable {
     func puppyModeReason(_ dogs: [Pet.ID], writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> String? {
         for id in dogs {
             guard let pet = try await PetRecord.find(id, on: db),
-                  let status = try await pets.welfare.status(of: pet, on: db), status.mode == .puppy else { continue }
+                let status = try await pets.welfare.status(of: pet, on: db), status.mode == .puppy
+            else { continue }
             let when = status.assessment.earliestSocialDate.map { "from \(dates($0))" } ?? "once its core vaccinations are recorded"
             return "\(pet.name) is in Puppy Mode and may meet other dogs \(when)."
         }
@@ -142,15 +157,18 @@ final class MeetupService: Sendable {
 
     // MARK: Answering, cancelling, completing
 
-    func act(_ action: MeetupAction, _ user: UserRecord, meetup id: Meetups.Meetup.ID,
-             writingDates dates: (LocalDate) -> String, on db: any Database) async throws -> MeetupValue {
+    func act(
+        _ action: MeetupAction, _ user: UserRecord, meetup id: Meetups.Meetup.ID,
+        writingDates dates: (LocalDate) -> String, on db: any Database
+    ) async throws -> MeetupValue {
         let me = try user.requireID()
         let meetup = try await participant(me, meetup: id, on: db)
         try await BlockRecord.requireInteraction(from: me, to: meetup.other(than: me), on: db)
         let before = meetup.meetupStatus
         let now = clock.now()
-        let after = try rules.status(after: action, from: before, byProposer: meetup.$proposer.id == me,
-                                     startsAt: meetup.startsAt, now: now)
+        let after = try rules.status(
+            after: action, from: before, byProposer: meetup.$proposer.id == me,
+            startsAt: meetup.startsAt, now: now)
         if action == .accept {
             if let chat = try await ChatRecord.find(meetup.$chat.id, on: db), chat.closedAt != nil { throw ChatService.closed }
             try await refuseIfInPuppyMode([meetup.$proposerPet.id, meetup.$inviteePet.id], writingDates: dates, on: db)
@@ -159,8 +177,10 @@ final class MeetupService: Sendable {
     }
 
     /// Moves the meet-up on, unless someone else moved it first (then a 409 says what it is now).
-    private func change(_ meetup: MeetupRecord, from before: MeetupStatus, to after: MeetupStatus, by actor: User.ID?,
-                        now: Date, on db: any Database) async throws -> MeetupValue {
+    private func change(
+        _ meetup: MeetupRecord, from before: MeetupStatus, to after: MeetupStatus, by actor: User.ID?,
+        now: Date, on db: any Database
+    ) async throws -> MeetupValue {
         let id = try meetup.requireID()
         meetup.status = after.rawValue
         meetup.updatedAt = now
@@ -173,10 +193,12 @@ final class MeetupService: Sendable {
             }
             return events
         } write: { tx in
-            let changed = try await tx.sql.raw("""
+            let changed = try await tx.sql.raw(
+                """
                 UPDATE "meetups" SET "status" = \(bind: after.rawValue), "updated_at" = \(bind: now), "changed_by" = \(bind: actor)
                 WHERE "id" = \(bind: id) AND "status" = \(bind: before.rawValue) RETURNING "id"
-                """).all()
+                """
+            ).all()
             guard !changed.isEmpty else {
                 throw MeetupRules.conflict("This meet-up just changed", "Someone changed it a moment ago. Look at it again.")
             }
@@ -185,9 +207,11 @@ final class MeetupService: Sendable {
 
     /// Writes the change, tells both participants' apps and notifies whom `notify` says, all
     /// in one transaction; delivers the events once committed.
-    private func commit(_ meetup: MeetupRecord, on db: any Database,
-                        notify: @escaping @Sendable (MeetupValue, any Database) async throws -> [StoredRealtimeEvent],
-                        write: @escaping @Sendable (any Database) async throws -> Void) async throws -> MeetupValue {
+    private func commit(
+        _ meetup: MeetupRecord, on db: any Database,
+        notify: @escaping @Sendable (MeetupValue, any Database) async throws -> [StoredRealtimeEvent],
+        write: @escaping @Sendable (any Database) async throws -> Void
+    ) async throws -> MeetupValue {
         let value = try await values([meetup], on: db)[0]
         let events = try await db.transaction { tx in
             try await write(tx)
@@ -226,16 +250,18 @@ final class MeetupService: Sendable {
     func meetups(_ user: UserRecord, chat id: Chats.Chat.ID, limit: Int, on db: any Database) async throws -> [MeetupValue] {
         let me = try user.requireID()
         guard let chat = try await ChatRecord.find(id, on: db), chat.side(of: me) != nil else { throw Problem.notFound }
-        return try await values(MeetupRecord.query(on: db).filter(\.$chat.$id == id).sort(\.$startsAt, .descending)
-            .sort(\.$id).limit(limit).all(), on: db)
+        return try await values(
+            MeetupRecord.query(on: db).filter(\.$chat.$id == id).sort(\.$startsAt, .descending)
+                .sort(\.$id).limit(limit).all(), on: db)
     }
 
     /// Every meet-up the member takes part in, latest start first, for the export.
     func export(_ user: UserRecord, on db: any Database) async throws -> [MeetupValue] {
         let me = try user.requireID()
-        return try await values(MeetupRecord.query(on: db)
-            .group(.or) { $0.filter(\.$proposer.$id == me).filter(\.$invitee.$id == me) }
-            .sort(\.$startsAt, .descending).all(), on: db)
+        return try await values(
+            MeetupRecord.query(on: db)
+                .group(.or) { $0.filter(\.$proposer.$id == me).filter(\.$invitee.$id == me) }
+                .sort(\.$startsAt, .descending).all(), on: db)
     }
 
     /// The meet-up, when `user` takes part in it; the same 404 otherwise as for none.
@@ -248,16 +274,18 @@ final class MeetupService: Sendable {
         guard !rows.isEmpty else { return [] }
         let ids = try rows.map { try $0.requireID() }
         let dogs = try await pets.cards(ofPets: Array(Set(rows.flatMap { [$0.$proposerPet.id, $0.$inviteePet.id] })), on: db)
-        let reviews = Dictionary(grouping: try await ReviewRecord.query(on: db).filter(\.$meetup.$id ~~ ids).all(),
-                                 by: \.$meetup.id)
+        let reviews = Dictionary(
+            grouping: try await ReviewRecord.query(on: db).filter(\.$meetup.$id ~~ ids).all(),
+            by: \.$meetup.id)
         return try rows.compactMap { row in
             guard let proposerPet = dogs[row.$proposerPet.id], let inviteePet = dogs[row.$inviteePet.id] else { return nil }
             let id = try row.requireID()
-            return MeetupValue(id: id, chat: row.$chat.id, proposer: row.$proposer.id, invitee: row.$invitee.id,
-                               proposerPet: proposerPet, inviteePet: inviteePet, startsAt: row.startsAt,
-                               placeName: row.placeName, place: GeoPoint(latitude: row.latitude, longitude: row.longitude),
-                               note: row.note, status: row.meetupStatus, createdAt: row.createdAt, updatedAt: row.updatedAt,
-                               changedBy: row.changedBy, reviewers: Set((reviews[id] ?? []).map(\.$author.id)))
+            return MeetupValue(
+                id: id, chat: row.$chat.id, proposer: row.$proposer.id, invitee: row.$invitee.id,
+                proposerPet: proposerPet, inviteePet: inviteePet, startsAt: row.startsAt,
+                placeName: row.placeName, place: GeoPoint(latitude: row.latitude, longitude: row.longitude),
+                note: row.note, status: row.meetupStatus, createdAt: row.createdAt, updatedAt: row.updatedAt,
+                changedBy: row.changedBy, reviewers: Set((reviews[id] ?? []).map(\.$author.id)))
         }
     }
 
@@ -269,7 +297,8 @@ final class MeetupService: Sendable {
     func runDueJobs(on db: any Database, logger: Logger) async throws {
         let now = clock.now()
         for meetup in try await MeetupRecord.query(on: db).filter(\.$status == MeetupStatus.pending.rawValue)
-            .filter(\.$startsAt <= now).limit(500).all() {
+            .filter(\.$startsAt <= now).limit(500).all()
+        {
             do {
                 _ = try await change(meetup, from: .pending, to: .expired, by: nil, now: now, on: db)
             } catch let problem as Problem where problem.code == .meetupStateConflict {
@@ -278,13 +307,16 @@ final class MeetupService: Sendable {
         }
         for meetup in try await MeetupRecord.query(on: db).filter(\.$status == MeetupStatus.accepted.rawValue)
             .filter(\.$remindedAt == nil).filter(\.$startsAt <= now.addingTimeInterval(MeetupRules.reminderLead))
-            .filter(\.$startsAt > now).limit(500).all() {
+            .filter(\.$startsAt > now).limit(500).all()
+        {
             let id = try meetup.requireID()
             let value = try await values([meetup], on: db)[0]
             let events = try await db.transaction { tx -> [StoredRealtimeEvent] in
-                let claimed = try await tx.sql.raw("""
+                let claimed = try await tx.sql.raw(
+                    """
                     UPDATE "meetups" SET "reminded_at" = \(bind: now) WHERE "id" = \(bind: id) AND "reminded_at" IS NULL RETURNING "id"
-                    """).all()
+                    """
+                ).all()
                 guard !claimed.isEmpty else { return [] }
                 var events: [StoredRealtimeEvent] = []
                 for participant in [value.proposer, value.invitee] {
@@ -311,22 +343,25 @@ final class MeetupService: Sendable {
     private func draft(for meetup: MeetupValue, change: MeetupStatus, to recipient: User.ID) -> NotificationDraft {
         let proposerDog = meetup.proposerPet.name
         let place = meetup.placeName
-        let (title, body): (String, String) = switch change {
-        case .pending: ("Playdate proposed", "\(proposerDog) would like to meet \(meetup.inviteePet.name) at \(place).")
-        case .accepted: ("Playdate accepted", "\(meetup.inviteePet.name)'s owner accepted your playdate at \(place).")
-        case .rejected: ("Playdate declined", "\(meetup.inviteePet.name)'s owner declined your playdate at \(place).")
-        case .cancelled: ("Playdate cancelled", "The playdate at \(place) is cancelled.")
-        case .completed: ("Playdate completed", "How did it go at \(place)? You can now leave a review.")
-        case .expired: ("Proposal expired", "Nobody answered the playdate at \(place) before its time.")
-        }
-        return NotificationDraft(from: meetup.changedBy, kind: .meetup, title: title, body: body, chat: meetup.chat, meetup: meetup.id,
-                                 pet: meetup.pets(seenBy: recipient).theirs.id)
+        let (title, body): (String, String) =
+            switch change {
+            case .pending: ("Playdate proposed", "\(proposerDog) would like to meet \(meetup.inviteePet.name) at \(place).")
+            case .accepted: ("Playdate accepted", "\(meetup.inviteePet.name)'s owner accepted your playdate at \(place).")
+            case .rejected: ("Playdate declined", "\(meetup.inviteePet.name)'s owner declined your playdate at \(place).")
+            case .cancelled: ("Playdate cancelled", "The playdate at \(place) is cancelled.")
+            case .completed: ("Playdate completed", "How did it go at \(place)? You can now leave a review.")
+            case .expired: ("Proposal expired", "Nobody answered the playdate at \(place) before its time.")
+            }
+        return NotificationDraft(
+            from: meetup.changedBy, kind: .meetup, title: title, body: body, chat: meetup.chat, meetup: meetup.id,
+            pet: meetup.pets(seenBy: recipient).theirs.id)
     }
 
     private func reminder(for meetup: MeetupValue, to user: User.ID) -> NotificationDraft {
         let (mine, theirs) = meetup.pets(seenBy: user)
-        return NotificationDraft(from: nil, kind: .meetup, title: "Playdate in an hour",
-                                 body: "\(mine.name) meets \(theirs.name) at \(meetup.placeName) soon.",
-                                 chat: meetup.chat, meetup: meetup.id, pet: theirs.id)
+        return NotificationDraft(
+            from: nil, kind: .meetup, title: "Playdate in an hour",
+            body: "\(mine.name) meets \(theirs.name) at \(meetup.placeName) soon.",
+            chat: meetup.chat, meetup: meetup.id, pet: theirs.id)
     }
 }

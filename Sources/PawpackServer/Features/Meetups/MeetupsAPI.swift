@@ -6,7 +6,7 @@ extension APIHandler {
     var meetups: MeetupService { services.meetups }
 
     func proposeMeetup(_ input: Operations.ProposeMeetup.Input) async throws -> Operations.ProposeMeetup.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let chatID: Chats.Chat.ID = try pathID(input.path.chatId)
         var pet: Pet.ID?
@@ -16,8 +16,9 @@ extension APIHandler {
         }
         let meetup = try await meetups.propose(
             auth.user, chat: chatID,
-            .init(pet: pet, startsAt: body.startsAt, placeName: body.placeName, latitude: body.latitude,
-                  longitude: body.longitude, note: body.note),
+            .init(
+                pet: pet, startsAt: body.startsAt, placeName: body.placeName, latitude: body.latitude,
+                longitude: body.longitude, note: body.note),
             writingDates: DateWords.writer(for: auth.request), on: auth.request.db)
         return .created(.init(body: .json(Components.Schemas.Meetup(meetup, viewer: try auth.user.requireID(), mapping))))
     }
@@ -63,8 +64,9 @@ extension APIHandler {
 
     private func act(_ action: MeetupAction, _ meetupID: String) async throws -> Components.Schemas.Meetup {
         let auth = try await authenticated()
-        let meetup = try await meetups.act(action, auth.user, meetup: try pathID(meetupID),
-                                           writingDates: DateWords.writer(for: auth.request), on: auth.request.db)
+        let meetup = try await meetups.act(
+            action, auth.user, meetup: try pathID(meetupID),
+            writingDates: DateWords.writer(for: auth.request), on: auth.request.db)
         return Components.Schemas.Meetup(meetup, viewer: try auth.user.requireID(), mapping)
     }
 
@@ -76,12 +78,14 @@ extension Components.Schemas.Meetup {
     init(_ meetup: MeetupValue, viewer: User.ID, _ mapping: APIMapping) {
         let (mine, theirs) = meetup.pets(seenBy: viewer)
         let other = viewer == meetup.proposer ? meetup.invitee : meetup.proposer
-        self.init(id: meetup.id.description, chatId: meetup.chat.description, status: .init(rawValue: meetup.status.rawValue)!,
-                     proposedByMe: meetup.proposer == viewer, myPet: Components.Schemas.PetCard(mine, mapping), otherPet: Components.Schemas.PetCard(theirs, mapping),
-                     startsAt: meetup.startsAt, placeName: meetup.placeName,
-                     location: .init(latitude: meetup.place.latitude, longitude: meetup.place.longitude),
-                     note: meetup.note, createdAt: meetup.createdAt, updatedAt: meetup.updatedAt,
-                     changedByMe: meetup.changedBy.map { $0 == viewer },
-                     reviewedByMe: meetup.reviewers.contains(viewer), reviewedByThem: meetup.reviewers.contains(other))
+        self.init(
+            id: meetup.id.description, chatId: meetup.chat.description, status: .init(rawValue: meetup.status.rawValue)!,
+            proposedByMe: meetup.proposer == viewer, myPet: Components.Schemas.PetCard(mine, mapping),
+            otherPet: Components.Schemas.PetCard(theirs, mapping),
+            startsAt: meetup.startsAt, placeName: meetup.placeName,
+            location: .init(latitude: meetup.place.latitude, longitude: meetup.place.longitude),
+            note: meetup.note, createdAt: meetup.createdAt, updatedAt: meetup.updatedAt,
+            changedByMe: meetup.changedBy.map { $0 == viewer },
+            reviewedByMe: meetup.reviewers.contains(viewer), reviewedByThem: meetup.reviewers.contains(other))
     }
 }

@@ -6,10 +6,13 @@ extension Area {
     /// Meet-ups proposed in a chat: answers, the reminder, expiry and completion.
     static let meetups = Area(
         name: "Meetups",
-        services: { services in [
-            MeetupService(pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
-                          notifications: services.notifications),
-        ] },
+        services: { services in
+            [
+                MeetupService(
+                    pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
+                    notifications: services.notifications)
+            ]
+        },
         migrations: MeetupMigrations.all,
         pages: { app, services in
             MeetupPages(meetups: services.meetups, chats: services.chats).register(on: app)
@@ -18,9 +21,11 @@ extension Area {
         pagesUnderTab: [.init(tab: "chats") { $0.hasPrefix(WebPath.meetups) }],
         flashes: [.proposed, .meetupAccepted, .meetupRejected, .meetupCancelled, .meetupCompleted],
         notificationKinds: [.meetup],
-        jobs: { services in [
-            .init(name: "meetups") { db in try await services.meetups.runDueJobs(on: db, logger: services.logger) },
-        ] },
+        jobs: { services in
+            [
+                .init(name: "meetups") { db in try await services.meetups.runDueJobs(on: db, logger: services.logger) }
+            ]
+        },
         export: { document, scope in
             document.meetups = try await scope.services.meetups.export(scope.user, on: scope.db)
                 .map { Components.Schemas.Meetup($0, viewer: scope.me, scope.handler.mapping) }

@@ -7,16 +7,20 @@ import PawpackCore
 enum NotificationMigrations {
     static let all: [any Migration] = [
         CreateNotifications(), CreateNotificationMutes(),
-        AddIndexes(name: "NotificationIndexes", indexes: [
-            // The inbox, newest first, and the unread count.
-            IndexSpec(name: "notifications_by_user", table: "notifications", columns: ["user_id", "activity"]),
-            IndexSpec(name: "notifications_unread", table: "notifications", columns: ["user_id", "read_at"]),
-        ]),
+        AddIndexes(
+            name: "NotificationIndexes",
+            indexes: [
+                // The inbox, newest first, and the unread count.
+                IndexSpec(name: "notifications_by_user", table: "notifications", columns: ["user_id", "activity"]),
+                IndexSpec(name: "notifications_unread", table: "notifications", columns: ["user_id", "read_at"]),
+            ]),
         AddNotificationSender(),
-        AddIndexes(name: "NotificationFloodIndexes", indexes: [
-            // The last minutes of a member's notifications, which the flood limits count.
-            IndexSpec(name: "notifications_by_creation", table: "notifications", columns: ["user_id", "created_at"]),
-        ]),
+        AddIndexes(
+            name: "NotificationFloodIndexes",
+            indexes: [
+                // The last minutes of a member's notifications, which the flood limits count.
+                IndexSpec(name: "notifications_by_creation", table: "notifications", columns: ["user_id", "created_at"])
+            ]),
     ]
 }
 

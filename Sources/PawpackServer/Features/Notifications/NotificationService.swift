@@ -93,17 +93,22 @@ final class NotificationService: Sendable {
 
     /// `notify` among the statements of a transaction under way (`SQLWrites`).
     func notify(_ draft: NotificationDraft, to user: User.ID, in statements: any SQLWriteStatements) async throws
-        -> [StoredRealtimeEvent] {
+        -> [StoredRealtimeEvent]
+    {
         let kind = draft.kind.rawValue
-        guard try await statements.first("""
-            SELECT 1 AS "muted" FROM "notification_mutes" WHERE "user_id" = \(bind: user) AND "kind" = \(bind: kind)
-            """) == nil else { return [] }
+        guard
+            try await statements.first(
+                """
+                SELECT 1 AS "muted" FROM "notification_mutes" WHERE "user_id" = \(bind: user) AND "kind" = \(bind: kind)
+                """) == nil
+        else { return [] }
         let now = clock.now()
         let activity = ActivityCursor<Notifications.Notification>.activity(at: now)
         var stored: (any SQLRow)?
         if draft.kind == .message, let chat = draft.chat {
             // Into the chat's unread notification, when there is one: one entry per chat.
-            stored = try await statements.first("""
+            stored = try await statements.first(
+                """
                 UPDATE "notifications" SET "count" = "count" + 1, "title" = \(bind: draft.title), "body" = \(bind: draft.body),
                     "activity" = \(bind: activity)
                 WHERE "id" = (SELECT "id" FROM "notifications" WHERE "user_id" = \(bind: user) AND "read_at" IS NULL
@@ -117,7 +122,8 @@ final class NotificationService: Sendable {
                 return []
             case .coalesce:
                 // The same member did the same kind of thing again: the entry says the latest.
-                _ = try await statements.first("""
+                _ = try await statements.first(
+                    """
                     UPDATE "notifications" SET "title" = \(bind: draft.title), "body" = \(bind: draft.body),
                         "chat_id" = \(bind: draft.chat), "meetup_id" = \(bind: draft.meetup), "pet_id" = \(bind: draft.pet)
                     WHERE "id" = (SELECT "id" FROM "notifications" WHERE "user_id" = \(bind: user) AND "kind" = \(bind: kind)
@@ -129,7 +135,8 @@ final class NotificationService: Sendable {
             case .notify:
                 break
             }
-            stored = try await statements.first("""
+            stored = try await statements.first(
+                """
                 INSERT INTO "notifications" ("id", "user_id", "from_user_id", "kind", "title", "body", "chat_id", "meetup_id",
                     "pet_id", "count", "activity", "created_at")
                 VALUES (\(bind: Notifications.Notification.ID()), \(bind: user), \(bind: draft.from), \(bind: kind),
@@ -140,13 +147,17 @@ final class NotificationService: Sendable {
         }
         guard let stored else { throw NotificationNotStored() }
         let value = try NotificationValue(row: stored)
-        let unread = try await statements.first("""
-            SELECT COUNT(*) AS "unread" FROM "notifications" WHERE "user_id" = \(bind: user) AND "read_at" IS NULL
-            """).map { try $0.decode(column: "unread", as: Int.self) } ?? 0
+        let unread =
+            try await statements.first(
+                """
+                SELECT COUNT(*) AS "unread" FROM "notifications" WHERE "user_id" = \(bind: user) AND "read_at" IS NULL
+                """
+            ).map { try $0.decode(column: "unread", as: Int.self) } ?? 0
         let events = try await realtime.record(.notification(value, unreadCount: unread), for: [user], in: statements)
         // A message is pushed only if no socket acknowledges its event in time.
-        try await push.enqueue(value, badge: unread, ackSeq: draft.kind == .message ? events.first?.seq : nil, for: user,
-                               in: statements)
+        try await push.enqueue(
+            value, badge: unread, ackSeq: draft.kind == .message ? events.first?.seq : nil, for: user,
+            in: statements)
         return events
     }
 
@@ -154,11 +165,14 @@ final class NotificationService: Sendable {
 
     /// What `NotificationPolicy` says of a new notification: one read of the recipient's
     /// notifications of the last minutes (`notifications_by_creation`).
-    private func decision(for draft: NotificationDraft, to user: User.ID, now: Date,
-                          in statements: any SQLWriteStatements) async throws -> NotificationPolicy.Decision {
+    private func decision(
+        for draft: NotificationDraft, to user: User.ID, now: Date,
+        in statements: any SQLWriteStatements
+    ) async throws -> NotificationPolicy.Decision {
         let minuteAgo = now.addingTimeInterval(-60)
         let windowStart = now.addingTimeInterval(-policy.coalesceWindow)
-        let row = try await statements.first("""
+        let row = try await statements.first(
+            """
             SELECT
                 COALESCE(SUM(CASE WHEN "created_at" > \(bind: minuteAgo) THEN 1 ELSE 0 END), 0) AS "in_all",
                 COALESCE(SUM(CASE WHEN "created_at" > \(bind: minuteAgo) AND "from_user_id" = \(bind: draft.from) THEN 1 ELSE 0 END), 0) AS "from_sender",
@@ -167,16 +181,18 @@ final class NotificationService: Sendable {
             FROM "notifications" WHERE "user_id" = \(bind: user) AND "created_at" > \(bind: min(minuteAgo, windowStart))
             """)
         func count(_ column: String) throws -> Int { try row?.decode(column: column, as: Int.self) ?? 0 }
-        return policy.decide(coalescible: try draft.from != nil && draft.kind != .message && count("coalescible") > 0,
-                             fromSenderLastMinute: try count("from_sender"), inAllLastMinute: try count("in_all"),
-                             fromServer: draft.from == nil)
+        return policy.decide(
+            coalescible: try draft.from != nil && draft.kind != .message && count("coalescible") > 0,
+            fromSenderLastMinute: try count("from_sender"), inAllLastMinute: try count("in_all"),
+            fromServer: draft.from == nil)
     }
 
     // MARK: The inbox
 
     /// The member's notifications, newest first, with how many are unread.
     func list(_ user: User.ID, limit: Int, cursor: String?, on db: any Database) async throws
-        -> (items: [NotificationValue], next: ActivityCursor<Notifications.Notification>?, unread: Int) {
+        -> (items: [NotificationValue], next: ActivityCursor<Notifications.Notification>?, unread: Int)
+    {
         let after = try cursor.map(ActivityCursor<Notifications.Notification>.init(text:))
         let rows = try await NotificationRecord.query(on: db).filter(\.$user.$id == user)
             .newestFirst(after: after, activity: \.$activity).limit(limit + 1).all()
@@ -192,7 +208,8 @@ final class NotificationService: Sendable {
     /// one that does not exist.
     @discardableResult
     func markRead(_ user: User.ID, notification id: Notifications.Notification.ID, on db: any Database) async throws
-        -> NotificationValue {
+        -> NotificationValue
+    {
         guard let record = try await NotificationRecord.query(on: db).filter(\.$id == id).filter(\.$user.$id == user).first() else {
             throw Problem.notFound
         }
@@ -217,8 +234,9 @@ final class NotificationService: Sendable {
     // MARK: Mutes
 
     func mutedKinds(of user: User.ID, on db: any Database) async throws -> Set<NotificationKind> {
-        Set(try await NotificationMuteRecord.query(on: db).filter(\.$user.$id == user).all()
-            .compactMap { NotificationKind(rawValue: $0.kind) })
+        Set(
+            try await NotificationMuteRecord.query(on: db).filter(\.$user.$id == user).all()
+                .compactMap { NotificationKind(rawValue: $0.kind) })
     }
 
     /// Replaces the kinds the member muted.
@@ -226,16 +244,18 @@ final class NotificationService: Sendable {
         // Two saves at once: the later replaces the earlier, as one after the other. The
         // member's row is locked first (PostgreSQL; SQLite writes one at a time anyway): without
         // it, six saves at once kept losing to each other's inserts past any number of retries.
-        try await answeringRacesAsSequential { try await db.transaction { tx in
-            try await tx.sql.select().column("id").from(UserRecord.schema).where("id", .equal, user).for(.update).run()
-            try await NotificationMuteRecord.query(on: tx).filter(\.$user.$id == user).delete()
-            for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
-                let mute = NotificationMuteRecord()
-                mute.$user.id = user
-                mute.kind = kind.rawValue
-                try await mute.create(on: tx)
+        try await answeringRacesAsSequential {
+            try await db.transaction { tx in
+                try await tx.sql.select().column("id").from(UserRecord.schema).where("id", .equal, user).for(.update).run()
+                try await NotificationMuteRecord.query(on: tx).filter(\.$user.$id == user).delete()
+                for kind in kinds.sorted(by: { $0.rawValue < $1.rawValue }) {
+                    let mute = NotificationMuteRecord()
+                    mute.$user.id = user
+                    mute.kind = kind.rawValue
+                    try await mute.create(on: tx)
+                }
             }
-        } }
+        }
     }
 
     // MARK: Words
@@ -248,10 +268,13 @@ final class NotificationService: Sendable {
     /// The owner's name is a subquery, not a join: SQLite prepares a join whose key is a bound
     /// value anew each time the value changes, which every message did (`SQLWritesTests`).
     static func names(of pet: Pet.ID, in statements: any SQLWriteStatements) async throws -> (dog: String, owner: String) {
-        guard let row = try await statements.first("""
-            SELECT "name", (SELECT "display_name" FROM "users" WHERE "users"."id" = "pets"."owner_id") AS "display_name"
-            FROM "pets" WHERE "id" = \(bind: pet)
-            """) else { return ("A dog", "A member") }
+        guard
+            let row = try await statements.first(
+                """
+                SELECT "name", (SELECT "display_name" FROM "users" WHERE "users"."id" = "pets"."owner_id") AS "display_name"
+                FROM "pets" WHERE "id" = \(bind: pet)
+                """)
+        else { return ("A dog", "A member") }
         return (try row.decode(column: "name", as: String.self), try row.decode(column: "display_name", as: String.self))
     }
 

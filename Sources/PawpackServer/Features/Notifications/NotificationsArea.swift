@@ -9,18 +9,23 @@ extension Area {
         name: "Notifications",
         migrations: NotificationMigrations.all,
         pages: { app, services in
-            NotificationPages(notifications: services.notifications,
-                              vapidPublicKey: services.push.providers.vapidPublicKey).register(on: app)
+            NotificationPages(
+                notifications: services.notifications,
+                vapidPublicKey: services.push.providers.vapidPublicKey
+            ).register(on: app)
         },
         script: "notifications",
-        badges: [.init(id: WebPages.Badge.unreadNotifications, one: " unread", many: " unread", live: true) { me in
-            """
-            SELECT COUNT(*) FROM "notifications" WHERE "user_id" = \(bind: me) AND "read_at" IS NULL
-            """
-        }],
+        badges: [
+            .init(id: WebPages.Badge.unreadNotifications, one: " unread", many: " unread", live: true) { me in
+                """
+                SELECT COUNT(*) FROM "notifications" WHERE "user_id" = \(bind: me) AND "read_at" IS NULL
+                """
+            }
+        ],
         flashes: [.allRead],
         export: { document, scope in
-            document.notificationSettings = Components.Schemas.NotificationSettings(muted: try await scope.services.notifications.mutedKinds(of: scope.me, on: scope.db))
+            document.notificationSettings = Components.Schemas.NotificationSettings(
+                muted: try await scope.services.notifications.mutedKinds(of: scope.me, on: scope.db))
         }
     )
 }

@@ -25,17 +25,20 @@ final class GuardianService: Sendable {
         let (pet, _) = try await pets.authorized(user, pet: id, need: \.canManageGuardians, on: db)
         let name = AccountRules().normalizedUsername(username)
         guard let invitee = try await UserRecord.query(on: db).filter(\.$username == name).first(),
-              invitee.emailVerifiedAt != nil else {
-            throw Problem(status: 404, code: .notFound, title: "No such member",
-                          detail: "No member has that username.",
-                          errors: [.init(field: "username", message: "is not a member")])
+            invitee.emailVerifiedAt != nil
+        else {
+            throw Problem(
+                status: 404, code: .notFound, title: "No such member",
+                detail: "No member has that username.",
+                errors: [.init(field: "username", message: "is not a member")])
         }
         let (petID, inviteeID) = (try pet.requireID(), try invitee.requireID())
         guard try inviteeID != user.requireID() else { throw Problem.invalidField("username", "is you; you own this pet") }
         if try await GuardianRecord.query(on: db).filter(\.$pet.$id == petID).filter(\.$user.$id == inviteeID).first() != nil {
-            throw Problem(status: 409, code: .alreadyInvited, title: "Already invited",
-                          detail: "\(invitee.displayName) already guards this pet or has an invitation waiting.",
-                          errors: [.init(field: "username", message: "is already invited")])
+            throw Problem(
+                status: 409, code: .alreadyInvited, title: "Already invited",
+                detail: "\(invitee.displayName) already guards this pet or has an invitation waiting.",
+                errors: [.init(field: "username", message: "is already invited")])
         }
         guard try await GuardianRecord.query(on: db).filter(\.$pet.$id == petID).count() < pets.limits.guardiansPerPet else {
             throw CreationLimits.reached("guardians of a pet", limit: pets.limits.guardiansPerPet, field: "username")
@@ -50,11 +53,14 @@ final class GuardianService: Sendable {
         let pet = try await pets.pet(id, on: db)
         let role = try await pets.role(of: user, for: pet, on: db)
         guard role == .owner || (role == .guardian && userID == user.id) else {
-            throw Problem(status: 403, code: .forbidden, title: "Not allowed",
-                          detail: "Only the owner removes guardians; a guardian may only step down.")
+            throw Problem(
+                status: 403, code: .forbidden, title: "Not allowed",
+                detail: "Only the owner removes guardians; a guardian may only step down.")
         }
-        guard let row = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.requireID())
-            .filter(\.$user.$id == userID).first() else { throw Problem.notFound }
+        guard
+            let row = try await GuardianRecord.query(on: db).filter(\.$pet.$id == pet.requireID())
+                .filter(\.$user.$id == userID).first()
+        else { throw Problem.notFound }
         try await row.delete(on: db)
     }
 
@@ -64,17 +70,23 @@ final class GuardianService: Sendable {
             .filter(\.$status == .invited).with(\.$pet).sort(\.$createdAt).all()
         var result: [GuardianInvitationValue] = []
         for row in rows {
-            result.append(GuardianInvitationValue(id: try row.requireID(), pet: try await pets.snapshot(of: row.pet, role: nil, on: db),
-                                                  createdAt: row.createdAt))
+            result.append(
+                GuardianInvitationValue(
+                    id: try row.requireID(), pet: try await pets.snapshot(of: row.pet, role: nil, on: db),
+                    createdAt: row.createdAt))
         }
         return result
     }
 
-    func answerInvitation(_ user: UserRecord, invitation id: Pet.Guardianship.ID, accept: Bool,
-                          on db: any Database) async throws {
+    func answerInvitation(
+        _ user: UserRecord, invitation id: Pet.Guardianship.ID, accept: Bool,
+        on db: any Database
+    ) async throws {
         // Someone else's invitation is "not found": invitations are private to the invitee.
-        guard let row = try await GuardianRecord.query(on: db).filter(\.$id == id)
-            .filter(\.$user.$id == user.requireID()).filter(\.$status == .invited).first() else { throw Problem.notFound }
+        guard
+            let row = try await GuardianRecord.query(on: db).filter(\.$id == id)
+                .filter(\.$user.$id == user.requireID()).filter(\.$status == .invited).first()
+        else { throw Problem.notFound }
         if accept {
             row.status = .active
             try await row.save(on: db)

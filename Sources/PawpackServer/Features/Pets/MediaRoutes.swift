@@ -22,8 +22,9 @@ struct MediaRoutes {
         guard let viewer = try await signedInUser(req) else { throw Problem.unauthenticated }
         let chatID = try req.idParameter(Param.chat)
         guard let file = req.parameters.get(Param.file.name), !file.contains("/") else { throw Problem.notFound }
-        let stored = try await services.chats.photo(key: "chats/\(chatID)/\(file.lowercased())", chat: chatID, viewer: viewer,
-                                                    on: req.db)
+        let stored = try await services.chats.photo(
+            key: "chats/\(chatID)/\(file.lowercased())", chat: chatID, viewer: viewer,
+            on: req.db)
         return served(stored)
     }
 
@@ -31,8 +32,9 @@ struct MediaRoutes {
         guard let viewer = try await signedInUser(req) else { throw Problem.unauthenticated }
         let petID = try req.idParameter(Param.pet)
         guard let file = req.parameters.get(Param.file.name), !file.contains("/") else { throw Problem.notFound }
-        let stored = try await services.pets.photo(key: "pets/\(petID)/\(file.lowercased())", pet: petID, viewer: viewer,
-                                                   on: req.db)
+        let stored = try await services.pets.photo(
+            key: "pets/\(petID)/\(file.lowercased())", pet: petID, viewer: viewer,
+            on: req.db)
         return served(stored)
     }
 

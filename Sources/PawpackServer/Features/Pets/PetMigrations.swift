@@ -7,29 +7,40 @@ enum PetMigrations {
         // Each member's location grid: listed here, before any migration reads members, and run
         // last on a database that had the others (Fluent runs whichever have not run, in order).
         AddUserLocation(), AddLocationOffsets(), CreatePets(), CreatePetPhotos(), CreateVaccinations(), CreatePetGuardians(),
-        AddIndexes(name: "PetLookupIndexes", indexes: [
-            IndexSpec(name: "pets_by_owner", table: "pets", columns: ["owner_id"]),
-            IndexSpec(name: "pet_photos_by_pet", table: "pet_photos", columns: ["pet_id"]),
-            IndexSpec(name: "vaccinations_by_pet", table: "vaccinations", columns: ["pet_id"]),
-            IndexSpec(name: "pet_guardians_by_user", table: "pet_guardians", columns: ["user_id"]),
-        ]),
+        AddIndexes(
+            name: "PetLookupIndexes",
+            indexes: [
+                IndexSpec(name: "pets_by_owner", table: "pets", columns: ["owner_id"]),
+                IndexSpec(name: "pet_photos_by_pet", table: "pet_photos", columns: ["pet_id"]),
+                IndexSpec(name: "vaccinations_by_pet", table: "vaccinations", columns: ["pet_id"]),
+                IndexSpec(name: "pet_guardians_by_user", table: "pet_guardians", columns: ["user_id"]),
+            ]),
         // A card reads its dog's doses (`VaccinationRecord.dose(row:)`) from this index alone,
         // without a visit to the table per vaccination: a deck page shows 20 dogs.
-        AddIndexes(name: "PetCardIndexes", indexes: [
-            IndexSpec(name: "vaccinations_doses_by_pet", table: "vaccinations",
-                      columns: ["pet_id", "vaccine", "other_name", "given_on"]),
-        ]),
+        AddIndexes(
+            name: "PetCardIndexes",
+            indexes: [
+                IndexSpec(
+                    name: "vaccinations_doses_by_pet", table: "vaccinations",
+                    columns: ["pet_id", "vaccine", "other_name", "given_on"])
+            ]),
         // The rest of a card from indexes alone too: the pet's card columns, its owner's name
         // and its photos. Each spares a visit to the table per card (per photo for photos),
         // and a table's pages are the largest: a pet row also holds its notes and personality.
-        AddIndexes(name: "PetCardCoveringIndexes", indexes: [
-            IndexSpec(name: "pets_cards", table: "pets",
-                      columns: ["id", "owner_id", "name", "species", "breed", "birth_date", "birth_date_estimate",
-                                "size_class", "weight_kg", "social_since"]),
-            IndexSpec(name: "users_display_names", table: "users", columns: ["id", "display_name"]),
-            IndexSpec(name: "pet_photos_cards_by_pet", table: "pet_photos",
-                      columns: ["pet_id", "kind", "created_at", "id", "storage_key", "content_type"]),
-        ]),
+        AddIndexes(
+            name: "PetCardCoveringIndexes",
+            indexes: [
+                IndexSpec(
+                    name: "pets_cards", table: "pets",
+                    columns: [
+                        "id", "owner_id", "name", "species", "breed", "birth_date", "birth_date_estimate",
+                        "size_class", "weight_kg", "social_since",
+                    ]),
+                IndexSpec(name: "users_display_names", table: "users", columns: ["id", "display_name"]),
+                IndexSpec(
+                    name: "pet_photos_cards_by_pet", table: "pet_photos",
+                    columns: ["pet_id", "kind", "created_at", "id", "storage_key", "content_type"]),
+            ]),
     ]
 }
 

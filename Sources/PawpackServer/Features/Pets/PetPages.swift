@@ -61,29 +61,44 @@ struct PetPages {
         let user = try req.requireWebUser().user
         let mine = try await pets.listMine(user, on: req.db)
         let invitations = try await guardians.invitations(for: user, on: req.db)
-        return WebPages.page(req, title: "Your pets", main: .group(
-            .if(mine.isEmpty, .div(.class("empty"), .id("no-pets"), Icon.dog.node(),
-                .p(.text("No pets yet. Add your dog to find playmates nearby.")))),
-            .ul(.class("dog-list"), .id("pet-list"), .forEach(mine) { pet in
-                DogViews.row(pet.card, today: pets.today, line: summaryLine(pet))
-            }),
-            .p(.a(.id("add-pet-link"), .class("button block"), .href(WebPath.newPet), .text(mine.isEmpty ? "Add your dog" : "Add a pet"))),
-            .if(!invitations.isEmpty, .section(.class("card"), .id("invitations"),
-                .h2(.text("Invitations to guard a pet")),
-                .forEach(invitations) { invitation in
-                    .div(.class("invitation"),
-                        .p(.strong(.text(invitation.pet.ownerDisplayName)), .text(" invites you to guard "),
-                           .strong(.text(invitation.pet.profile.name)), .text(".")),
-                        .div(.class("actions"),
-                            .form(.action(WebPath.acceptGuardianInvitation(invitation.id)), .method(.post),
-                                  WebPages.csrfField(req), WebPages.submit("Accept", id: "accept-\(invitation.id)")),
-                            .form(.action(WebPath.rejectGuardianInvitation(invitation.id)), .method(.post),
-                                  WebPages.csrfField(req),
-                                  .button(.type(.submit), .class("button secondary"), .text("Decline")))
-                        )
-                    )
-                }))
-        ))
+        return WebPages.page(
+            req, title: "Your pets",
+            main: .group(
+                .if(
+                    mine.isEmpty,
+                    .div(
+                        .class("empty"), .id("no-pets"), Icon.dog.node(),
+                        .p(.text("No pets yet. Add your dog to find playmates nearby.")))),
+                .ul(
+                    .class("dog-list"), .id("pet-list"),
+                    .forEach(mine) { pet in
+                        DogViews.row(pet.card, today: pets.today, line: summaryLine(pet))
+                    }),
+                .p(.a(.id("add-pet-link"), .class("button block"), .href(WebPath.newPet), .text(mine.isEmpty ? "Add your dog" : "Add a pet"))),
+                .if(
+                    !invitations.isEmpty,
+                    .section(
+                        .class("card"), .id("invitations"),
+                        .h2(.text("Invitations to guard a pet")),
+                        .forEach(invitations) { invitation in
+                            .div(
+                                .class("invitation"),
+                                .p(
+                                    .strong(.text(invitation.pet.ownerDisplayName)), .text(" invites you to guard "),
+                                    .strong(.text(invitation.pet.profile.name)), .text(".")),
+                                .div(
+                                    .class("actions"),
+                                    .form(
+                                        .action(WebPath.acceptGuardianInvitation(invitation.id)), .method(.post),
+                                        WebPages.csrfField(req), WebPages.submit("Accept", id: "accept-\(invitation.id)")),
+                                    .form(
+                                        .action(WebPath.rejectGuardianInvitation(invitation.id)), .method(.post),
+                                        WebPages.csrfField(req),
+                                        .button(.type(.submit), .class("button secondary"), .text("Decline")))
+                                )
+                            )
+                        }))
+            ))
     }
 
     /// "Beagle · 3 years · Social Mode" (and "guardian" for a pet guarded for someone).
@@ -95,8 +110,9 @@ struct PetPages {
     }
 
     private func modeBadge<Context: HTML.BodyContext>(_ mode: WelfareMode) -> Node<Context> {
-        .span(.class("badge mode-\(mode.rawValue)"), .id("mode-badge"),
-              .text(mode == .puppy ? "Puppy Mode" : "Social Mode"))
+        .span(
+            .class("badge mode-\(mode.rawValue)"), .id("mode-badge"),
+            .text(mode == .puppy ? "Puppy Mode" : "Social Mode"))
     }
 
     // MARK: Add and edit
@@ -105,8 +121,10 @@ struct PetPages {
 
     /// One friendly form with everything a deck needs: photo, sex, neutered, size or weight,
     /// play styles, energy, birth date or age.
-    func editPage(_ req: Request, webUser: WebUser, pet: PetSnapshot?, form: PetForm? = nil, errors: FormErrors = [],
-                  status: HTTPResponseStatus = .ok) throws -> Response {
+    func editPage(
+        _ req: Request, webUser: WebUser, pet: PetSnapshot?, form: PetForm? = nil, errors: FormErrors = [],
+        status: HTTPResponseStatus = .ok
+    ) throws -> Response {
         let profile = pet?.profile
         let value = { (field: String?, fallback: String?) in field ?? fallback }
         let action = pet.map { WebPath.editPet($0.profile.id) } ?? WebPath.pets
@@ -116,61 +134,90 @@ struct PetPages {
         let env = profile?.environment
         let heldBack = pet.map { !$0.heldBackFields.isEmpty } ?? true
         let title = pet == nil ? "Add your pet" : "Edit \(profile!.name)"
-        return WebPages.page(req, title: title, status: status, errors: errors,
-                             back: pet.map { (WebPath.pet($0.profile.id), $0.profile.name) }, main:
-            .form(.id("pet-form"), .action(action), .method(.post), .enctype(.multipartData),
-                WebPages.csrfField(req),
-                .if(pet == nil, .div(.class("field"),
-                    .label(.for("photo"), .text("Photo")),
-                    .input(.type(.file), .name("photo"), .id("photo"), .attribute(named: "accept", value: Self.photoTypes),
-                           .data(named: "preview", value: "photo-preview"), .attribute(named: "aria-describedby", value: "photo-hint")),
-                    .small(.id("photo-hint"), .class("hint"), .text("A clear face makes friends: JPEG, PNG, WebP or HEIC, up to \(config.maximumUploadBytes / 1_048_576) MB.")),
-                    .img(.id("photo-preview"), .class("preview"), .alt("Preview of the chosen photo"))
-                )),
-                WebPages.field("Name", name: "name", value: value(form?.name, profile?.name), autocomplete: "off",
-                               limits: .init(maxLength: rules.nameLength.upperBound), errors: errors),
-                .if(pet == nil, FormControls.select("Species", name: "species", options: Species.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
-                                                    selected: speciesValue, errors: errors)),
-                WebPages.field("Breed (optional)", name: "breed", value: value(form?.breed, profile?.breed), autocomplete: "off",
-                               required: false, hint: "Mixed breeds welcome: type what you know.",
-                               limits: .init(maxLength: rules.maximumBreedLength), errors: errors),
-                FormControls.select("Sex", name: "sex", options: PetSex.allCases.map { ($0.rawValue, PetWords.sex($0)) },
-                                    selected: value(form?.sex, profile?.sex.rawValue) ?? "unknown", errors: errors),
-                .fieldset(.element(named: "legend", nodes: [.text("Age")]),
-                    WebPages.field("Date of birth", name: "dateOfBirth", type: .date,
-                                   value: value(form?.dateOfBirth, profile.flatMap { $0.birthDateIsEstimate ? nil : $0.birthDate.description }),
-                                   autocomplete: "off", required: false, hint: "If you know it. Otherwise give an age below.",
-                                   limits: .init(min: pets.today.monthsEarlier(rules.maximumAgeYears * 12).description, max: pets.today.description),
-                                   errors: errors),
-                    WebPages.field("Or age in months", name: "estimatedAgeMonths", type: .number,
-                                   value: form?.estimatedAgeMonths, autocomplete: "off", required: false,
-                                   hint: "An estimate is fine: 36 for a three-year-old.",
-                                   limits: .init(min: "0", max: String(rules.maximumAgeYears * 12), step: "1"), errors: errors)),
-                WebPages.field("Weight in kg (optional)", name: "weightKg", type: .number,
-                               value: value(form?.weightKg, profile?.weightKg.map { String($0) }), autocomplete: "off",
-                               required: false, hint: "The size follows from the weight when you do not choose one.",
-                               limits: .init(min: String(rules.weightRange.lowerBound), max: String(Int(rules.weightRange.upperBound))), errors: errors),
-                FormControls.select("Size", name: "sizeClass", options: [("", "From the weight")] + SizeClass.allCases.map { ($0.rawValue, PetWords.name($0).capitalized) },
-                                    selected: value(form?.sizeClass, profile?.sizeClass?.rawValue) ?? "", errors: errors),
-                FormControls.select("Energy", name: "energy", options: [("", "Not sure")] + EnergyLevel.allCases.map { ($0.rawValue, PetWords.energy($0)) },
-                                    selected: value(form?.energy, profile?.energy?.rawValue) ?? "", errors: errors),
-                .if(heldBack && speciesValue == "dog",
-                    .p(.class("notice"), .id("held-back-note"),
-                       .text("While a dog is in Puppy Mode, play style, home and neuter status are kept for you but not used for matching or shown to others. They count once it reaches Social Mode."))),
-                FormControls.chips("Plays (up to \(rules.maximumPlayStyles))", name: "playStyles",
-                                   options: PlayStyle.allCases.map { ($0.rawValue, PetWords.playStyle($0)) }, selected: styles),
-                FormControls.toggle("Neutered", name: "neutered", checked: form.map { $0.neutered == "on" } ?? profile?.neutered ?? false),
-                FormControls.select("Home", name: "area", options: [("", "Not given")] + HomeArea.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
-                                    selected: form?.area ?? env?.area.rawValue ?? ""),
-                FormControls.toggle("Has a garden", name: "hasGarden", checked: env?.hasGarden ?? false),
-                FormControls.toggle("Lives with other pets", name: "livesWithOtherPets", checked: env?.livesWithOtherPets ?? false),
-                FormControls.toggle("Lives with children", name: "livesWithChildren", checked: env?.livesWithChildren ?? false),
-                WebPages.field("Personality (optional)", name: "personality",
-                               value: value(form?.personality, profile?.personality.joined(separator: ", ")),
-                               autocomplete: "off", required: false, hint: "A few words, separated by commas: curious, cuddly…",
-                               limits: .init(maxLength: 250), errors: errors),
-                WebPages.submit(pet == nil ? "Add \(speciesValue == "dog" ? "dog" : "pet")" : "Save", id: "pet-submit", busy: "Saving…")
-            ))
+        return WebPages.page(
+            req, title: title, status: status, errors: errors,
+            back: pet.map { (WebPath.pet($0.profile.id), $0.profile.name) },
+            main:
+                .form(
+                    .id("pet-form"), .action(action), .method(.post), .enctype(.multipartData),
+                    WebPages.csrfField(req),
+                    .if(
+                        pet == nil,
+                        .div(
+                            .class("field"),
+                            .label(.for("photo"), .text("Photo")),
+                            .input(
+                                .type(.file), .name("photo"), .id("photo"), .attribute(named: "accept", value: Self.photoTypes),
+                                .data(named: "preview", value: "photo-preview"), .attribute(named: "aria-describedby", value: "photo-hint")),
+                            .small(
+                                .id("photo-hint"), .class("hint"),
+                                .text("A clear face makes friends: JPEG, PNG, WebP or HEIC, up to \(config.maximumUploadBytes / 1_048_576) MB.")),
+                            .img(.id("photo-preview"), .class("preview"), .alt("Preview of the chosen photo"))
+                        )),
+                    WebPages.field(
+                        "Name", name: "name", value: value(form?.name, profile?.name), autocomplete: "off",
+                        limits: .init(maxLength: rules.nameLength.upperBound), errors: errors),
+                    .if(
+                        pet == nil,
+                        FormControls.select(
+                            "Species", name: "species", options: Species.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
+                            selected: speciesValue, errors: errors)),
+                    WebPages.field(
+                        "Breed (optional)", name: "breed", value: value(form?.breed, profile?.breed), autocomplete: "off",
+                        required: false, hint: "Mixed breeds welcome: type what you know.",
+                        limits: .init(maxLength: rules.maximumBreedLength), errors: errors),
+                    FormControls.select(
+                        "Sex", name: "sex", options: PetSex.allCases.map { ($0.rawValue, PetWords.sex($0)) },
+                        selected: value(form?.sex, profile?.sex.rawValue) ?? "unknown", errors: errors),
+                    .fieldset(
+                        .element(named: "legend", nodes: [.text("Age")]),
+                        WebPages.field(
+                            "Date of birth", name: "dateOfBirth", type: .date,
+                            value: value(form?.dateOfBirth, profile.flatMap { $0.birthDateIsEstimate ? nil : $0.birthDate.description }),
+                            autocomplete: "off", required: false, hint: "If you know it. Otherwise give an age below.",
+                            limits: .init(min: pets.today.monthsEarlier(rules.maximumAgeYears * 12).description, max: pets.today.description),
+                            errors: errors),
+                        WebPages.field(
+                            "Or age in months", name: "estimatedAgeMonths", type: .number,
+                            value: form?.estimatedAgeMonths, autocomplete: "off", required: false,
+                            hint: "An estimate is fine: 36 for a three-year-old.",
+                            limits: .init(min: "0", max: String(rules.maximumAgeYears * 12), step: "1"), errors: errors)),
+                    WebPages.field(
+                        "Weight in kg (optional)", name: "weightKg", type: .number,
+                        value: value(form?.weightKg, profile?.weightKg.map { String($0) }), autocomplete: "off",
+                        required: false, hint: "The size follows from the weight when you do not choose one.",
+                        limits: .init(min: String(rules.weightRange.lowerBound), max: String(Int(rules.weightRange.upperBound))), errors: errors),
+                    FormControls.select(
+                        "Size", name: "sizeClass",
+                        options: [("", "From the weight")] + SizeClass.allCases.map { ($0.rawValue, PetWords.name($0).capitalized) },
+                        selected: value(form?.sizeClass, profile?.sizeClass?.rawValue) ?? "", errors: errors),
+                    FormControls.select(
+                        "Energy", name: "energy", options: [("", "Not sure")] + EnergyLevel.allCases.map { ($0.rawValue, PetWords.energy($0)) },
+                        selected: value(form?.energy, profile?.energy?.rawValue) ?? "", errors: errors),
+                    .if(
+                        heldBack && speciesValue == "dog",
+                        .p(
+                            .class("notice"), .id("held-back-note"),
+                            .text(
+                                "While a dog is in Puppy Mode, play style, home and neuter status are kept for you but not used for matching or shown to others. They count once it reaches Social Mode."
+                            ))),
+                    FormControls.chips(
+                        "Plays (up to \(rules.maximumPlayStyles))", name: "playStyles",
+                        options: PlayStyle.allCases.map { ($0.rawValue, PetWords.playStyle($0)) }, selected: styles),
+                    FormControls.toggle("Neutered", name: "neutered", checked: form.map { $0.neutered == "on" } ?? profile?.neutered ?? false),
+                    FormControls.select(
+                        "Home", name: "area", options: [("", "Not given")] + HomeArea.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
+                        selected: form?.area ?? env?.area.rawValue ?? ""),
+                    FormControls.toggle("Has a garden", name: "hasGarden", checked: env?.hasGarden ?? false),
+                    FormControls.toggle("Lives with other pets", name: "livesWithOtherPets", checked: env?.livesWithOtherPets ?? false),
+                    FormControls.toggle("Lives with children", name: "livesWithChildren", checked: env?.livesWithChildren ?? false),
+                    WebPages.field(
+                        "Personality (optional)", name: "personality",
+                        value: value(form?.personality, profile?.personality.joined(separator: ", ")),
+                        autocomplete: "off", required: false, hint: "A few words, separated by commas: curious, cuddly…",
+                        limits: .init(maxLength: 250), errors: errors),
+                    WebPages.submit(pet == nil ? "Add \(speciesValue == "dog" ? "dog" : "pet")" : "Save", id: "pet-submit", busy: "Saving…")
+                ))
     }
 
     /// The draft a form describes.
@@ -184,14 +231,17 @@ struct PetPages {
             estimatedAgeMonths: nonEmpty(form.estimatedAgeMonths).map { Int($0) ?? -1 },
             weightKg: nonEmpty(form.weightKg).map { Double($0.replacingOccurrences(of: ",", with: ".")) ?? -1 },
             energy: nonEmpty(form.energy).flatMap(EnergyLevel.init(rawValue:)),
-            personality: form.personality.map { $0.split(separator: ",").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty } },
+            personality: form.personality.map {
+                $0.split(separator: ",").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            },
             notes: text(form.notes))
         draft.sizeClass = nonEmpty(form.sizeClass).flatMap(SizeClass.init(rawValue:))
         draft.playStyles = (form.playStyles ?? []).compactMap(PlayStyle.init(rawValue:))
         draft.neutered = form.neutered == "on"
         draft.environment = nonEmpty(form.area).flatMap(HomeArea.init(rawValue:)).map {
-            PetEnvironment(area: $0, hasGarden: form.hasGarden == "on", livesWithOtherPets: form.livesWithOtherPets == "on",
-                           livesWithChildren: form.livesWithChildren == "on")
+            PetEnvironment(
+                area: $0, hasGarden: form.hasGarden == "on", livesWithOtherPets: form.livesWithOtherPets == "on",
+                livesWithChildren: form.livesWithChildren == "on")
         }
         return draft
     }
@@ -204,8 +254,9 @@ struct PetPages {
             let pet = try await pets.create(webUser.user, draft: draft(form, creating: true), on: req.db)
             if let photo = form.photo, photo.data.readableBytes > 0 {
                 do {
-                    _ = try await pets.uploadPhoto(webUser.user, pet: pet.profile.id, data: Data(buffer: photo.data),
-                                                   kind: .profile, on: req.db)
+                    _ = try await pets.uploadPhoto(
+                        webUser.user, pet: pet.profile.id, data: Data(buffer: photo.data),
+                        kind: .profile, on: req.db)
                 } catch let problem as Problem {
                     // The pet exists; say why the photo did not make it, on its page.
                     req.logger.info("photo refused at creation", metadata: ["code": .string(problem.code.rawValue)])
@@ -218,8 +269,9 @@ struct PetPages {
             }
             return WebPages.redirect(WebPath.pet(pet.profile.id), flash: .petAdded)
         } catch let problem as Problem {
-            return try editPage(req, webUser: webUser, pet: nil, form: form, errors: FormErrors(problem),
-                                status: .init(statusCode: problem.status))
+            return try editPage(
+                req, webUser: webUser, pet: nil, form: form, errors: FormErrors(problem),
+                status: .init(statusCode: problem.status))
         }
     }
 
@@ -237,12 +289,14 @@ struct PetPages {
         let (record, role) = try await pets.authorized(webUser.user, pet: id, need: \.canEdit, on: req.db)
         let current = try await pets.snapshot(of: record, role: role, on: req.db)
         do {
-            _ = try await pets.update(webUser.user, pet: id, draft: draft(form, creating: false),
-                                      on: req.db)
+            _ = try await pets.update(
+                webUser.user, pet: id, draft: draft(form, creating: false),
+                on: req.db)
             return WebPages.redirect(WebPath.pet(id), flash: .petSaved)
         } catch let problem as Problem {
-            return try editPage(req, webUser: webUser, pet: current, form: form, errors: FormErrors(problem),
-                                status: .init(statusCode: problem.status))
+            return try editPage(
+                req, webUser: webUser, pet: current, form: form, errors: FormErrors(problem),
+                status: .init(statusCode: problem.status))
         }
     }
 
@@ -266,8 +320,10 @@ struct PetPages {
         let showsBehaviour = canEdit || pet.mode != .puppy
         let welfare = canEdit ? pet.welfare : nil
         typealias Fact = (String, String)
-        var facts: [Fact] = [("Breed", profile.breed ?? profile.species.rawValue.capitalized), ("Age", age),
-                             ("Sex", PetWords.sex(profile.sex))]
+        var facts: [Fact] = [
+            ("Breed", profile.breed ?? profile.species.rawValue.capitalized), ("Age", age),
+            ("Sex", PetWords.sex(profile.sex)),
+        ]
         if let size = profile.effectiveSizeClass { facts.append(("Size", PetWords.name(size).capitalized)) }
         if let weight = profile.weightKg { facts.append(("Weight", "\(String(format: "%g", weight)) kg")) }
         if let energy = profile.energy { facts.append(("Energy", PetWords.energy(energy))) }
@@ -280,74 +336,115 @@ struct PetPages {
             facts.append(("Home", ([env.area.rawValue.capitalized] + with.compactMap { $0 }).joined(separator: ", ")))
         }
         if !profile.personality.isEmpty { facts.append(("Personality", profile.personality.joined(separator: ", "))) }
-        return WebPages.page(req, title: profile.name, back: canEdit ? (WebPath.pets, "Your pets") : nil, main: .group(
-            .if(pet.reachedSocialMode, .p(.class("notice"), .id("social-reached"), .attribute(named: "role", value: "status"),
-                .text("\(profile.name) reached Social Mode by itself: the vaccinations recorded allow meet-ups now."))),
-            .div(.class("profile-photos"), .id("pet-photos"),
-                .if(pet.photos.isEmpty, WebPages.noPhoto(profile.name, class: "deck-photo-none avatar large placeholder")),
-                .forEach(pet.photos) { photo in
-                    .img(.src(WebPath.media(photo.storageKey)),
-                         .alt(photo.kind == .profile ? "Photo of \(profile.name)" : "\(profile.name), another photo"))
-                }),
-            .section(.class("card"), .id("pet-card"),
-                .p(.unwrap(pet.mode) { modeBadge($0) }, .if(!canEdit, .span(.class("muted"), .text(" · with \(pet.ownerDisplayName)")))),
-                .unwrap(pet.ratings.pet.average) { average in
-                    .p(.class("rating"), .id("pet-rating"), Icon.star.node(),
-                       .text(" \(String(format: "%.1f", average)) · \(pet.ratings.pet.count) review\(pet.ratings.pet.count == 1 ? "" : "s")"),
-                       .unwrap(pet.ratings.owner.average) { owner in
-                           .span(.class("muted"), .text(" · \(pet.ownerDisplayName): \(String(format: "%.1f", owner)) from \(pet.ratings.owner.count)"))
-                       })
-                },
-                .element(named: "dl", nodes: [.class("facts"), .id("pet-facts"), .forEach(facts) { fact in
-                    .group(.element(named: "dt", nodes: [.text(fact.0)]), .element(named: "dd", nodes: [.text(fact.1)]))
-                }]),
-                .if(canEdit, .div(.class("actions"),
-                    .a(.id("edit-pet-link"), .class("button secondary"), .href(WebPath.editPet(id)), .text("Edit")),
-                    .if(profile.species == .dog, .a(.id("vaccinations-link"), .class("button secondary"), .href(WebPath.vaccinations(id)), .text("Vaccinations"))),
-                    .a(.id("guardians-link"), .class("button secondary"), .href(WebPath.guardians(id)), .text("Guardians"))))
-            ),
-            .unwrap(welfare) { welfare in welfareCard(req, name: profile.name, pet: id, welfare: welfare) },
-            .if(canEdit, .group(
-                .section(.class("card"),
-                    .h2(.text("Add a photo")),
-                    .form(.id("photo-form"), .action(WebPath.petPhotos(id)), .method(.post), .enctype(.multipartData),
-                        WebPages.csrfField(req),
-                        .div(.class("field"),
-                            .label(.for("photo"), .text("Photo (JPEG, PNG, WebP or HEIC)")),
-                            .input(.type(.file), .name("photo"), .id("photo"), .required(true),
-                                   .attribute(named: "accept", value: Self.photoTypes),
-                                   .data(named: "preview", value: "photo-preview")),
-                            .img(.id("photo-preview"), .class("preview"), .alt("Preview of the chosen photo"))
-                        ),
-                        FormControls.select("Use as", name: "kind", options: [("gallery", "Another photo"), ("profile", "Main photo")],
-                                            selected: pet.photos.isEmpty ? "profile" : "gallery"),
-                        WebPages.submit("Upload", id: "photo-submit", busy: "Uploading…")
-                    )
+        return WebPages.page(
+            req, title: profile.name, back: canEdit ? (WebPath.pets, "Your pets") : nil,
+            main: .group(
+                .if(
+                    pet.reachedSocialMode,
+                    .p(
+                        .class("notice"), .id("social-reached"), .attribute(named: "role", value: "status"),
+                        .text("\(profile.name) reached Social Mode by itself: the vaccinations recorded allow meet-ups now."))),
+                .div(
+                    .class("profile-photos"), .id("pet-photos"),
+                    .if(pet.photos.isEmpty, WebPages.noPhoto(profile.name, class: "deck-photo-none avatar large placeholder")),
+                    .forEach(pet.photos) { photo in
+                        .img(
+                            .src(WebPath.media(photo.storageKey)),
+                            .alt(photo.kind == .profile ? "Photo of \(profile.name)" : "\(profile.name), another photo"))
+                    }),
+                .section(
+                    .class("card"), .id("pet-card"),
+                    .p(.unwrap(pet.mode) { modeBadge($0) }, .if(!canEdit, .span(.class("muted"), .text(" · with \(pet.ownerDisplayName)")))),
+                    .unwrap(pet.ratings.pet.average) { average in
+                        .p(
+                            .class("rating"), .id("pet-rating"), Icon.star.node(),
+                            .text(" \(String(format: "%.1f", average)) · \(pet.ratings.pet.count) review\(pet.ratings.pet.count == 1 ? "" : "s")"),
+                            .unwrap(pet.ratings.owner.average) { owner in
+                                .span(
+                                    .class("muted"),
+                                    .text(" · \(pet.ownerDisplayName): \(String(format: "%.1f", owner)) from \(pet.ratings.owner.count)"))
+                            })
+                    },
+                    .element(
+                        named: "dl",
+                        nodes: [
+                            .class("facts"), .id("pet-facts"),
+                            .forEach(facts) { fact in
+                                .group(.element(named: "dt", nodes: [.text(fact.0)]), .element(named: "dd", nodes: [.text(fact.1)]))
+                            },
+                        ]),
+                    .if(
+                        canEdit,
+                        .div(
+                            .class("actions"),
+                            .a(.id("edit-pet-link"), .class("button secondary"), .href(WebPath.editPet(id)), .text("Edit")),
+                            .if(
+                                profile.species == .dog,
+                                .a(.id("vaccinations-link"), .class("button secondary"), .href(WebPath.vaccinations(id)), .text("Vaccinations"))),
+                            .a(.id("guardians-link"), .class("button secondary"), .href(WebPath.guardians(id)), .text("Guardians"))))
                 ),
-                .if(pet.role == .owner, .section(.class("card"),
-                    .h2(.text("Delete \(profile.name)")),
-                    DogViews.confirm(req, summary: "Delete \(profile.name)…", question: "Delete \(profile.name) with every photo and record, for good?",
-                                     action: WebPath.deletePet(id), button: "Yes, delete", id: "delete-pet-submit")
-                ))
-            ), else: .section(.class("card"),
-                .h2(.text("Not a good fit?")),
-                DogViews.confirm(req, summary: "Block \(pet.ownerDisplayName)", question: "Block \(pet.ownerDisplayName)? Neither of you will see the other's dogs, and any match between you ends.",
-                                 action: WebPath.blockOwner(id), button: "Yes, block", id: "block-owner")))
-        ))
+                .unwrap(welfare) { welfare in welfareCard(req, name: profile.name, pet: id, welfare: welfare) },
+                .if(
+                    canEdit,
+                    .group(
+                        .section(
+                            .class("card"),
+                            .h2(.text("Add a photo")),
+                            .form(
+                                .id("photo-form"), .action(WebPath.petPhotos(id)), .method(.post), .enctype(.multipartData),
+                                WebPages.csrfField(req),
+                                .div(
+                                    .class("field"),
+                                    .label(.for("photo"), .text("Photo (JPEG, PNG, WebP or HEIC)")),
+                                    .input(
+                                        .type(.file), .name("photo"), .id("photo"), .required(true),
+                                        .attribute(named: "accept", value: Self.photoTypes),
+                                        .data(named: "preview", value: "photo-preview")),
+                                    .img(.id("photo-preview"), .class("preview"), .alt("Preview of the chosen photo"))
+                                ),
+                                FormControls.select(
+                                    "Use as", name: "kind", options: [("gallery", "Another photo"), ("profile", "Main photo")],
+                                    selected: pet.photos.isEmpty ? "profile" : "gallery"),
+                                WebPages.submit("Upload", id: "photo-submit", busy: "Uploading…")
+                            )
+                        ),
+                        .if(
+                            pet.role == .owner,
+                            .section(
+                                .class("card"),
+                                .h2(.text("Delete \(profile.name)")),
+                                DogViews.confirm(
+                                    req, summary: "Delete \(profile.name)…",
+                                    question: "Delete \(profile.name) with every photo and record, for good?",
+                                    action: WebPath.deletePet(id), button: "Yes, delete", id: "delete-pet-submit")
+                            ))
+                    ),
+                    else: .section(
+                        .class("card"),
+                        .h2(.text("Not a good fit?")),
+                        DogViews.confirm(
+                            req, summary: "Block \(pet.ownerDisplayName)",
+                            question: "Block \(pet.ownerDisplayName)? Neither of you will see the other's dogs, and any match between you ends.",
+                            action: WebPath.blockOwner(id), button: "Yes, block", id: "block-owner")))
+            ))
     }
 
     /// The welfare mode in plain words, with what is missing and where to add it.
     private func welfareCard(_ req: Request, name: String, pet id: Pet.ID, welfare: WelfareStatus) -> Node<HTML.BodyContext> {
         let dates = DateWords.writer(for: req)
-        return .section(.class("card"), .id("welfare"),
+        return .section(
+            .class("card"), .id("welfare"),
             .h2(.text(welfare.mode == .social ? "Social Mode: meet-ups are open" : "Puppy Mode: matching and chatting, no meet-ups yet")),
-            .if(welfare.mode == .social,
+            .if(
+                welfare.mode == .social,
                 .p(.text("\(name)'s vaccinations are recorded and protect \(name) now.")),
                 else: .group(
                     .p(.text("Meet-ups unlock once \(name)'s vaccinations are recorded and protect \(name). Here is what is missing:")),
                     .ul(.id("welfare-reasons"), .forEach(welfare.assessment.reasons) { .li(.text($0.message(writingDates: dates))) }),
                     .unwrap(welfare.assessment.earliestSocialDate) {
-                        .p(.id("earliest-social"), .text("Earliest day for Social Mode: \(dates($0)). \(name) switches by itself; you will see it here."))
+                        .p(
+                            .id("earliest-social"),
+                            .text("Earliest day for Social Mode: \(dates($0)). \(name) switches by itself; you will see it here."))
                     },
                     .a(.class("button"), .href(WebPath.vaccinations(id)), .text("Record a vaccination"))
                 ))
@@ -362,8 +459,9 @@ struct PetPages {
         guard let file = form.photo, file.data.readableBytes > 0 else {
             throw Problem.invalidField("photo", "choose a photo to upload")
         }
-        _ = try await pets.uploadPhoto(webUser.user, pet: id, data: Data(buffer: file.data),
-                                       kind: form.kind == "profile" ? .profile : .gallery, on: req.db)
+        _ = try await pets.uploadPhoto(
+            webUser.user, pet: id, data: Data(buffer: file.data),
+            kind: form.kind == "profile" ? .profile : .gallery, on: req.db)
         return WebPages.redirect(WebPath.pet(id), flash: .photoAdded)
     }
 
@@ -389,49 +487,67 @@ struct PetPages {
         try await vaccinationsPage(req, webUser: req.requireWebUser())
     }
 
-    func vaccinationsPage(_ req: Request, webUser: WebUser, errors: FormErrors = [], form: VaccinationForm? = nil,
-                          status: HTTPResponseStatus = .ok) async throws -> Response {
+    func vaccinationsPage(
+        _ req: Request, webUser: WebUser, errors: FormErrors = [], form: VaccinationForm? = nil,
+        status: HTTPResponseStatus = .ok
+    ) async throws -> Response {
         let id = try req.idParameter(Param.pet)
         let (pet, _) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let records = try await vaccinations.vaccinations(webUser.user, pet: id, on: req.db)
         let welfare = pet.species == .dog ? try await vaccinations.mode(webUser.user, pet: id, on: req.db) : nil
         let today = pets.today
-        return WebPages.page(req, title: "\(pet.name): vaccinations", status: status, errors: errors,
-                             back: (WebPath.pet(id), pet.name), main: .group(
-            .unwrap(welfare) { welfareCard(req, name: pet.name, pet: id, welfare: $0) },
-            .section(.class("card"),
-                .h2(.text("Records")),
-                .if(records.isEmpty, .p(.class("muted"), .text("No vaccinations recorded yet. Your vet's booklet has the dates."))),
-                .ul(.class("dog-list"), .id("vaccination-list"), .forEach(records) { record in
-                    let name = VaccineKind(rawValue: record.vaccine).map { $0 == .other ? record.otherName ?? "Other" : $0.label } ?? record.vaccine
-                    let given = LocalDate(record.givenOn).map { DateWords.long($0, for: req) } ?? record.givenOn
-                    let due = record.nextDueOn.flatMap(LocalDate.init).map { " · next due \(DateWords.long($0, for: req))" } ?? ""
-                    return .li(.class("dog-row"),
-                        .div(.class("who"), .strong(.text(name)), .span(.text("\(given)\(due)\(record.clinic.map { " · \($0)" } ?? "")"))),
-                        .div(.class("row-actions"),
-                            DogViews.confirm(req, summary: "Remove", question: "Remove this \(name) record?",
-                                             action: WebPath.deleteVaccination(id, record.id), button: "Yes, remove",
-                                             id: "remove-\(record.id)")))
-                })
-            ),
-            .section(.class("card"),
-                .h2(.text("Record a vaccination")),
-                .form(.id("vaccination-form"), .action(WebPath.vaccinations(id)), .method(.post),
-                    WebPages.csrfField(req),
-                    FormControls.select("Vaccine", name: "vaccine", options: VaccineKind.allCases.map { ($0.rawValue, $0.label) },
-                                        selected: form?.vaccine ?? "dhpp", hint: "DHPP, DAPP and DA2PP are the combined shot.", errors: errors),
-                    WebPages.field("Name (for other vaccines)", name: "otherName", value: form?.otherName, autocomplete: "off", required: false,
-                                   limits: .init(maxLength: 60), errors: errors),
-                    WebPages.field("Date given", name: "givenOn", type: .date, value: form?.givenOn, autocomplete: "off",
-                                   limits: .init(max: today.description), errors: errors),
-                    WebPages.field("Next due (optional)", name: "nextDueOn", type: .date, value: form?.nextDueOn, autocomplete: "off", required: false,
-                                   errors: errors),
-                    WebPages.field("Vet or clinic (optional)", name: "clinic", value: form?.clinic, autocomplete: "off", required: false,
-                                   limits: .init(maxLength: 100), errors: errors),
-                    WebPages.submit("Save vaccination", id: "vaccination-submit")
+        return WebPages.page(
+            req, title: "\(pet.name): vaccinations", status: status, errors: errors,
+            back: (WebPath.pet(id), pet.name),
+            main: .group(
+                .unwrap(welfare) { welfareCard(req, name: pet.name, pet: id, welfare: $0) },
+                .section(
+                    .class("card"),
+                    .h2(.text("Records")),
+                    .if(records.isEmpty, .p(.class("muted"), .text("No vaccinations recorded yet. Your vet's booklet has the dates."))),
+                    .ul(
+                        .class("dog-list"), .id("vaccination-list"),
+                        .forEach(records) { record in
+                            let name =
+                                VaccineKind(rawValue: record.vaccine).map { $0 == .other ? record.otherName ?? "Other" : $0.label } ?? record.vaccine
+                            let given = LocalDate(record.givenOn).map { DateWords.long($0, for: req) } ?? record.givenOn
+                            let due = record.nextDueOn.flatMap(LocalDate.init).map { " · next due \(DateWords.long($0, for: req))" } ?? ""
+                            return .li(
+                                .class("dog-row"),
+                                .div(.class("who"), .strong(.text(name)), .span(.text("\(given)\(due)\(record.clinic.map { " · \($0)" } ?? "")"))),
+                                .div(
+                                    .class("row-actions"),
+                                    DogViews.confirm(
+                                        req, summary: "Remove", question: "Remove this \(name) record?",
+                                        action: WebPath.deleteVaccination(id, record.id), button: "Yes, remove",
+                                        id: "remove-\(record.id)")))
+                        })
+                ),
+                .section(
+                    .class("card"),
+                    .h2(.text("Record a vaccination")),
+                    .form(
+                        .id("vaccination-form"), .action(WebPath.vaccinations(id)), .method(.post),
+                        WebPages.csrfField(req),
+                        FormControls.select(
+                            "Vaccine", name: "vaccine", options: VaccineKind.allCases.map { ($0.rawValue, $0.label) },
+                            selected: form?.vaccine ?? "dhpp", hint: "DHPP, DAPP and DA2PP are the combined shot.", errors: errors),
+                        WebPages.field(
+                            "Name (for other vaccines)", name: "otherName", value: form?.otherName, autocomplete: "off", required: false,
+                            limits: .init(maxLength: 60), errors: errors),
+                        WebPages.field(
+                            "Date given", name: "givenOn", type: .date, value: form?.givenOn, autocomplete: "off",
+                            limits: .init(max: today.description), errors: errors),
+                        WebPages.field(
+                            "Next due (optional)", name: "nextDueOn", type: .date, value: form?.nextDueOn, autocomplete: "off", required: false,
+                            errors: errors),
+                        WebPages.field(
+                            "Vet or clinic (optional)", name: "clinic", value: form?.clinic, autocomplete: "off", required: false,
+                            limits: .init(maxLength: 100), errors: errors),
+                        WebPages.submit("Save vaccination", id: "vaccination-submit")
+                    )
                 )
-            )
-        ))
+            ))
     }
 
     @Sendable func addVaccination(_ req: Request) async throws -> Response {
@@ -440,13 +556,16 @@ struct PetPages {
         let form = try req.content.decode(VaccinationForm.self)
         let id = try req.idParameter(Param.pet)
         do {
-            let added = try await vaccinations.addVaccination(webUser.user, pet: id, input: VaccinationInput(
-                vaccine: VaccineKind(rawValue: form.vaccine ?? "") ?? .other, otherName: form.otherName,
-                givenOn: form.givenOn ?? "", nextDueOn: form.nextDueOn, clinic: form.clinic), on: req.db)
+            let added = try await vaccinations.addVaccination(
+                webUser.user, pet: id,
+                input: VaccinationInput(
+                    vaccine: VaccineKind(rawValue: form.vaccine ?? "") ?? .other, otherName: form.otherName,
+                    givenOn: form.givenOn ?? "", nextDueOn: form.nextDueOn, clinic: form.clinic), on: req.db)
             return WebPages.redirect(WebPath.vaccinations(id), flash: added.reachedSocialMode ? .socialReached : .vaccinationAdded)
         } catch let problem as Problem {
-            return try await vaccinationsPage(req, webUser: webUser, errors: FormErrors(problem), form: form,
-                                              status: .init(statusCode: problem.status))
+            return try await vaccinationsPage(
+                req, webUser: webUser, errors: FormErrors(problem), form: form,
+                status: .init(statusCode: problem.status))
         }
     }
 
@@ -469,26 +588,37 @@ struct PetPages {
         let (pet, role) = try await pets.authorized(webUser.user, pet: id, need: \.canSeePrivateFields, on: req.db)
         let guardians = try await guardians.guardians(webUser.user, pet: id, on: req.db)
         let me = try webUser.user.requireID()
-        return WebPages.page(req, title: "\(pet.name): guardians", status: status, errors: errors,
-                             back: (WebPath.pet(id), pet.name), main: .group(
-            .p(.class("muted"), .text("Guardians help care for \(pet.name): they can edit the profile and records, but not delete the pet.")),
-            .if(guardians.isEmpty, .p(.text("No guardians yet."))),
-            .ul(.id("guardian-list"), .forEach(guardians) { guardian in
-                .li(.text("\(guardian.displayName) (@\(guardian.username))"),
-                    .if(guardian.status == .invited, .span(.class("badge"), .text("invited"))),
-                    .if(role == .owner || guardian.userID == me,
-                        .form(.class("inline"), .action(WebPath.removeGuardian(id, guardian.userID)), .method(.post),
-                              WebPages.csrfField(req),
-                              .button(.type(.submit), .class("link"), .text(guardian.userID == me ? "Step down" : "Remove")))))
-            }),
-            .if(role == .owner, .section(.class("card"),
-                .h2(.text("Invite a guardian")),
-                .form(.id("guardian-form"), .action(WebPath.guardians(id)), .method(.post),
-                    WebPages.csrfField(req),
-                    WebPages.field("Their username", name: "username", autocomplete: "off", limits: .init(maxLength: 30), errors: errors),
-                    WebPages.submit("Invite", id: "guardian-submit")
-                ))),
-        ))
+        return WebPages.page(
+            req, title: "\(pet.name): guardians", status: status, errors: errors,
+            back: (WebPath.pet(id), pet.name),
+            main: .group(
+                .p(.class("muted"), .text("Guardians help care for \(pet.name): they can edit the profile and records, but not delete the pet.")),
+                .if(guardians.isEmpty, .p(.text("No guardians yet."))),
+                .ul(
+                    .id("guardian-list"),
+                    .forEach(guardians) { guardian in
+                        .li(
+                            .text("\(guardian.displayName) (@\(guardian.username))"),
+                            .if(guardian.status == .invited, .span(.class("badge"), .text("invited"))),
+                            .if(
+                                role == .owner || guardian.userID == me,
+                                .form(
+                                    .class("inline"), .action(WebPath.removeGuardian(id, guardian.userID)), .method(.post),
+                                    WebPages.csrfField(req),
+                                    .button(.type(.submit), .class("link"), .text(guardian.userID == me ? "Step down" : "Remove")))))
+                    }),
+                .if(
+                    role == .owner,
+                    .section(
+                        .class("card"),
+                        .h2(.text("Invite a guardian")),
+                        .form(
+                            .id("guardian-form"), .action(WebPath.guardians(id)), .method(.post),
+                            WebPages.csrfField(req),
+                            WebPages.field("Their username", name: "username", autocomplete: "off", limits: .init(maxLength: 30), errors: errors),
+                            WebPages.submit("Invite", id: "guardian-submit")
+                        ))),
+            ))
     }
 
     struct InviteForm: Content { var username: String? }
@@ -502,8 +632,9 @@ struct PetPages {
             _ = try await guardians.invite(webUser.user, pet: id, username: form.username ?? "", on: req.db)
             return WebPages.redirect(WebPath.guardians(id), flash: .invited)
         } catch let problem as Problem {
-            return try await guardiansPage(req, webUser: webUser, errors: FormErrors(problem),
-                                           status: .init(statusCode: problem.status))
+            return try await guardiansPage(
+                req, webUser: webUser, errors: FormErrors(problem),
+                status: .init(statusCode: problem.status))
         }
     }
 

@@ -39,9 +39,10 @@ extension VaccinationRecord {
     /// The dose a row of `vaccine`, `other_name` and `given_on` records, as `dose` reads it from
     /// a whole record; nil when its date is unreadable.
     static func dose<Row: SQLRow>(row: Row) throws -> VaccinationDose? {
-        dose(vaccine: try row.decode(column: "vaccine", as: String.self),
-             otherName: try row.decode(column: "other_name", as: String?.self),
-             givenOn: try row.decode(column: "given_on", as: String.self))
+        dose(
+            vaccine: try row.decode(column: "vaccine", as: String.self),
+            otherName: try row.decode(column: "other_name", as: String?.self),
+            givenOn: try row.decode(column: "given_on", as: String.self))
     }
 }
 
@@ -93,16 +94,17 @@ extension PetCardValue: SQLRowReadable {
     init<Row: SQLRow>(reading row: Row) throws {
         let sizeClass = try row.decode(column: "size_class", asRawValueOf: SizeClass?.self)
         let weightKg = try row.decode(column: "weight_kg", as: Double?.self)
-        self.init(id: Pet.ID(try row.decode(column: "id", as: UUID.self)),
-                  ownerID: User.ID(try row.decode(column: "owner_id", as: UUID.self)),
-                  name: try row.decode(column: "name", as: String.self),
-                  species: try row.decode(column: "species", asRawValueOf: Species.self),
-                  breed: try row.decode(column: "breed", as: String?.self),
-                  birthDate: PetRecord.birthLocalDate(stored: try row.decode(column: "birth_date", as: String.self)),
-                  birthDateIsEstimate: try row.decode(column: "birth_date_estimate", as: Bool.self),
-                  sizeClass: SizeClass.effective(given: sizeClass, weightKg: weightKg),
-                  photos: [], mode: nil,
-                  ownerDisplayName: try row.decode(column: "owner_display_name", as: String.self))
+        self.init(
+            id: Pet.ID(try row.decode(column: "id", as: UUID.self)),
+            ownerID: User.ID(try row.decode(column: "owner_id", as: UUID.self)),
+            name: try row.decode(column: "name", as: String.self),
+            species: try row.decode(column: "species", asRawValueOf: Species.self),
+            breed: try row.decode(column: "breed", as: String?.self),
+            birthDate: PetRecord.birthLocalDate(stored: try row.decode(column: "birth_date", as: String.self)),
+            birthDateIsEstimate: try row.decode(column: "birth_date_estimate", as: Bool.self),
+            sizeClass: SizeClass.effective(given: sizeClass, weightKg: weightKg),
+            photos: [], mode: nil,
+            ownerDisplayName: try row.decode(column: "owner_display_name", as: String.self))
     }
 }
 
@@ -128,10 +130,11 @@ enum PetCardRow: SQLRowReadable {
 
 extension PetPhotoRecordValue: SQLRowReadable {
     init<Row: SQLRow>(reading row: Row) throws {
-        self.init(id: Pet.Photo.ID(try row.decode(column: "id", as: UUID.self)),
-                  kind: try row.decode(column: "kind", asRawValueOf: PetPhotoRecord.Kind.self),
-                  storageKey: try row.decode(column: "storage_key", as: String.self),
-                  contentType: try row.decode(column: "content_type", as: String.self),
-                  createdAt: try row.decode(column: "created_at", as: Date.self))
+        self.init(
+            id: Pet.Photo.ID(try row.decode(column: "id", as: UUID.self)),
+            kind: try row.decode(column: "kind", asRawValueOf: PetPhotoRecord.Kind.self),
+            storageKey: try row.decode(column: "storage_key", as: String.self),
+            contentType: try row.decode(column: "content_type", as: String.self),
+            createdAt: try row.decode(column: "created_at", as: Date.self))
     }
 }

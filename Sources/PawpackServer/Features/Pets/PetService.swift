@@ -3,8 +3,9 @@ import Foundation
 import Logging
 import NIOPosix
 import PawpackCore
-import SQLiteNIO
 import SQLKit
+import SQLiteNIO
+
 /// Pets: profiles, photos and where their owners live. Vaccinations (`VaccinationService`)
 /// and guardians (`GuardianService`) stand on its loading and permission checks. Every rule is
 /// in `PawpackCore`; this service loads, checks permissions, applies the rule and stores.
@@ -31,10 +32,12 @@ final class PetService: Sendable {
     /// The ratings other areas keep of pets and their owners (`Area.petRatings`).
     private let ratings: @Sendable ([Pet.ID], any Database) async throws -> [Pet.ID: PetRatings]
 
-    init(config: Config, clock: any AppClock, photos: PhotoIntake,
-         locationOffsets: @escaping @Sendable () -> LocationBlur.Offset, reads: HotReads, followers: PetFollowers,
-         logger: Logger, deletePets: @escaping @Sendable ([Pet.ID], any Database) async throws -> Void,
-         ratings: @escaping @Sendable ([Pet.ID], any Database) async throws -> [Pet.ID: PetRatings]) {
+    init(
+        config: Config, clock: any AppClock, photos: PhotoIntake,
+        locationOffsets: @escaping @Sendable () -> LocationBlur.Offset, reads: HotReads, followers: PetFollowers,
+        logger: Logger, deletePets: @escaping @Sendable ([Pet.ID], any Database) async throws -> Void,
+        ratings: @escaping @Sendable ([Pet.ID], any Database) async throws -> [Pet.ID: PetRatings]
+    ) {
         self.deletePets = deletePets
         self.ratings = ratings
         self.locationOffsets = locationOffsets
@@ -55,8 +58,10 @@ final class PetService: Sendable {
     /// The pet, or 404 — the same answer whether it never existed or was deleted.
     func pet(_ id: Pet.ID, on db: any Database) async throws -> PetRecord {
         // Read without model decoding: nearly every pet and deck request starts here.
-        guard let pet = try await reads.rows(#"SELECT * FROM "pets" WHERE "id" = \#(bind: id)"#, on: db)
-            .first.map(PetRecord.init(row:)) else { throw Problem.notFound }
+        guard
+            let pet = try await reads.rows(#"SELECT * FROM "pets" WHERE "id" = \#(bind: id)"#, on: db)
+                .first.map(PetRecord.init(row:))
+        else { throw Problem.notFound }
         return pet
     }
 
@@ -70,20 +75,26 @@ final class PetService: Sendable {
 
     /// Loads the pet and checks the viewer may do `need`; strangers get 403 on changes, never a hint
     /// of private fields.
-    func authorized(_ user: UserRecord, pet id: Pet.ID, need: (PetPermissions) -> Bool,
-                    on db: any Database) async throws -> (PetRecord, PetRole?) {
+    func authorized(
+        _ user: UserRecord, pet id: Pet.ID, need: (PetPermissions) -> Bool,
+        on db: any Database
+    ) async throws -> (PetRecord, PetRole?) {
         let pet = try await pet(id, on: db)
         return (pet, try await authorize(user, for: pet, need: need, on: db))
     }
 
     /// Checks the viewer may do `need` with a pet already loaded; their role. 403 otherwise.
-    func authorize(_ user: UserRecord, for pet: PetRecord, need: (PetPermissions) -> Bool,
-                   on db: any Database) async throws -> PetRole? {
+    func authorize(
+        _ user: UserRecord, for pet: PetRecord, need: (PetPermissions) -> Bool,
+        on db: any Database
+    ) async throws -> PetRole? {
         let role = try await role(of: user, for: pet, on: db)
         guard need(PetPermissions(role: role)) else {
-            throw Problem(status: 403, code: .forbidden, title: "Not your pet",
-                          detail: role == nil ? "Only the pet's owner and guardians may do this."
-                                              : "Only the pet's owner may do this.")
+            throw Problem(
+                status: 403, code: .forbidden, title: "Not your pet",
+                detail: role == nil
+                    ? "Only the pet's owner and guardians may do this."
+                    : "Only the pet's owner may do this.")
         }
         return role
     }
@@ -94,8 +105,9 @@ final class PetService: Sendable {
         let doses = try await welfare.doses(of: pet, on: db)
         // Whenever the owner or a guardian looks, a dog the rules now allow is switched on.
         let reached = role != nil ? try await welfare.reachSocialModeIfAllowed(pet, doses: doses, on: db) : false
-        var snapshot = try makeSnapshot(of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
-                                        doses: doses, today: today)
+        var snapshot = try makeSnapshot(
+            of: pet, role: role, ownerDisplayName: owner?.displayName ?? "", photos: photos,
+            doses: doses, today: today)
         snapshot.reachedSocialMode = reached
         snapshot.ratings = try await ratings([pet.requireID()], db)[try pet.requireID()] ?? PetRatings()
         return snapshot
@@ -113,9 +125,9 @@ final class PetService: Sendable {
         var doses: [Pet.ID: [VaccinationDose]] = [:]
         for row in try await reads.rows(PetCardValue.rows(ofPets: ids, namingIndexes: db is any SQLiteDatabase), on: db) {
             switch try PetCardRow(row: row) {
-            case let .pet(card, socialSince): pets.append((card, socialSince))
-            case let .photo(pet, photo): photos[pet, default: []].append(photo)
-            case let .dose(pet, dose?): doses[pet, default: []].append(dose)
+            case .pet(let card, let socialSince): pets.append((card, socialSince))
+            case .photo(let pet, let photo): photos[pet, default: []].append(photo)
+            case .dose(let pet, let dose?): doses[pet, default: []].append(dose)
             case .dose: break
             }
         }
@@ -146,15 +158,19 @@ final class PetService: Sendable {
         photos.sorted { ($0.kind == .profile ? 0 : 1, $0.createdAt) < ($1.kind == .profile ? 0 : 1, $1.createdAt) }
     }
 
-    private func makeSnapshot(of pet: PetRecord, role: PetRole?, ownerDisplayName: String,
-                              photos: [PetPhotoRecord], doses: [VaccinationDose], today: LocalDate) throws -> PetSnapshot {
+    private func makeSnapshot(
+        of pet: PetRecord, role: PetRole?, ownerDisplayName: String,
+        photos: [PetPhotoRecord], doses: [VaccinationDose], today: LocalDate
+    ) throws -> PetSnapshot {
         let status = welfare.status(of: pet, doses: doses, today: today)
         return PetSnapshot(
             profile: try pet.profile, role: role, ownerDisplayName: ownerDisplayName,
-            photos: Self.cardOrder(try photos.map {
-                PetPhotoRecordValue(id: try $0.requireID(), kind: $0.kind, storageKey: $0.storageKey,
-                                    contentType: $0.contentType, createdAt: $0.createdAt)
-            }),
+            photos: Self.cardOrder(
+                try photos.map {
+                    PetPhotoRecordValue(
+                        id: try $0.requireID(), kind: $0.kind, storageKey: $0.storageKey,
+                        contentType: $0.contentType, createdAt: $0.createdAt)
+                }),
             welfare: status)
     }
 
@@ -229,7 +245,8 @@ final class PetService: Sendable {
     /// pet's guardians still see it. The block is looked up first: the role only matters then.
     private func hideIfBlocked(_ pet: PetRecord, from viewer: UserRecord, on db: any Database) async throws {
         guard try await BlockRecord.between(viewer.requireID(), pet.$owner.id, on: db),
-              try await role(of: viewer, for: pet, on: db) == nil else { return }
+            try await role(of: viewer, for: pet, on: db) == nil
+        else { return }
         throw Problem.notFound
     }
 
@@ -253,8 +270,10 @@ final class PetService: Sendable {
 
     // MARK: Photos
 
-    func uploadPhoto(_ user: UserRecord, pet id: Pet.ID, data: Data, kind: PetPhotoRecord.Kind,
-                     on db: any Database) async throws -> PetPhotoRecordValue {
+    func uploadPhoto(
+        _ user: UserRecord, pet id: Pet.ID, data: Data, kind: PetPhotoRecord.Kind,
+        on db: any Database
+    ) async throws -> PetPhotoRecordValue {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
         let petID = try pet.requireID()
         guard try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == petID).count() < limits.photosPerPet else {
@@ -269,18 +288,23 @@ final class PetService: Sendable {
                     try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id == petID).filter(\.$kind == .profile)
                         .set(\.$kind, to: .gallery).update()
                 }
-                try await PetPhotoRecord(id: photoID, petID: petID, kind: kind, storageKey: stored.key,
-                                         contentType: stored.contentType, byteCount: stored.byteCount, now: now).create(on: tx)
+                try await PetPhotoRecord(
+                    id: photoID, petID: petID, kind: kind, storageKey: stored.key,
+                    contentType: stored.contentType, byteCount: stored.byteCount, now: now
+                ).create(on: tx)
             }
-            return PetPhotoRecordValue(id: photoID, kind: kind, storageKey: stored.key, contentType: stored.contentType,
-                                       createdAt: now)
+            return PetPhotoRecordValue(
+                id: photoID, kind: kind, storageKey: stored.key, contentType: stored.contentType,
+                createdAt: now)
         }
     }
 
     func deletePhoto(_ user: UserRecord, pet id: Pet.ID, photo photoID: Pet.Photo.ID, on db: any Database) async throws {
         let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
-        guard let photo = try await PetPhotoRecord.query(on: db).filter(\.$id == photoID)
-            .filter(\.$pet.$id == pet.requireID()).first() else { throw Problem.notFound }
+        guard
+            let photo = try await PetPhotoRecord.query(on: db).filter(\.$id == photoID)
+                .filter(\.$pet.$id == pet.requireID()).first()
+        else { throw Problem.notFound }
         let key = photo.storageKey
         try await photo.delete(on: db)
         await photos.remove([key])
@@ -290,7 +314,8 @@ final class PetService: Sendable {
     /// blocked by or blocking its owner.
     func photo(key: String, pet id: Pet.ID, viewer: UserRecord, on db: any Database) async throws -> StoredMedia {
         guard let photo = try await PetPhotoRecord.query(on: db).filter(\.$storageKey == key).first(),
-              photo.$pet.id == id else { throw Problem.notFound }
+            photo.$pet.id == id
+        else { throw Problem.notFound }
         _ = try await visiblePet(id, to: viewer, on: db)
         guard let stored = try await photos.media.get(key: key) else { throw Problem.notFound }
         return stored

@@ -42,10 +42,11 @@ struct PetCardValue: Sendable, Equatable {
 
 extension PetSnapshot {
     var card: PetCardValue {
-        PetCardValue(id: profile.id, ownerID: profile.ownerID, name: profile.name, species: profile.species,
-                     breed: profile.breed, birthDate: profile.birthDate, birthDateIsEstimate: profile.birthDateIsEstimate,
-                     sizeClass: profile.effectiveSizeClass, photos: photos, mode: mode, ownerDisplayName: ownerDisplayName,
-                     ratings: ratings)
+        PetCardValue(
+            id: profile.id, ownerID: profile.ownerID, name: profile.name, species: profile.species,
+            breed: profile.breed, birthDate: profile.birthDate, birthDateIsEstimate: profile.birthDateIsEstimate,
+            sizeClass: profile.effectiveSizeClass, photos: photos, mode: mode, ownerDisplayName: ownerDisplayName,
+            ratings: ratings)
     }
 }
 
@@ -69,12 +70,15 @@ struct VaccinationValue: Sendable, Equatable {
     var createdAt: Date
 
     init(_ record: VaccinationRecord) throws {
-        self.init(id: try record.requireID(), vaccine: record.vaccine, otherName: record.otherName, givenOn: record.givenOn,
-                  nextDueOn: record.nextDueOn, clinic: record.clinic, createdAt: record.createdAt)
+        self.init(
+            id: try record.requireID(), vaccine: record.vaccine, otherName: record.otherName, givenOn: record.givenOn,
+            nextDueOn: record.nextDueOn, clinic: record.clinic, createdAt: record.createdAt)
     }
 
-    init(id: Pet.Vaccination.ID, vaccine: String, otherName: String?, givenOn: String, nextDueOn: String?,
-         clinic: String?, createdAt: Date) {
+    init(
+        id: Pet.Vaccination.ID, vaccine: String, otherName: String?, givenOn: String, nextDueOn: String?,
+        clinic: String?, createdAt: Date
+    ) {
         self.id = id
         self.vaccine = vaccine
         self.otherName = otherName
@@ -114,7 +118,6 @@ struct GuardianshipValue: Sendable {
     var status: GuardianRecord.Status
     var createdAt: Date
 }
-
 
 /// A dog's welfare status: the mode in effect and the rules' assessment behind it (the
 /// contract's and the SDK's `WelfareStatus`). The mode is Social only while the dog is switched

@@ -8,7 +8,7 @@ extension APIHandler {
     var pets: PetService { services.pets }
 
     func setMyLocation(_ input: Operations.SetMyLocation.Input) async throws -> Operations.SetMyLocation.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         guard let point = GeoPoint.validated(latitude: body.latitude, longitude: body.longitude) else {
             throw Problem.invalidField(abs(body.latitude) > 90 ? "latitude" : "longitude", "is outside the globe")
@@ -30,7 +30,7 @@ extension APIHandler {
     }
 
     func createPet(_ input: Operations.CreatePet.Input) async throws -> Operations.CreatePet.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let pet = try await pets.create(auth.user, draft: PetDraft(body), on: auth.request.db)
         return .created(.init(body: .json(Components.Schemas.PetView(pet, mapping))))
@@ -43,7 +43,7 @@ extension APIHandler {
     }
 
     func updatePet(_ input: Operations.UpdatePet.Input) async throws -> Operations.UpdatePet.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let pet = try await pets.update(auth.user, pet: try pathID(input.path.petId), draft: PetDraft(body), on: auth.request.db)
         return .ok(.init(body: .json(Components.Schemas.PetView(pet, mapping))))
@@ -58,23 +58,23 @@ extension APIHandler {
     func uploadPetPhoto(_ input: Operations.UploadPetPhoto.Input) async throws -> Operations.UploadPetPhoto.Output {
         let auth = try await authenticated()
         let petID: Pet.ID = try pathID(input.path.petId)
-        guard case let .multipartForm(parts) = input.body else { throw Problem.unsupportedBody }
+        guard case .multipartForm(let parts) = input.body else { throw Problem.unsupportedBody }
         let limit = services.config.maximumUploadBytes
         var photo: Data?
         var kind = PetPhotoRecord.Kind.gallery
         try await Self.readForm(parts, parts: "the image in a part named `photo`") { part in
             switch part {
-            case let .photo(file):
+            case .photo(let file):
                 photo = try await Self.collect(file.payload.body, upTo: limit)
                 return photo == nil ? ImageSanitizerError.tooLarge(limit: limit).problem(limit: limit) : nil
-            case let .kind(field):
+            case .kind(let field):
                 let text = try await Self.collect(field.payload.body, upTo: 32).map { String(decoding: $0, as: UTF8.self) }
                 guard let parsed = text.flatMap({ PetPhotoRecord.Kind(rawValue: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
                     return Problem.invalidField("kind", "must be profile or gallery")
                 }
                 kind = parsed
                 return nil
-            case let .undocumented(other):
+            case .undocumented(let other):
                 _ = try await Self.collect(other.body, upTo: 0)
                 return nil
             }
@@ -86,8 +86,9 @@ extension APIHandler {
 
     func deletePetPhoto(_ input: Operations.DeletePetPhoto.Input) async throws -> Operations.DeletePetPhoto.Output {
         let auth = try await authenticated()
-        try await pets.deletePhoto(auth.user, pet: try pathID(input.path.petId), photo: try pathID(input.path.photoId),
-                                   on: auth.request.db)
+        try await pets.deletePhoto(
+            auth.user, pet: try pathID(input.path.petId), photo: try pathID(input.path.photoId),
+            on: auth.request.db)
         return .noContent(.init())
     }
 
@@ -98,21 +99,23 @@ extension APIHandler {
     }
 
     func addVaccination(_ input: Operations.AddVaccination.Input) async throws -> Operations.AddVaccination.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let (record, _) = try await services.vaccinations.addVaccination(
             auth.user, pet: try pathID(input.path.petId),
-            input: VaccinationInput(vaccine: VaccineKind(rawValue: body.vaccine.rawValue) ?? .other,
-                                    otherName: body.otherName, givenOn: body.givenOn,
-                                    nextDueOn: body.nextDueOn, clinic: body.clinic),
+            input: VaccinationInput(
+                vaccine: VaccineKind(rawValue: body.vaccine.rawValue) ?? .other,
+                otherName: body.otherName, givenOn: body.givenOn,
+                nextDueOn: body.nextDueOn, clinic: body.clinic),
             on: auth.request.db)
         return .created(.init(body: .json(.init(record))))
     }
 
     func deleteVaccination(_ input: Operations.DeleteVaccination.Input) async throws -> Operations.DeleteVaccination.Output {
         let auth = try await authenticated()
-        try await services.vaccinations.deleteVaccination(auth.user, pet: try pathID(input.path.petId),
-                                         vaccination: try pathID(input.path.vaccinationId), on: auth.request.db)
+        try await services.vaccinations.deleteVaccination(
+            auth.user, pet: try pathID(input.path.petId),
+            vaccination: try pathID(input.path.vaccinationId), on: auth.request.db)
         return .noContent(.init())
     }
 
@@ -125,8 +128,9 @@ extension APIHandler {
     func switchToSocialMode(_ input: Operations.SwitchToSocialMode.Input) async throws -> Operations.SwitchToSocialMode.Output {
         let auth = try await authenticated()
         let dates = DateWords.writer(for: auth.request)
-        let status = try await services.vaccinations.switchToSocial(auth.user, pet: try pathID(input.path.petId), writingDates: dates,
-                                                   on: auth.request.db)
+        let status = try await services.vaccinations.switchToSocial(
+            auth.user, pet: try pathID(input.path.petId), writingDates: dates,
+            on: auth.request.db)
         return .ok(.init(body: .json(.init(status, dates: dates))))
     }
 
@@ -137,40 +141,50 @@ extension APIHandler {
     }
 
     func inviteGuardian(_ input: Operations.InviteGuardian.Input) async throws -> Operations.InviteGuardian.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let guardian = try await services.guardians.invite(auth.user, pet: try pathID(input.path.petId), username: body.username,
-                                             on: auth.request.db)
+        let guardian = try await services.guardians.invite(
+            auth.user, pet: try pathID(input.path.petId), username: body.username,
+            on: auth.request.db)
         return .created(.init(body: .json(.init(guardian))))
     }
 
     func removeGuardian(_ input: Operations.RemoveGuardian.Input) async throws -> Operations.RemoveGuardian.Output {
         let auth = try await authenticated()
-        try await services.guardians.removeGuardian(auth.user, pet: try pathID(input.path.petId), guardian: try pathID(input.path.userId),
-                                      on: auth.request.db)
+        try await services.guardians.removeGuardian(
+            auth.user, pet: try pathID(input.path.petId), guardian: try pathID(input.path.userId),
+            on: auth.request.db)
         return .noContent(.init())
     }
 
     func listGuardianInvitations(_ input: Operations.ListGuardianInvitations.Input) async throws -> Operations.ListGuardianInvitations.Output {
         let auth = try await authenticated()
         let invitations = try await services.guardians.invitations(for: auth.user, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: invitations.map { invitation in
-            .init(id: invitation.id.description, pet: Components.Schemas.PetCard(invitation.pet, mapping), ownerDisplayName: invitation.pet.ownerDisplayName,
-                  createdAt: invitation.createdAt)
-        }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        items: invitations.map { invitation in
+                            .init(
+                                id: invitation.id.description, pet: Components.Schemas.PetCard(invitation.pet, mapping),
+                                ownerDisplayName: invitation.pet.ownerDisplayName,
+                                createdAt: invitation.createdAt)
+                        }))))
     }
 
     func acceptGuardianInvitation(_ input: Operations.AcceptGuardianInvitation.Input) async throws -> Operations.AcceptGuardianInvitation.Output {
         let auth = try await authenticated()
-        try await services.guardians.answerInvitation(auth.user, invitation: try pathID(input.path.invitationId), accept: true,
-                                        on: auth.request.db)
+        try await services.guardians.answerInvitation(
+            auth.user, invitation: try pathID(input.path.invitationId), accept: true,
+            on: auth.request.db)
         return .noContent(.init())
     }
 
     func rejectGuardianInvitation(_ input: Operations.RejectGuardianInvitation.Input) async throws -> Operations.RejectGuardianInvitation.Output {
         let auth = try await authenticated()
-        try await services.guardians.answerInvitation(auth.user, invitation: try pathID(input.path.invitationId), accept: false,
-                                        on: auth.request.db)
+        try await services.guardians.answerInvitation(
+            auth.user, invitation: try pathID(input.path.invitationId), accept: false,
+            on: auth.request.db)
         return .noContent(.init())
     }
 }
@@ -185,8 +199,9 @@ extension PetDraft {
             playStyles: body.playStyles?.compactMap { PlayStyle(rawValue: $0.rawValue) },
             energy: body.energy.flatMap { EnergyLevel(rawValue: $0.rawValue) },
             environment: body.environment.flatMap {
-                PetEnvironment(areaName: $0.area.rawValue, hasGarden: $0.hasGarden, livesWithOtherPets: $0.livesWithOtherPets,
-                               livesWithChildren: $0.livesWithChildren)
+                PetEnvironment(
+                    areaName: $0.area.rawValue, hasGarden: $0.hasGarden, livesWithOtherPets: $0.livesWithOtherPets,
+                    livesWithChildren: $0.livesWithChildren)
             },
             personality: body.personality, notes: body.notes)
     }
@@ -194,27 +209,30 @@ extension PetDraft {
 
 extension Components.Schemas.Vaccination {
     init(_ record: VaccinationValue) {
-        self.init(id: record.id.description, vaccine: .init(rawValue: record.vaccine) ?? .other,
-                  otherName: record.otherName, givenOn: record.givenOn, nextDueOn: record.nextDueOn,
-                  clinic: record.clinic, createdAt: record.createdAt)
+        self.init(
+            id: record.id.description, vaccine: .init(rawValue: record.vaccine) ?? .other,
+            otherName: record.otherName, givenOn: record.givenOn, nextDueOn: record.nextDueOn,
+            clinic: record.clinic, createdAt: record.createdAt)
     }
 }
 
 extension Components.Schemas.WelfareStatus {
     /// `dates` writes the dates in the reasons' sentences, in the member's language.
     init(_ status: WelfareStatus, dates: (LocalDate) -> String) {
-        self.init(mode: .init(rawValue: status.mode.rawValue)!,
-                  eligibleForSocial: status.assessment.mode == .social,
-                  reasons: status.assessment.reasons.map { .init(code: $0.code, message: $0.message(writingDates: dates)) },
-                  earliestSocialDate: status.assessment.earliestSocialDate?.description,
-                  heldBackFields: status.heldBackFields)
+        self.init(
+            mode: .init(rawValue: status.mode.rawValue)!,
+            eligibleForSocial: status.assessment.mode == .social,
+            reasons: status.assessment.reasons.map { .init(code: $0.code, message: $0.message(writingDates: dates)) },
+            earliestSocialDate: status.assessment.earliestSocialDate?.description,
+            heldBackFields: status.heldBackFields)
     }
 }
 
 extension Components.Schemas.Guardian {
     init(_ guardian: GuardianValue) {
-        self.init(userId: guardian.userID.description, username: guardian.username, displayName: guardian.displayName,
-                  status: guardian.status == .active ? .active : .invited)
+        self.init(
+            userId: guardian.userID.description, username: guardian.username, displayName: guardian.displayName,
+            status: guardian.status == .active ? .active : .invited)
     }
 }
 
@@ -222,9 +240,10 @@ extension Components.Schemas.Guardian {
 
 extension Components.Schemas.Photo {
     init(_ photo: PetPhotoRecordValue, _ mapping: APIMapping) {
-        self.init(id: photo.id.description, url: mapping.baseURL + WebPath.media(photo.storageKey),
-              kind: photo.kind == .profile ? .profile : .gallery, contentType: photo.contentType,
-              createdAt: photo.createdAt)
+        self.init(
+            id: photo.id.description, url: mapping.baseURL + WebPath.media(photo.storageKey),
+            kind: photo.kind == .profile ? .profile : .gallery, contentType: photo.contentType,
+            createdAt: photo.createdAt)
     }
 }
 
@@ -261,8 +280,9 @@ extension Components.Schemas.PetView {
                 playStyles: profile.playStyles.compactMap { .init(rawValue: $0.rawValue) },
                 energy: profile.energy.flatMap { .init(rawValue: $0.rawValue) },
                 environment: profile.environment.map {
-                    .init(area: .init(rawValue: $0.area.rawValue)!, hasGarden: $0.hasGarden,
-                          livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
+                    .init(
+                        area: .init(rawValue: $0.area.rawValue)!, hasGarden: $0.hasGarden,
+                        livesWithOtherPets: $0.livesWithOtherPets, livesWithChildren: $0.livesWithChildren)
                 },
                 personality: profile.personality, notes: profile.notes, heldBackFields: pet.heldBackFields)
         }

@@ -7,28 +7,33 @@ extension Area {
     static let pets = Area(
         name: "Pets",
         services: { services in
-            let pets = PetService(config: services.config, clock: services.dependencies.clock, photos: services.photos,
-                                  locationOffsets: services.dependencies.locationOffsets, reads: services.hotReads,
-                                  followers: services.petFollowers, logger: services.logger,
-                                  deletePets: { [unowned services] pets, db in try await services.deletePets(pets, on: db) },
-                                  ratings: { [unowned services] pets, db in
-                                      var ratings: [Pet.ID: PetRatings] = [:]
-                                      for area in services.areas { if let read = area.petRatings { ratings.merge(try await read(pets, db)) { $1 } } }
-                                      return ratings
-                                  })
+            let pets = PetService(
+                config: services.config, clock: services.dependencies.clock, photos: services.photos,
+                locationOffsets: services.dependencies.locationOffsets, reads: services.hotReads,
+                followers: services.petFollowers, logger: services.logger,
+                deletePets: { [unowned services] pets, db in try await services.deletePets(pets, on: db) },
+                ratings: { [unowned services] pets, db in
+                    var ratings: [Pet.ID: PetRatings] = [:]
+                    for area in services.areas { if let read = area.petRatings { ratings.merge(try await read(pets, db)) { $1 } } }
+                    return ratings
+                })
             return [pets, VaccinationService(pets: pets), GuardianService(pets: pets)]
         },
         migrations: PetMigrations.all,
         pages: { app, services in
-            PetPages(pets: services.pets, vaccinations: services.vaccinations, guardians: services.guardians,
-                     config: services.config).register(on: app)
+            PetPages(
+                pets: services.pets, vaccinations: services.vaccinations, guardians: services.guardians,
+                config: services.config
+            ).register(on: app)
             MediaRoutes(services: services).register(on: app)
         },
         tab: .init(id: "pets", title: "Pets", path: WebPath.pets, icon: .dog, position: 2) { path in
             path.hasPrefix(WebPath.pets) || path.hasPrefix("/guardian-invitations")
         },
-        flashes: [.petAdded, .petSaved, .petDeleted, .photoAdded, .photoRefused, .vaccinationAdded, .invited,
-                  .guardianAccepted, .guardianDeclined, .socialReached],
+        flashes: [
+            .petAdded, .petSaved, .petDeleted, .photoAdded, .photoRefused, .vaccinationAdded, .invited,
+            .guardianAccepted, .guardianDeclined, .socialReached,
+        ],
         uploadOperations: [Operations.UploadPetPhoto.id],
         export: { document, scope in
             // The member's own pets with their records and guardians, and the other members'
@@ -36,18 +41,20 @@ extension Area {
             let (services, db) = (scope.services, scope.db)
             document.pets = []
             for pet in try await services.pets.owned(by: scope.user, on: db) {
-                document.pets.append(.init(
-                    pet: Components.Schemas.PetView(try await services.pets.snapshot(of: pet, role: .owner, on: db), scope.handler.mapping),
-                    vaccinations: try await services.pets.welfare.records(of: pet, on: db).map {
-                        Components.Schemas.Vaccination(try VaccinationValue($0))
-                    },
-                    preferences: nil,
-                    guardians: try await services.guardians.guardians(of: pet.requireID(), on: db).map(Components.Schemas.Guardian.init)))
+                document.pets.append(
+                    .init(
+                        pet: Components.Schemas.PetView(try await services.pets.snapshot(of: pet, role: .owner, on: db), scope.handler.mapping),
+                        vaccinations: try await services.pets.welfare.records(of: pet, on: db).map {
+                            Components.Schemas.Vaccination(try VaccinationValue($0))
+                        },
+                        preferences: nil,
+                        guardians: try await services.guardians.guardians(of: pet.requireID(), on: db).map(Components.Schemas.Guardian.init)))
             }
             document.guardianships = try await services.guardians.guardianships(of: scope.user, on: db).map {
-                .init(id: $0.id.description, petId: $0.pet.id.description, petName: $0.pet.name,
-                      ownerDisplayName: $0.pet.ownerDisplayName, status: $0.status == .active ? .active : .invited,
-                      createdAt: $0.createdAt)
+                .init(
+                    id: $0.id.description, petId: $0.pet.id.description, petName: $0.pet.name,
+                    ownerDisplayName: $0.pet.ownerDisplayName, status: $0.status == .active ? .active : .invited,
+                    createdAt: $0.createdAt)
             }
         },
         deletion: .init(filesOfPets: { pets, db in
@@ -67,7 +74,8 @@ extension Flash {
     static let petSaved = Flash("pet-saved", "Saved.")
     static let petDeleted = Flash("pet-deleted", "Pet deleted.")
     static let photoAdded = Flash("photo-added", "Photo added.")
-    static let photoRefused = Flash("photo-refused", "The pet was added, but the photo was refused: upload a JPEG, PNG, WebP or HEIC of at most 10 MB.")
+    static let photoRefused = Flash(
+        "photo-refused", "The pet was added, but the photo was refused: upload a JPEG, PNG, WebP or HEIC of at most 10 MB.")
     static let vaccinationAdded = Flash("vaccination-added", "Vaccination recorded.")
     static let invited = Flash("invited", "Invitation sent.")
     static let guardianAccepted = Flash("guardian-accepted", "You now guard this pet.")

@@ -19,8 +19,10 @@ final class VaccinationService: Sendable {
     }
 
     /// Records a dose; the record, and whether it brought the dog to Social Mode just now.
-    func addVaccination(_ user: UserRecord, pet id: Pet.ID, input: VaccinationInput,
-                        on db: any Database) async throws -> (record: VaccinationValue, reachedSocialMode: Bool) {
+    func addVaccination(
+        _ user: UserRecord, pet id: Pet.ID, input: VaccinationInput,
+        on db: any Database
+    ) async throws -> (record: VaccinationValue, reachedSocialMode: Bool) {
         let (pet, _) = try await pets.authorized(user, pet: id, need: \.canEdit, on: db)
         let valid = try VaccinationRules().validate(input, birthDate: pet.birthLocalDate, today: welfare.today)
         guard try await VaccinationRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).count() < pets.limits.vaccinationsPerPet else {
@@ -39,11 +41,15 @@ final class VaccinationService: Sendable {
         return (try VaccinationValue(record), reached)
     }
 
-    func deleteVaccination(_ user: UserRecord, pet id: Pet.ID, vaccination: Pet.Vaccination.ID,
-                           on db: any Database) async throws {
+    func deleteVaccination(
+        _ user: UserRecord, pet id: Pet.ID, vaccination: Pet.Vaccination.ID,
+        on db: any Database
+    ) async throws {
         let (pet, _) = try await pets.authorized(user, pet: id, need: \.canEdit, on: db)
-        guard let record = try await VaccinationRecord.query(on: db).filter(\.$id == vaccination)
-            .filter(\.$pet.$id == pet.requireID()).first() else { throw Problem.notFound }
+        guard
+            let record = try await VaccinationRecord.query(on: db).filter(\.$id == vaccination)
+                .filter(\.$pet.$id == pet.requireID()).first()
+        else { throw Problem.notFound }
         try await record.delete(on: db)
     }
 
@@ -58,8 +64,10 @@ final class VaccinationService: Sendable {
     /// Asks for Social Mode now. Dogs reach it by themselves (`WelfareModes.reachSocialModeIfAllowed`), so
     /// this only answers why not yet, for clients that still offer the button, with the dates
     /// in its sentences written by `writingDates`.
-    func switchToSocial(_ user: UserRecord, pet id: Pet.ID, writingDates dates: (LocalDate) -> String,
-                        on db: any Database) async throws -> WelfareStatus {
+    func switchToSocial(
+        _ user: UserRecord, pet id: Pet.ID, writingDates dates: (LocalDate) -> String,
+        on db: any Database
+    ) async throws -> WelfareStatus {
         let (pet, _) = try await pets.authorized(user, pet: id, need: \.canEdit, on: db)
         let doses = try await welfare.doses(of: pet, on: db)
         try await welfare.reachSocialModeIfAllowed(pet, doses: doses, on: db)
@@ -67,15 +75,17 @@ final class VaccinationService: Sendable {
         guard status.mode == .social else {
             let earliest = status.assessment.earliestSocialDate.map { " Earliest date: \(dates($0))." } ?? ""
             let messages = status.assessment.reasons.map { $0.message(writingDates: dates) }
-            throw Problem(status: 409, code: .welfareRulesUnmet, title: "Not ready for Social Mode yet",
-                          detail: messages.joined(separator: " ") + earliest,
-                          errors: messages.map { FieldError(field: "vaccinations", message: $0) })
+            throw Problem(
+                status: 409, code: .welfareRulesUnmet, title: "Not ready for Social Mode yet",
+                detail: messages.joined(separator: " ") + earliest,
+                errors: messages.map { FieldError(field: "vaccinations", message: $0) })
         }
         return status
     }
 
-    static let notADog = Problem(status: 404, code: .notFound, title: "No welfare mode",
-                                 detail: "Welfare modes apply to dogs only.")
+    static let notADog = Problem(
+        status: 404, code: .notFound, title: "No welfare mode",
+        detail: "Welfare modes apply to dogs only.")
 }
 
 extension VaccinationRecord {

@@ -32,7 +32,8 @@ struct WelfareModes: Sendable {
     @discardableResult
     func reachSocialModeIfAllowed(_ pet: PetRecord, doses: [VaccinationDose], on db: any Database) async throws -> Bool {
         guard pet.species == .dog, pet.socialSince == nil,
-              policy.assess(birthDate: pet.birthLocalDate, doses: doses, today: today).mode == .social else { return false }
+            policy.assess(birthDate: pet.birthLocalDate, doses: doses, today: today).mode == .social
+        else { return false }
         pet.socialSince = clock.now()
         let indexed = try await db.transaction { tx in
             try await pet.save(on: tx)

@@ -2,9 +2,9 @@ import Fluent
 import Foundation
 import NIOConcurrencyHelpers
 import PawpackCore
+import SQLKit
 import SQLiteKit
 import SQLiteNIO
-import SQLKit
 
 /// The deck's candidate index: the table `deck_index`, one row per dog whose owner has a
 /// location, keyed by grid cell and covering every column the deck reads (see
@@ -62,10 +62,11 @@ struct DeckIndex: Sendable {
     static func deckDog(_ pet: PetRecord, location: GeoPoint) throws -> DeckDog {
         // Only the fields matching reads: the whole profile also decodes the personality's JSON,
         // and every deck request starts here.
-        DeckDog(id: try pet.requireID(), ownerID: pet.$owner.id, location: location, birthDate: pet.birthLocalDate,
-                sex: pet.sex, neutered: pet.neutered, sizeClass: SizeClass.effective(given: pet.sizeClass, weightKg: pet.weightKg),
-                weightKg: pet.weightKg, playStyles: pet.playStyles, energy: pet.energy,
-                environment: pet.environment, mode: pet.socialSince == nil ? .puppy : .social)
+        DeckDog(
+            id: try pet.requireID(), ownerID: pet.$owner.id, location: location, birthDate: pet.birthLocalDate,
+            sex: pet.sex, neutered: pet.neutered, sizeClass: SizeClass.effective(given: pet.sizeClass, weightKg: pet.weightKg),
+            weightKg: pet.weightKg, playStyles: pet.playStyles, energy: pet.energy,
+            environment: pet.environment, mode: pet.socialSince == nil ? .puppy : .social)
     }
 
     /// The index row of a pet, or nil when it has none: not a dog, or no location to put it at.
@@ -127,9 +128,12 @@ struct DeckIndex: Sendable {
             let batch = rows[start..<min(start + Self.insertBatch, rows.count)]
             let insert = db.sql.insert(into: Self.table).columns(Self.columns)
             for row in batch {
-                insert.values([row.petID, row.ownerID,
-                               grid.cell(of: row.location),
-                               row.bucket, Data(row.payload)] as [any Encodable & Sendable])
+                insert.values(
+                    [
+                        row.petID, row.ownerID,
+                        grid.cell(of: row.location),
+                        row.bucket, Data(row.payload),
+                    ] as [any Encodable & Sendable])
             }
             try await insert.run()
             start += Self.insertBatch
@@ -163,8 +167,10 @@ struct DeckIndex: Sendable {
     /// The rows of the dogs located in these cell ranges (and of these buckets, unless nil): from
     /// the rows in memory when there are, else (or when `fromTable`) from the table's covering
     /// index alone.
-    func rows(in ranges: [ClosedRange<Int64>], buckets: [Int64]?, fromTable: Bool = false,
-              on db: any Database) async throws -> [DeckIndexRow] {
+    func rows(
+        in ranges: [ClosedRange<Int64>], buckets: [Int64]?, fromTable: Bool = false,
+        on db: any Database
+    ) async throws -> [DeckIndexRow] {
         guard !ranges.isEmpty, buckets?.isEmpty != true else { return [] }
         if let resident, !fromTable {
             return try await resident.rows(in: ranges, buckets: buckets) { try await self.allRows(on: db) }
@@ -172,19 +178,22 @@ struct DeckIndex: Sendable {
         // The ranges and buckets are integers this server computed: written into the text as
         // literals, the planner sees plain index ranges.
         let cells = ranges.map { "cell BETWEEN \(literal: $0.lowerBound) AND \(literal: $0.upperBound)" as SQLQueryString }
-        let bucketFilter: SQLQueryString = buckets.map {
-            " AND bucket IN (\($0.map { "\(literal: $0)" as SQLQueryString }.joined(separator: ", ")))"
-        } ?? ""
+        let bucketFilter: SQLQueryString =
+            buckets.map {
+                " AND bucket IN (\($0.map { "\(literal: $0)" as SQLQueryString }.joined(separator: ", ")))"
+            } ?? ""
         if db is any SQLiteDatabase {
             // SQLite: one statement with the ranges OR-ed, which it reads as index ranges.
-            return try await payloads("""
+            return try await payloads(
+                """
                 SELECT payload FROM deck_index WHERE (\(cells.joined(separator: " OR ")))\(bucketFilter)
                 """, on: db)
         }
         // PostgreSQL: one index-only scan per range. Given the ranges OR-ed together it picks a
         // bitmap scan, which visits the table's pages — in random order, for thousands of rows.
         let scans = cells.map { "SELECT payload, bucket FROM deck_index WHERE \($0)" as SQLQueryString }
-        return try await payloads("""
+        return try await payloads(
+            """
             SELECT payload FROM (\(scans.joined(separator: " UNION ALL "))) AS found WHERE TRUE\(bucketFilter)
             """, on: db)
     }
@@ -217,8 +226,9 @@ struct DeckIndex: Sendable {
             let found = RowsFound()
             try await sqlite.withConnection { connection in
                 try await connection.query(statement, binds) { row in
-                    if case let .blob(bytes)? = row.column("payload"),
-                       let decoded = bytes.withUnsafeReadableBytes({ DeckIndexRow(payload: $0) }) {
+                    if case .blob(let bytes)? = row.column("payload"),
+                        let decoded = bytes.withUnsafeReadableBytes({ DeckIndexRow(payload: $0) })
+                    {
                         found.rows.append(decoded)
                     }
                 }

@@ -39,8 +39,9 @@ final class DeckService: Sendable {
 
     private static func mustBeDog(_ pet: PetRecord) throws -> PetRecord {
         guard pet.species == .dog else {
-            throw Problem(status: 409, code: .invalidRequest, title: "Playdates are for dogs",
-                          detail: "Only dogs have a deck.")
+            throw Problem(
+                status: 409, code: .invalidRequest, title: "Playdates are for dogs",
+                detail: "Only dogs have a deck.")
         }
         return pet
     }
@@ -58,16 +59,23 @@ final class DeckService: Sendable {
         return DeckSeekerState.preferences(stored: json)
     }
 
-    func savePreferences(_ user: UserRecord, pet id: Pet.ID, _ preferences: DeckPreferences,
-                         on db: any Database) async throws -> DeckPreferences {
+    func savePreferences(
+        _ user: UserRecord, pet id: Pet.ID, _ preferences: DeckPreferences,
+        on db: any Database
+    ) async throws -> DeckPreferences {
         let pet = try await actingDog(user, pet: id, on: db)
         let petID = try pet.requireID()
         let valid = try preferences.validated()
         let json = String(decoding: try JSONEncoder().encode(valid), as: UTF8.self)
         // Saved twice at once: the second finds the first's row and replaces it.
         try await answeringRacesAsSequential {
-            let record = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first()
-                ?? { let fresh = DeckPreferencesRecord(); fresh.$pet.id = petID; return fresh }()
+            let record =
+                try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id == petID).first()
+                ?? {
+                    let fresh = DeckPreferencesRecord()
+                    fresh.$pet.id = petID
+                    return fresh
+                }()
             record.json = json
             record.updatedAt = clock.now()
             try await record.save(on: db)
@@ -83,20 +91,26 @@ final class DeckService: Sendable {
         var maxAgeMonths: Int?
     }
 
-    func deck(_ user: UserRecord, pet id: Pet.ID, overrides: Overrides, limit: Int, cursor: String?,
-              on db: any Database) async throws -> DeckPageValue {
+    func deck(
+        _ user: UserRecord, pet id: Pet.ID, overrides: Overrides, limit: Int, cursor: String?,
+        on db: any Database
+    ) async throws -> DeckPageValue {
         try await deckReads.take(try user.requireID().description, now: clock.now(), what: "deck pages")
         // The acting dog and its deck state in one query; the same checks as `actingDog` after.
-        guard let (record, state) = try await DeckSeekerState.read(pet: id, actor: user.requireID(), reads: pets.reads,
-                                                                    on: db) else {
+        guard
+            let (record, state) = try await DeckSeekerState.read(
+                pet: id, actor: user.requireID(), reads: pets.reads,
+                on: db)
+        else {
             throw Problem.notFound
         }
         _ = try await pets.authorize(user, for: record, need: \.canEdit, on: db)
         let pet = try Self.mustBeDog(record)
         let owner: UserRecord? = try pet.$owner.id == user.requireID() ? user : try await UserRecord.find(pet.$owner.id, on: db)
         guard let owner, let home = owner.location else {
-            throw Problem(status: 409, code: .locationNeeded, title: "Where are you?",
-                          detail: "Set your location on your account to see dogs near you.")
+            throw Problem(
+                status: 409, code: .locationNeeded, title: "Where are you?",
+                detail: "Set your location on your account to see dogs near you.")
         }
         var preferences = state.preferences
         if let km = overrides.maxDistanceKm { preferences.maxDistanceKm = km }
@@ -123,16 +137,20 @@ final class DeckService: Sendable {
                 try await self.deckIndex.rows(in: ranges, buckets: buckets, fromTable: fromTable, on: db)
             }
             cards = page.cards
-            logger.debug("deck read through the index", metadata: [
-                "dogs-read": "\(page.dogsRead)", "dogs-scored": "\(page.dogsScored)", "steps": "\(page.steps)",
-                "duration": "\(ContinuousClock.now - started)",
-            ])
+            logger.debug(
+                "deck read through the index",
+                metadata: [
+                    "dogs-read": "\(page.dogsRead)", "dogs-scored": "\(page.dogsScored)", "steps": "\(page.steps)",
+                    "duration": "\(ContinuousClock.now - started)",
+                ])
         case .naive:
-            let candidates = try await naiveCandidates(around: home, radiusKm: preferences.maxDistanceKm,
-                                                       excludingOwner: owner.requireID(), on: db)
-            cards = matchmaker.deck(seeker: seeker, candidates: candidates, preferences: preferences,
-                                    excludedPets: excluded, blockedOwners: blocked, today: pets.today,
-                                    after: after, limit: limit)
+            let candidates = try await naiveCandidates(
+                around: home, radiusKm: preferences.maxDistanceKm,
+                excludingOwner: owner.requireID(), on: db)
+            cards = matchmaker.deck(
+                seeker: seeker, candidates: candidates, preferences: preferences,
+                excludedPets: excluded, blockedOwners: blocked, today: pets.today,
+                after: after, limit: limit)
         }
         // What the cards show, for the whole page at once.
         let shown = try await pets.cards(ofPets: cards.map(\.petID), on: db)
@@ -143,17 +161,20 @@ final class DeckService: Sendable {
 
     /// The seed design's way to find candidates, kept to measure the index against: every
     /// owner inside the distance's bounding box, then all their dogs, as full records.
-    private func naiveCandidates(around home: GeoPoint, radiusKm: Double, excludingOwner ownerID: User.ID,
-                                 on db: any Database) async throws -> [DeckDog] {
+    private func naiveCandidates(
+        around home: GeoPoint, radiusKm: Double, excludingOwner ownerID: User.ID,
+        on db: any Database
+    ) async throws -> [DeckDog] {
         let box = Matchmaker.boundingBox(around: home, radiusKm: radiusKm)
         let owners = try await UserRecord.query(on: db)
             .filter(\.$latitude >= box.latitude.lowerBound).filter(\.$latitude <= box.latitude.upperBound)
             .filter(\.$longitude >= box.longitude.lowerBound).filter(\.$longitude <= box.longitude.upperBound)
             .filter(\.$id != ownerID)
             .all()
-        let locations = Dictionary(uniqueKeysWithValues: try owners.compactMap { user in
-            try user.location.map { (try user.requireID(), $0) }
-        })
+        let locations = Dictionary(
+            uniqueKeysWithValues: try owners.compactMap { user in
+                try user.location.map { (try user.requireID(), $0) }
+            })
         // In slices: PostgreSQL takes at most 65,535 parameters per statement, and a city holds more owners.
         let ownerIDs = Array(locations.keys)
         var candidates: [PetRecord] = []

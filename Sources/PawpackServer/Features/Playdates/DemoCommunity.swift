@@ -24,12 +24,16 @@ package struct DemoCommunity: Sendable {
         City(name: "Manchester", center: GeoPoint(latitude: 53.4808, longitude: -2.2426), spreadKm: 7),
     ]
 
-    static let names = ["Biscuit", "Rex", "Luna", "Milo", "Bella", "Max", "Nala", "Oscar", "Daisy", "Buddy",
-                        "Pepper", "Rosie", "Teddy", "Maple", "Otto", "Hazel", "Loki", "Willow", "Ziggy", "Poppy",
-                        "Juno", "Scout", "Mabel", "Finn", "Olive", "Bruno", "Cleo", "Archie", "Lola", "Ruby"]
-    static let ownerFirstNames = ["Camille", "Lucas", "Emma", "Hugo", "Léa", "Jonas", "Sofia", "Tom", "Inês", "Noah",
-                                  "Amira", "Ben", "Chloé", "David", "Elif", "Felix", "Grace", "Hannah", "Ivan", "Julia",
-                                  "Karim", "Laura", "Mateo", "Nina", "Omar", "Priya", "Rafael", "Sara", "Theo", "Zoe"]
+    static let names = [
+        "Biscuit", "Rex", "Luna", "Milo", "Bella", "Max", "Nala", "Oscar", "Daisy", "Buddy",
+        "Pepper", "Rosie", "Teddy", "Maple", "Otto", "Hazel", "Loki", "Willow", "Ziggy", "Poppy",
+        "Juno", "Scout", "Mabel", "Finn", "Olive", "Bruno", "Cleo", "Archie", "Lola", "Ruby",
+    ]
+    static let ownerFirstNames = [
+        "Camille", "Lucas", "Emma", "Hugo", "Léa", "Jonas", "Sofia", "Tom", "Inês", "Noah",
+        "Amira", "Ben", "Chloé", "David", "Elif", "Felix", "Grace", "Hannah", "Ivan", "Julia",
+        "Karim", "Laura", "Mateo", "Nina", "Omar", "Priya", "Rafael", "Sara", "Theo", "Zoe",
+    ]
     static let ownerInitials = Array("ABCDEFGHJKLMNOPRSTVW")
 
     /// A breed as the demo draws and weighs it: believable sizes, looks and energy.
@@ -45,38 +49,58 @@ package struct DemoCommunity: Sendable {
     }
 
     static let breedBook: [Breed] = [
-        Breed(name: "Beagle", weightKg: 9...11, ears: .floppy, muzzle: 0.6, coats: [(0xB87333, 0xF5EBDD), (0x8B5A2B, 0xFFFFFF)],
-              energy: [.high, .veryHigh], styles: [.chase, .fetch]),
-        Breed(name: "Labrador Retriever", weightKg: 27...34, ears: .floppy, muzzle: 0.6, coats: [(0xE3C16F, 0xF3DFA6), (0x2B2523, 0x4A403C), (0x6B4226, 0x8A5A3A)],
-              energy: [.high, .moderate], styles: [.fetch, .chase, .tug]),
-        Breed(name: "Border Collie", weightKg: 14...20, ears: .folded, muzzle: 0.7, coats: [(0x1F1B1A, 0xFFFFFF), (0x7B4B2A, 0xFFFFFF)],
-              energy: [.veryHigh], styles: [.chase, .fetch]),
-        Breed(name: "Golden Retriever", weightKg: 25...32, ears: .floppy, muzzle: 0.65, coats: [(0xD9A441, 0xEFD08A), (0xC98B2E, 0xE8C37A)],
-              energy: [.high, .moderate], styles: [.fetch, .gentle, .tug]),
-        Breed(name: "Jack Russell Terrier", weightKg: 6...8, ears: .folded, muzzle: 0.55, coats: [(0xFFFFFF, 0xF2EDE6), (0xF7F3EC, 0xFFFFFF)],
-              energy: [.veryHigh, .high], styles: [.chase, .tug, .wrestle]),
-        Breed(name: "French Bulldog", weightKg: 9...13, ears: .pointed, muzzle: 0.05, coats: [(0xD8B98C, 0xF0DEC2), (0x3D3431, 0x5B504B)],
-              energy: [.low, .moderate], styles: [.gentle, .wrestle]),
-        Breed(name: "Whippet", weightKg: 11...15, ears: .folded, muzzle: 0.95, coats: [(0x9A9593, 0xF2F0EE), (0xC9A27E, 0xF4E9DC)],
-              energy: [.moderate, .high], styles: [.chase, .independent]),
-        Breed(name: "Staffordshire Bull Terrier cross", weightKg: 13...17, ears: .folded, muzzle: 0.3, coats: [(0x5B4636, 0xFFFFFF), (0x6E7279, 0xF2F2F2)],
-              energy: [.high], styles: [.wrestle, .tug]),
-        Breed(name: "Miniature Poodle", weightKg: 6...8, ears: .floppy, muzzle: 0.7, coats: [(0xE7B98A, 0xF3D9BD), (0xF4F1EC, 0xFFFFFF), (0x2A2727, 0x3C3837)],
-              energy: [.moderate, .high], styles: [.fetch, .gentle]),
-        Breed(name: "Dachshund", weightKg: 8...11, ears: .floppy, muzzle: 0.85, coats: [(0xA0522D, 0xC77B4A), (0x2A211E, 0xB5703E)],
-              energy: [.moderate], styles: [.independent, .tug]),
-        Breed(name: "German Shepherd", weightKg: 30...38, ears: .pointed, muzzle: 0.8, coats: [(0x2B2220, 0xC68A4E)],
-              energy: [.high, .veryHigh], styles: [.chase, .fetch, .tug]),
-        Breed(name: "Cavalier King Charles Spaniel", weightKg: 6...8, ears: .floppy, muzzle: 0.35, coats: [(0xB5552B, 0xFFFFFF), (0x2A211E, 0xFFFFFF)],
-              energy: [.low, .moderate], styles: [.gentle]),
-        Breed(name: "Siberian Husky", weightKg: 20...27, ears: .pointed, muzzle: 0.65, coats: [(0x7D8087, 0xFFFFFF), (0x3B3635, 0xF7F7F7)],
-              energy: [.veryHigh], styles: [.chase, .wrestle]),
-        Breed(name: "Chihuahua", weightKg: 2...3, ears: .pointed, muzzle: 0.2, coats: [(0xD6AE7B, 0xF1DFC4), (0x2F2A28, 0xC89B6B)],
-              energy: [.moderate], styles: [.independent, .gentle]),
-        Breed(name: "Bernese Mountain Dog", weightKg: 38...50, ears: .floppy, muzzle: 0.55, coats: [(0x1E1A19, 0xFFFFFF)],
-              energy: [.low, .moderate], styles: [.gentle, .wrestle]),
-        Breed(name: "Mixed breed", weightKg: 10...25, ears: .folded, muzzle: 0.6, coats: [(0x8C6A4F, 0xE9D8C4), (0x3E3A39, 0xD9D4CE), (0xC08A5B, 0xF6E9D8)],
-              energy: [.moderate, .high, .low], styles: [.chase, .wrestle, .fetch, .gentle]),
+        Breed(
+            name: "Beagle", weightKg: 9...11, ears: .floppy, muzzle: 0.6, coats: [(0xB87333, 0xF5EBDD), (0x8B5A2B, 0xFFFFFF)],
+            energy: [.high, .veryHigh], styles: [.chase, .fetch]),
+        Breed(
+            name: "Labrador Retriever", weightKg: 27...34, ears: .floppy, muzzle: 0.6,
+            coats: [(0xE3C16F, 0xF3DFA6), (0x2B2523, 0x4A403C), (0x6B4226, 0x8A5A3A)],
+            energy: [.high, .moderate], styles: [.fetch, .chase, .tug]),
+        Breed(
+            name: "Border Collie", weightKg: 14...20, ears: .folded, muzzle: 0.7, coats: [(0x1F1B1A, 0xFFFFFF), (0x7B4B2A, 0xFFFFFF)],
+            energy: [.veryHigh], styles: [.chase, .fetch]),
+        Breed(
+            name: "Golden Retriever", weightKg: 25...32, ears: .floppy, muzzle: 0.65, coats: [(0xD9A441, 0xEFD08A), (0xC98B2E, 0xE8C37A)],
+            energy: [.high, .moderate], styles: [.fetch, .gentle, .tug]),
+        Breed(
+            name: "Jack Russell Terrier", weightKg: 6...8, ears: .folded, muzzle: 0.55, coats: [(0xFFFFFF, 0xF2EDE6), (0xF7F3EC, 0xFFFFFF)],
+            energy: [.veryHigh, .high], styles: [.chase, .tug, .wrestle]),
+        Breed(
+            name: "French Bulldog", weightKg: 9...13, ears: .pointed, muzzle: 0.05, coats: [(0xD8B98C, 0xF0DEC2), (0x3D3431, 0x5B504B)],
+            energy: [.low, .moderate], styles: [.gentle, .wrestle]),
+        Breed(
+            name: "Whippet", weightKg: 11...15, ears: .folded, muzzle: 0.95, coats: [(0x9A9593, 0xF2F0EE), (0xC9A27E, 0xF4E9DC)],
+            energy: [.moderate, .high], styles: [.chase, .independent]),
+        Breed(
+            name: "Staffordshire Bull Terrier cross", weightKg: 13...17, ears: .folded, muzzle: 0.3,
+            coats: [(0x5B4636, 0xFFFFFF), (0x6E7279, 0xF2F2F2)],
+            energy: [.high], styles: [.wrestle, .tug]),
+        Breed(
+            name: "Miniature Poodle", weightKg: 6...8, ears: .floppy, muzzle: 0.7,
+            coats: [(0xE7B98A, 0xF3D9BD), (0xF4F1EC, 0xFFFFFF), (0x2A2727, 0x3C3837)],
+            energy: [.moderate, .high], styles: [.fetch, .gentle]),
+        Breed(
+            name: "Dachshund", weightKg: 8...11, ears: .floppy, muzzle: 0.85, coats: [(0xA0522D, 0xC77B4A), (0x2A211E, 0xB5703E)],
+            energy: [.moderate], styles: [.independent, .tug]),
+        Breed(
+            name: "German Shepherd", weightKg: 30...38, ears: .pointed, muzzle: 0.8, coats: [(0x2B2220, 0xC68A4E)],
+            energy: [.high, .veryHigh], styles: [.chase, .fetch, .tug]),
+        Breed(
+            name: "Cavalier King Charles Spaniel", weightKg: 6...8, ears: .floppy, muzzle: 0.35, coats: [(0xB5552B, 0xFFFFFF), (0x2A211E, 0xFFFFFF)],
+            energy: [.low, .moderate], styles: [.gentle]),
+        Breed(
+            name: "Siberian Husky", weightKg: 20...27, ears: .pointed, muzzle: 0.65, coats: [(0x7D8087, 0xFFFFFF), (0x3B3635, 0xF7F7F7)],
+            energy: [.veryHigh], styles: [.chase, .wrestle]),
+        Breed(
+            name: "Chihuahua", weightKg: 2...3, ears: .pointed, muzzle: 0.2, coats: [(0xD6AE7B, 0xF1DFC4), (0x2F2A28, 0xC89B6B)],
+            energy: [.moderate], styles: [.independent, .gentle]),
+        Breed(
+            name: "Bernese Mountain Dog", weightKg: 38...50, ears: .floppy, muzzle: 0.55, coats: [(0x1E1A19, 0xFFFFFF)],
+            energy: [.low, .moderate], styles: [.gentle, .wrestle]),
+        Breed(
+            name: "Mixed breed", weightKg: 10...25, ears: .folded, muzzle: 0.6,
+            coats: [(0x8C6A4F, 0xE9D8C4), (0x3E3A39, 0xD9D4CE), (0xC08A5B, 0xF6E9D8)],
+            energy: [.moderate, .high, .low], styles: [.chase, .wrestle, .fetch, .gentle]),
     ]
     static let backgrounds = [0x9CC5A1, 0x8FB8DE, 0xE9B872, 0xD4A5A5, 0xB5A8D9, 0x9ED3D0, 0xE6C9A8]
 
@@ -96,8 +120,10 @@ package struct DemoCommunity: Sendable {
     /// batches, reporting progress. `passwordHash` is one bcrypt hash shared by every demo
     /// member: hashing each would take minutes for nothing. The first dogs get a drawn
     /// portrait in `media`.
-    func insert(on db: any Database, deckIndex: DeckIndex, media: any MediaStore, passwordHash: String, now: Date,
-                progress: @Sendable (Int) -> Void = { _ in }) async throws {
+    func insert(
+        on db: any Database, deckIndex: DeckIndex, media: any MediaStore, passwordHash: String, now: Date,
+        progress: @Sendable (Int) -> Void = { _ in }
+    ) async throws {
         var portraits = PortraitCache()
         var random = SeededRandom(seed: seed)
         let today = LocalDate(utc: now)
@@ -175,8 +201,10 @@ package struct DemoCommunity: Sendable {
 
     /// One owner with one dog, and how the dog looks; `number` makes the username unique, and
     /// -1 is the demo member, whose dog is a vaccinated adult.
-    private func member(number: Int, random: inout SeededRandom, passwordHash: String, today: LocalDate,
-                        now: Date) -> (UserRecord, PetRecord, DogPortrait) {
+    private func member(
+        number: Int, random: inout SeededRandom, passwordHash: String, today: LocalDate,
+        now: Date
+    ) -> (UserRecord, PetRecord, DogPortrait) {
         let city = Self.cities[number >= 0 ? number % Self.cities.count : 0]
         // A rough normal spread: the mean of three uniform draws.
         let north = (random.unit() + random.unit() + random.unit() - 1.5) * 2 * city.spreadKm
@@ -184,11 +212,13 @@ package struct DemoCommunity: Sendable {
         let latitude = city.center.latitude + north / 111.32
         let longitude = city.center.longitude + east / (111.32 * cos(city.center.latitude * .pi / 180))
         let tag = number >= 0 ? "\(seed)_\(number)" : "demo"
-        let signUp = ValidSignUp(email: "member\(tag)@demo.pawpack.local", password: "",
-                                 username: "m\(tag)",
-                                 displayName: "\(Self.ownerFirstNames[Int(random.next() % UInt64(Self.ownerFirstNames.count))]) \(Self.ownerInitials[Int(random.next() % UInt64(Self.ownerInitials.count))]).",
-                                 dateOfBirth: LocalDate(year: 1970 + Int(random.next() % 35), month: 1 + Int(random.next() % 12), day: 1 + Int(random.next() % 28))!,
-                                 city: city.name)
+        let signUp = ValidSignUp(
+            email: "member\(tag)@demo.pawpack.local", password: "",
+            username: "m\(tag)",
+            displayName:
+                "\(Self.ownerFirstNames[Int(random.next() % UInt64(Self.ownerFirstNames.count))]) \(Self.ownerInitials[Int(random.next() % UInt64(Self.ownerInitials.count))]).",
+            dateOfBirth: LocalDate(year: 1970 + Int(random.next() % 35), month: 1 + Int(random.next() % 12), day: 1 + Int(random.next() % 28))!,
+            city: city.name)
         let userID = User.ID(random.uuid())
         let user = UserRecord(id: userID, signUp: signUp, passwordHash: passwordHash, now: now)
         user.emailVerifiedAt = now
@@ -218,11 +248,12 @@ package struct DemoCommunity: Sendable {
         let pet = PetRecord(profile, now: now)
         pet.socialSince = social ? now : nil
         let coat = breed.coats[Int(random.next() % UInt64(breed.coats.count))]
-        let look = DogPortrait(coat: .init(hex: coat.0), secondary: .init(hex: coat.1),
-                               background: .init(hex: Self.backgrounds[Int(random.next() % UInt64(Self.backgrounds.count))]),
-                               ears: breed.ears, muzzleLength: breed.muzzle,
-                               size: min(1, max(0, (breed.weightKg.upperBound - 2) / 48)),
-                               eyePatch: breed.name.hasPrefix("Jack") || random.unit() < 0.12, tongue: random.unit() < 0.5)
+        let look = DogPortrait(
+            coat: .init(hex: coat.0), secondary: .init(hex: coat.1),
+            background: .init(hex: Self.backgrounds[Int(random.next() % UInt64(Self.backgrounds.count))]),
+            ears: breed.ears, muzzleLength: breed.muzzle,
+            size: min(1, max(0, (breed.weightKg.upperBound - 2) / 48)),
+            eyePatch: breed.name.hasPrefix("Jack") || random.unit() < 0.12, tongue: random.unit() < 0.5)
         return (user, pet, look)
     }
 }
@@ -244,20 +275,24 @@ private struct PortraitCache {
         let photoID = Pet.Photo.ID()
         let storageKey = "pets/\(petID)/\(photoID).png"
         try await media.put(png, key: storageKey, contentType: "image/png")
-        return PetPhotoRecord(id: photoID, petID: petID, kind: .profile, storageKey: storageKey, contentType: "image/png",
-                              byteCount: png.count, now: now)
+        return PetPhotoRecord(
+            id: photoID, petID: petID, kind: .profile, storageKey: storageKey, contentType: "image/png",
+            byteCount: png.count, now: now)
     }
 }
 
 extension PawpackServices {
     /// Seeds the demo community. `onlyIfEmpty` leaves a database with members untouched.
-    package func seedDemo(dogs: Int, seed: UInt64, on db: any Database, onlyIfEmpty: Bool,
-                         progress: @Sendable (Int) -> Void = { _ in }) async throws -> Bool {
+    package func seedDemo(
+        dogs: Int, seed: UInt64, on db: any Database, onlyIfEmpty: Bool,
+        progress: @Sendable (Int) -> Void = { _ in }
+    ) async throws -> Bool {
         if onlyIfEmpty, try await UserRecord.query(on: db).count() > 0 { return false }
         let hash = try await hasher.hash(DemoCommunity.demoPassword)
         try await DemoCommunity(dogs: dogs, seed: seed)
-            .insert(on: db, deckIndex: deck.deckIndex, media: photos.media, passwordHash: hash, now: dependencies.clock.now(),
-                    progress: progress)
+            .insert(
+                on: db, deckIndex: deck.deckIndex, media: photos.media, passwordHash: hash, now: dependencies.clock.now(),
+                progress: progress)
         return true
     }
 }

@@ -7,18 +7,20 @@ enum PlaydateMigrations {
     static let all: [any Migration] = [
         CreateDeckPreferences(), CreateSwipes(), CreateMatchRequests(), CreateMatches(),
         CreateDeckIndex(),
-        AddIndexes(name: "PlaydateLookupIndexes", indexes: [
-            IndexSpec(name: "swipes_by_target", table: "swipes", columns: ["target_pet_id"]),
-            IndexSpec(name: "match_requests_by_recipient", table: "match_requests", columns: ["to_user_id", "status"]),
-            IndexSpec(name: "match_requests_by_sender", table: "match_requests", columns: ["from_user_id", "status"]),
-            IndexSpec(name: "match_requests_by_pets", table: "match_requests", columns: ["from_pet_id", "to_pet_id"]),
-            IndexSpec(name: "matches_by_user_a", table: "matches", columns: ["user_a_id"]),
-            IndexSpec(name: "matches_by_user_b", table: "matches", columns: ["user_b_id"]),
-            IndexSpec(name: "blocks_by_blocked", table: "blocks", columns: ["blocked_id"]),
-            // Deleting a dog clears requests and matches on either side.
-            IndexSpec(name: "match_requests_by_recipient_pet", table: "match_requests", columns: ["to_pet_id"]),
-            IndexSpec(name: "matches_by_pet_b", table: "matches", columns: ["pet_b_id"]),
-        ]),
+        AddIndexes(
+            name: "PlaydateLookupIndexes",
+            indexes: [
+                IndexSpec(name: "swipes_by_target", table: "swipes", columns: ["target_pet_id"]),
+                IndexSpec(name: "match_requests_by_recipient", table: "match_requests", columns: ["to_user_id", "status"]),
+                IndexSpec(name: "match_requests_by_sender", table: "match_requests", columns: ["from_user_id", "status"]),
+                IndexSpec(name: "match_requests_by_pets", table: "match_requests", columns: ["from_pet_id", "to_pet_id"]),
+                IndexSpec(name: "matches_by_user_a", table: "matches", columns: ["user_a_id"]),
+                IndexSpec(name: "matches_by_user_b", table: "matches", columns: ["user_b_id"]),
+                IndexSpec(name: "blocks_by_blocked", table: "blocks", columns: ["blocked_id"]),
+                // Deleting a dog clears requests and matches on either side.
+                IndexSpec(name: "match_requests_by_recipient_pet", table: "match_requests", columns: ["to_pet_id"]),
+                IndexSpec(name: "matches_by_pet_b", table: "matches", columns: ["pet_b_id"]),
+            ]),
         BlurMemberLocations(),
         // Chats' migrations run before these (Chats is the earlier area): matches open theirs.
         OpenChatsForEarlierMatches(),

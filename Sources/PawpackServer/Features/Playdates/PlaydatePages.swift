@@ -39,27 +39,41 @@ struct PlaydatePages {
         if dogs.count == 1, let only = dogs.first {
             return WebPages.redirect(WebPath.deck(only.profile.id))
         }
-        return WebPages.page(req, title: "Playdates", main: .group(
-            .if(dogs.isEmpty, .div(.class("empty"), .id("no-dogs"),
-                Icon.dog.node(),
-                .p(.text("Add your dog to see safe, compatible playmates nearby.")),
-                .a(.class("button"), .href(WebPath.newPet), .text("Add your dog"))),
-                else: .group(
-                    .p(.class("muted"), .text("Which dog is looking for a playmate?")),
-                    .ul(.class("dog-list"), .forEach(dogs) { dog in
-                        DogViews.row(dog.card, today: pets.today, actions:
-                            .a(.class("button"), .href(WebPath.deck(dog.profile.id)), .ariaLabel("\(dog.profile.name)'s deck"), .text("Deck")))
-                    }))),
-            links(nil)
-        ))
+        return WebPages.page(
+            req, title: "Playdates",
+            main: .group(
+                .if(
+                    dogs.isEmpty,
+                    .div(
+                        .class("empty"), .id("no-dogs"),
+                        Icon.dog.node(),
+                        .p(.text("Add your dog to see safe, compatible playmates nearby.")),
+                        .a(.class("button"), .href(WebPath.newPet), .text("Add your dog"))),
+                    else: .group(
+                        .p(.class("muted"), .text("Which dog is looking for a playmate?")),
+                        .ul(
+                            .class("dog-list"),
+                            .forEach(dogs) { dog in
+                                DogViews.row(
+                                    dog.card, today: pets.today,
+                                    actions:
+                                        .a(
+                                            .class("button"), .href(WebPath.deck(dog.profile.id)), .ariaLabel("\(dog.profile.name)'s deck"),
+                                            .text("Deck")))
+                            }))),
+                links(nil)
+            ))
     }
 
     private func links(_ pet: Pet.ID?) -> Node<HTML.BodyContext> {
-        .nav(.class("deck-links"), .attribute(named: "aria-label", value: "Playdates"),
-            .unwrap(pet) { pet in .group(
-                .a(.id("preferences-link"), .href(WebPath.deckPreferences(pet)), Icon.sliders.node(), .text("Preferences")),
-                .a(.id("passes-link"), .href(WebPath.passes(pet)), Icon.undo.node(), .text("Dogs you passed"))
-            ) },
+        .nav(
+            .class("deck-links"), .attribute(named: "aria-label", value: "Playdates"),
+            .unwrap(pet) { pet in
+                .group(
+                    .a(.id("preferences-link"), .href(WebPath.deckPreferences(pet)), Icon.sliders.node(), .text("Preferences")),
+                    .a(.id("passes-link"), .href(WebPath.passes(pet)), Icon.undo.node(), .text("Dogs you passed"))
+                )
+            },
             .a(.id("requests-link"), .href(WebPath.matchRequests), Icon.paw.node(), .text("Requests")),
             .a(.id("matches-link"), .href(WebPath.matches), Icon.heart.node(), .text("Matches"))
         )
@@ -71,30 +85,39 @@ struct PlaydatePages {
         let pet = try await playdates.deck.actingDog(webUser.user, pet: petID, on: req.db)
         let page: DeckPageValue
         do {
-            page = try await playdates.deck.deck(webUser.user, pet: petID, overrides: .init(), limit: Self.cardsPerPage,
-                                            cursor: nil, on: req.db)
+            page = try await playdates.deck.deck(
+                webUser.user, pet: petID, overrides: .init(), limit: Self.cardsPerPage,
+                cursor: nil, on: req.db)
         } catch let problem as Problem where problem.code == .locationNeeded {
-            return WebPages.page(req, title: "\(pet.name)'s playmates", status: .conflict, main: .div(.class("empty"), .id("location-needed"),
-                Icon.pin.node(),
-                .p(.text("Tell Pawpack roughly where you live, and \(pet.name)'s deck fills with dogs nearby.")),
-                .a(.class("button"), .href(WebPath.accountLocation + "?next=" + WebPath.deck(petID)), .text("Set where you are"))))
+            return WebPages.page(
+                req, title: "\(pet.name)'s playmates", status: .conflict,
+                main: .div(
+                    .class("empty"), .id("location-needed"),
+                    Icon.pin.node(),
+                    .p(.text("Tell Pawpack roughly where you live, and \(pet.name)'s deck fills with dogs nearby.")),
+                    .a(.class("button"), .href(WebPath.accountLocation + "?next=" + WebPath.deck(petID)), .text("Set where you are"))))
         }
         let canUndo = try await playdates.canUndo(pet, on: req.db)
         // Plot builds both branches of `.if`: the stack is built only when there is a card.
         let stack: Node<HTML.BodyContext>
         if let top = page.cards.first {
             stack = .group(
-                .div(.class("deck"), .id("deck"), .attribute(named: "aria-label", value: "Dogs near you, one at a time"),
+                .div(
+                    .class("deck"), .id("deck"), .attribute(named: "aria-label", value: "Dogs near you, one at a time"),
                     .forEach(page.cards.enumerated()) { index, entry in card(req, seeker: petID, entry: entry, isTop: index == 0) }),
-                .div(.class("deck-actions"),
-                    .button(.type(.submit), .class("round pass"), .id("pass-button"), .attribute(named: "form", value: "pass-form"),
-                            .data(named: "swipe", value: "pass"), .ariaLabel("Pass on \(top.pet.name)"), Icon.cross.node()),
+                .div(
+                    .class("deck-actions"),
+                    .button(
+                        .type(.submit), .class("round pass"), .id("pass-button"), .attribute(named: "form", value: "pass-form"),
+                        .data(named: "swipe", value: "pass"), .ariaLabel("Pass on \(top.pet.name)"), Icon.cross.node()),
                     undoForm(req, pet: petID, visible: canUndo),
-                    .button(.type(.submit), .class("round like"), .id("like-button"), .attribute(named: "form", value: "like-form"),
-                            .data(named: "swipe", value: "like"), .ariaLabel("Like \(top.pet.name)"), Icon.heart.node())))
+                    .button(
+                        .type(.submit), .class("round like"), .id("like-button"), .attribute(named: "form", value: "like-form"),
+                        .data(named: "swipe", value: "like"), .ariaLabel("Like \(top.pet.name)"), Icon.heart.node())))
         } else {
             stack = .group(
-                .div(.class("empty"), .id("deck-empty"),
+                .div(
+                    .class("empty"), .id("deck-empty"),
                     Icon.paw.node(),
                     .p(.text("No more dogs nearby for now. Widen \(pet.name)'s preferences, look again at the dogs you passed, or come back later.")),
                     .a(.class("button"), .href(WebPath.deckPreferences(petID)), .text("Widen preferences"))),
@@ -106,9 +129,10 @@ struct PlaydatePages {
     /// Undo, on the page only when there is a swipe to undo (the deck's script shows it after
     /// a swipe it sent).
     private func undoForm(_ req: Request, pet: Pet.ID, visible: Bool) -> Node<HTML.BodyContext> {
-        .form(.id("undo-form"), .action(WebPath.undoSwipe(pet)), .method(.post), .attribute(named: "hidden", value: visible ? nil : "hidden"),
-              WebPages.csrfField(req),
-              .button(.type(.submit), .class("round small"), .id("undo-button"), .ariaLabel("Undo the last swipe"), Icon.undo.node()))
+        .form(
+            .id("undo-form"), .action(WebPath.undoSwipe(pet)), .method(.post), .attribute(named: "hidden", value: visible ? nil : "hidden"),
+            WebPages.csrfField(req),
+            .button(.type(.submit), .class("round small"), .id("undo-button"), .ariaLabel("Undo the last swipe"), Icon.undo.node()))
     }
 
     /// One card: the photo filling a fixed shape, name, age, breed and distance over it, and
@@ -118,31 +142,47 @@ struct PlaydatePages {
         let age = PetAge.text(birthDate: dog.birthDate, estimated: dog.birthDateIsEstimate, today: pets.today)
         // The distance is on the card already; the chips say why this dog suits.
         let reasons = entry.card.reasons.filter { !$0.hasSuffix(" away") }.prefix(3)
-        return .element(named: "article", nodes: [
-            .class("deck-card"), .id(isTop ? "deck-card" : "deck-card-\(dog.id)"), .data(named: "pet", value: dog.id.description),
-            .a(.href(WebPath.pet(dog.id)), .attribute(named: "draggable", value: "false"),
-                .unwrap(dog.photos.first, { photo in
-                    .img(.src(WebPath.media(photo.storageKey)), .alt("Photo of \(dog.name)"), .attribute(named: "draggable", value: "false"))
-                }, else: .span(.class("deck-photo-none"), .attribute(named: "role", value: "img"),
-                               .attribute(named: "aria-label", value: "\(dog.name) has no photo yet"), Icon.dog.node())),
-                .span(.class("stamp like"), .attribute(named: "aria-hidden", value: "true"), .text("LIKE")),
-                .span(.class("stamp pass"), .attribute(named: "aria-hidden", value: "true"), .text("NOPE")),
-                .div(.class("deck-info"),
-                    .h2(.id(isTop ? "deck-name" : "deck-name-\(dog.id)"), .text(dog.name), .span(.text(", \(age)"))),
-                    .p(.text(([dog.breed].compactMap { $0 } + [entry.card.roundedDistance == "less than 1 km" ? "less than 1 km away" : "\(entry.card.roundedDistance) away"]).joined(separator: " · ")),
-                       .span(.class("visually-hidden"), .text(". Open \(dog.name)'s profile"))),
-                    .if(!reasons.isEmpty, .ul(.class("chips"), .id(isTop ? "deck-reasons" : "deck-reasons-\(dog.id)"),
-                                              .forEach(Array(reasons)) { .li(.text($0.prefix(1).uppercased() + $0.dropFirst())) }))
-                )
-            ),
-            swipeForm(req, pet: seeker, target: dog.id, decision: "pass", isTop: isTop),
-            swipeForm(req, pet: seeker, target: dog.id, decision: "like", isTop: isTop),
-        ])
+        return .element(
+            named: "article",
+            nodes: [
+                .class("deck-card"), .id(isTop ? "deck-card" : "deck-card-\(dog.id)"), .data(named: "pet", value: dog.id.description),
+                .a(
+                    .href(WebPath.pet(dog.id)), .attribute(named: "draggable", value: "false"),
+                    .unwrap(
+                        dog.photos.first,
+                        { photo in
+                            .img(.src(WebPath.media(photo.storageKey)), .alt("Photo of \(dog.name)"), .attribute(named: "draggable", value: "false"))
+                        },
+                        else: .span(
+                            .class("deck-photo-none"), .attribute(named: "role", value: "img"),
+                            .attribute(named: "aria-label", value: "\(dog.name) has no photo yet"), Icon.dog.node())),
+                    .span(.class("stamp like"), .attribute(named: "aria-hidden", value: "true"), .text("LIKE")),
+                    .span(.class("stamp pass"), .attribute(named: "aria-hidden", value: "true"), .text("NOPE")),
+                    .div(
+                        .class("deck-info"),
+                        .h2(.id(isTop ? "deck-name" : "deck-name-\(dog.id)"), .text(dog.name), .span(.text(", \(age)"))),
+                        .p(
+                            .text(
+                                ([dog.breed].compactMap { $0 } + [
+                                    entry.card.roundedDistance == "less than 1 km" ? "less than 1 km away" : "\(entry.card.roundedDistance) away"
+                                ]).joined(separator: " · ")),
+                            .span(.class("visually-hidden"), .text(". Open \(dog.name)'s profile"))),
+                        .if(
+                            !reasons.isEmpty,
+                            .ul(
+                                .class("chips"), .id(isTop ? "deck-reasons" : "deck-reasons-\(dog.id)"),
+                                .forEach(Array(reasons)) { .li(.text($0.prefix(1).uppercased() + $0.dropFirst())) }))
+                    )
+                ),
+                swipeForm(req, pet: seeker, target: dog.id, decision: "pass", isTop: isTop),
+                swipeForm(req, pet: seeker, target: dog.id, decision: "like", isTop: isTop),
+            ])
     }
 
     private func swipeForm(_ req: Request, pet: Pet.ID, target: Pet.ID, decision: String, isTop: Bool) -> Node<HTML.BodyContext> {
-        .form(.action(WebPath.swipes(pet)), .method(.post), .class("swipe-form"), .data(named: "decision", value: decision),
-              .unwrap(isTop ? "\(decision)-form" : nil) { .id($0) },
+        .form(
+            .action(WebPath.swipes(pet)), .method(.post), .class("swipe-form"), .data(named: "decision", value: decision),
+            .unwrap(isTop ? "\(decision)-form" : nil) { .id($0) },
             WebPages.csrfField(req),
             .input(.type(.hidden), .name("targetPetId"), .value(target.description)),
             .input(.type(.hidden), .name("decision"), .value(decision))
@@ -162,8 +202,9 @@ struct PlaydatePages {
         let petID = try req.idParameter(Param.pet)
         let form = try req.content.decode(SwipeForm.self)
         guard let target = form.targetPetId.flatMap(Pet.ID.init(string:)) else { throw Problem.notFound }
-        let outcome = try await playdates.swipe(webUser.user, pet: petID, target: target,
-                                                decision: form.decision == "like" ? .like : .pass, on: req.db)
+        let outcome = try await playdates.swipe(
+            webUser.user, pet: petID, target: target,
+            decision: form.decision == "like" ? .like : .pass, on: req.db)
         let matchPath = outcome.match.map { WebPath.match($0.id) }
         // Exactly JSON (HTTPMediaType's == lets a browser's `*/*` match too).
         if req.headers.accept.contains(where: { $0.mediaType.type == "application" && $0.mediaType.subType == "json" }) {
@@ -189,18 +230,33 @@ struct PlaydatePages {
     @Sendable func match(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let match = try await playdates.match(user, id: try req.idParameter(Param.match), on: req.db)
-        return WebPages.page(req, title: "It's a match", bare: true, main: .section(.class("match-screen"), .id("match-screen"),
-            .attribute(named: "aria-labelledby", value: "match-title"),
-            .div(.class("match-pair"),
-                .element(named: "figure", nodes: [DogViews.avatar(match.myPet, large: true),
-                                                  .element(named: "figcaption", nodes: [.text(match.myPet.name)])]),
-                .element(named: "figure", nodes: [DogViews.avatar(match.otherPet, large: true),
-                                                  .element(named: "figcaption", nodes: [.id("match-other"), .text(match.otherPet.name)])])),
-            .h1(.id("match-title"), .text("It's a match!")),
-            .p(.text("\(match.myPet.name) and \(match.otherPet.name) like each other. Say hello to \(match.otherPet.ownerDisplayName) and plan a first walk together.")),
-            .a(.class("button"), .id("view-matches"), .href(WebPath.matches), .text("See your matches")),
-            .a(.class("button secondary"), .id("keep-swiping"), .href(WebPath.deck(match.myPet.id)), .text("Keep swiping"))
-        ))
+        return WebPages.page(
+            req, title: "It's a match", bare: true,
+            main: .section(
+                .class("match-screen"), .id("match-screen"),
+                .attribute(named: "aria-labelledby", value: "match-title"),
+                .div(
+                    .class("match-pair"),
+                    .element(
+                        named: "figure",
+                        nodes: [
+                            DogViews.avatar(match.myPet, large: true),
+                            .element(named: "figcaption", nodes: [.text(match.myPet.name)]),
+                        ]),
+                    .element(
+                        named: "figure",
+                        nodes: [
+                            DogViews.avatar(match.otherPet, large: true),
+                            .element(named: "figcaption", nodes: [.id("match-other"), .text(match.otherPet.name)]),
+                        ])),
+                .h1(.id("match-title"), .text("It's a match!")),
+                .p(
+                    .text(
+                        "\(match.myPet.name) and \(match.otherPet.name) like each other. Say hello to \(match.otherPet.ownerDisplayName) and plan a first walk together."
+                    )),
+                .a(.class("button"), .id("view-matches"), .href(WebPath.matches), .text("See your matches")),
+                .a(.class("button secondary"), .id("keep-swiping"), .href(WebPath.deck(match.myPet.id)), .text("Keep swiping"))
+            ))
     }
 
     // MARK: The pass pile
@@ -210,17 +266,28 @@ struct PlaydatePages {
         let petID = try req.idParameter(Param.pet)
         let pet = try await playdates.deck.actingDog(user, pet: petID, on: req.db)
         let passed = try await playdates.passes(user, pet: petID, on: req.db)
-        return WebPages.page(req, title: "Dogs \(pet.name) passed", back: (WebPath.deck(petID), "\(pet.name)'s deck"), main: .group(
-            .if(passed.isEmpty, .div(.class("empty"), .id("passes-empty"), Icon.undo.node(),
-                                     .p(.text("No dogs passed yet. A dog you pass on waits here in case you change your mind.")))),
-            .ul(.class("dog-list"), .id("pass-list"), .forEach(passed) { dog in
-                DogViews.row(dog, today: pets.today, actions:
-                    .form(.action(WebPath.likeFromPasses(petID)), .method(.post), WebPages.csrfField(req),
-                          .input(.type(.hidden), .name("targetPetId"), .value(dog.id.description)),
-                          .button(.type(.submit), .class("icon-button yes"), .id("like-\(dog.id)"), .ariaLabel("Like \(dog.name) after all"),
-                                  Icon.heart.node())))
-            })
-        ))
+        return WebPages.page(
+            req, title: "Dogs \(pet.name) passed", back: (WebPath.deck(petID), "\(pet.name)'s deck"),
+            main: .group(
+                .if(
+                    passed.isEmpty,
+                    .div(
+                        .class("empty"), .id("passes-empty"), Icon.undo.node(),
+                        .p(.text("No dogs passed yet. A dog you pass on waits here in case you change your mind.")))),
+                .ul(
+                    .class("dog-list"), .id("pass-list"),
+                    .forEach(passed) { dog in
+                        DogViews.row(
+                            dog, today: pets.today,
+                            actions:
+                                .form(
+                                    .action(WebPath.likeFromPasses(petID)), .method(.post), WebPages.csrfField(req),
+                                    .input(.type(.hidden), .name("targetPetId"), .value(dog.id.description)),
+                                    .button(
+                                        .type(.submit), .class("icon-button yes"), .id("like-\(dog.id)"), .ariaLabel("Like \(dog.name) after all"),
+                                        Icon.heart.node())))
+                    })
+            ))
     }
 
     @Sendable func likeFromPasses(_ req: Request) async throws -> Response {
@@ -258,39 +325,54 @@ struct PlaydatePages {
         let petID = try req.idParameter(Param.pet)
         let pet = try await playdates.deck.actingDog(webUser.user, pet: petID, on: req.db)
         let saved = try await playdates.deck.preferences(webUser.user, pet: petID, on: req.db)
-        return WebPages.page(req, title: "What \(pet.name) looks for", status: status, errors: errors,
-                             back: (WebPath.deck(petID), "\(pet.name)'s deck"), main:
-            .form(.id("preferences-form"), .action(WebPath.deckPreferences(petID)), .method(.post),
-                WebPages.csrfField(req),
-                WebPages.field("Maximum distance in km", name: "maxDistanceKm", type: .number, value: String(Int(saved.maxDistanceKm)),
-                               autocomplete: "off", limits: .init(min: "1", max: "200", step: "1"), errors: errors),
-                ageFields("Youngest", prefix: "min", months: saved.minAgeMonths, errors: errors),
-                ageFields("Oldest", prefix: "max", months: saved.maxAgeMonths, errors: errors),
-                FormControls.chips("Sex", name: "sexes", options: [PetSex.female, .male].map { ($0.rawValue, PetWords.sex($0)) },
-                                   selected: Set((saved.sexes ?? []).map(\.rawValue)), hint: "None chosen means any."),
-                FormControls.toggle("Neutered dogs only", name: "neuteredOnly", checked: saved.neuteredOnly,
-                                    hint: "Dogs in Puppy Mode are never filtered on this: their neuter status is not shared yet."),
-                FormControls.chips("Size", name: "sizes", options: SizeClass.allCases.map { ($0.rawValue, PetWords.name($0).capitalized) },
-                                   selected: Set((saved.sizes ?? []).map(\.rawValue)), hint: "None chosen means any."),
-                .div(.class("row"),
-                    WebPages.field("Lightest (kg)", name: "minWeightKg", type: .number, value: saved.minWeightKg.map { String(format: "%g", $0) },
-                                   autocomplete: "off", required: false, limits: .init(min: "0.1", max: "150"), errors: errors),
-                    WebPages.field("Heaviest (kg)", name: "maxWeightKg", type: .number, value: saved.maxWeightKg.map { String(format: "%g", $0) },
-                                   autocomplete: "off", required: false, limits: .init(min: "0.1", max: "150"), errors: errors)),
-                FormControls.chips("Plays", name: "playStyles", options: PlayStyle.allCases.map { ($0.rawValue, PetWords.playStyle($0)) },
-                                   selected: Set((saved.playStyles ?? []).map(\.rawValue)), hint: "Dogs sharing at least one; none chosen means any."),
-                WebPages.submit("Save preferences", id: "preferences-submit")
-            ))
+        return WebPages.page(
+            req, title: "What \(pet.name) looks for", status: status, errors: errors,
+            back: (WebPath.deck(petID), "\(pet.name)'s deck"),
+            main:
+                .form(
+                    .id("preferences-form"), .action(WebPath.deckPreferences(petID)), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field(
+                        "Maximum distance in km", name: "maxDistanceKm", type: .number, value: String(Int(saved.maxDistanceKm)),
+                        autocomplete: "off", limits: .init(min: "1", max: "200", step: "1"), errors: errors),
+                    ageFields("Youngest", prefix: "min", months: saved.minAgeMonths, errors: errors),
+                    ageFields("Oldest", prefix: "max", months: saved.maxAgeMonths, errors: errors),
+                    FormControls.chips(
+                        "Sex", name: "sexes", options: [PetSex.female, .male].map { ($0.rawValue, PetWords.sex($0)) },
+                        selected: Set((saved.sexes ?? []).map(\.rawValue)), hint: "None chosen means any."),
+                    FormControls.toggle(
+                        "Neutered dogs only", name: "neuteredOnly", checked: saved.neuteredOnly,
+                        hint: "Dogs in Puppy Mode are never filtered on this: their neuter status is not shared yet."),
+                    FormControls.chips(
+                        "Size", name: "sizes", options: SizeClass.allCases.map { ($0.rawValue, PetWords.name($0).capitalized) },
+                        selected: Set((saved.sizes ?? []).map(\.rawValue)), hint: "None chosen means any."),
+                    .div(
+                        .class("row"),
+                        WebPages.field(
+                            "Lightest (kg)", name: "minWeightKg", type: .number, value: saved.minWeightKg.map { String(format: "%g", $0) },
+                            autocomplete: "off", required: false, limits: .init(min: "0.1", max: "150"), errors: errors),
+                        WebPages.field(
+                            "Heaviest (kg)", name: "maxWeightKg", type: .number, value: saved.maxWeightKg.map { String(format: "%g", $0) },
+                            autocomplete: "off", required: false, limits: .init(min: "0.1", max: "150"), errors: errors)),
+                    FormControls.chips(
+                        "Plays", name: "playStyles", options: PlayStyle.allCases.map { ($0.rawValue, PetWords.playStyle($0)) },
+                        selected: Set((saved.playStyles ?? []).map(\.rawValue)), hint: "Dogs sharing at least one; none chosen means any."),
+                    WebPages.submit("Save preferences", id: "preferences-submit")
+                ))
     }
 
     /// An age limit as years and months (`minAgeYears` and `minAgeMonths`, or `max…`).
     private func ageFields(_ legend: String, prefix: String, months: Int?, errors: FormErrors) -> Node<HTML.FormContext> {
-        .fieldset(.element(named: "legend", text: legend),
-            .div(.class("row"),
-                WebPages.field("Years", name: "\(prefix)AgeYears", type: .number, value: months.map { String($0 / 12) },
-                               autocomplete: "off", required: false, limits: .init(min: "0", max: "40", step: "1"), errors: errors),
-                WebPages.field("Months", name: "\(prefix)AgeMonths", type: .number, value: months.map { String($0 % 12) },
-                               autocomplete: "off", required: false, limits: .init(min: "0", max: "11", step: "1"), errors: errors)))
+        .fieldset(
+            .element(named: "legend", text: legend),
+            .div(
+                .class("row"),
+                WebPages.field(
+                    "Years", name: "\(prefix)AgeYears", type: .number, value: months.map { String($0 / 12) },
+                    autocomplete: "off", required: false, limits: .init(min: "0", max: "40", step: "1"), errors: errors),
+                WebPages.field(
+                    "Months", name: "\(prefix)AgeMonths", type: .number, value: months.map { String($0 % 12) },
+                    autocomplete: "off", required: false, limits: .init(min: "0", max: "11", step: "1"), errors: errors)))
     }
 
     @Sendable func savePreferences(_ req: Request) async throws -> Response {
@@ -324,8 +406,9 @@ struct PlaydatePages {
         } catch let problem as Problem {
             // The form asks for ages in years and months: errors about an age stand by its years.
             let renamed = problem.renamingFields(["minAgeMonths": "minAgeYears", "maxAgeMonths": "maxAgeYears"])
-            return try await preferencesPage(req, webUser: webUser, errors: FormErrors(renamed),
-                                             status: .init(statusCode: problem.status))
+            return try await preferencesPage(
+                req, webUser: webUser, errors: FormErrors(renamed),
+                status: .init(statusCode: problem.status))
         }
     }
 
@@ -336,28 +419,43 @@ struct PlaydatePages {
         let incoming = try await playdates.requests(user, incoming: true, on: req.db)
         let outgoing = try await playdates.requests(user, incoming: false, on: req.db)
         let today = pets.today
-        return WebPages.page(req, title: "Match requests", back: (WebPath.playdates, "Playdates"), main: .group(
-            .h2(.text("Waiting for you")),
-            .if(incoming.isEmpty, .p(.class("muted"), .text("No requests right now. When another dog likes yours, it shows here."))),
-            .ul(.class("dog-list"), .id("incoming-requests"), .forEach(incoming) { request in
-                DogViews.row(request.fromPet, today: today, line: "\(DogViews.facts(request.fromPet, today: today)) · likes \(request.toPet.name)",
-                             actions: .group(
-                    .form(.action(WebPath.rejectMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
-                          .button(.type(.submit), .class("icon-button"), .id("reject-\(request.id)"),
-                                  .ariaLabel("Decline \(request.fromPet.name)'s request"), Icon.cross.node())),
-                    .form(.action(WebPath.acceptMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
-                          .button(.type(.submit), .class("icon-button yes"), .id("accept-\(request.id)"),
-                                  .ariaLabel("Accept \(request.fromPet.name)'s request"), Icon.heart.node()))))
-            }),
-            .h2(.text("Sent")),
-            .if(outgoing.isEmpty, .p(.class("muted"), .text("Nothing sent and unanswered."))),
-            .ul(.class("dog-list"), .id("outgoing-requests"), .forEach(outgoing) { request in
-                DogViews.row(request.toPet, today: today, line: "\(request.fromPet.name) asked", actions:
-                    .form(.action(WebPath.cancelMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
-                          .button(.type(.submit), .class("button secondary"), .id("cancel-\(request.id)"),
-                                  .ariaLabel("Withdraw the request to \(request.toPet.name)"), .text("Withdraw"))))
-            })
-        ))
+        return WebPages.page(
+            req, title: "Match requests", back: (WebPath.playdates, "Playdates"),
+            main: .group(
+                .h2(.text("Waiting for you")),
+                .if(incoming.isEmpty, .p(.class("muted"), .text("No requests right now. When another dog likes yours, it shows here."))),
+                .ul(
+                    .class("dog-list"), .id("incoming-requests"),
+                    .forEach(incoming) { request in
+                        DogViews.row(
+                            request.fromPet, today: today, line: "\(DogViews.facts(request.fromPet, today: today)) · likes \(request.toPet.name)",
+                            actions: .group(
+                                .form(
+                                    .action(WebPath.rejectMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
+                                    .button(
+                                        .type(.submit), .class("icon-button"), .id("reject-\(request.id)"),
+                                        .ariaLabel("Decline \(request.fromPet.name)'s request"), Icon.cross.node())),
+                                .form(
+                                    .action(WebPath.acceptMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
+                                    .button(
+                                        .type(.submit), .class("icon-button yes"), .id("accept-\(request.id)"),
+                                        .ariaLabel("Accept \(request.fromPet.name)'s request"), Icon.heart.node()))))
+                    }),
+                .h2(.text("Sent")),
+                .if(outgoing.isEmpty, .p(.class("muted"), .text("Nothing sent and unanswered."))),
+                .ul(
+                    .class("dog-list"), .id("outgoing-requests"),
+                    .forEach(outgoing) { request in
+                        DogViews.row(
+                            request.toPet, today: today, line: "\(request.fromPet.name) asked",
+                            actions:
+                                .form(
+                                    .action(WebPath.cancelMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
+                                    .button(
+                                        .type(.submit), .class("button secondary"), .id("cancel-\(request.id)"),
+                                        .ariaLabel("Withdraw the request to \(request.toPet.name)"), .text("Withdraw"))))
+                    })
+            ))
     }
 
     enum Answer { case accept, reject, cancel }
@@ -382,20 +480,34 @@ struct PlaydatePages {
         let user = try req.requireWebUser().user
         let rows = try await playdates.matches(user, on: req.db)
         let today = pets.today
-        return WebPages.page(req, title: "Matches", back: (WebPath.playdates, "Playdates"), main: .group(
-            .if(rows.isEmpty, .div(.class("empty"), .id("matches-empty"), Icon.heart.node(),
-                .p(.text("No matches yet. When a dog you like likes yours back, you meet here.")),
-                .a(.class("button"), .href(WebPath.playdates), .text("Go to your deck")))),
-            .ul(.class("dog-list"), .id("match-list"), .forEach(rows) { match in
-                DogViews.row(match.otherPet, today: today,
-                             line: "\(DogViews.facts(match.otherPet, today: today)) · with \(match.myPet.name)",
-                             id: "match-\(match.id)", actions: .group(
-                    DogViews.confirm(req, summary: "Unmatch", question: "Unmatch \(match.myPet.name) and \(match.otherPet.name)? You can find each other again later.",
-                                     action: WebPath.unmatch(match.id), button: "Yes, unmatch", id: "unmatch-\(match.id)"),
-                    DogViews.confirm(req, summary: "Block", question: "Block \(match.otherPet.ownerDisplayName)? Neither of you will see the other's dogs; this ends every match between you.",
-                                     action: WebPath.blockOwner(match.otherPet.id), button: "Yes, block", id: "block-\(match.id)")))
-            })
-        ))
+        return WebPages.page(
+            req, title: "Matches", back: (WebPath.playdates, "Playdates"),
+            main: .group(
+                .if(
+                    rows.isEmpty,
+                    .div(
+                        .class("empty"), .id("matches-empty"), Icon.heart.node(),
+                        .p(.text("No matches yet. When a dog you like likes yours back, you meet here.")),
+                        .a(.class("button"), .href(WebPath.playdates), .text("Go to your deck")))),
+                .ul(
+                    .class("dog-list"), .id("match-list"),
+                    .forEach(rows) { match in
+                        DogViews.row(
+                            match.otherPet, today: today,
+                            line: "\(DogViews.facts(match.otherPet, today: today)) · with \(match.myPet.name)",
+                            id: "match-\(match.id)",
+                            actions: .group(
+                                DogViews.confirm(
+                                    req, summary: "Unmatch",
+                                    question: "Unmatch \(match.myPet.name) and \(match.otherPet.name)? You can find each other again later.",
+                                    action: WebPath.unmatch(match.id), button: "Yes, unmatch", id: "unmatch-\(match.id)"),
+                                DogViews.confirm(
+                                    req, summary: "Block",
+                                    question:
+                                        "Block \(match.otherPet.ownerDisplayName)? Neither of you will see the other's dogs; this ends every match between you.",
+                                    action: WebPath.blockOwner(match.otherPet.id), button: "Yes, block", id: "block-\(match.id)")))
+                    })
+            ))
     }
 
     @Sendable func unmatch(_ req: Request) async throws -> Response {

@@ -28,19 +28,25 @@ struct DeckSeekerState: Sendable {
     /// blocking its owner or `actor`, each list as comma-separated text (`string_agg`, in
     /// SQLite since 3.44 and in PostgreSQL). Nil when there is no such pet. Read before the
     /// caller's permission is checked, and given to no one unless it is.
-    static func read(pet: Pet.ID, actor: User.ID, reads: HotReads,
-                     on db: any Database) async throws -> (PetRecord, DeckSeekerState)? {
-        guard let row = try await reads.rows("""
-            SELECT "pets".*,
-                (SELECT "preferences" FROM "deck_preferences" WHERE "pet_id" = "pets"."id") AS "deck_preferences",
-                (SELECT string_agg(CAST("target_pet_id" AS TEXT), ',') FROM "swipes"
-                    WHERE "pet_id" = "pets"."id") AS "deck_swiped",
-                (SELECT string_agg(CAST("blocked_id" AS TEXT), ',') FROM "blocks"
-                    WHERE "blocker_id" IN ("pets"."owner_id", \(bind: actor))) AS "deck_blocked",
-                (SELECT string_agg(CAST("blocker_id" AS TEXT), ',') FROM "blocks"
-                    WHERE "blocked_id" IN ("pets"."owner_id", \(bind: actor))) AS "deck_blocking"
-            FROM "pets" WHERE "pets"."id" = \(bind: pet)
-            """, on: db).first else { return nil }
+    static func read(
+        pet: Pet.ID, actor: User.ID, reads: HotReads,
+        on db: any Database
+    ) async throws -> (PetRecord, DeckSeekerState)? {
+        guard
+            let row = try await reads.rows(
+                """
+                SELECT "pets".*,
+                    (SELECT "preferences" FROM "deck_preferences" WHERE "pet_id" = "pets"."id") AS "deck_preferences",
+                    (SELECT string_agg(CAST("target_pet_id" AS TEXT), ',') FROM "swipes"
+                        WHERE "pet_id" = "pets"."id") AS "deck_swiped",
+                    (SELECT string_agg(CAST("blocked_id" AS TEXT), ',') FROM "blocks"
+                        WHERE "blocker_id" IN ("pets"."owner_id", \(bind: actor))) AS "deck_blocked",
+                    (SELECT string_agg(CAST("blocker_id" AS TEXT), ',') FROM "blocks"
+                        WHERE "blocked_id" IN ("pets"."owner_id", \(bind: actor))) AS "deck_blocking"
+                FROM "pets" WHERE "pets"."id" = \(bind: pet)
+                """, on: db
+            ).first
+        else { return nil }
         let list = { (column: String) throws -> [UUID] in
             guard let text = try row.decode(column: column, as: String?.self) else { return [] }
             return try text.split(separator: ",").map { try uuid(String($0)) }
@@ -54,8 +60,9 @@ struct DeckSeekerState: Sendable {
 
     private static func uuid(_ text: String) throws -> UUID {
         guard let id = UUID(text: text) else {
-            throw Problem(status: 500, code: .internalError, title: "Unreadable identifier",
-                          detail: "A stored identifier is not a UUID.")
+            throw Problem(
+                status: 500, code: .internalError, title: "Unreadable identifier",
+                detail: "A stored identifier is not a UUID.")
         }
         return id
     }

@@ -17,8 +17,10 @@ final class PlaydateService: Sendable {
     let realtime: RealtimeEvents
     let notifications: NotificationService
 
-    init(pets: PetService, deck: DeckService, chats: ChatService, blocks: BlockService, clock: any AppClock,
-         realtime: RealtimeEvents, notifications: NotificationService) {
+    init(
+        pets: PetService, deck: DeckService, chats: ChatService, blocks: BlockService, clock: any AppClock,
+        realtime: RealtimeEvents, notifications: NotificationService
+    ) {
         self.pets = pets
         self.chats = chats
         self.deck = deck
@@ -30,26 +32,33 @@ final class PlaydateService: Sendable {
 
     // MARK: Swipes
 
-    func swipe(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID, decision: SwipeRecord.Decision,
-               on db: any Database) async throws -> SwipeOutcome {
+    func swipe(
+        _ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID, decision: SwipeRecord.Decision,
+        on db: any Database
+    ) async throws -> SwipeOutcome {
         // Two identical swipes at once: the second answers as if it came after the first.
         try await answeringRacesAsSequential {
             try await swipeOnce(user, pet: id, target: targetID, decision: decision, on: db)
         }
     }
 
-    private func swipeOnce(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID, decision: SwipeRecord.Decision,
-                           on db: any Database) async throws -> SwipeOutcome {
+    private func swipeOnce(
+        _ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID, decision: SwipeRecord.Decision,
+        on db: any Database
+    ) async throws -> SwipeOutcome {
         let pet = try await deck.actingDog(user, pet: id, on: db)
         let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
         let petID = try pet.requireID()
         if let existing = try await SwipeRecord.query(on: db).filter(\.$pet.$id == petID)
-            .filter(\.$target.$id == targetID).first() {
+            .filter(\.$target.$id == targetID).first()
+        {
             throw existing.decision == .like
-                ? Problem(status: 409, code: .alreadyRequested, title: "Already asked",
-                          detail: "You already asked \(target.name)'s owner for a playdate. Wait for their answer — you will hear as soon as they decide.")
-                : Problem(status: 409, code: .alreadySwiped, title: "Already passed",
-                          detail: "You passed on \(target.name). Find them in your pass pile to like them after all.")
+                ? Problem(
+                    status: 409, code: .alreadyRequested, title: "Already asked",
+                    detail: "You already asked \(target.name)'s owner for a playdate. Wait for their answer — you will hear as soon as they decide.")
+                : Problem(
+                    status: 409, code: .alreadySwiped, title: "Already passed",
+                    detail: "You passed on \(target.name). Find them in your pass pile to like them after all.")
         }
         let swipe = SwipeRecord(petID: petID, targetID: targetID, decision: decision, now: clock.now())
         let outcome = try await db.transaction { tx in
@@ -65,7 +74,8 @@ final class PlaydateService: Sendable {
     private func like(from pet: PetRecord, to target: PetRecord, on db: any Database) async throws -> SwipeOutcome {
         let now = clock.now()
         let (petID, targetID) = (try pet.requireID(), try target.requireID())
-        let liked = try await SwipeRecord.query(on: db).filter(\.$pet.$id == targetID)
+        let liked =
+            try await SwipeRecord.query(on: db).filter(\.$pet.$id == targetID)
             .filter(\.$target.$id == petID).filter(\.$decision == .like).first() != nil
         if liked {
             try await MatchRequestRecord.query(on: db).filter(\.$fromPet.$id == targetID).filter(\.$toPet.$id == petID)
@@ -83,12 +93,14 @@ final class PlaydateService: Sendable {
         request.createdAt = now
         try await request.create(on: db)
         let value = try await requestValue(request, on: db)
-        let told = NotificationDraft(from: pet.$owner.id, kind: .matchRequest, title: "New playdate request",
-                                     body: "\(value.fromPet.name) would like to play with \(value.toPet.name).",
-                                     pet: value.fromPet.id)
-        return SwipeOutcome(decision: .like, request: value,
-                            events: try await realtime.record(.matchRequest(value), for: [target.$owner.id], on: db)
-                                + notifications.notify(told, to: target.$owner.id, on: db))
+        let told = NotificationDraft(
+            from: pet.$owner.id, kind: .matchRequest, title: "New playdate request",
+            body: "\(value.fromPet.name) would like to play with \(value.toPet.name).",
+            pet: value.fromPet.id)
+        return SwipeOutcome(
+            decision: .like, request: value,
+            events: try await realtime.record(.matchRequest(value), for: [target.$owner.id], on: db)
+                + notifications.notify(told, to: target.$owner.id, on: db))
     }
 
     /// A new match, for each owner from their side.
@@ -97,9 +109,10 @@ final class PlaydateService: Sendable {
         var events: [StoredRealtimeEvent] = []
         for side in [match, theirs] {
             events += try await realtime.record(.match(side, chat: chat), for: [side.myPet.ownerID], on: db)
-            let told = NotificationDraft(from: side.otherPet.ownerID, kind: .match, title: "It's a match!",
-                                         body: "\(side.myPet.name) and \(side.otherPet.name) both want to play. Say hello!",
-                                         chat: chat, pet: side.otherPet.id)
+            let told = NotificationDraft(
+                from: side.otherPet.ownerID, kind: .match, title: "It's a match!",
+                body: "\(side.myPet.name) and \(side.otherPet.name) both want to play. Say hello!",
+                chat: chat, pet: side.otherPet.id)
             events += try await notifications.notify(told, to: side.myPet.ownerID, on: db)
         }
         return events
@@ -107,7 +120,8 @@ final class PlaydateService: Sendable {
 
     /// The match of two dogs, new or already there, and the chat it opened (nil when it was).
     private func createMatch(_ one: PetRecord, _ other: PetRecord, on db: any Database) async throws
-        -> (match: MatchRecord, chat: Chats.Chat.ID?) {
+        -> (match: MatchRecord, chat: Chats.Chat.ID?)
+    {
         let oneID = try one.requireID()
         let (petA, petB) = Self.pair(oneID, try other.requireID())
         let (a, b) = petA == oneID ? (one, other) : (other, one)
@@ -133,10 +147,12 @@ final class PlaydateService: Sendable {
     /// Another member's dog that this dog may interact with; 404 for own, blocked or missing.
     private func visibleDog(_ id: Pet.ID, for user: UserRecord, actingAs pet: PetRecord, on db: any Database) async throws -> PetRecord {
         guard let target = try await PetRecord.find(id, on: db), target.species == .dog,
-              target.$owner.id != pet.$owner.id,
-              !(try await blocks.blockedUsers(around: pet, actor: user, on: db)).contains(target.$owner.id) else {
-            throw Problem(status: 404, code: .notFound, title: "No such dog", detail: "That dog is not in your deck.",
-                          errors: [.init(field: "targetPetId", message: "is not a dog you can meet")])
+            target.$owner.id != pet.$owner.id,
+            !(try await blocks.blockedUsers(around: pet, actor: user, on: db)).contains(target.$owner.id)
+        else {
+            throw Problem(
+                status: 404, code: .notFound, title: "No such dog", detail: "That dog is not in your deck.",
+                errors: [.init(field: "targetPetId", message: "is not a dog you can meet")])
         }
         return target
     }
@@ -144,13 +160,18 @@ final class PlaydateService: Sendable {
     /// The dog's last swipe if it can be undone: a like that made a match cannot (unmatch
     /// instead). Nil when there is nothing to undo.
     private func undoableSwipe(of petID: Pet.ID, on db: any Database) async throws -> Result<SwipeRecord, Problem>? {
-        guard let last = try await SwipeRecord.query(on: db).filter(\.$pet.$id == petID)
-            .sort(\.$createdAt, .descending).first() else { return nil }
+        guard
+            let last = try await SwipeRecord.query(on: db).filter(\.$pet.$id == petID)
+                .sort(\.$createdAt, .descending).first()
+        else { return nil }
         let (a, b) = Self.pair(petID, last.$target.id)
         if last.decision == .like,
-           try await MatchRecord.query(on: db).filter(\.$petA.$id == a).filter(\.$petB.$id == b).first() != nil {
-            return .failure(Problem(status: 409, code: .invalidRequest, title: "Already a match",
-                                    detail: "That like made a match; unmatch instead."))
+            try await MatchRecord.query(on: db).filter(\.$petA.$id == a).filter(\.$petB.$id == b).first() != nil
+        {
+            return .failure(
+                Problem(
+                    status: 409, code: .invalidRequest, title: "Already a match",
+                    detail: "That like made a match; unmatch instead."))
         }
         return .success(last)
     }
@@ -192,25 +213,33 @@ final class PlaydateService: Sendable {
         return targets.compactMap { cards[$0] }.filter { !blocked.contains($0.ownerID) }
     }
 
-    func likeFromPasses(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID,
-                        on db: any Database) async throws -> SwipeOutcome {
+    func likeFromPasses(
+        _ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID,
+        on db: any Database
+    ) async throws -> SwipeOutcome {
         // Twice at once: the second finds the dog no longer in the pass pile, as it would after.
         try await answeringRacesAsSequential { try await likeFromPassesOnce(user, pet: id, target: targetID, on: db) }
     }
 
-    private func likeFromPassesOnce(_ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID,
-                                    on db: any Database) async throws -> SwipeOutcome {
+    private func likeFromPassesOnce(
+        _ user: UserRecord, pet id: Pet.ID, target targetID: Pet.ID,
+        on db: any Database
+    ) async throws -> SwipeOutcome {
         let pet = try await deck.actingDog(user, pet: id, on: db)
         let target = try await visibleDog(targetID, for: user, actingAs: pet, on: db)
-        guard let pass = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$target.$id == targetID)
-            .filter(\.$decision == .pass).first() else {
+        guard
+            let pass = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$target.$id == targetID)
+                .filter(\.$decision == .pass).first()
+        else {
             throw Problem(status: 404, code: .notFound, title: "Not in the pass pile", detail: "\(target.name) is not in your pass pile.")
         }
         let outcome = try await db.transaction { tx in
-            let liked = try await tx.sql.raw("""
+            let liked = try await tx.sql.raw(
+                """
                 UPDATE "swipes" SET "decision" = \(bind: SwipeRecord.Decision.like.rawValue), "created_at" = \(bind: self.clock.now())
                 WHERE "id" = \(bind: pass.requireID()) AND "decision" = \(bind: SwipeRecord.Decision.pass.rawValue) RETURNING "id"
-                """).all()
+                """
+            ).all()
             guard !liked.isEmpty else { throw LostRace() }
             return try await self.like(from: pet, to: target, on: tx)
         }
@@ -242,10 +271,14 @@ final class PlaydateService: Sendable {
     }
 
     /// A pending request addressed to (`asRecipient`) or sent by this user; 404 otherwise.
-    private func pendingRequest(_ id: Playdates.MatchRequest.ID, of user: UserRecord, asRecipient: Bool,
-                                on db: any Database) async throws -> MatchRequestRecord {
-        guard let row = try await MatchRequestRecord.query(on: db).filter(\.$id == id).filter(\.$status == .pending)
-            .filter(asRecipient ? \.$toUser.$id : \.$fromUser.$id, .equal, user.requireID()).first() else {
+    private func pendingRequest(
+        _ id: Playdates.MatchRequest.ID, of user: UserRecord, asRecipient: Bool,
+        on db: any Database
+    ) async throws -> MatchRequestRecord {
+        guard
+            let row = try await MatchRequestRecord.query(on: db).filter(\.$id == id).filter(\.$status == .pending)
+                .filter(asRecipient ? \.$toUser.$id : \.$fromUser.$id, .equal, user.requireID()).first()
+        else {
             throw Problem.notFound
         }
         return row
@@ -258,16 +291,19 @@ final class PlaydateService: Sendable {
 
     /// Moves a pending request to `status`, unless a concurrent answer moved it first.
     private func answer(_ row: MatchRequestRecord, with status: MatchRequestRecord.Status, on db: any Database) async throws {
-        let changed = try await db.sql.raw("""
+        let changed = try await db.sql.raw(
+            """
             UPDATE "match_requests" SET "status" = \(bind: status.rawValue), "answered_at" = \(bind: clock.now())
             WHERE "id" = \(bind: row.requireID()) AND "status" = \(bind: MatchRequestRecord.Status.pending.rawValue) RETURNING "id"
-            """).all()
+            """
+        ).all()
         guard !changed.isEmpty else { throw LostRace() }
     }
 
     private func acceptOnce(_ user: UserRecord, request id: Playdates.MatchRequest.ID, on db: any Database) async throws -> MatchValue {
         let row = try await pendingRequest(id, of: user, asRecipient: true, on: db)
-        let from = try await pets.pet(row.$fromPet.id, on: db), to = try await pets.pet(row.$toPet.id, on: db)
+        let from = try await pets.pet(row.$fromPet.id, on: db)
+        let to = try await pets.pet(row.$toPet.id, on: db)
         let (match, events) = try await db.transaction { tx -> (MatchValue, [StoredRealtimeEvent]) in
             try await self.answer(row, with: .accepted, on: tx)
             // Accepting is this dog's like: the other dog leaves its deck, and its pass pile if
@@ -318,9 +354,11 @@ final class PlaydateService: Sendable {
     /// One of the member's matches; 404 for anyone else's, or one a block has hidden.
     func match(_ user: UserRecord, id: Playdates.Match.ID, on db: any Database) async throws -> MatchValue {
         let me = try user.requireID()
-        guard let row = try await MatchRecord.query(on: db).filter(\.$id == id)
-            .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first(),
-              try await blocks.blockedUsers(of: me, on: db).isDisjoint(with: [row.$userA.id, row.$userB.id]) else {
+        guard
+            let row = try await MatchRecord.query(on: db).filter(\.$id == id)
+                .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first(),
+            try await blocks.blockedUsers(of: me, on: db).isDisjoint(with: [row.$userA.id, row.$userB.id])
+        else {
             throw Problem.notFound
         }
         return try await matchValue(row, viewer: me, on: db)
@@ -340,8 +378,9 @@ final class PlaydateService: Sendable {
         let rows = try await MatchRecord.query(on: db)
             .group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
             .sort(\.$createdAt, .descending).all()
-        return try await matchValues(rows.filter { !blocked.contains($0.$userA.id) && !blocked.contains($0.$userB.id) },
-                                     viewer: me, on: db)
+        return try await matchValues(
+            rows.filter { !blocked.contains($0.$userA.id) && !blocked.contains($0.$userB.id) },
+            viewer: me, on: db)
     }
 
     private func matchValue(_ row: MatchRecord, viewer: User.ID, on db: any Database) async throws -> MatchValue {
@@ -355,7 +394,8 @@ final class PlaydateService: Sendable {
         return try rows.compactMap { row in
             let viewerIsA = row.$userA.id == viewer
             guard let mine = dogs[viewerIsA ? row.$petA.id : row.$petB.id],
-                  let other = dogs[viewerIsA ? row.$petB.id : row.$petA.id] else { return nil }
+                let other = dogs[viewerIsA ? row.$petB.id : row.$petA.id]
+            else { return nil }
             return MatchValue(id: try row.requireID(), myPet: mine, otherPet: other, createdAt: row.createdAt)
         }
     }
@@ -376,32 +416,41 @@ final class PlaydateService: Sendable {
             .sort(\.$createdAt, .descending).all()
         let preferences = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id ~~ myPets).all()
 
-        let named = Set(swipes.flatMap { [$0.$pet.id, $0.$target.id] } + requests.flatMap { [$0.$fromPet.id, $0.$toPet.id] }
-                        + matches.flatMap { [$0.$petA.id, $0.$petB.id] })
+        let named = Set(
+            swipes.flatMap { [$0.$pet.id, $0.$target.id] } + requests.flatMap { [$0.$fromPet.id, $0.$toPet.id] }
+                + matches.flatMap { [$0.$petA.id, $0.$petB.id] })
         let cards = try await pets.cards(ofPets: Array(named), on: db)
         let name = { (pet: Pet.ID) in cards[pet]?.name ?? "" }
         return PlaydatesExport(
-            swipes: swipes.map { .init(pet: $0.$pet.id, target: $0.$target.id, targetName: name($0.$target.id),
-                                       decision: $0.decision, createdAt: $0.createdAt) },
+            swipes: swipes.map {
+                .init(
+                    pet: $0.$pet.id, target: $0.$target.id, targetName: name($0.$target.id),
+                    decision: $0.decision, createdAt: $0.createdAt)
+            },
             requests: try requests.map {
-                .init(id: try $0.requireID(), fromPet: $0.$fromPet.id, fromPetName: name($0.$fromPet.id), toPet: $0.$toPet.id,
-                      toPetName: name($0.$toPet.id), status: $0.status, createdAt: $0.createdAt, answeredAt: $0.answeredAt)
+                .init(
+                    id: try $0.requireID(), fromPet: $0.$fromPet.id, fromPetName: name($0.$fromPet.id), toPet: $0.$toPet.id,
+                    toPetName: name($0.$toPet.id), status: $0.status, createdAt: $0.createdAt, answeredAt: $0.answeredAt)
             },
             matches: try matches.map { match in
                 let mineIsA = match.$userA.id == me
                 let (mine, other) = mineIsA ? (match.$petA.id, match.$petB.id) : (match.$petB.id, match.$petA.id)
-                return .init(id: try match.requireID(), myPet: mine, myPetName: name(mine), otherPet: other,
-                             otherPetName: name(other), otherOwnerDisplayName: cards[other]?.ownerDisplayName ?? "",
-                             createdAt: match.createdAt)
+                return .init(
+                    id: try match.requireID(), myPet: mine, myPetName: name(mine), otherPet: other,
+                    otherPetName: name(other), otherOwnerDisplayName: cards[other]?.ownerDisplayName ?? "",
+                    createdAt: match.createdAt)
             },
-            preferences: Dictionary(preferences.map { ($0.$pet.id, DeckSeekerState.preferences(stored: $0.json)) },
-                                    uniquingKeysWith: { first, _ in first }))
+            preferences: Dictionary(
+                preferences.map { ($0.$pet.id, DeckSeekerState.preferences(stored: $0.json)) },
+                uniquingKeysWith: { first, _ in first }))
     }
 
     func unmatch(_ user: UserRecord, match id: Playdates.Match.ID, on db: any Database) async throws {
         let me = try user.requireID()
-        guard let row = try await MatchRecord.query(on: db).filter(\.$id == id)
-            .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first() else {
+        guard
+            let row = try await MatchRecord.query(on: db).filter(\.$id == id)
+                .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first()
+        else {
             throw Problem.notFound
         }
         let events = try await db.transaction { tx in

@@ -12,10 +12,11 @@ extension APIHandler {
     }
 
     func saveDeckPreferences(_ input: Operations.SaveDeckPreferences.Input) async throws -> Operations.SaveDeckPreferences.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let saved = try await services.deck.savePreferences(auth.user, pet: try pathID(input.path.petId), DeckPreferences(body),
-                                                        on: auth.request.db)
+        let saved = try await services.deck.savePreferences(
+            auth.user, pet: try pathID(input.path.petId), DeckPreferences(body),
+            on: auth.request.db)
         return .ok(.init(body: .json(.init(saved))))
     }
 
@@ -24,24 +25,33 @@ extension APIHandler {
         let query = input.query
         let limit = query.limit ?? 20
         guard (1...50).contains(limit) else { throw Problem.invalidField("limit", "must be from 1 to 50") }
-        let overrides = DeckService.Overrides(maxDistanceKm: query.maxDistanceKm, minAgeMonths: query.minAgeMonths,
-                                                  maxAgeMonths: query.maxAgeMonths)
-        let page = try await services.deck.deck(auth.user, pet: try pathID(input.path.petId), overrides: overrides,
-                                            limit: limit, cursor: query.cursor, on: auth.request.db)
-        return .ok(.init(body: .json(.init(
-            items: page.cards.map { .init(pet: Components.Schemas.PetCard($0.pet, mapping), score: $0.card.score, distance: $0.card.roundedDistance,
-                                          reasons: $0.card.reasons) },
-            nextCursor: page.nextCursor))))
+        let overrides = DeckService.Overrides(
+            maxDistanceKm: query.maxDistanceKm, minAgeMonths: query.minAgeMonths,
+            maxAgeMonths: query.maxAgeMonths)
+        let page = try await services.deck.deck(
+            auth.user, pet: try pathID(input.path.petId), overrides: overrides,
+            limit: limit, cursor: query.cursor, on: auth.request.db)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        items: page.cards.map {
+                            .init(
+                                pet: Components.Schemas.PetCard($0.pet, mapping), score: $0.card.score, distance: $0.card.roundedDistance,
+                                reasons: $0.card.reasons)
+                        },
+                        nextCursor: page.nextCursor))))
     }
 
     func swipe(_ input: Operations.Swipe.Input) async throws -> Operations.Swipe.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         guard let target = Pet.ID(string: body.targetPetId) else {
             throw Problem.invalidField("targetPetId", "must be a pet id")
         }
-        let outcome = try await playdates.swipe(auth.user, pet: try pathID(input.path.petId), target: target,
-                                                decision: body.decision == .like ? .like : .pass, on: auth.request.db)
+        let outcome = try await playdates.swipe(
+            auth.user, pet: try pathID(input.path.petId), target: target,
+            decision: body.decision == .like ? .like : .pass, on: auth.request.db)
         return .created(.init(body: .json(Components.Schemas.SwipeResult(outcome, mapping))))
     }
 
@@ -59,8 +69,9 @@ extension APIHandler {
 
     func likeFromPasses(_ input: Operations.LikeFromPasses.Input) async throws -> Operations.LikeFromPasses.Output {
         let auth = try await authenticated()
-        let outcome = try await playdates.likeFromPasses(auth.user, pet: try pathID(input.path.petId),
-                                                         target: try pathID(input.path.targetPetId), on: auth.request.db)
+        let outcome = try await playdates.likeFromPasses(
+            auth.user, pet: try pathID(input.path.petId),
+            target: try pathID(input.path.targetPetId), on: auth.request.db)
         return .created(.init(body: .json(Components.Schemas.SwipeResult(outcome, mapping))))
     }
 
@@ -118,27 +129,30 @@ extension DeckPreferences {
 
 extension Components.Schemas.DeckPreferences {
     init(_ preferences: DeckPreferences) {
-        self.init(maxDistanceKm: preferences.maxDistanceKm, minAgeMonths: preferences.minAgeMonths,
-                  maxAgeMonths: preferences.maxAgeMonths,
-                  sexes: preferences.sexes.map { $0.map(\.rawValue).sorted().compactMap { .init(rawValue: $0) } },
-                  neuteredOnly: preferences.neuteredOnly,
-                  sizes: preferences.sizes.map { $0.sorted().compactMap { .init(rawValue: $0.rawValue) } },
-                  minWeightKg: preferences.minWeightKg, maxWeightKg: preferences.maxWeightKg,
-                  playStyles: preferences.playStyles.map { $0.map(\.rawValue).sorted().compactMap { .init(rawValue: $0) } })
+        self.init(
+            maxDistanceKm: preferences.maxDistanceKm, minAgeMonths: preferences.minAgeMonths,
+            maxAgeMonths: preferences.maxAgeMonths,
+            sexes: preferences.sexes.map { $0.map(\.rawValue).sorted().compactMap { .init(rawValue: $0) } },
+            neuteredOnly: preferences.neuteredOnly,
+            sizes: preferences.sizes.map { $0.sorted().compactMap { .init(rawValue: $0.rawValue) } },
+            minWeightKg: preferences.minWeightKg, maxWeightKg: preferences.maxWeightKg,
+            playStyles: preferences.playStyles.map { $0.map(\.rawValue).sorted().compactMap { .init(rawValue: $0) } })
     }
 }
 
 extension Components.Schemas.MatchRequestExport {
     init(_ request: PlaydatesExport.Request) {
-        let status: StatusPayload = switch request.status {
-        case .pending: .pending
-        case .accepted: .accepted
-        case .rejected: .rejected
-        case .cancelled: .cancelled
-        }
-        self.init(id: request.id.description, fromPetId: request.fromPet.description, fromPetName: request.fromPetName,
-                  toPetId: request.toPet.description, toPetName: request.toPetName, status: status,
-                  createdAt: request.createdAt, answeredAt: request.answeredAt)
+        let status: StatusPayload =
+            switch request.status {
+            case .pending: .pending
+            case .accepted: .accepted
+            case .rejected: .rejected
+            case .cancelled: .cancelled
+            }
+        self.init(
+            id: request.id.description, fromPetId: request.fromPet.description, fromPetName: request.fromPetName,
+            toPetId: request.toPet.description, toPetName: request.toPetName, status: status,
+            createdAt: request.createdAt, answeredAt: request.answeredAt)
     }
 }
 
@@ -146,21 +160,26 @@ extension Components.Schemas.MatchRequestExport {
 
 extension Components.Schemas.SwipeResult {
     init(_ outcome: SwipeOutcome, _ mapping: APIMapping) {
-        self.init(decision: outcome.decision == .like ? .like : .pass, request: outcome.request.map { Components.Schemas.MatchRequest($0, mapping) },
-              match: outcome.match.map { Components.Schemas.Match($0, mapping) })
+        self.init(
+            decision: outcome.decision == .like ? .like : .pass, request: outcome.request.map { Components.Schemas.MatchRequest($0, mapping) },
+            match: outcome.match.map { Components.Schemas.Match($0, mapping) })
     }
 }
 
 extension Components.Schemas.MatchRequest {
     init(_ request: MatchRequestValue, _ mapping: APIMapping) {
-        self.init(id: request.id.description, fromPet: Components.Schemas.PetCard(request.fromPet, mapping), toPet: Components.Schemas.PetCard(request.toPet, mapping),
-              status: .init(rawValue: request.status.rawValue)!, createdAt: request.createdAt)
+        self.init(
+            id: request.id.description, fromPet: Components.Schemas.PetCard(request.fromPet, mapping),
+            toPet: Components.Schemas.PetCard(request.toPet, mapping),
+            status: .init(rawValue: request.status.rawValue)!, createdAt: request.createdAt)
     }
 }
 
 extension Components.Schemas.Match {
     init(_ match: MatchValue, _ mapping: APIMapping) {
-        self.init(id: match.id.description, myPet: Components.Schemas.PetCard(match.myPet, mapping), otherPet: Components.Schemas.PetCard(match.otherPet, mapping),
-              otherOwnerDisplayName: match.otherPet.ownerDisplayName, createdAt: match.createdAt)
+        self.init(
+            id: match.id.description, myPet: Components.Schemas.PetCard(match.myPet, mapping),
+            otherPet: Components.Schemas.PetCard(match.otherPet, mapping),
+            otherOwnerDisplayName: match.otherPet.ownerDisplayName, createdAt: match.createdAt)
     }
 }

@@ -8,25 +8,34 @@ extension Area {
     static let playdates = Area(
         name: "Playdates",
         services: { services in
-            let deck = DeckService(pets: services.pets, clock: services.dependencies.clock, source: services.dependencies.deckSource,
-                                   deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), logger: services.logger)
-            return [deck, PlaydateService(pets: services.pets, deck: deck, chats: services.chats, blocks: services.blocks, clock: services.dependencies.clock,
-                                          realtime: services.realtime, notifications: services.notifications)]
+            let deck = DeckService(
+                pets: services.pets, clock: services.dependencies.clock, source: services.dependencies.deckSource,
+                deckIndex: DeckIndex(rowsInMemory: services.deckRowsInMemory), logger: services.logger)
+            return [
+                deck,
+                PlaydateService(
+                    pets: services.pets, deck: deck, chats: services.chats, blocks: services.blocks, clock: services.dependencies.clock,
+                    realtime: services.realtime, notifications: services.notifications),
+            ]
         },
         migrations: PlaydateMigrations.all,
         pages: { app, services in PlaydatePages(playdates: services.playdates).register(on: app) },
         script: "playdates",
-        tab: .init(id: "playdates", title: "Playdates", path: WebPath.playdates, icon: .paw, position: 0,
-                   badge: WebPages.Badge.waitingRequests) { path in
+        tab: .init(
+            id: "playdates", title: "Playdates", path: WebPath.playdates, icon: .paw, position: 0,
+            badge: WebPages.Badge.waitingRequests
+        ) { path in
             // A dog's deck, preferences and passes live under /pets/<id>/.
             path.hasPrefix(WebPath.playdates) || path.hasSuffix("/deck") || path.hasSuffix("/preferences")
                 || path.hasSuffix("/passes")
         },
-        badges: [.init(id: WebPages.Badge.waitingRequests, one: " request waiting", many: " requests waiting") { me in
-            """
-            SELECT COUNT(*) FROM "match_requests" WHERE "to_user_id" = \(bind: me) AND "status" = \(bind: MatchRequestRecord.Status.pending.rawValue)
-            """
-        }],
+        badges: [
+            .init(id: WebPages.Badge.waitingRequests, one: " request waiting", many: " requests waiting") { me in
+                """
+                SELECT COUNT(*) FROM "match_requests" WHERE "to_user_id" = \(bind: me) AND "status" = \(bind: MatchRequestRecord.Status.pending.rawValue)
+                """
+            }
+        ],
         flashes: [.liked, .passed, .matched, .undone, .preferences, .blocked, .unmatched],
         notificationKinds: [.matchRequest, .match],
         export: { document, scope in
@@ -36,21 +45,24 @@ extension Area {
                 document.pets[index].preferences = playdates.preferences[pet].map(Components.Schemas.DeckPreferences.init)
             }
             document.swipes = playdates.swipes.map {
-                .init(petId: $0.pet.description, targetPetId: $0.target.description, targetPetName: $0.targetName,
-                      decision: $0.decision == .like ? .like : .pass, createdAt: $0.createdAt)
+                .init(
+                    petId: $0.pet.description, targetPetId: $0.target.description, targetPetName: $0.targetName,
+                    decision: $0.decision == .like ? .like : .pass, createdAt: $0.createdAt)
             }
             document.matchRequests = playdates.requests.map(Components.Schemas.MatchRequestExport.init)
             document.matches = playdates.matches.map {
-                .init(id: $0.id.description, myPetId: $0.myPet.description, myPetName: $0.myPetName,
-                      otherPetId: $0.otherPet.description, otherPetName: $0.otherPetName,
-                      otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
+                .init(
+                    id: $0.id.description, myPetId: $0.myPet.description, myPetName: $0.myPetName,
+                    otherPetId: $0.otherPet.description, otherPetName: $0.otherPetName,
+                    otherOwnerDisplayName: $0.otherOwnerDisplayName, createdAt: $0.createdAt)
             }
         },
         followsPets: { services in
             let index = services.deck.deckIndex
-            return PetFollower(changed: { pets, tx in try await index.refresh(pets, on: tx) },
-                               ownerMoved: { owner, tx in try await index.refresh(dogsOf: owner, on: tx) },
-                               committed: { pets, db in await index.committed(pets, on: db) })
+            return PetFollower(
+                changed: { pets, tx in try await index.refresh(pets, on: tx) },
+                ownerMoved: { owner, tx in try await index.refresh(dogsOf: owner, on: tx) },
+                committed: { pets, db in await index.committed(pets, on: db) })
         },
         deletion: .init(petsDeleted: { pets, services, db in
             // The deck's rows went with the pets; the ones held in memory follow.

@@ -30,8 +30,10 @@ final class ResidentDeckRows: Sendable {
     var rows: [DeckIndexRow]? { store.withLockedValue { $0?.allRows } }
 
     /// The rows in these ranges and buckets, loading the copy first if it is not there.
-    func rows(in ranges: [ClosedRange<Int64>], buckets: [Int64]?,
-              loadingWith readAll: @escaping @Sendable () async throws -> [DeckIndexRow]) async throws -> [DeckIndexRow] {
+    func rows(
+        in ranges: [ClosedRange<Int64>], buckets: [Int64]?,
+        loadingWith readAll: @escaping @Sendable () async throws -> [DeckIndexRow]
+    ) async throws -> [DeckIndexRow] {
         while true {
             // Copied out under the lock; the deck turns the few it needs into dogs after.
             if let rows = store.withLockedValue({ $0?.rows(in: ranges, buckets: buckets) }) { return rows }
@@ -71,4 +73,3 @@ final class ResidentDeckRows: Sendable {
         store.withLockedValue { $0 = nil }
     }
 }
-

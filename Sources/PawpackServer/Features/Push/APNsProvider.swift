@@ -59,8 +59,9 @@ package final class APNsProvider: PushProvider {
         let jwt: String
         do {
             jwt = try await providerToken.value(now: clock.now()) { now in
-                let token = try await self.keys.sign(ProviderClaims(iss: .init(value: self.settings.teamID), iat: .init(value: now)),
-                                                     kid: JWKIdentifier(string: self.settings.keyID))
+                let token = try await self.keys.sign(
+                    ProviderClaims(iss: .init(value: self.settings.teamID), iat: .init(value: now)),
+                    kid: JWKIdentifier(string: self.settings.keyID))
                 return (token, now.addingTimeInterval(Self.tokenLifetime))
             }
         } catch {
@@ -102,20 +103,28 @@ package final class APNsProvider: PushProvider {
     static func payload(_ message: PushMessage) -> Data {
         struct Payload: Encodable {
             struct APS: Encodable {
-                struct Alert: Encodable { var title: String; var body: String }
+                struct Alert: Encodable {
+                    var title: String
+                    var body: String
+                }
                 var alert: Alert
                 var badge: Int
                 var sound = "default"
                 var threadID: String?
-                enum CodingKeys: String, CodingKey { case alert, badge, sound, threadID = "thread-id" }
+                enum CodingKeys: String, CodingKey {
+                    case alert, badge, sound
+                    case threadID = "thread-id"
+                }
             }
             var aps: APS
             var kind: String
             var path: String
         }
-        let payload = Payload(aps: .init(alert: .init(title: message.title, body: message.body), badge: message.badge,
-                                         threadID: message.collapseKey),
-                              kind: message.kind.rawValue, path: message.path)
+        let payload = Payload(
+            aps: .init(
+                alert: .init(title: message.title, body: message.body), badge: message.badge,
+                threadID: message.collapseKey),
+            kind: message.kind.rawValue, path: message.path)
         return (try? JSONEncoder().encode(payload)) ?? Data("{}".utf8)
     }
 

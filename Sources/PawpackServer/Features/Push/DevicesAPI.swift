@@ -10,11 +10,13 @@ extension APIHandler {
     }
 
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
-        guard case let .json(body) = input.body else { throw Problem.unsupportedBody }
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let (device, created) = try await services.devices.register(
-            (platform: body.platform.rawValue, token: body.token, appID: body.appId, environment: body.environment?.rawValue,
-             webKeys: nil),
+            (
+                platform: body.platform.rawValue, token: body.token, appID: body.appId, environment: body.environment?.rawValue,
+                webKeys: nil
+            ),
             for: try auth.user.requireID(), on: auth.request.db)
         return created ? .created(.init(body: .json(Components.Schemas.Device(device)))) : .ok(.init(body: .json(Components.Schemas.Device(device))))
     }
@@ -31,7 +33,8 @@ extension APIHandler {
 
 extension Components.Schemas.Device {
     init(_ device: DeviceValue) {
-        self.init(id: device.id.description, platform: .init(rawValue: device.platform.rawValue)!, appId: device.appID ?? "",
-              environment: device.environment.flatMap { .init(rawValue: $0.rawValue) }, createdAt: device.createdAt)
+        self.init(
+            id: device.id.description, platform: .init(rawValue: device.platform.rawValue)!, appId: device.appID ?? "",
+            environment: device.environment.flatMap { .init(rawValue: $0.rawValue) }, createdAt: device.createdAt)
     }
 }

@@ -18,8 +18,11 @@ package final class FCMProvider: PushProvider {
         package var tokenURI: String
 
         enum CodingKeys: String, CodingKey {
-            case projectID = "project_id", privateKeyID = "private_key_id", privateKey = "private_key"
-            case clientEmail = "client_email", tokenURI = "token_uri"
+            case projectID = "project_id"
+            case privateKeyID = "private_key_id"
+            case privateKey = "private_key"
+            case clientEmail = "client_email"
+            case tokenURI = "token_uri"
         }
 
         package init(projectID: String, privateKeyID: String, privateKey: String, clientEmail: String, tokenURI: String) {
@@ -66,8 +69,9 @@ package final class FCMProvider: PushProvider {
         self.client = client
         self.clock = clock
         keys = JWTKeyCollection()
-        await keys.add(rsa: try Insecure.RSA.PrivateKey(pem: settings.serviceAccount.privateKey), digestAlgorithm: .sha256,
-                       kid: JWKIdentifier(string: settings.serviceAccount.privateKeyID))
+        await keys.add(
+            rsa: try Insecure.RSA.PrivateKey(pem: settings.serviceAccount.privateKey), digestAlgorithm: .sha256,
+            kid: JWKIdentifier(string: settings.serviceAccount.privateKeyID))
     }
 
     package func send(_ message: PushMessage, to target: PushTarget) async -> PushOutcome {
@@ -109,15 +113,18 @@ package final class FCMProvider: PushProvider {
     private func exchange(at now: Date) async throws -> (value: String, expiresAt: Date) {
         let account = settings.serviceAccount
         let assertion = try await keys.sign(
-            AssertionClaims(iss: .init(value: account.clientEmail), scope: Self.scope, aud: .init(value: account.tokenURI),
-                            iat: .init(value: now), exp: .init(value: now.addingTimeInterval(3_600))),
+            AssertionClaims(
+                iss: .init(value: account.clientEmail), scope: Self.scope, aud: .init(value: account.tokenURI),
+                iat: .init(value: now), exp: .init(value: now.addingTimeInterval(3_600))),
             kid: JWKIdentifier(string: account.privateKeyID))
         var request = HTTPClientRequest(url: account.tokenURI)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
         var form = URLComponents()
-        form.queryItems = [URLQueryItem(name: "grant_type", value: "urn:ietf:params:oauth:grant-type:jwt-bearer"),
-                           URLQueryItem(name: "assertion", value: assertion)]
+        form.queryItems = [
+            URLQueryItem(name: "grant_type", value: "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+            URLQueryItem(name: "assertion", value: assertion),
+        ]
         // URLComponents leaves ":" as it is; a form body encodes it.
         let body = (form.percentEncodedQuery ?? "").replacingOccurrences(of: ":", with: "%3A")
         request.body = .bytes(ByteBuffer(string: body))
@@ -136,12 +143,18 @@ package final class FCMProvider: PushProvider {
     static func body(_ message: PushMessage, token: String, now: Date) -> Data {
         struct Body: Encodable {
             struct Message: Encodable {
-                struct Notification: Encodable { var title: String; var body: String }
+                struct Notification: Encodable {
+                    var title: String
+                    var body: String
+                }
                 struct Android: Encodable {
                     var collapseKey: String?
                     var priority = "HIGH"
                     var ttl: String
-                    enum CodingKeys: String, CodingKey { case collapseKey = "collapse_key", priority, ttl }
+                    enum CodingKeys: String, CodingKey {
+                        case collapseKey = "collapse_key"
+                        case priority, ttl
+                    }
                 }
                 var token: String
                 var notification: Notification
@@ -151,17 +164,21 @@ package final class FCMProvider: PushProvider {
             var message: Message
         }
         let seconds = max(0, Int(message.expiresAt.timeIntervalSince(now)))
-        let body = Body(message: .init(
-            token: token, notification: .init(title: message.title, body: message.body),
-            data: ["kind": message.kind.rawValue, "path": message.path, "badge": String(message.badge)],
-            android: .init(collapseKey: message.collapseKey, ttl: "\(seconds)s")))
+        let body = Body(
+            message: .init(
+                token: token, notification: .init(title: message.title, body: message.body),
+                data: ["kind": message.kind.rawValue, "path": message.path, "badge": String(message.badge)],
+                android: .init(collapseKey: message.collapseKey, ttl: "\(seconds)s")))
         return (try? JSONEncoder().encode(body)) ?? Data("{}".utf8)
     }
 
     private struct AccessToken: Decodable {
         var accessToken: String
         var expiresIn: Int
-        enum CodingKeys: String, CodingKey { case accessToken = "access_token", expiresIn = "expires_in" }
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case expiresIn = "expires_in"
+        }
     }
 
     private struct ErrorBody: Decodable {

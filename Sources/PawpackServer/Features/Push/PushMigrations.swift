@@ -8,18 +8,22 @@ import SQLKit
 enum PushMigrations {
     static let all: [any Migration] = [
         CreateDevices(), CreatePushOutbox(),
-        AddIndexes(name: "PushIndexes", indexes: [
-            IndexSpec(name: "devices_by_user", table: "devices", columns: ["user_id", "created_at"]),
-            // The worker reads what is due, oldest first.
-            IndexSpec(name: "push_outbox_due", table: "push_outbox", columns: ["due_at"]),
-            IndexSpec(name: "push_outbox_by_device", table: "push_outbox", columns: ["device_id"]),
-        ]),
+        AddIndexes(
+            name: "PushIndexes",
+            indexes: [
+                IndexSpec(name: "devices_by_user", table: "devices", columns: ["user_id", "created_at"]),
+                // The worker reads what is due, oldest first.
+                IndexSpec(name: "push_outbox_due", table: "push_outbox", columns: ["due_at"]),
+                IndexSpec(name: "push_outbox_by_device", table: "push_outbox", columns: ["device_id"]),
+            ]),
         // A newer push of a notification replaces the one waiting (every chat message), and the
         // worker drops what is past its deadline each round.
-        AddIndexes(name: "PushOutboxIndexes", indexes: [
-            IndexSpec(name: "push_outbox_by_notification", table: "push_outbox", columns: ["notification_id"]),
-            IndexSpec(name: "push_outbox_deadline", table: "push_outbox", columns: ["deadline"]),
-        ]),
+        AddIndexes(
+            name: "PushOutboxIndexes",
+            indexes: [
+                IndexSpec(name: "push_outbox_by_notification", table: "push_outbox", columns: ["notification_id"]),
+                IndexSpec(name: "push_outbox_deadline", table: "push_outbox", columns: ["deadline"]),
+            ]),
     ]
 }
 

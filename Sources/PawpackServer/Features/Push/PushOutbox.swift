@@ -32,13 +32,18 @@ final class PushOutbox: Sendable {
     /// Writes a push of `notification` for each of `user`'s devices, in the caller's transaction.
     /// A message's push waits for the acknowledgement of realtime event `ackSeq`; a newer push
     /// of the same notification replaces one that has not gone yet.
-    func enqueue(_ notification: NotificationValue, badge: Int, ackSeq: Int64?, for user: User.ID,
-                 in statements: any SQLWriteStatements) async throws {
-        let devices = try await statements.rows("""
+    func enqueue(
+        _ notification: NotificationValue, badge: Int, ackSeq: Int64?, for user: User.ID,
+        in statements: any SQLWriteStatements
+    ) async throws {
+        let devices = try await statements.rows(
+            """
             SELECT "id" FROM "devices" WHERE "user_id" = \(bind: user)
-            """).map { try $0.decode(column: "id", as: Devices.Device.ID.self) }
+            """
+        ).map { try $0.decode(column: "id", as: Devices.Device.ID.self) }
         guard !devices.isEmpty else { return }
-        try await statements.run("""
+        try await statements.run(
+            """
             DELETE FROM "push_outbox" WHERE "notification_id" = \(bind: notification.id) AND "attempts" = 0
             """)
         let now = clock.now()
@@ -51,7 +56,8 @@ final class PushOutbox: Sendable {
              \(bind: badge), \(bind: ackSeq), \(bind: due), 0, \(bind: now.addingTimeInterval(PushRules.deadline)), \(bind: now))
             """ as SQLQueryString
         }.joined(separator: ", ")
-        try await statements.run("""
+        try await statements.run(
+            """
             INSERT INTO "push_outbox" ("id", "device_id", "user_id", "notification_id", "kind", "title", "body", "path",
                 "collapse_key", "badge", "ack_seq", "due_at", "attempts", "deadline", "created_at")
             VALUES \(rows)
@@ -141,28 +147,34 @@ final class PushOutbox: Sendable {
         let users = Set(rows.filter { $0.ackSeq != nil }.map(\.userID))
         var acknowledged: [User.ID: Int64] = [:]
         if !users.isEmpty {
-            for row in try await db.sql.raw("""
+            for row in try await db.sql.raw(
+                """
                 SELECT "user_id", "acked_seq" FROM "realtime_counters" WHERE "user_id" IN (\(binds: Array(users)))
-                """).all() {
+                """
+            ).all() {
                 acknowledged[try row.decode(column: "user_id", as: User.ID.self)] = try row.decode(column: "acked_seq", as: Int64.self)
             }
         }
-        let read = Set(try await NotificationRecord.query(on: db).filter(\.$id ~~ Set(rows.map(\.notificationID)))
-            .filter(\.$readAt != nil).all().map { try $0.requireID() })
-        return Set(try rows.filter { row in
-            read.contains(row.notificationID) || row.ackSeq.map { (acknowledged[row.userID] ?? 0) >= $0 } == true
-        }.map { try $0.requireID() })
+        let read = Set(
+            try await NotificationRecord.query(on: db).filter(\.$id ~~ Set(rows.map(\.notificationID)))
+                .filter(\.$readAt != nil).all().map { try $0.requireID() })
+        return Set(
+            try rows.filter { row in
+                read.contains(row.notificationID) || row.ackSeq.map { (acknowledged[row.userID] ?? 0) >= $0 } == true
+            }.map { try $0.requireID() })
     }
 
     private func send(_ row: PushOutboxRecord, now: Date) async -> PushOutcome {
         let device = row.device
         let platform = PushPlatform(rawValue: device.platform) ?? .apns
-        let message = PushMessage(id: row.id ?? UUID(), kind: NotificationKind(rawValue: row.kind) ?? .message,
-                                  title: row.title, body: row.body, path: row.path, collapseKey: row.collapseKey,
-                                  badge: row.badge, expiresAt: row.deadline)
-        let target = PushTarget(device: device.id ?? .init(), platform: platform, token: device.token, appID: device.appID,
-                                environment: device.environment.flatMap(APNsEnvironment.init) ?? .production,
-                                webKeys: device.webP256DH.flatMap { key in device.webAuth.map { WebPushKeys(p256dh: key, auth: $0) } })
+        let message = PushMessage(
+            id: row.id ?? UUID(), kind: NotificationKind(rawValue: row.kind) ?? .message,
+            title: row.title, body: row.body, path: row.path, collapseKey: row.collapseKey,
+            badge: row.badge, expiresAt: row.deadline)
+        let target = PushTarget(
+            device: device.id ?? .init(), platform: platform, token: device.token, appID: device.appID,
+            environment: device.environment.flatMap(APNsEnvironment.init) ?? .production,
+            webKeys: device.webP256DH.flatMap { key in device.webAuth.map { WebPushKeys(p256dh: key, auth: $0) } })
         providers.developmentLog?.record(message, to: target, of: row.userID, at: now)
         guard let provider = providers.provider(for: platform) else { return .delivered }
         return await provider.send(message, to: target)
@@ -173,16 +185,18 @@ final class PushOutbox: Sendable {
         switch outcome {
         case nil, .delivered:
             try await row.delete(on: db)
-        case let .rejected(reason):
+        case .rejected(let reason):
             logger.warning("push refused for good", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
             try await row.delete(on: db)
-        case let .invalidToken(reason):
+        case .invalidToken(let reason):
             logger.info("device forgotten: its token is gone", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
             try await db.transaction { tx in try await DeviceService.delete([row.$device.id], on: tx) }
-        case let .retry(reason, after):
+        case .retry(let reason, let after):
             let attempts = row.attempts + 1
-            let next = now.addingTimeInterval(max(PushRules.retryDelay(afterAttempts: attempts, jitter: .random(in: 0...1)),
-                                                  min(after ?? 0, 3_600)))
+            let next = now.addingTimeInterval(
+                max(
+                    PushRules.retryDelay(afterAttempts: attempts, jitter: .random(in: 0...1)),
+                    min(after ?? 0, 3_600)))
             guard next < row.deadline else {
                 logger.warning("push dropped after its deadline", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
                 try await row.delete(on: db)

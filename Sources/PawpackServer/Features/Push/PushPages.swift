@@ -24,8 +24,11 @@ struct PushPages {
         try req.checkCSRF()
         let form = try req.content.decode(SubscriptionForm.self)
         let keys = WebPushKeys(p256dh: form.p256dh ?? "", auth: form.auth ?? "")
-        let (_, created) = try await devices.register((platform: PushPlatform.web.rawValue, token: form.endpoint ?? "", appID: nil,
-                                                       environment: nil, webKeys: keys), for: try user.requireID(), on: req.db)
+        let (_, created) = try await devices.register(
+            (
+                platform: PushPlatform.web.rawValue, token: form.endpoint ?? "", appID: nil,
+                environment: nil, webKeys: keys
+            ), for: try user.requireID(), on: req.db)
         return Response(status: created ? .created : .ok)
     }
 

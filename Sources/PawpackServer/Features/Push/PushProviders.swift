@@ -67,9 +67,11 @@ package struct PushProviders: Sendable {
     /// The VAPID public key (uncompressed P-256, base64url) the web app subscribes with.
     package var vapidPublicKey: String?
 
-    package init(apns: (any PushProvider)? = nil, fcm: (any PushProvider)? = nil, web: (any PushProvider)? = nil,
-                 developmentLog: DevelopmentPushLog? = nil, apnsBundleIDs: Set<String>? = nil,
-                 fcmSenderIDs: Set<String>? = nil, webPushHosts: Set<String> = [], vapidPublicKey: String? = nil) {
+    package init(
+        apns: (any PushProvider)? = nil, fcm: (any PushProvider)? = nil, web: (any PushProvider)? = nil,
+        developmentLog: DevelopmentPushLog? = nil, apnsBundleIDs: Set<String>? = nil,
+        fcmSenderIDs: Set<String>? = nil, webPushHosts: Set<String> = [], vapidPublicKey: String? = nil
+    ) {
         self.apns = apns
         self.fcm = fcm
         self.web = web
@@ -128,8 +130,12 @@ package final class DevelopmentPushLog: Sendable {
             entries.append(Entry(message: message, platform: target.platform, device: target.device, user: user, sentAt: now))
             if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
         }
-        logger.info("push", metadata: ["platform": "\(target.platform.rawValue)", "kind": "\(message.kind.rawValue)",
-                                       "title": "\(message.title)", "path": "\(message.path)"])
+        logger.info(
+            "push",
+            metadata: [
+                "platform": "\(target.platform.rawValue)", "kind": "\(message.kind.rawValue)",
+                "title": "\(message.title)", "path": "\(message.path)",
+            ])
     }
 
     package var all: [Entry] { entries.withLockedValue { $0 } }
@@ -148,8 +154,9 @@ extension PushProviders {
         if let fcm = push.fcm {
             providers.fcm = try await FCMProvider(settings: fcm, client: client, clock: clock)
         }
-        let web = WebPushProvider.Settings(vapidPrivateKey: push.vapidPrivateKey ?? Self.vapidKey(derivedFrom: config.secret),
-                                           subject: push.vapidSubject ?? "mailto:\(config.mailFrom)", hosts: push.webPushHosts)
+        let web = WebPushProvider.Settings(
+            vapidPrivateKey: push.vapidPrivateKey ?? Self.vapidKey(derivedFrom: config.secret),
+            subject: push.vapidSubject ?? "mailto:\(config.mailFrom)", hosts: push.webPushHosts)
         let webPush = try await WebPushProvider(settings: web, client: client, clock: clock)
         providers.web = webPush
         providers.vapidPublicKey = webPush.publicKey
@@ -168,9 +175,11 @@ extension PushProviders {
     /// browsers' subscriptions keep working; the rare 32 bytes that are no valid key move on.
     static func vapidKey(derivedFrom secret: String) -> Data {
         for counter in 0..<UInt8.max {
-            let bytes = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: Data(secret.utf8)),
-                                               info: Data("pawpack vapid \(counter)".utf8), outputByteCount: 32)
-                .withUnsafeBytes { Data($0) }
+            let bytes = HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: Data(secret.utf8)),
+                info: Data("pawpack vapid \(counter)".utf8), outputByteCount: 32
+            )
+            .withUnsafeBytes { Data($0) }
             if (try? P256.Signing.PrivateKey(rawRepresentation: bytes)) != nil { return bytes }
         }
         return Data(repeating: 1, count: 32)
@@ -182,8 +191,10 @@ extension HTTPClient {
     /// to 64 KB of body). A network error, or a body never finished, is tried again later.
     /// Connecting and answering together get `pushTimeout`: a service that cannot be reached
     /// holds a round (and a stop, which cancels the round) no longer than that.
-    func push(_ request: HTTPClientRequest,
-              outcome: (HTTPClientResponse, Data) async -> PushOutcome) async -> PushOutcome {
+    func push(
+        _ request: HTTPClientRequest,
+        outcome: (HTTPClientResponse, Data) async -> PushOutcome
+    ) async -> PushOutcome {
         do {
             let response = try await execute(request, timeout: Self.pushTimeout)
             let body = try await response.body.collect(upTo: 64 * 1_024)

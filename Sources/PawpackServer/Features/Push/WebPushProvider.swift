@@ -61,7 +61,8 @@ package final class WebPushProvider: PushProvider {
     package func send(_ message: PushMessage, to target: PushTarget) async -> PushOutcome {
         // Checked again at sending: the hosts allowed may have changed since the browser subscribed.
         guard PushRules.isPushEndpoint(target.token, hosts: settings.hosts), let url = URLComponents(string: target.token),
-              let scheme = url.scheme, let host = url.host else {
+            let scheme = url.scheme, let host = url.host
+        else {
             return .invalidToken(reason: "the endpoint is not a known push service")
         }
         guard let keys = target.webKeys, let browserKey = Data(base64URLEncoded: keys.p256dh), let auth = Data(base64URLEncoded: keys.auth) else {
@@ -82,8 +83,10 @@ package final class WebPushProvider: PushProvider {
         do {
             vapid = try await tokens.cache(for: audience).value(now: now) { now in
                 let expires = now.addingTimeInterval(12 * 3_600)
-                let token = try await self.keys.sign(VAPIDClaims(aud: .init(value: audience), exp: .init(value: expires),
-                                                                 sub: .init(value: self.settings.subject)))
+                let token = try await self.keys.sign(
+                    VAPIDClaims(
+                        aud: .init(value: audience), exp: .init(value: expires),
+                        sub: .init(value: self.settings.subject)))
                 return (token, expires.addingTimeInterval(-3_600))
             }
         } catch {
@@ -116,8 +119,10 @@ package final class WebPushProvider: PushProvider {
 
     /// What the service worker reads (`Resources/Web/sw.js`).
     static func payload(_ message: PushMessage) -> Data {
-        let fields: [String: String] = ["title": message.title, "body": message.body, "path": message.path,
-                                        "kind": message.kind.rawValue, "tag": message.collapseKey ?? message.id.uuidString]
+        let fields: [String: String] = [
+            "title": message.title, "body": message.body, "path": message.path,
+            "kind": message.kind.rawValue, "tag": message.collapseKey ?? message.id.uuidString,
+        ]
         return (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 
@@ -149,9 +154,11 @@ enum WebPushEncryption {
     /// The record size written in the header; the message fits in one record.
     static let recordSize: UInt32 = 4_096
 
-    static func encrypt(_ plaintext: Data, browserKey: Data, authSecret: Data,
-                        serverKey: P256.KeyAgreement.PrivateKey = .init(),
-                        salt: Data = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })) throws -> Data {
+    static func encrypt(
+        _ plaintext: Data, browserKey: Data, authSecret: Data,
+        serverKey: P256.KeyAgreement.PrivateKey = .init(),
+        salt: Data = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) })
+    ) throws -> Data {
         // One record holds the message, its delimiter (1) and the tag (16).
         guard plaintext.count + 17 <= Int(recordSize) else { throw Failure.tooLong }
         let browser = try P256.KeyAgreement.PublicKey(x963Representation: browserKey)
@@ -160,13 +167,16 @@ enum WebPushEncryption {
         let keyInfo = Data("WebPush: info".utf8) + [0] + browserKey + serverPublic
         let ikm = shared.hkdfDerivedSymmetricKey(using: SHA256.self, salt: authSecret, sharedInfo: keyInfo, outputByteCount: 32)
         let prk = HKDF<SHA256>.extract(inputKeyMaterial: ikm, salt: salt)
-        let contentKey = HKDF<SHA256>.expand(pseudoRandomKey: prk, info: Data("Content-Encoding: aes128gcm".utf8) + [0],
-                                             outputByteCount: 16)
-        let nonce = HKDF<SHA256>.expand(pseudoRandomKey: prk, info: Data("Content-Encoding: nonce".utf8) + [0],
-                                        outputByteCount: 12)
+        let contentKey = HKDF<SHA256>.expand(
+            pseudoRandomKey: prk, info: Data("Content-Encoding: aes128gcm".utf8) + [0],
+            outputByteCount: 16)
+        let nonce = HKDF<SHA256>.expand(
+            pseudoRandomKey: prk, info: Data("Content-Encoding: nonce".utf8) + [0],
+            outputByteCount: 12)
         // 0x02 closes the last (here the only) record (RFC 8188 §2).
-        let sealed = try AES.GCM.seal(plaintext + [2], using: contentKey,
-                                      nonce: try AES.GCM.Nonce(data: nonce.withUnsafeBytes { Data($0) }))
+        let sealed = try AES.GCM.seal(
+            plaintext + [2], using: contentKey,
+            nonce: try AES.GCM.Nonce(data: nonce.withUnsafeBytes { Data($0) }))
         var header = salt
         withUnsafeBytes(of: recordSize.bigEndian) { header.append(contentsOf: $0) }
         header.append(UInt8(serverPublic.count))

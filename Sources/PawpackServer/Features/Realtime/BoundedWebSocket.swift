@@ -21,20 +21,23 @@ struct BoundedWebSocketUpgrader: Upgrader {
 
     func applyUpgrade(req: Request, res: Response) -> any HTTPServerProtocolUpgrader {
         let (bytes, fragments) = (maxMessageBytes, maxFragments)
-        return NIOWebSocketServerUpgrader(maxFrameSize: bytes, automaticErrorHandling: false,
-                                          shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture([:]) },
-                                          upgradePipelineHandler: { channel, _ in
-            channel.pipeline.addHandler(MessageBound(maxBytes: bytes, maxFragments: fragments)).flatMap {
-                WebSocket.server(on: channel, onUpgrade: onUpgrade)
-            }
-        })
+        return NIOWebSocketServerUpgrader(
+            maxFrameSize: bytes, automaticErrorHandling: false,
+            shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture([:]) },
+            upgradePipelineHandler: { channel, _ in
+                channel.pipeline.addHandler(MessageBound(maxBytes: bytes, maxFragments: fragments)).flatMap {
+                    WebSocket.server(on: channel, onUpgrade: onUpgrade)
+                }
+            })
     }
 }
 
 extension Request {
     /// Answers the handshake with a socket whose messages are bounded (`BoundedWebSocketUpgrader`).
-    func boundedWebSocket(maxMessageBytes: Int, maxFragments: Int = 64,
-                          onUpgrade: @escaping @Sendable (Request, WebSocket) async -> Void) -> Response {
+    func boundedWebSocket(
+        maxMessageBytes: Int, maxFragments: Int = 64,
+        onUpgrade: @escaping @Sendable (Request, WebSocket) async -> Void
+    ) -> Response {
         let response = Response(status: .switchingProtocols)
         response.upgrader = BoundedWebSocketUpgrader(maxMessageBytes: maxMessageBytes, maxFragments: maxFragments) { socket in
             Task { await onUpgrade(self, socket) }

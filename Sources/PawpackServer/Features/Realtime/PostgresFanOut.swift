@@ -26,9 +26,11 @@ final class PostgresFanOut: Sendable {
     private let database: @Sendable () -> (any Database)?
     private let listening = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
-    init(configuration: SQLPostgresConfiguration, hub: RealtimeHub,
-         closeEndedSessions: @escaping @Sendable (User.ID, any Database) async -> Void,
-         database: @escaping @Sendable () -> (any Database)?) {
+    init(
+        configuration: SQLPostgresConfiguration, hub: RealtimeHub,
+        closeEndedSessions: @escaping @Sendable (User.ID, any Database) async -> Void,
+        database: @escaping @Sendable () -> (any Database)?
+    ) {
         self.configuration = configuration.coreConfiguration
         self.hub = hub
         self.closeEndedSessions = closeEndedSessions
@@ -61,8 +63,10 @@ final class PostgresFanOut: Sendable {
             var attempt = 0
             while !Task.isCancelled {
                 do {
-                    let connection = try await PostgresConnection.connect(on: eventLoop, configuration: configuration,
-                                                                          id: 1, logger: logger).get()
+                    let connection = try await PostgresConnection.connect(
+                        on: eventLoop, configuration: configuration,
+                        id: 1, logger: logger
+                    ).get()
                     attempt = 0
                     do {
                         try await connection.listen(on: channel) { notifications in
@@ -86,7 +90,10 @@ final class PostgresFanOut: Sendable {
                 try? await Task.sleep(for: .seconds(1))
             }
         }
-        listening.withLockedValue { $0?.cancel(); $0 = task }
+        listening.withLockedValue {
+            $0?.cancel()
+            $0 = task
+        }
     }
 
     /// Stops listening and waits for the connection to close.
@@ -115,8 +122,10 @@ final class PostgresFanOut: Sendable {
             wanted[user, default: []].append(seq)
         }
         for (user, seqs) in wanted where await hub.count(of: user) > 0 {
-            guard let events = try? await RealtimeEventRecord.query(on: database).filter(\.$user.$id == user)
-                .filter(\.$seq ~~ seqs).all() else { continue }
+            guard
+                let events = try? await RealtimeEventRecord.query(on: database).filter(\.$user.$id == user)
+                    .filter(\.$seq ~~ seqs).all()
+            else { continue }
             await hub.deliver(events.map(StoredRealtimeEvent.init))
         }
     }

@@ -1,6 +1,6 @@
 import Fluent
-import Logging
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import PawpackCore
 import SQLKit
@@ -122,8 +122,10 @@ final class RealtimeEvents: Sendable {
     }
 
     /// `record` among the statements of a transaction under way (`SQLWrites`).
-    func record(_ event: RealtimeEventValue, for recipients: [User.ID],
-                in statements: any SQLWriteStatements) async throws -> [StoredRealtimeEvent] {
+    func record(
+        _ event: RealtimeEventValue, for recipients: [User.ID],
+        in statements: any SQLWriteStatements
+    ) async throws -> [StoredRealtimeEvent] {
         guard let writer = writer.withLockedValue({ $0 }), !recipients.isEmpty else { return [] }
         let now = clock.now()
         // In one order whatever the cause, so that two transactions raising the same members'
@@ -133,23 +135,28 @@ final class RealtimeEvents: Sendable {
         // PostgreSQL, so two events for one member never get the same number.
         let counters = ordered.map { "(\(bind: $0), 1)" as SQLQueryString }.joined(separator: ", ")
         var seqs: [User.ID: Int64] = [:]
-        for row in try await statements.rows("""
+        for row in try await statements.rows(
+            """
             INSERT INTO "realtime_counters" ("user_id", "last_seq") VALUES \(counters)
             ON CONFLICT ("user_id") DO UPDATE SET "last_seq" = "realtime_counters"."last_seq" + 1
             RETURNING "user_id", "last_seq"
-            """) {
+            """)
+        {
             seqs[try row.decode(column: "user_id", as: User.ID.self)] = try row.decode(column: "last_seq", as: Int64.self)
         }
         let stored = try ordered.compactMap { recipient -> StoredRealtimeEvent? in
             guard let seq = seqs[recipient] else { return nil }
-            return StoredRealtimeEvent(user: recipient, seq: seq, kind: event.kind,
-                                       payload: try writer.payload(of: event, for: recipient), createdAt: now)
+            return StoredRealtimeEvent(
+                user: recipient, seq: seq, kind: event.kind,
+                payload: try writer.payload(of: event, for: recipient), createdAt: now)
         }
         guard !stored.isEmpty else { return [] }
         let rows = stored.map {
-            "(\(bind: UUID.timeOrdered(at: now)), \(bind: $0.user), \(bind: $0.seq), \(bind: $0.kind), \(bind: $0.payload), \(bind: now))" as SQLQueryString
+            "(\(bind: UUID.timeOrdered(at: now)), \(bind: $0.user), \(bind: $0.seq), \(bind: $0.kind), \(bind: $0.payload), \(bind: now))"
+                as SQLQueryString
         }.joined(separator: ", ")
-        try await statements.run("""
+        try await statements.run(
+            """
             INSERT INTO "realtime_events" ("id", "user_id", "seq", "kind", "payload", "created_at") VALUES \(rows)
             """)
         return stored
@@ -170,9 +177,13 @@ final class RealtimeEvents: Sendable {
 
     /// The member's last event number, 0 before the first.
     static func lastSeq(of user: User.ID, on db: any Database) async throws -> Int64 {
-        guard let row = try await db.sql.raw("""
-            SELECT "last_seq" FROM "realtime_counters" WHERE "user_id" = \(bind: user)
-            """).first() else { return 0 }
+        guard
+            let row = try await db.sql.raw(
+                """
+                SELECT "last_seq" FROM "realtime_counters" WHERE "user_id" = \(bind: user)
+                """
+            ).first()
+        else { return 0 }
         return try row.decode(column: "last_seq", as: Int64.self)
     }
 
@@ -262,7 +273,8 @@ actor RealtimeAcknowledgements {
             try await writes.transaction(on: db) { statements in
                 for chunk in chunks {
                     let acks = chunk.map { "(\(bind: $0.key), \(bind: $0.value))" as SQLQueryString }.joined(separator: ", ")
-                    try await statements.run("""
+                    try await statements.run(
+                        """
                         WITH "acks" ("user_id", "seq") AS (VALUES \(acks))
                         UPDATE "realtime_counters" SET "acked_seq" = "acks"."seq" FROM "acks"
                         WHERE "realtime_counters"."user_id" = "acks"."user_id" AND "realtime_counters"."acked_seq" < "acks"."seq"

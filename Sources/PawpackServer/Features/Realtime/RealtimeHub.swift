@@ -133,8 +133,10 @@ final class RealtimeConnection: Sendable {
     /// it exist, or were forgotten.
     private let newestAtStart: Int64
 
-    init(user: User.ID, session: SocketSession, socket: WebSocket, after lastSeen: Int64, newest: Int64,
-         database: any Database, sendQueueLimit: Int) {
+    init(
+        user: User.ID, session: SocketSession, socket: WebSocket, after lastSeen: Int64, newest: Int64,
+        database: any Database, sendQueueLimit: Int
+    ) {
         self.user = user
         self.session = session
         self.socket = socket
@@ -153,7 +155,8 @@ final class RealtimeConnection: Sendable {
     /// socket was sent it, and written only when it covers a notification event.
     func acknowledged(_ text: String, by acknowledgements: RealtimeAcknowledgements) {
         guard let ack = try? JSONDecoder().decode(Acknowledgement.self, from: Data(text.utf8)), ack.type == "ack",
-              ack.id > 0 else { return }
+            ack.id > 0
+        else { return }
         let coversNotification = state.withLockedValue { state -> Bool in
             guard ack.id <= state.lastSent else { return false }
             let covered = state.notificationsUnacknowledged.prefix { $0 <= ack.id }.count
@@ -181,7 +184,10 @@ final class RealtimeConnection: Sendable {
 
     /// Stops sending at once (nothing queued goes out) and closes the socket with `code`.
     func close(_ code: WebSocketErrorCode) {
-        state.withLockedValue { $0.closed = true; $0.pending = [:] }
+        state.withLockedValue {
+            $0.closed = true
+            $0.pending = [:]
+        }
         socket.eventLoop.execute { _ = self.socket.close(code: code) }
     }
 
@@ -205,7 +211,10 @@ final class RealtimeConnection: Sendable {
     private func drain() async {
         while true {
             let step = state.withLockedValue { state -> (batch: [StoredRealtimeEvent], after: Int64)? in
-                guard !state.closed else { state.draining = false; return nil }
+                guard !state.closed else {
+                    state.draining = false
+                    return nil
+                }
                 var batch: [StoredRealtimeEvent] = []
                 while let next = state.pending.removeValue(forKey: state.lastSent + 1) {
                     batch.append(next)
@@ -218,7 +227,10 @@ final class RealtimeConnection: Sendable {
                 if over > 0 { state.notificationsUnacknowledged.removeFirst(over) }
                 // Something later than the next id waits: the next one is in the database.
                 if batch.isEmpty, !state.pending.isEmpty { state.fillNeeded = true }
-                guard !batch.isEmpty || state.fillNeeded else { state.draining = false; return nil }
+                guard !batch.isEmpty || state.fillNeeded else {
+                    state.draining = false
+                    return nil
+                }
                 return (batch, state.lastSent)
             }
             guard let step else { return }

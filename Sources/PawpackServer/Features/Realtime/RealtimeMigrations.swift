@@ -7,10 +7,12 @@ import PawpackCore
 enum RealtimeMigrations {
     static let all: [any Migration] = [
         CreateRealtimeEvents(), CreateRealtimeCounters(),
-        AddIndexes(name: "RealtimeIndexes", indexes: [
-            // The retention's deletion reads the oldest first.
-            IndexSpec(name: "realtime_events_by_age", table: "realtime_events", columns: ["created_at"]),
-        ]),
+        AddIndexes(
+            name: "RealtimeIndexes",
+            indexes: [
+                // The retention's deletion reads the oldest first.
+                IndexSpec(name: "realtime_events_by_age", table: "realtime_events", columns: ["created_at"])
+            ]),
         AddRealtimeAcknowledgements(),
     ]
 }

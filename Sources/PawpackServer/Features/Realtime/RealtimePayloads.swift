@@ -6,22 +6,26 @@ import PawpackCore
 extension APIHandler: RealtimePayloadWriter {
     func payload(of event: RealtimeEventValue, for recipient: User.ID) throws -> String {
         switch event {
-        case let .message(message):
+        case .message(let message):
             return try Self.json(Components.Schemas.ChatMessage(message, viewer: recipient, mapping))
-        case let .read(chat, reader, position, at):
-            return try Self.json(Components.Schemas.RealtimeReadReceipt(chatId: chat.description, position: position,
-                                                                         byMe: reader == recipient, at: at))
-        case let .matchRequest(request):
+        case .read(let chat, let reader, let position, let at):
+            return try Self.json(
+                Components.Schemas.RealtimeReadReceipt(
+                    chatId: chat.description, position: position,
+                    byMe: reader == recipient, at: at))
+        case .matchRequest(let request):
             return try Self.json(Components.Schemas.MatchRequest(request, mapping))
-        case let .match(match, chat):
+        case .match(let match, let chat):
             return try Self.json(Components.Schemas.RealtimeMatch(match: Components.Schemas.Match(match, mapping), chatId: chat?.description))
-        case let .chatClosed(chat):
+        case .chatClosed(let chat):
             return try Self.json(Components.Schemas.RealtimeChatClosed(chatId: chat.description))
-        case let .meetup(meetup):
+        case .meetup(let meetup):
             return try Self.json(Components.Schemas.Meetup(meetup, viewer: recipient, mapping))
-        case let .notification(notification, unread):
-            return try Self.json(Components.Schemas.RealtimeNotification(notification: Components.Schemas.Notification(notification),
-                                                                          unreadCount: unread))
+        case .notification(let notification, let unread):
+            return try Self.json(
+                Components.Schemas.RealtimeNotification(
+                    notification: Components.Schemas.Notification(notification),
+                    unreadCount: unread))
         }
     }
 

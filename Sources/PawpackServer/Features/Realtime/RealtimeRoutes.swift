@@ -15,27 +15,33 @@ struct RealtimeRoutes {
                 // A plain request: negotiated like any operation, then told what to do instead.
                 if let accept = req.headers.first(name: .accept), !accept.isEmpty {
                     let ranges = AcceptHeader(accept)
-                    guard ranges.accepts(type: "application", subtype: "json")
-                        || ranges.accepts(type: "application", subtype: "problem+json") else { throw Problem.notAcceptable }
+                    guard
+                        ranges.accepts(type: "application", subtype: "json")
+                            || ranges.accepts(type: "application", subtype: "problem+json")
+                    else { throw Problem.notAcceptable }
                 }
-                throw Problem(status: 426, code: .upgradeRequired, title: "WebSocket only",
-                              detail: "Open /v1/realtime as a WebSocket (Connection: Upgrade, Upgrade: websocket).")
+                throw Problem(
+                    status: 426, code: .upgradeRequired, title: "WebSocket only",
+                    detail: "Open /v1/realtime as a WebSocket (Connection: Upgrade, Upgrade: websocket).")
             }
             // Refused before the upgrade, as problems: not signed in, a bad `after`, too many sockets.
             let (user, session, ends) = try await signedIn(req)
             let me = try user.requireID()
             let asked = try after(req)
             if await services.realtime.hub.count(of: me) >= services.config.socketsPerMember {
-                throw Problem(status: 429, code: .tooManyRequests, title: "Too many connections",
-                              detail: "You have \(services.config.socketsPerMember) connections open; close one first.")
+                throw Problem(
+                    status: 429, code: .tooManyRequests, title: "Too many connections",
+                    detail: "You have \(services.config.socketsPerMember) connections open; close one first.")
             }
             // Where the socket starts is fixed before the upgrade is answered: an event committed
             // once the app has its socket is then always sent, even if it commits before
             // `onUpgrade` runs (read after it, such an event would count as seen).
             let start = StartingPoint(asked: asked, newest: try await RealtimeEvents.lastSeq(of: me, on: req.db))
-            return req.boundedWebSocket(maxMessageBytes: Self.maxMessageBytes, onUpgrade: { req, socket in
-                await connect(req, socket, member: me, session: session, ends: ends, from: start)
-            })
+            return req.boundedWebSocket(
+                maxMessageBytes: Self.maxMessageBytes,
+                onUpgrade: { req, socket in
+                    await connect(req, socket, member: me, session: session, ends: ends, from: start)
+                })
         }
     }
 
@@ -58,8 +64,9 @@ struct RealtimeRoutes {
             return (user, .app(record.family), record.expiresAt)
         }
         guard req.originIsPublicURL,
-              let token = req.cookies[WebCookie.session]?.string,
-              let (user, session) = try await services.sessions.webSession(token: token, on: req.db) else {
+            let token = req.cookies[WebCookie.session]?.string,
+            let (user, session) = try await services.sessions.webSession(token: token, on: req.db)
+        else {
             throw Problem.unauthenticated
         }
         return (user, .web(try session.requireID()), nil)
@@ -89,8 +96,10 @@ struct RealtimeRoutes {
         }
     }
 
-    private func connect(_ req: Request, _ socket: WebSocket, member me: User.ID, session: SocketSession, ends: Date?,
-                         from start: StartingPoint) async {
+    private func connect(
+        _ req: Request, _ socket: WebSocket, member me: User.ID, session: SocketSession, ends: Date?,
+        from start: StartingPoint
+    ) async {
         // The upgrade can finish while the server shuts down, after its databases are gone;
         // Fluent's `db` traps then, so the database is asked for once and the socket is closed
         // with "going away" (the client reconnects to another instance).
@@ -99,8 +108,9 @@ struct RealtimeRoutes {
             return
         }
         if start.resync { try? await socket.send(RealtimeConnection.resync) }
-        let connection = RealtimeConnection(user: me, session: session, socket: socket, after: start.after, newest: start.newest, database: database,
-                                            sendQueueLimit: services.config.socketSendQueueLimit)
+        let connection = RealtimeConnection(
+            user: me, session: session, socket: socket, after: start.after, newest: start.newest, database: database,
+            sendQueueLimit: services.config.socketSendQueueLimit)
         let hub = services.realtime.hub
         switch await hub.register(connection) {
         case .added:

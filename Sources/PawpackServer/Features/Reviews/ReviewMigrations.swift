@@ -7,12 +7,14 @@ import PawpackCore
 enum ReviewMigrations {
     static let all: [any Migration] = [
         CreateReviews(), CreateReviewReports(),
-        AddIndexes(name: "ReviewIndexes", indexes: [
-            // A dog's and an owner's reviews, newest first, and their averages on cards.
-            IndexSpec(name: "reviews_by_subject_pet", table: "reviews", columns: ["subject_pet_id", "activity"]),
-            IndexSpec(name: "reviews_by_subject", table: "reviews", columns: ["subject_id", "activity"]),
-            IndexSpec(name: "reviews_by_author", table: "reviews", columns: ["author_id"]),
-        ]),
+        AddIndexes(
+            name: "ReviewIndexes",
+            indexes: [
+                // A dog's and an owner's reviews, newest first, and their averages on cards.
+                IndexSpec(name: "reviews_by_subject_pet", table: "reviews", columns: ["subject_pet_id", "activity"]),
+                IndexSpec(name: "reviews_by_subject", table: "reviews", columns: ["subject_id", "activity"]),
+                IndexSpec(name: "reviews_by_author", table: "reviews", columns: ["author_id"]),
+            ]),
     ]
 }
 

@@ -24,16 +24,19 @@ struct ReviewPages {
         let meetup = try await meetups.meetup(user, id: try req.idParameter(Param.meetup), on: req.db)
         let (mine, theirs) = meetup.pets(seenBy: me)
         let chosen = form?.rating ?? ""
-        return WebPages.page(req, title: "Review \(theirs.name)", status: status, errors: errors, back: (WebPath.meetups, "Meet-ups"),
-                             main: .group(
-            .p(.class("muted"), .text("How was \(mine.name)'s playdate with \(theirs.name) and \(theirs.ownerDisplayName)?")),
-            .form(.class("card"), .id("review-form"), .action(WebPath.reviewMeetup(meetup.id)), .method(.post),
-                WebPages.csrfField(req),
-                Self.stars(chosen: chosen, errors: errors),
-                FormControls.textarea("What went well? (optional)", name: "text", id: "review-text", value: form?.text,
-                                      maxLength: ReviewRules.maximumTextLength, rows: 4, errors: errors),
-                WebPages.submit("Send review", id: "review-submit"))
-        ))
+        return WebPages.page(
+            req, title: "Review \(theirs.name)", status: status, errors: errors, back: (WebPath.meetups, "Meet-ups"),
+            main: .group(
+                .p(.class("muted"), .text("How was \(mine.name)'s playdate with \(theirs.name) and \(theirs.ownerDisplayName)?")),
+                .form(
+                    .class("card"), .id("review-form"), .action(WebPath.reviewMeetup(meetup.id)), .method(.post),
+                    WebPages.csrfField(req),
+                    Self.stars(chosen: chosen, errors: errors),
+                    FormControls.textarea(
+                        "What went well? (optional)", name: "text", id: "review-text", value: form?.text,
+                        maxLength: ReviewRules.maximumTextLength, rows: 4, errors: errors),
+                    WebPages.submit("Send review", id: "review-submit"))
+            ))
     }
 
     /// Five labelled radios, drawn as stars.
@@ -41,18 +44,21 @@ struct ReviewPages {
         let error = errors.claim(field: "rating", id: "rating-1", label: "Rating")
         let choices: [Node<HTML.BodyContext>] = (1...5).map { value in
             let name = value == 1 ? "1 star" : "\(value) stars"
-            let input: Node<HTML.LabelContext> = .input(.type(.radio), .name("rating"), .value(String(value)), .id("rating-\(value)"),
-                                                        .required(true),
-                                                        .attribute(named: "checked", value: chosen == String(value) ? "checked" : nil))
+            let input: Node<HTML.LabelContext> = .input(
+                .type(.radio), .name("rating"), .value(String(value)), .id("rating-\(value)"),
+                .required(true),
+                .attribute(named: "checked", value: chosen == String(value) ? "checked" : nil))
             let star: Node<HTML.LabelContext> = .span(Icon.star.node(), .span(.class("visually-hidden"), .text(name)))
             return .label(.class("star-choice"), input, star)
         }
         let legend: Node<HTML.BodyContext> = .element(named: "legend", nodes: [.text("Rating")])
-        return .element(named: "fieldset", nodes: [
-            .class("stars"), .attribute(named: "aria-describedby", value: error == nil ? nil : "rating-error"),
-            legend, .div(.class("star-choices"), .group(choices)),
-            .unwrap(error) { .p(.id("rating-error"), .class("field-error"), .text($0)) },
-        ])
+        return .element(
+            named: "fieldset",
+            nodes: [
+                .class("stars"), .attribute(named: "aria-describedby", value: error == nil ? nil : "rating-error"),
+                legend, .div(.class("star-choices"), .group(choices)),
+                .unwrap(error) { .p(.id("rating-error"), .class("field-error"), .text($0)) },
+            ])
     }
 
     @Sendable func review(_ req: Request) async throws -> Response {

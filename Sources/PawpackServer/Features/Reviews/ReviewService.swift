@@ -43,21 +43,26 @@ final class ReviewService: Sendable {
 
     var pets: PetService { meetups.pets }
 
-    func review(_ user: UserRecord, meetup id: Meetups.Meetup.ID, rating: Int, text: String?,
-                on db: any Database) async throws -> ReviewValue {
+    func review(
+        _ user: UserRecord, meetup id: Meetups.Meetup.ID, rating: Int, text: String?,
+        on db: any Database
+    ) async throws -> ReviewValue {
         // Sent twice at once: the unique index keeps the first, the second is "already reviewed".
         try await answeringRacesAsSequential { try await reviewOnce(user, meetup: id, rating: rating, text: text, on: db) }
     }
 
-    private func reviewOnce(_ user: UserRecord, meetup id: Meetups.Meetup.ID, rating: Int, text: String?,
-                            on db: any Database) async throws -> ReviewValue {
+    private func reviewOnce(
+        _ user: UserRecord, meetup id: Meetups.Meetup.ID, rating: Int, text: String?,
+        on db: any Database
+    ) async throws -> ReviewValue {
         let me = try user.requireID()
         let meetup = try await meetups.participant(me, meetup: id, on: db)
         try await BlockRecord.requireInteraction(from: me, to: meetup.other(than: me), on: db)
         let review = try rules.review(rating: rating, text: text)
         guard meetup.meetupStatus == .completed else {
-            throw Problem(status: 409, code: .meetupStateConflict, title: "Not completed yet",
-                          detail: "Reviews open once the meet-up is marked completed.")
+            throw Problem(
+                status: 409, code: .meetupStateConflict, title: "Not completed yet",
+                detail: "Reviews open once the meet-up is marked completed.")
         }
         if try await ReviewRecord.query(on: db).filter(\.$meetup.$id == id).filter(\.$author.$id == me).first() != nil {
             throw Self.alreadyReviewed
@@ -78,9 +83,10 @@ final class ReviewService: Sendable {
         let author = try await NotificationService.names(of: record.$authorPet.id, on: db)
         let subjectPet = try await NotificationService.names(of: record.$subjectPet.id, on: db).dog
         let stars = String(repeating: "★", count: review.rating) + String(repeating: "☆", count: 5 - review.rating)
-        let draft = NotificationDraft(from: me, kind: .review, title: "New review",
-                                      body: "\(author.owner) reviewed the playdate with \(subjectPet): \(stars)",
-                                      meetup: id, pet: record.$authorPet.id)
+        let draft = NotificationDraft(
+            from: me, kind: .review, title: "New review",
+            body: "\(author.owner) reviewed the playdate with \(subjectPet): \(stars)",
+            meetup: id, pet: record.$authorPet.id)
         let events = try await db.transaction { tx in
             try await record.create(on: tx)
             return try await self.notifications.notify(draft, to: record.$subject.id, on: tx)
@@ -89,13 +95,16 @@ final class ReviewService: Sendable {
         return try await values([record], on: db)[0]
     }
 
-    static let alreadyReviewed = Problem(status: 409, code: .alreadyReviewed, title: "Already reviewed",
-                                         detail: "You already reviewed this playdate. Thank you! Each participant reviews a meet-up once.")
+    static let alreadyReviewed = Problem(
+        status: 409, code: .alreadyReviewed, title: "Already reviewed",
+        detail: "You already reviewed this playdate. Thank you! Each participant reviews a meet-up once.")
 
     /// A dog's reviews (or its owner's), newest first, with the average and count; for every
     /// member who may see the dog.
-    func reviews(_ viewer: UserRecord, pet id: Pet.ID, about subject: ReviewSubject, limit: Int, cursor: String?,
-                 on db: any Database) async throws -> (items: [ReviewValue], next: ActivityCursor<Meetups.Review>?, summary: RatingSummary) {
+    func reviews(
+        _ viewer: UserRecord, pet id: Pet.ID, about subject: ReviewSubject, limit: Int, cursor: String?,
+        on db: any Database
+    ) async throws -> (items: [ReviewValue], next: ActivityCursor<Meetups.Review>?, summary: RatingSummary) {
         let pet = try await pets.visiblePet(id, to: viewer, on: db)
         let after = try cursor.map(ActivityCursor<Meetups.Review>.init(text:))
         var query = ReviewRecord.query(on: db)
@@ -118,8 +127,10 @@ final class ReviewService: Sendable {
         let reason = try TextRule.paragraphs(max: Self.maximumReportLength, required: true).validate(raw, field: "reason")
         // Reported twice at once: kept once, as it would be one after the other.
         try await answeringRacesAsSequential {
-            guard try await ReviewReportRecord.query(on: db).filter(\.$review.$id == id).filter(\.$reporter.$id == me)
-                .first() == nil else { return }
+            guard
+                try await ReviewReportRecord.query(on: db).filter(\.$review.$id == id).filter(\.$reporter.$id == me)
+                    .first() == nil
+            else { return }
             let report = ReviewReportRecord()
             report.$review.id = id
             report.$reporter.id = me
@@ -131,7 +142,8 @@ final class ReviewService: Sendable {
 
     /// The member's reviews both ways and their reports, newest first, for the export.
     func export(_ user: UserRecord, on db: any Database) async throws
-        -> (written: [ReviewValue], received: [ReviewValue], reports: [(review: Meetups.Review.ID, reason: String, createdAt: Date)]) {
+        -> (written: [ReviewValue], received: [ReviewValue], reports: [(review: Meetups.Review.ID, reason: String, createdAt: Date)])
+    {
         let me = try user.requireID()
         let written = try await values(ReviewRecord.query(on: db).filter(\.$author.$id == me).sort(\.$activity, .descending).all(), on: db)
         let received = try await values(ReviewRecord.query(on: db).filter(\.$subject.$id == me).sort(\.$activity, .descending).all(), on: db)
@@ -145,10 +157,11 @@ final class ReviewService: Sendable {
         let cards = try await pets.cards(ofPets: Array(Set(rows.map(\.$authorPet.id))), on: db)
         return try rows.map { row in
             let card = cards[row.$authorPet.id]
-            return ReviewValue(id: try row.requireID(), meetup: row.$meetup.id, author: row.$author.id,
-                               authorDisplayName: card?.ownerDisplayName ?? "", authorPetName: card?.name ?? "",
-                               subject: row.$subject.id, subjectPet: row.$subjectPet.id, rating: row.rating,
-                               text: row.text, createdAt: row.createdAt, activity: row.activity)
+            return ReviewValue(
+                id: try row.requireID(), meetup: row.$meetup.id, author: row.$author.id,
+                authorDisplayName: card?.ownerDisplayName ?? "", authorPetName: card?.name ?? "",
+                subject: row.$subject.id, subjectPet: row.$subjectPet.id, rating: row.rating,
+                text: row.text, createdAt: row.createdAt, activity: row.activity)
         }
     }
 
@@ -165,19 +178,22 @@ extension ReviewService {
     /// are left out.
     static func ratings(ofPets ids: [Pet.ID], on db: any Database) async throws -> [Pet.ID: PetRatings] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await db.sql.raw("""
+        let rows = try await db.sql.raw(
+            """
             SELECT 'pet' AS "about", "subject_pet_id" AS "pet_id", COUNT(*) AS "count", CAST(SUM("rating") AS BIGINT) AS "sum"
             FROM "reviews" WHERE "subject_pet_id" IN (\(binds: ids)) GROUP BY "subject_pet_id"
             UNION ALL
             SELECT 'owner', "pets"."id", COUNT(*), CAST(SUM("reviews"."rating") AS BIGINT)
             FROM "pets" JOIN "reviews" ON "reviews"."subject_id" = "pets"."owner_id"
             WHERE "pets"."id" IN (\(binds: ids)) GROUP BY "pets"."id"
-            """).all()
+            """
+        ).all()
         var ratings: [Pet.ID: PetRatings] = [:]
         for row in rows {
             let pet = Pet.ID(try row.decode(column: "pet_id", as: UUID.self))
-            let summary = RatingSummary(count: try row.decode(column: "count", as: Int.self),
-                                        sum: try row.decode(column: "sum", as: Int.self))
+            let summary = RatingSummary(
+                count: try row.decode(column: "count", as: Int.self),
+                sum: try row.decode(column: "sum", as: Int.self))
             if try row.decode(column: "about", as: String.self) == "pet" {
                 ratings[pet, default: PetRatings()].pet = summary
             } else {

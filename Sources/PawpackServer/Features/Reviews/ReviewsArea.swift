@@ -6,9 +6,11 @@ extension Area {
     /// Reviews after a completed meet-up, the ratings cards show, and reports of reviews.
     static let reviews = Area(
         name: "Reviews",
-        services: { services in [
-            ReviewService(meetups: services.meetups, clock: services.dependencies.clock, notifications: services.notifications),
-        ] },
+        services: { services in
+            [
+                ReviewService(meetups: services.meetups, clock: services.dependencies.clock, notifications: services.notifications)
+            ]
+        },
         migrations: ReviewMigrations.all,
         pages: { app, services in ReviewPages(meetups: services.meetups, reviews: services.reviews).register(on: app) },
         flashes: [.reviewed],

@@ -8,15 +8,16 @@ import Vapor
 /// member without a network sees a page that says so rather than the browser's error.
 enum AppShell {
     static var manifest: String {
-        let icons = WebPath.iconSizes.map {
-            #"{"src":"\#(WebPath.icon(size: $0))","sizes":"\#($0)x\#($0)","type":"image/png","purpose":"any maskable"}"#
-        } + [#"{"src":"\#(WebPath.iconSVG)","sizes":"any","type":"image/svg+xml","purpose":"any"}"#]
+        let icons =
+            WebPath.iconSizes.map {
+                #"{"src":"\#(WebPath.icon(size: $0))","sizes":"\#($0)x\#($0)","type":"image/png","purpose":"any maskable"}"#
+            } + [#"{"src":"\#(WebPath.iconSVG)","sizes":"any","type":"image/svg+xml","purpose":"any"}"#]
         return """
-        {"name":"Pawpack","short_name":"Pawpack","description":"Safe playmates for your dog, nearby.",\
-        "id":"/home","start_url":"/home","scope":"/","display":"standalone","orientation":"portrait",\
-        "background_color":"\(DesignTokens.value(of: "bg", dark: false)!)","theme_color":"\(DesignTokens.themeColour)",\
-        "icons":[\(icons.joined(separator: ","))]}
-        """
+            {"name":"Pawpack","short_name":"Pawpack","description":"Safe playmates for your dog, nearby.",\
+            "id":"/home","start_url":"/home","scope":"/","display":"standalone","orientation":"portrait",\
+            "background_color":"\(DesignTokens.value(of: "bg", dark: false)!)","theme_color":"\(DesignTokens.themeColour)",\
+            "icons":[\(icons.joined(separator: ","))]}
+            """
     }
 
     static var iconSVG: String {
@@ -48,10 +49,13 @@ enum AppShell {
             serve(WebPath.icon(size: size), type: .png, maxAge: 86400) { .init(data: icons[size] ?? Data()) }
         }
         app.get(WebPath.offline.pathComponents) { req in
-            WebPages.page(req, title: "You are offline", main: .div(.class("empty"), .id("offline"),
-                Icon.paw.node(),
-                .p(.text("Pawpack needs a connection for this page. Check your network, then try again.")),
-                .a(.class("button"), .href(WebPath.home), .text("Try again"))))
+            WebPages.page(
+                req, title: "You are offline",
+                main: .div(
+                    .class("empty"), .id("offline"),
+                    Icon.paw.node(),
+                    .p(.text("Pawpack needs a connection for this page. Check your network, then try again.")),
+                    .a(.class("button"), .href(WebPath.home), .text("Try again"))))
         }
     }
 }

@@ -7,40 +7,54 @@ import Vapor
 /// placeholder), its name, and a line of facts.
 enum DogViews {
     static func avatar<Context: HTML.BodyContext>(_ pet: PetCardValue, large: Bool = false) -> Node<Context> {
-        .unwrap(pet.photos.first, { photo in
-            .img(.src(WebPath.media(photo.storageKey)), .alt("Photo of \(pet.name)"), .class(large ? "avatar large" : "avatar"),
-                 .attribute(named: "width", value: large ? "112" : "56"), .attribute(named: "height", value: large ? "112" : "56"))
-        }, else: WebPages.noPhoto(pet.name, class: large ? "avatar large placeholder" : "avatar placeholder"))
+        .unwrap(
+            pet.photos.first,
+            { photo in
+                .img(
+                    .src(WebPath.media(photo.storageKey)), .alt("Photo of \(pet.name)"), .class(large ? "avatar large" : "avatar"),
+                    .attribute(named: "width", value: large ? "112" : "56"), .attribute(named: "height", value: large ? "112" : "56"))
+            }, else: WebPages.noPhoto(pet.name, class: large ? "avatar large placeholder" : "avatar placeholder"))
     }
 
     /// "Beagle · 3 years · medium".
     static func facts(_ pet: PetCardValue, today: LocalDate) -> String {
-        ([pet.breed ?? pet.species.rawValue.capitalized,
-          PetAge.text(birthDate: pet.birthDate, estimated: pet.birthDateIsEstimate, today: today)]
-         + [pet.sizeClass.map { PetWords.name($0) }].compactMap { $0 }).joined(separator: " · ")
+        ([
+            pet.breed ?? pet.species.rawValue.capitalized,
+            PetAge.text(birthDate: pet.birthDate, estimated: pet.birthDateIsEstimate, today: today),
+        ]
+            + [pet.sizeClass.map { PetWords.name($0) }].compactMap { $0 }).joined(separator: " · ")
     }
 
     /// A row: photo and name linking to the dog's profile, a line below, actions at the end.
-    static func row(_ pet: PetCardValue, today: LocalDate, line: String? = nil, id: String? = nil,
-                    actions: Node<HTML.BodyContext> = .empty) -> Node<HTML.ListContext> {
-        .li(.class("dog-row"), .unwrap(id) { .id($0) },
-            .a(.class("who"), .href(WebPath.pet(pet.id)),
-               .div(.class("row-photo"), avatar(pet)),
-               .strong(.text(pet.name)), .span(.text(line ?? facts(pet, today: today)))),
+    static func row(
+        _ pet: PetCardValue, today: LocalDate, line: String? = nil, id: String? = nil,
+        actions: Node<HTML.BodyContext> = .empty
+    ) -> Node<HTML.ListContext> {
+        .li(
+            .class("dog-row"), .unwrap(id) { .id($0) },
+            .a(
+                .class("who"), .href(WebPath.pet(pet.id)),
+                .div(.class("row-photo"), avatar(pet)),
+                .strong(.text(pet.name)), .span(.text(line ?? facts(pet, today: today)))),
             .div(.class("row-actions"), actions))
     }
 
     /// Unmatch or block behind a second step: a disclosure that needs no script.
-    static func confirm(_ request: Request, summary: String, question: String, action: String,
-                        button: String, id: String, hiddenFields: [(String, String)] = []) -> Node<HTML.BodyContext> {
-        .element(named: "details", nodes: [
-            .class("confirm"),
-            .element(named: "summary", nodes: [.id("\(id)-open"), .text(summary)]),
-            .p(.text(question)),
-            .form(.action(action), .method(.post), WebPages.csrfField(request),
-                  .forEach(hiddenFields) { .input(.type(.hidden), .name($0.0), .value($0.1)) },
-                  .button(.type(.submit), .class("button danger"), .id(id), .text(button))),
-        ])
+    static func confirm(
+        _ request: Request, summary: String, question: String, action: String,
+        button: String, id: String, hiddenFields: [(String, String)] = []
+    ) -> Node<HTML.BodyContext> {
+        .element(
+            named: "details",
+            nodes: [
+                .class("confirm"),
+                .element(named: "summary", nodes: [.id("\(id)-open"), .text(summary)]),
+                .p(.text(question)),
+                .form(
+                    .action(action), .method(.post), WebPages.csrfField(request),
+                    .forEach(hiddenFields) { .input(.type(.hidden), .name($0.0), .value($0.1)) },
+                    .button(.type(.submit), .class("button danger"), .id(id), .text(button))),
+            ])
     }
 }
 

@@ -44,14 +44,17 @@ enum WebPages {
         var count: @Sendable (User.ID) -> SQLQueryString
     }
 
-    static let contentSecurityPolicy = "default-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'; manifest-src 'self'; worker-src 'self'"
+    static let contentSecurityPolicy =
+        "default-src 'self'; img-src 'self' data: blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'; manifest-src 'self'; worker-src 'self'"
 
     /// A whole page. `errors` says what went wrong with a form: messages for fields the page
     /// shows stand next to them; the others, and a count, at the top. `back` is the way up
     /// from a page below a tab; `bare` leaves the navigation out (the match screen).
-    static func page(_ request: Request, title: String, status: HTTPResponseStatus = .ok,
-                     errors: FormErrors = [], back: (path: String, title: String)? = nil, bare: Bool = false,
-                     main: Node<HTML.BodyContext>) -> Response {
+    static func page(
+        _ request: Request, title: String, status: HTTPResponseStatus = .ok,
+        errors: FormErrors = [], back: (path: String, title: String)? = nil, bare: Bool = false,
+        main: Node<HTML.BodyContext>
+    ) -> Response {
         let flash = request.query[String.self, at: "flash"].flatMap { request.pawpack.shell.flashes[$0] }?.message
         let signedIn = request.webUser != nil
         let html = HTML(
@@ -61,22 +64,26 @@ enum WebPages {
                 .meta(.name("viewport"), .content("width=device-width, initial-scale=1, viewport-fit=cover")),
                 .title("\(title) · Pawpack"),
                 .meta(.name("description"), .content("Safe playmates for your dog, nearby.")),
-                .meta(.name("theme-color"), .content(DesignTokens.themeColour),
-                      .attribute(named: "media", value: "(prefers-color-scheme: light)")),
-                .meta(.name("theme-color"), .content(DesignTokens.darkThemeColour),
-                      .attribute(named: "media", value: "(prefers-color-scheme: dark)")),
+                .meta(
+                    .name("theme-color"), .content(DesignTokens.themeColour),
+                    .attribute(named: "media", value: "(prefers-color-scheme: light)")),
+                .meta(
+                    .name("theme-color"), .content(DesignTokens.darkThemeColour),
+                    .attribute(named: "media", value: "(prefers-color-scheme: dark)")),
                 .link(.rel(.manifest), .href(WebPath.manifest)),
                 .link(.rel(.icon), .href(WebPath.iconSVG), .attribute(named: "type", value: "image/svg+xml")),
                 .link(.rel(.appleTouchIcon), .href(WebPath.icon(size: 192))),
                 .link(.rel(.stylesheet), .href(request.pawpack.assets.stylesheet.path)),
                 .script(.src(request.pawpack.assets.script.path), .attribute(named: "defer"))
             ),
-            .body(.class(signedIn ? "signed-in" : "signed-out"),
+            .body(
+                .class(signedIn ? "signed-in" : "signed-out"),
                 .unwrap(request.eventsShownAfter) { .data(named: "events-after", value: String($0)) },
                 .a(.class("skip-link"), .href("#main"), .text("Skip to content")),
                 .if(!bare, topBar(request)),
                 .if(!bare && signedIn, navigation(request)),
-                .main(.id("main"), .attribute(named: "tabindex", value: "-1"),
+                .main(
+                    .id("main"), .attribute(named: "tabindex", value: "-1"),
                     .unwrap(back) { back in
                         .a(.class("back-link"), .href(back.path), Icon.back.node(), .text(back.title))
                     },
@@ -100,16 +107,20 @@ enum WebPages {
 
     static func topBar(_ request: Request) -> Node<HTML.BodyContext> {
         let unread = request.unreadNotifications
-        return .header(.class("topbar"),
+        return .header(
+            .class("topbar"),
             .a(.class("brand"), .href(request.webUser == nil ? WebPath.landing : WebPath.home), Icon.paw.node(), .text("Pawpack")),
-            .if(request.webUser == nil,
+            .if(
+                request.webUser == nil,
                 .div(.class("topbar-actions"), .a(.id("topbar-login"), .href(WebPath.logIn), .text("Log in"))),
                 // The bell: the inbox, with how many are unread (kept live by the page script).
-                else: .div(.class("topbar-actions"),
-                    .a(.class("bell"), .id("bell"), .href(WebPath.notifications),
-                       .attribute(named: "aria-current", value: request.url.path == WebPath.notifications ? "page" : nil),
-                       Icon.bell.node(), .span(.class("visually-hidden"), .text("Notifications")),
-                       countBadge(unread, id: "bell-count", one: " unread", many: " unread", live: true))))
+                else: .div(
+                    .class("topbar-actions"),
+                    .a(
+                        .class("bell"), .id("bell"), .href(WebPath.notifications),
+                        .attribute(named: "aria-current", value: request.url.path == WebPath.notifications ? "page" : nil),
+                        Icon.bell.node(), .span(.class("visually-hidden"), .text("Notifications")),
+                        countBadge(unread, id: "bell-count", one: " unread", many: " unread", live: true))))
         )
     }
 
@@ -117,25 +128,34 @@ enum WebPages {
     static func navigation(_ request: Request) -> Node<HTML.BodyContext> {
         let shell = request.pawpack.shell
         let current = shell.tab(of: request.url.path)
-        return .nav(.class("tabbar"), .id("app-nav"), .attribute(named: "aria-label", value: "Main"),
-            .ul(.forEach(shell.tabs) { tab in
-                .li(.a(.class("tab"), .id("nav-\(tab.id)"), .href(tab.path),
-                       .attribute(named: "aria-current", value: tab == current ? "page" : nil),
-                       tab.icon.node(), .span(.text(tab.title)),
-                       .unwrap(tab.badge.flatMap(shell.badge(id:))) { badge in
-                           countBadge(request.badgeCount(badge.id), id: badge.id, one: badge.one, many: badge.many, live: badge.live)
-                       }))
-            })
+        return .nav(
+            .class("tabbar"), .id("app-nav"), .attribute(named: "aria-label", value: "Main"),
+            .ul(
+                .forEach(shell.tabs) { tab in
+                    .li(
+                        .a(
+                            .class("tab"), .id("nav-\(tab.id)"), .href(tab.path),
+                            .attribute(named: "aria-current", value: tab == current ? "page" : nil),
+                            tab.icon.node(), .span(.text(tab.title)),
+                            .unwrap(tab.badge.flatMap(shell.badge(id:))) { badge in
+                                countBadge(request.badgeCount(badge.id), id: badge.id, one: badge.one, many: badge.many, live: badge.live)
+                            }))
+                })
         )
     }
 
     /// A count on a tab, the bell or a row, "99+" past 99, with its words for screen readers.
     /// A `live` one is there at 0 too (hidden), for the script to update.
-    static func countBadge<Context: HTML.BodyContext>(_ count: Int, id: String? = nil, one: String, many: String,
-                                                      live: Bool = false) -> Node<Context> {
-        .if(count > 0 || live, .span(.class("count"), .unwrap(id) { .id($0) }, .attribute(named: "hidden", value: count > 0 ? nil : "hidden"),
-                                     .text(count > 99 ? "99+" : String(count)),
-                                     .span(.class("visually-hidden"), .text(count == 1 ? one : many))))
+    static func countBadge<Context: HTML.BodyContext>(
+        _ count: Int, id: String? = nil, one: String, many: String,
+        live: Bool = false
+    ) -> Node<Context> {
+        .if(
+            count > 0 || live,
+            .span(
+                .class("count"), .unwrap(id) { .id($0) }, .attribute(named: "hidden", value: count > 0 ? nil : "hidden"),
+                .text(count > 99 ? "99+" : String(count)),
+                .span(.class("visually-hidden"), .text(count == 1 ? one : many))))
     }
 
     static func csrfField(_ request: Request) -> Node<HTML.FormContext> {
@@ -155,28 +175,35 @@ enum WebPages {
 
     /// A labelled input with its hint and, after a failed submit, its error: the input is
     /// marked invalid, described by the error, and the first invalid input takes the focus.
-    static func field(_ label: String, name: String, type: HTMLInputType = .text, value: String? = nil,
-                      autocomplete: String, required: Bool = true, hint: String? = nil,
-                      idPrefix: String = "", limits: Limits = .none, errors: FormErrors = []) -> Node<HTML.FormContext> {
+    static func field(
+        _ label: String, name: String, type: HTMLInputType = .text, value: String? = nil,
+        autocomplete: String, required: Bool = true, hint: String? = nil,
+        idPrefix: String = "", limits: Limits = .none, errors: FormErrors = []
+    ) -> Node<HTML.FormContext> {
         let id = idPrefix.isEmpty ? name : "\(idPrefix)-\(name)"
         let error = errors.claim(field: name, id: id, label: label)
         let describedBy = [hint.map { _ in "\(id)-hint" }, error.map { _ in "\(id)-error" }].compactMap { $0 }
-        let input: Node<HTML.FormContext> = .input(.type(type), .name(name), .id(id), .value(value ?? ""),
-                   .attribute(named: "autocomplete", value: autocomplete), .required(required),
-                   .attribute(named: "maxlength", value: limits.maxLength.map(String.init)),
-                   .attribute(named: "min", value: limits.min), .attribute(named: "max", value: limits.max),
-                   .attribute(named: "pattern", value: limits.pattern),
-                   // Numbers such as a weight in kg take decimals unless told otherwise.
-                   .attribute(named: "step", value: limits.step ?? (type == .number ? "any" : nil)),
-                   .attribute(named: "aria-invalid", value: error == nil ? nil : "true"),
-                   .attribute(named: "autofocus", value: error != nil && errors.takeFocus() ? "autofocus" : nil),
-                   .attribute(named: "aria-describedby", value: describedBy.isEmpty ? nil : describedBy.joined(separator: " ")))
-        return .div(.class(type == .password ? "field password-field" : "field"),
+        let input: Node<HTML.FormContext> = .input(
+            .type(type), .name(name), .id(id), .value(value ?? ""),
+            .attribute(named: "autocomplete", value: autocomplete), .required(required),
+            .attribute(named: "maxlength", value: limits.maxLength.map(String.init)),
+            .attribute(named: "min", value: limits.min), .attribute(named: "max", value: limits.max),
+            .attribute(named: "pattern", value: limits.pattern),
+            // Numbers such as a weight in kg take decimals unless told otherwise.
+            .attribute(named: "step", value: limits.step ?? (type == .number ? "any" : nil)),
+            .attribute(named: "aria-invalid", value: error == nil ? nil : "true"),
+            .attribute(named: "autofocus", value: error != nil && errors.takeFocus() ? "autofocus" : nil),
+            .attribute(named: "aria-describedby", value: describedBy.isEmpty ? nil : describedBy.joined(separator: " ")))
+        return .div(
+            .class(type == .password ? "field password-field" : "field"),
             .label(.for(id), .text(label)),
             input,
-            .if(type == .password, .button(.type(.button), .class("password-toggle"), .attribute(named: "hidden"),
-                                           .data(named: "toggles", value: id), .attribute(named: "aria-pressed", value: "false"),
-                                           .text("Show"))),
+            .if(
+                type == .password,
+                .button(
+                    .type(.button), .class("password-toggle"), .attribute(named: "hidden"),
+                    .data(named: "toggles", value: id), .attribute(named: "aria-pressed", value: "false"),
+                    .text("Show"))),
             .unwrap(hint) { .small(.id("\(id)-hint"), .class("hint"), .text($0)) },
             .unwrap(error) { .p(.id("\(id)-error"), .class("field-error"), .text($0)) }
         )
@@ -184,8 +211,9 @@ enum WebPages {
 
     /// A submit button; `busy` is what it says while the server works (slow ones: passwords).
     static func submit(_ title: String, id: String, danger: Bool = false, busy: String? = nil) -> Node<HTML.FormContext> {
-        .button(.id(id), .type(.submit), .class(danger ? "button danger" : "button"),
-                .unwrap(busy) { .data(named: "busy", value: $0) }, .text(title))
+        .button(
+            .id(id), .type(.submit), .class(danger ? "button danger" : "button"),
+            .unwrap(busy) { .data(named: "busy", value: $0) }, .text(title))
     }
 
     /// The names people know fields by; never the wire's names.
@@ -208,26 +236,30 @@ enum WebPages {
     /// came from (the Referer, when it is one of our pages), else to their home.
     @Sendable static func errorPage(_ problem: Problem, _ request: Request) -> Response {
         let fallback = request.webUser == nil ? WebPath.landing : WebPath.home
-        let back = request.headers.first(name: .referer).flatMap { localPath(fromReferer: $0, host: request.headers.first(name: .host)) }
+        let back =
+            request.headers.first(name: .referer).flatMap { localPath(fromReferer: $0, host: request.headers.first(name: .host)) }
             ?? fallback
         let errors = FormErrors(nil)
         errors.general = [problem.detail]
-        return page(request, title: problem.title, status: .init(statusCode: problem.status), errors: errors,
-                    main: .p(.a(.class("button"), .id("error-back"), .href(back), .text(back == fallback ? "Back to Pawpack" : "Go back"))))
+        return page(
+            request, title: problem.title, status: .init(statusCode: problem.status), errors: errors,
+            main: .p(.a(.class("button"), .id("error-back"), .href(back), .text(back == fallback ? "Back to Pawpack" : "Go back"))))
     }
 
     /// The path of a Referer that is one of our own pages (same host), else nil.
     static func localPath(fromReferer referer: String, host: String?) -> String? {
         guard let url = URL(string: referer), let refererHost = url.host, let host,
-              (url.port.map { "\(refererHost):\($0)" } ?? refererHost).lowercased() == host.lowercased(),
-              let path = url.path.isEmpty ? nil : url.path else { return nil }
+            (url.port.map { "\(refererHost):\($0)" } ?? refererHost).lowercased() == host.lowercased(),
+            let path = url.path.isEmpty ? nil : url.path
+        else { return nil }
         return safeNext(path + (url.query.map { "?" + $0 } ?? ""))
     }
 
     /// `next` when it is a path on this site (never `//host` or a scheme), else nil.
     static func safeNext(_ next: String?) -> String? {
         guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"), next.count <= 300,
-              !next.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else { return nil }
+            !next.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) })
+        else { return nil }
         return next
     }
 
@@ -239,8 +271,9 @@ enum WebPages {
 
     /// A placeholder where a dog has no photo yet.
     static func noPhoto<Context: HTML.BodyContext>(_ name: String, class className: String = "avatar placeholder") -> Node<Context> {
-        .span(.class(className), .attribute(named: "role", value: "img"), .attribute(named: "aria-label", value: "\(name) has no photo yet"),
-              Icon.dog.node())
+        .span(
+            .class(className), .attribute(named: "role", value: "img"), .attribute(named: "aria-label", value: "\(name) has no photo yet"),
+            Icon.dog.node())
     }
 }
 
@@ -309,9 +342,12 @@ final class FormErrors: ExpressibleByArrayLiteral {
         let lines = general + unclaimed
         let fieldCount = claimed.count
         guard !lines.isEmpty || fieldCount > 0 else { return .empty }
-        return .div(.class("alert"), .id("form-errors"), .attribute(named: "role", value: "alert"),
+        return .div(
+            .class("alert"), .id("form-errors"), .attribute(named: "role", value: "alert"),
             .forEach(lines) { .p(.text($0)) },
-            .if(fieldCount > 0, .p(.text(fieldCount == 1 ? "Please check the field marked below." : "Please check the \(fieldCount) fields marked below.")))
+            .if(
+                fieldCount > 0,
+                .p(.text(fieldCount == 1 ? "Please check the field marked below." : "Please check the \(fieldCount) fields marked below.")))
         )
     }
 }

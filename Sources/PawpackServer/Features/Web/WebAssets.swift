@@ -27,17 +27,21 @@ struct WebAssets: Sendable {
     init(areas: [Area]) throws {
         let utf8 = ["charset": "utf-8"]
         let css = DesignTokens.css + (try Self.resource("components.css"))
-        stylesheet = Asset(path: Self.folder + "styles.\(Self.hash(css)).css", body: css,
-                           contentType: HTTPMediaType(type: "text", subType: "css", parameters: utf8))
-        var modules = [try Self.resource("shell.js")
-            .replacingOccurrences(of: "{{realtime}}", with: WebPath.realtime)
-            .replacingOccurrences(of: "{{serviceWorker}}", with: WebPath.serviceWorker)]
+        stylesheet = Asset(
+            path: Self.folder + "styles.\(Self.hash(css)).css", body: css,
+            contentType: HTTPMediaType(type: "text", subType: "css", parameters: utf8))
+        var modules = [
+            try Self.resource("shell.js")
+                .replacingOccurrences(of: "{{realtime}}", with: WebPath.realtime)
+                .replacingOccurrences(of: "{{serviceWorker}}", with: WebPath.serviceWorker)
+        ]
         for name in areas.compactMap(\.script) {
             modules.append(try Self.resource(name + ".js"))
         }
         let js = modules.map { "(function () {\n'use strict';\n\($0)})();\n" }.joined() + "window.Pawpack.start();\n"
-        script = Asset(path: Self.folder + "app.\(Self.hash(js)).js", body: js,
-                       contentType: HTTPMediaType(type: "text", subType: "javascript", parameters: utf8))
+        script = Asset(
+            path: Self.folder + "app.\(Self.hash(js)).js", body: js,
+            contentType: HTTPMediaType(type: "text", subType: "javascript", parameters: utf8))
         let shell = [WebPath.offline, stylesheet.path, script.path, WebPath.iconSVG] + WebPath.iconSizes.map { WebPath.icon(size: $0) }
         let worker = try Self.resource("sw.js")
             .replacingOccurrences(of: "/* {{shell}} */", with: shell.map { "'\($0)'" }.joined(separator: ","))
@@ -60,8 +64,11 @@ struct WebAssets: Sendable {
 
     private static func resource(_ name: String) throws -> String {
         let file = name as NSString
-        guard let url = Bundle.module.url(forResource: file.deletingPathExtension, withExtension: file.pathExtension,
-                                          subdirectory: "web") else {
+        guard
+            let url = Bundle.module.url(
+                forResource: file.deletingPathExtension, withExtension: file.pathExtension,
+                subdirectory: "web")
+        else {
             throw Abort(.internalServerError, reason: "the server's resources have no web/\(name)")
         }
         return try String(contentsOf: url, encoding: .utf8)

@@ -36,18 +36,28 @@ struct WebRoutes {
     /// nothing that is not built.
     func landing(_ req: Request) -> Response {
         if req.webUser != nil { return WebPages.redirect(WebPath.home) }
-        return WebPages.page(req, title: "Safe playmates for your dog, nearby", main: .group(
-            .div(.class("hero"),
-                Icon.paw.node(),
-                .p(.text("Swipe through dogs near you, matched on size, age, energy and play style. When two owners both say yes, it's a match."))),
-            .ul(.class("checklist"),
-                .li(.span(.class("tick"), Icon.shield.node()), .span(.class("step"), .text("Puppies stay in Puppy Mode until their vaccinations protect them."))),
-                .li(.span(.class("tick"), Icon.pin.node()), .span(.class("step"), .text("Your home is never shown: others see only a rounded distance."))),
-                .li(.span(.class("tick"), Icon.heart.node()), .span(.class("step"), .text("Nobody can message you unless you matched.")))),
-            .div(.class("actions"),
-                .a(.id("signup-link"), .class("button block"), .href(WebPath.signUp), .text("Create an account")),
-                .a(.id("login-link"), .class("button secondary block"), .href(WebPath.logIn), .text("Log in")))
-        ))
+        return WebPages.page(
+            req, title: "Safe playmates for your dog, nearby",
+            main: .group(
+                .div(
+                    .class("hero"),
+                    Icon.paw.node(),
+                    .p(.text("Swipe through dogs near you, matched on size, age, energy and play style. When two owners both say yes, it's a match."))
+                ),
+                .ul(
+                    .class("checklist"),
+                    .li(
+                        .span(.class("tick"), Icon.shield.node()),
+                        .span(.class("step"), .text("Puppies stay in Puppy Mode until their vaccinations protect them."))),
+                    .li(
+                        .span(.class("tick"), Icon.pin.node()),
+                        .span(.class("step"), .text("Your home is never shown: others see only a rounded distance."))),
+                    .li(.span(.class("tick"), Icon.heart.node()), .span(.class("step"), .text("Nobody can message you unless you matched.")))),
+                .div(
+                    .class("actions"),
+                    .a(.id("signup-link"), .class("button block"), .href(WebPath.signUp), .text("Create an account")),
+                    .a(.id("login-link"), .class("button secondary block"), .href(WebPath.logIn), .text("Log in")))
+            ))
     }
 
     /// The member's start: a checklist of what a first deck needs, ticked as it is done, and
@@ -62,33 +72,56 @@ struct WebRoutes {
         typealias Step = (id: String, title: String, done: Bool, path: String)
         let steps: [Step] = [
             ("step-dog", "Add your dog", firstDog != nil, WebPath.newPet),
-            ("step-photo", firstDog.map { "Add a photo of \($0.profile.name)" } ?? "Add a photo", hasPhoto,
-             firstDog.map { WebPath.pet($0.profile.id) } ?? WebPath.newPet),
+            (
+                "step-photo", firstDog.map { "Add a photo of \($0.profile.name)" } ?? "Add a photo", hasPhoto,
+                firstDog.map { WebPath.pet($0.profile.id) } ?? WebPath.newPet
+            ),
             ("step-location", "Say where you are", located, WebPath.accountLocation),
             ("step-deck", "Like a dog in your deck", swiped, WebPath.playdates),
         ]
         let remaining = steps.filter { !$0.done }.count
         let waiting = req.waitingRequests
-        return WebPages.page(req, title: "Hello, \(user.displayName)", main: .group(
-            .if(remaining > 0, .section(.class("card"), .id("checklist"),
-                .h2(.text(remaining == steps.count ? "Let's get your first playdate going" : "Almost there: \(remaining) to go")),
-                .ul(.class("checklist"), .forEach(steps) { step in
-                    .li(.class(step.done ? "done" : "todo"), .id(step.id),
-                        .span(.class("tick"), .if(step.done, Icon.check.node())),
-                        .if(step.done,
-                            .span(.class("step"), .text(step.title), .span(.class("visually-hidden"), .text(" (done)"))),
-                            else: .a(.href(step.path), .text(step.title))))
-                }))),
-            .if(waiting > 0, .section(.class("card"), .id("waiting"),
-                .h2(.text(waiting == 1 ? "A dog wants to meet yours" : "\(waiting) dogs want to meet yours")),
-                .a(.class("button"), .href(WebPath.matchRequests), .text("See requests")))),
-            .if(!dogs.isEmpty, .section(.class("card"), .id("your-dogs"),
-                .h2(.text("Find playmates")),
-                .ul(.class("dog-list"), .forEach(dogs) { dog in
-                    DogViews.row(dog.card, today: services.pets.today, actions:
-                        .a(.class("button"), .href(WebPath.deck(dog.profile.id)), .ariaLabel("Open \(dog.profile.name)'s deck"), .text("Deck")))
-                })))
-        ))
+        return WebPages.page(
+            req, title: "Hello, \(user.displayName)",
+            main: .group(
+                .if(
+                    remaining > 0,
+                    .section(
+                        .class("card"), .id("checklist"),
+                        .h2(.text(remaining == steps.count ? "Let's get your first playdate going" : "Almost there: \(remaining) to go")),
+                        .ul(
+                            .class("checklist"),
+                            .forEach(steps) { step in
+                                .li(
+                                    .class(step.done ? "done" : "todo"), .id(step.id),
+                                    .span(.class("tick"), .if(step.done, Icon.check.node())),
+                                    .if(
+                                        step.done,
+                                        .span(.class("step"), .text(step.title), .span(.class("visually-hidden"), .text(" (done)"))),
+                                        else: .a(.href(step.path), .text(step.title))))
+                            }))),
+                .if(
+                    waiting > 0,
+                    .section(
+                        .class("card"), .id("waiting"),
+                        .h2(.text(waiting == 1 ? "A dog wants to meet yours" : "\(waiting) dogs want to meet yours")),
+                        .a(.class("button"), .href(WebPath.matchRequests), .text("See requests")))),
+                .if(
+                    !dogs.isEmpty,
+                    .section(
+                        .class("card"), .id("your-dogs"),
+                        .h2(.text("Find playmates")),
+                        .ul(
+                            .class("dog-list"),
+                            .forEach(dogs) { dog in
+                                DogViews.row(
+                                    dog.card, today: services.pets.today,
+                                    actions:
+                                        .a(
+                                            .class("button"), .href(WebPath.deck(dog.profile.id)), .ariaLabel("Open \(dog.profile.name)'s deck"),
+                                            .text("Deck")))
+                            })))
+            ))
     }
 }
 
@@ -103,19 +136,25 @@ struct DevPushPage {
 
     func page(_ req: Request) -> Response {
         let entries = Array(log.all.reversed())
-        return WebPages.page(req, title: "Development pushes", main: .group(
-            .p(.class("muted"), .text("Pushes the server sent to devices, or would have. This page exists only in development.")),
-            .if(entries.isEmpty, .p(.text("No pushes yet. Register a device (POST /v1/devices) and get a notification."))),
-            .forEach(entries) { entry in
-                .article(.class("mail"),
-                    .p(.class("mail-to"), .text("\(entry.platform.rawValue) · member \(entry.user) · \(entry.message.kind.rawValue)"
-                        + " · badge \(entry.message.badge)")),
-                    .h2(.class("mail-subject"), .text(entry.message.title)),
-                    .p(.class("mail-body"), .text(entry.message.body)),
-                    .p(.a(.class("mail-link"), .href(entry.message.path), .text(entry.message.path)))
-                )
-            }
-        ))
+        return WebPages.page(
+            req, title: "Development pushes",
+            main: .group(
+                .p(.class("muted"), .text("Pushes the server sent to devices, or would have. This page exists only in development.")),
+                .if(entries.isEmpty, .p(.text("No pushes yet. Register a device (POST /v1/devices) and get a notification."))),
+                .forEach(entries) { entry in
+                    .article(
+                        .class("mail"),
+                        .p(
+                            .class("mail-to"),
+                            .text(
+                                "\(entry.platform.rawValue) · member \(entry.user) · \(entry.message.kind.rawValue)"
+                                    + " · badge \(entry.message.badge)")),
+                        .h2(.class("mail-subject"), .text(entry.message.title)),
+                        .p(.class("mail-body"), .text(entry.message.body)),
+                        .p(.a(.class("mail-link"), .href(entry.message.path), .text(entry.message.path)))
+                    )
+                }
+            ))
     }
 }
 
@@ -141,15 +180,19 @@ struct DevClockPage {
     }
 
     func page(_ req: Request) -> Response {
-        WebPages.page(req, title: "Development clock", main: .group(
-            .p(.class("muted"), .text("The server's time, which only moves forward. This page exists only in development.")),
-            .p(.id("server-time"), .text(ISO8601DateFormatter().string(from: clock.now()))),
-            .form(.class("card"), .id("clock-form"), .action(WebPath.devClock), .method(.post),
-                WebPages.csrfField(req),
-                WebPages.field("Minutes forward", name: "minutes", type: .number, autocomplete: "off",
-                               limits: .init(min: "1", max: "10080", step: "1")),
-                WebPages.submit("Move the clock", id: "clock-submit"))
-        ))
+        WebPages.page(
+            req, title: "Development clock",
+            main: .group(
+                .p(.class("muted"), .text("The server's time, which only moves forward. This page exists only in development.")),
+                .p(.id("server-time"), .text(ISO8601DateFormatter().string(from: clock.now()))),
+                .form(
+                    .class("card"), .id("clock-form"), .action(WebPath.devClock), .method(.post),
+                    WebPages.csrfField(req),
+                    WebPages.field(
+                        "Minutes forward", name: "minutes", type: .number, autocomplete: "off",
+                        limits: .init(min: "1", max: "10080", step: "1")),
+                    WebPages.submit("Move the clock", id: "clock-submit"))
+            ))
     }
 }
 
@@ -164,20 +207,23 @@ struct DevMailPage {
 
     func page(_ req: Request) -> Response {
         let messages = Array(outbox.all.reversed())
-        return WebPages.page(req, title: "Development outbox", main: .group(
-            .p(.class("muted"), .text("Mail the server would have sent. This page exists only in development.")),
-            .if(messages.isEmpty, .p(.text("No mail yet."))),
-            .forEach(messages) { message in
-                .article(.class("mail"),
-                    .p(.class("mail-to"), .text(message.to)),
-                    .h2(.class("mail-subject"), .text(message.subject)),
-                    .pre(.class("mail-body"), .text(message.text)),
-                    .forEach(Self.links(in: message.text)) { link in
-                        .p(.a(.class("mail-link"), .href(link), .text(link)))
-                    }
-                )
-            }
-        ))
+        return WebPages.page(
+            req, title: "Development outbox",
+            main: .group(
+                .p(.class("muted"), .text("Mail the server would have sent. This page exists only in development.")),
+                .if(messages.isEmpty, .p(.text("No mail yet."))),
+                .forEach(messages) { message in
+                    .article(
+                        .class("mail"),
+                        .p(.class("mail-to"), .text(message.to)),
+                        .h2(.class("mail-subject"), .text(message.subject)),
+                        .pre(.class("mail-body"), .text(message.text)),
+                        .forEach(Self.links(in: message.text)) { link in
+                            .p(.a(.class("mail-link"), .href(link), .text(link)))
+                        }
+                    )
+                }
+            ))
     }
 
     static func links(in text: String) -> [String] {

@@ -51,8 +51,9 @@ extension Request {
     /// Rejects a form sent from another site (`Origin`), or whose `_csrf` field is not this
     /// session's token (signed in) or the cookie's (signed out).
     func checkCSRF() throws {
-        let expired = Problem(status: 403, code: .csrfFailed, title: "This form has expired",
-                              detail: "Go back, reload the page and send the form again.")
+        let expired = Problem(
+            status: 403, code: .csrfFailed, title: "This form has expired",
+            detail: "Go back, reload the page and send the form again.")
         guard originIsOurs else { throw expired }
         let sent = (try? content.get(String.self, at: "_csrf")) ?? ""
         let expected = webUser != nil ? csrfToken : (cookies[WebCookie.csrf]?.string ?? "")
@@ -91,7 +92,7 @@ extension Request {
             guard let url = URL(string: text), let host = url.host?.lowercased() else { return nil }
             return url.port.map { "\(host):\($0)" } ?? host
         }
-        guard let sentFrom = authority(origin) else { return false }  // `null`, or not an origin
+        guard let sentFrom = authority(origin) else { return false } // `null`, or not an origin
         return sentFrom == authority(application.pawpack.config.publicBaseURL)
             || sentFrom == headers.first(name: .host)?.lowercased()
     }
@@ -103,11 +104,13 @@ struct WebSessionMiddleware: AsyncMiddleware {
     func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
         let path = request.url.path
         if path.hasPrefix("/v1/") || path == "/healthz" || path == "/openapi.yaml" || WebPath.staticFiles.contains(path)
-            || path.hasPrefix(WebAssets.folder) {
+            || path.hasPrefix(WebAssets.folder)
+        {
             return try await next.respond(to: request)
         }
         if let token = request.cookies[WebCookie.session]?.string,
-           let (user, session) = try await request.pawpack.sessions.webSession(token: token, on: request.db) {
+            let (user, session) = try await request.pawpack.sessions.webSession(token: token, on: request.db)
+        {
             request.webUser = WebUser(user: user, session: session)
         }
         let existingCSRF = request.cookies[WebCookie.csrf]?.string
@@ -134,7 +137,8 @@ struct WebSessionMiddleware: AsyncMiddleware {
                 string: request.csrfToken, path: "/", isSecure: config.secureCookies, isHTTPOnly: true, sameSite: .strict)
         }
         if request.cookies[WebCookie.session] != nil, request.webUser == nil,
-           response.cookies[WebCookie.session] == nil {
+            response.cookies[WebCookie.session] == nil
+        {
             // The session ended (idle, signed out elsewhere): forget the stale cookie.
             response.cookies[WebCookie.session] = WebCookies.expired
         }
@@ -147,8 +151,9 @@ enum WebCookies {
         HTTPCookies.Value(string: token, path: "/", isSecure: secure, isHTTPOnly: true, sameSite: .lax)
     }
 
-    static let expired = HTTPCookies.Value(string: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0,
-                                           path: "/", isHTTPOnly: true, sameSite: .lax)
+    static let expired = HTTPCookies.Value(
+        string: "", expires: Date(timeIntervalSince1970: 0), maxAge: 0,
+        path: "/", isHTTPOnly: true, sameSite: .lax)
 }
 
 /// The CSRF token of a signed-in browser: an HMAC of its session's id under the server's

@@ -46,7 +46,7 @@ extension WebShell {
         // Read before anything the page shows: its script's socket resumes after this id, so
         // whatever commits while the page is drawn and loads still reaches it.
         var columns: [SQLQueryString] = [
-            #"COALESCE((SELECT "last_seq" FROM "realtime_counters" WHERE "user_id" = \#(bind: member)), 0) AS "events_after""#,
+            #"COALESCE((SELECT "last_seq" FROM "realtime_counters" WHERE "user_id" = \#(bind: member)), 0) AS "events_after""#
         ]
         for (index, badge) in badges.enumerated() {
             columns.append("(\(badge.count(member))) AS \(ident: "badge_\(index)")")

@@ -35,9 +35,11 @@ package final class DevelopmentOutbox: Mailer {
 
     package func send(_ message: MailMessage) async throws {
         messages.withLockedValue { $0.append(message) }
-        logger.info("mail queued in development outbox", metadata: [
-            "to": .string(message.to), "subject": .string(message.subject),
-        ])
+        logger.info(
+            "mail queued in development outbox",
+            metadata: [
+                "to": .string(message.to), "subject": .string(message.subject),
+            ])
     }
 
     /// Every message sent so far, oldest first.

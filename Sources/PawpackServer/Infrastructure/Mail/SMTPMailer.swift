@@ -460,23 +460,26 @@ struct SMTPConnection: Sendable {
             // The initializer hands back the handler it installed, so the connection can reach it
             // without looking it up later (by then a failed TLS handshake may have torn the
             // pipeline down, and its error would be lost).
-            return try await bootstrap
+            return
+                try await bootstrap
                 .connectTimeout(timeout)
-                .connect(host: host, port: port, channelInitializer: { channel in
-                    channel.eventLoop.makeCompletedFuture { () throws -> SMTPConnection in
-                        if let implicitTLS {
-                            let tlsHandler = try NIOSSLClientHandler(context: implicitTLS, serverHostname: serverHostname)
-                            try channel.pipeline.syncOperations.addHandler(tlsHandler)
+                .connect(
+                    host: host, port: port,
+                    channelInitializer: { channel in
+                        channel.eventLoop.makeCompletedFuture { () throws -> SMTPConnection in
+                            if let implicitTLS {
+                                let tlsHandler = try NIOSSLClientHandler(context: implicitTLS, serverHostname: serverHostname)
+                                try channel.pipeline.syncOperations.addHandler(tlsHandler)
+                            }
+                            let replyHandler = SMTPClientHandler(eventLoop: channel.eventLoop, replyTimeout: timeout)
+                            try channel.pipeline.syncOperations.addHandler(replyHandler)
+                            return SMTPConnection(
+                                channel: channel,
+                                handler: NIOLoopBound(replyHandler, eventLoop: channel.eventLoop),
+                                logger: logger
+                            )
                         }
-                        let replyHandler = SMTPClientHandler(eventLoop: channel.eventLoop, replyTimeout: timeout)
-                        try channel.pipeline.syncOperations.addHandler(replyHandler)
-                        return SMTPConnection(
-                            channel: channel,
-                            handler: NIOLoopBound(replyHandler, eventLoop: channel.eventLoop),
-                            logger: logger
-                        )
-                    }
-                })
+                    })
         } catch let error as ChannelError {
             if case .connectTimeout = error {
                 throw SMTPError.timeout

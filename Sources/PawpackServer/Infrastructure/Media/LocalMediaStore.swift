@@ -2,11 +2,11 @@ import Foundation
 import NIOPosix
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Media as files below one folder: the object for key `pets/1/a.jpg` is the file
@@ -94,8 +94,8 @@ enum LocalMediaFile {
     static func decode(_ contents: Data) -> StoredMedia? {
         let newline = UInt8(ascii: "\n")
         guard let firstEnd = contents.firstIndex(of: newline),
-              String(decoding: contents[contents.startIndex..<firstEnd], as: UTF8.self) == formatLine,
-              let secondEnd = contents[(firstEnd + 1)...].firstIndex(of: newline)
+            String(decoding: contents[contents.startIndex..<firstEnd], as: UTF8.self) == formatLine,
+            let secondEnd = contents[(firstEnd + 1)...].firstIndex(of: newline)
         else { return nil }
         let contentType = String(decoding: contents[(firstEnd + 1)..<secondEnd], as: UTF8.self)
         guard MediaRules.isValid(contentType: contentType) else { return nil }
@@ -108,8 +108,9 @@ enum LocalMediaFile {
     static func writeObject(header: Data, data: Data, to path: String, in folder: String) throws {
         do {
             // Readable by the server's own user only: members' photos are served through it.
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw MediaStoreError.fileSystem("cannot create folder \(folder): \(error)")
         }

@@ -74,7 +74,7 @@ enum MediaRules {
     static func isValid(contentType: String) -> Bool {
         // HTTP trims header values and only promises to carry visible ASCII and spaces.
         guard let first = contentType.unicodeScalars.first, let last = contentType.unicodeScalars.last,
-              first != " ", last != " "
+            first != " ", last != " "
         else { return false }
         return contentType.unicodeScalars.allSatisfy { scalar in
             scalar.value >= 0x20 && scalar.value <= 0x7E

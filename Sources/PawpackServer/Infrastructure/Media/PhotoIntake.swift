@@ -43,8 +43,9 @@ final class PhotoIntake: Sendable {
     /// Cleans the photo and stores it under `key` and its type's extension.
     func store(_ data: Data, key: String) async throws -> Stored {
         let image = try await cleaned(data)
-        let stored = Stored(key: key + "." + image.format.fileExtension, contentType: image.format.mimeType,
-                            byteCount: image.data.count)
+        let stored = Stored(
+            key: key + "." + image.format.fileExtension, contentType: image.format.mimeType,
+            byteCount: image.data.count)
         try await media.put(image.data, key: stored.key, contentType: stored.contentType)
         return stored
     }

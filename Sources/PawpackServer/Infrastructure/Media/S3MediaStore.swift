@@ -216,39 +216,44 @@ struct S3Endpoint: Sendable, Equatable {
 
     static func make(_ settings: S3Settings) -> Result<S3Endpoint, MediaStoreError> {
         guard let components = URLComponents(string: settings.endpoint),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              var hostName = components.host, !hostName.isEmpty
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            var hostName = components.host, !hostName.isEmpty
         else {
-            return .failure(.invalidSettings(
-                "endpoint \(settings.endpoint.debugDescription) must be an http:// or https:// URL with a host"
-            ))
+            return .failure(
+                .invalidSettings(
+                    "endpoint \(settings.endpoint.debugDescription) must be an http:// or https:// URL with a host"
+                ))
         }
         guard components.user == nil, components.password == nil, components.query == nil,
-              components.fragment == nil
+            components.fragment == nil
         else {
-            return .failure(.invalidSettings(
-                "endpoint \(settings.endpoint.debugDescription) must not contain credentials, a query or a fragment"
-            ))
+            return .failure(
+                .invalidSettings(
+                    "endpoint \(settings.endpoint.debugDescription) must not contain credentials, a query or a fragment"
+                ))
         }
         guard isValidBucketName(settings.bucket) else {
-            return .failure(.invalidSettings(
-                "bucket \(settings.bucket.debugDescription) must be 3 to 63 lower-case letters, digits, dots and hyphens"
-            ))
+            return .failure(
+                .invalidSettings(
+                    "bucket \(settings.bucket.debugDescription) must be 3 to 63 lower-case letters, digits, dots and hyphens"
+                ))
         }
         // The region is part of the signature's scope and of the create-bucket body.
         guard !settings.region.isEmpty, settings.region.unicodeScalars.allSatisfy(isRegionCharacter) else {
-            return .failure(.invalidSettings(
-                "region \(settings.region.debugDescription) must be letters, digits, hyphens and underscores"
-            ))
+            return .failure(
+                .invalidSettings(
+                    "region \(settings.region.debugDescription) must be letters, digits, hyphens and underscores"
+                ))
         }
         // The access key ID is written into the Authorization header between "/" and ",".
         guard !settings.accessKeyID.isEmpty, settings.accessKeyID.unicodeScalars.allSatisfy(isAccessKeyCharacter),
-              !settings.secretAccessKey.isEmpty
+            !settings.secretAccessKey.isEmpty
         else {
-            return .failure(.invalidSettings(
-                "the access key ID and the secret access key must be set; the ID must be printable ASCII "
-                    + "without spaces, slashes or commas"
-            ))
+            return .failure(
+                .invalidSettings(
+                    "the access key ID and the secret access key must be set; the ID must be printable ASCII "
+                        + "without spaces, slashes or commas"
+                ))
         }
 
         // IPv6 literals need their brackets back in the Host header and URL.
@@ -333,7 +338,7 @@ enum S3XML {
     /// The text of the first `<name>…</name>` element, with XML's predefined entities decoded.
     static func firstElementText(_ name: String, in text: String) -> String? {
         guard let start = text.range(of: "<\(name)>"),
-              let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex)
+            let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex)
         else { return nil }
         return String(text[start.upperBound..<end.lowerBound])
             .replacingOccurrences(of: "&lt;", with: "<")

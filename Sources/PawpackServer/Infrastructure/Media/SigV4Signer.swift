@@ -88,7 +88,8 @@ struct SigV4Signer: Sendable {
         let encodedQuery = query.map { item in
             (name: Self.uriEncode(item.name), value: Self.uriEncode(item.value))
         }
-        let canonicalQuery = encodedQuery
+        let canonicalQuery =
+            encodedQuery
             .sorted { lhs, rhs in lhs.name == rhs.name ? lhs.value < rhs.value : lhs.name < rhs.name }
             .map { item in "\(item.name)=\(item.value)" }
             .joined(separator: "&")
@@ -99,7 +100,8 @@ struct SigV4Signer: Sendable {
         let stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, Self.sha256Hex(Data(canonicalRequest.utf8))]
             .joined(separator: "\n")
         let mac = HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey(day: day))
-        let authorization = "AWS4-HMAC-SHA256 Credential=\(accessKeyID)/\(scope), "
+        let authorization =
+            "AWS4-HMAC-SHA256 Credential=\(accessKeyID)/\(scope), "
             + "SignedHeaders=\(signedHeaders), Signature=\(Self.hex(mac))"
 
         return Signature(
