@@ -26,7 +26,7 @@ package final class RealtimeTestClient: Sendable {
         let opened = NIOLockedValueBox<WebSocket?>(nil)
         let inbox = NIOLockedValueBox<[String]>([])
         try await WebSocket.connect(
-            scheme: "ws", host: "127.0.0.1", port: server.port, path: "/v1/realtime",
+            scheme: "ws", host: "127.0.0.1", port: server.port, path: APIPath.realtime,
             query: after.map { "after=\($0)" }, headers: headers,
             on: server.app.eventLoopGroup
         ) { socket in

@@ -240,69 +240,6 @@ package struct TestServer: Sendable {
         }
     }
 
-    // MARK: Accounts
-
-    package static let password = "a walk in the park"
-
-    /// Signs up through the API and returns the reply.
-    @discardableResult
-    package func signUp(
-        email: String, username: String, password: String = TestServer.password,
-        displayName: String = "Alex", dateOfBirth: String = "1990-05-17",
-        city: String? = nil
-    ) async throws -> Reply {
-        var body = [
-            "email": email, "username": username, "password": password,
-            "displayName": displayName, "dateOfBirth": dateOfBirth,
-        ]
-        body["city"] = city
-        return try await request(.POST, "/v1/auth/signup", json: body)
-    }
-
-    /// The token of the newest emailed link to `email` whose URL contains `path`.
-    package func linkToken(to email: String, path: String = "/verify") -> String? {
-        for message in outbox.messages(to: email).reversed() {
-            for word in message.text.split(whereSeparator: { $0.isWhitespace })
-            where word.contains(path + "?token=") {
-                return word.components(separatedBy: "token=").last
-            }
-        }
-        return nil
-    }
-
-    /// Signs up, verifies by the emailed link and logs in; returns the session JSON. The email
-    /// is `name@example.com` and the display name `Name` unless given.
-    package func member(
-        _ name: String, password: String = TestServer.password, email: String? = nil,
-        displayName: String? = nil, city: String? = nil
-    ) async throws -> Member {
-        let email = email ?? "\(name)@example.com"
-        let signUp = try await signUp(
-            email: email, username: name, password: password,
-            displayName: displayName ?? name.capitalized, city: city)
-        guard signUp.status == 201 else { throw Abort(.internalServerError, reason: "sign-up failed: \(signUp.text)") }
-        guard let token = linkToken(to: email) else { throw Abort(.internalServerError, reason: "no verification mail") }
-        let verify = try await request(.POST, "/v1/auth/verify-email", json: ["token": token])
-        guard verify.status == 200 else { throw Abort(.internalServerError, reason: "verify failed: \(verify.text)") }
-        let login = try await request(.POST, "/v1/auth/login", json: ["email": email, "password": password])
-        guard login.status == 200 else { throw Abort(.internalServerError, reason: "login failed: \(login.text)") }
-        let session = try login.decode(Components.Schemas.Session.self)
-        return Member(
-            email: email, username: name, password: password, accessToken: session.accessToken,
-            refreshToken: session.refreshToken, id: session.account.id)
-    }
-
-    package struct Member: Sendable {
-        package var email: String
-        package var username: String
-        package var password: String
-        package var accessToken: String
-        package var refreshToken: String
-        package var id: String
-
-        package var userID: User.ID { User.ID(string: id)! }
-    }
-
     /// Waits until the member's sockets have acknowledged event `seq` and the server wrote it
     /// (acknowledgements are written a batch at a time, a few times a second); false after 5 s.
     package func acknowledged(_ user: User.ID, reaching seq: Int64) async throws -> Bool {

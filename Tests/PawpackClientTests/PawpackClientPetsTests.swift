@@ -10,9 +10,9 @@ import Testing
         try await TestServer.run { server in
             // given Bob and his dog, 2 km north of Lyon's centre
             let bob = try await server.member("bob", password: "bob's own secret")
-            _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.7820, "longitude": 4.8357], token: bob.accessToken)
+            _ = try await server.send(.PUT, APIPath.location, object: ["latitude": 45.7820, "longitude": 4.8357], token: bob.accessToken)
             let rex = try await server.send(
-                .POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30], token: bob.accessToken)
+                .POST, APIPath.pets, object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30], token: bob.accessToken)
             let rexID = try #require((rex.json["card"] as? [String: Any])?["id"] as? String)
 
             // when Ada's app signs in, sets her location and adds a puppy
@@ -49,7 +49,7 @@ import Testing
             #expect(liked.match == nil)
             #expect(liked.request?.toPet.name == "Rex")
             _ = try await server.send(
-                .POST, "/v1/pets/\(rexID)/swipes", object: ["targetPetId": biscuit.card.id.description, "decision": "like"], token: bob.accessToken)
+                .POST, APIPath.swipes(rexID), object: ["targetPetId": biscuit.card.id.description, "decision": "like"], token: bob.accessToken)
             let matches = try await pawpack.matches()
             #expect(matches.map(\.otherPet.name) == ["Rex"])
             #expect(matches.first?.otherOwnerDisplayName == "Bob")

@@ -87,7 +87,7 @@ import Testing
 
             // her password is changed from the web or another phone: this app's session is over
             let changed = try await server.send(
-                .POST, "/v1/me/password",
+                .POST, APIPath.password,
                 object: [
                     "currentPassword": ada.member.password, "newPassword": "a-brand-new-long-password",
                 ], token: ada.token)

@@ -89,7 +89,7 @@ final class SessionKeychain: @unchecked Sendable {
             #expect(request.toPet.name == "Bob's dog")
             #expect(try await yourMatches(pawpack).isEmpty)
             #expect(await pawpack.session != nil, "no matches yet, and still signed in")
-            let accepted = try await server.request(.POST, "/v1/match-requests/\(request.id)/accept", token: bob.token)
+            let accepted = try await server.request(.POST, APIPath.acceptRequest(request.id), token: bob.token)
             #expect(accepted.status == 200)
             #expect(try await yourMatches(pawpack).map(\.otherPet.name) == ["Bob's dog"])
 

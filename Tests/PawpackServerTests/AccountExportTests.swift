@@ -74,7 +74,7 @@ import Testing
             let (ada, browser) = try await Self.memberWithEverything(server)
 
             // when she exports
-            let reply = try await server.request(.GET, "/v1/me/export", token: ada.token)
+            let reply = try await server.request(.GET, APIPath.export, token: ada.token)
             #expect(reply.status == 200, "\(reply.text)")
             let export = try reply.decode(Export.self)
             #expect(export.account.id == ada.member.id)
@@ -121,11 +121,11 @@ import Testing
 
     @Test func theExportIsTheOwnersAlone() async throws {
         try await TestServer.run { server in
-            #expect(try await server.request(.GET, "/v1/me/export").status == 401)
+            #expect(try await server.request(.GET, APIPath.export).status == 401)
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             _ = try await server.like(ada, bob)
-            let bobs = try await server.get("/v1/me/export", token: bob.token, as: Export.self)
+            let bobs = try await server.get(APIPath.export, token: bob.token, as: Export.self)
             #expect(bobs.swipes.isEmpty, "Ada's like is hers; Bob sees the request it sent")
             #expect(bobs.matchRequests.count == 1)
             #expect(bobs.pets.map(\.pet.card.name) == ["Bob's dog"])
@@ -146,31 +146,31 @@ import Testing
         let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
         let gus = try await server.member("gus", password: "gus's own secret")
         let second = try await server.send(
-            .POST, "/v1/pets", object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 14],
+            .POST, APIPath.pets, object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 14],
             token: ada.token)
         try check(second, 201)
 
         let photo = try await server.upload(
-            "/v1/pets/\(ada.dogID)/photos",
+            APIPath.photos(ada.dogID),
             parts: [
                 .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))
             ], token: ada.token)
         try check(photo, 201)
         try check(
             try await server.send(
-                .POST, "/v1/pets/\(ada.dogID)/vaccinations", object: ["vaccine": "rabies", "givenOn": "2025-06-01"],
+                .POST, APIPath.vaccinations(ada.dogID), object: ["vaccine": "rabies", "givenOn": "2025-06-01"],
                 token: ada.token), 201)
-        try check(try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 12], token: ada.token), 200)
-        try check(try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "bob"], token: ada.token), 201)
+        try check(try await server.send(.PUT, APIPath.preferences(ada.dogID), object: ["maxDistanceKm": 12], token: ada.token), 200)
+        try check(try await server.send(.POST, APIPath.guardians(ada.dogID), object: ["username": "bob"], token: ada.token), 201)
 
         // Cyd's dog is Ada's to guard; Dee has invited her to guard hers.
-        try check(try await server.send(.POST, "/v1/pets/\(cyd.dogID)/guardians", object: ["username": "ada"], token: cyd.token), 201)
-        try check(try await server.send(.POST, "/v1/pets/\(dee.dogID)/guardians", object: ["username": "ada"], token: dee.token), 201)
+        try check(try await server.send(.POST, APIPath.guardians(cyd.dogID), object: ["username": "ada"], token: cyd.token), 201)
+        try check(try await server.send(.POST, APIPath.guardians(dee.dogID), object: ["username": "ada"], token: dee.token), 201)
         let invitations = try await server.get(
-            "/v1/guardian-invitations", token: ada.token,
+            APIPath.guardianInvitations, token: ada.token,
             as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
         let fromCyd = try #require(invitations.items.first { $0.pet.name == "Cyd's dog" })
-        try check(try await server.request(.POST, "/v1/guardian-invitations/\(fromCyd.id)/accept", token: ada.token), 204)
+        try check(try await server.request(.POST, APIPath.acceptInvitation(fromCyd.id), token: ada.token), 204)
 
         // Ada's dog likes Bob's (a request) and Eve's, which liked it first (a match); passes on
         // Dee's; Cyd's dog asks Ada's. Bob's dog passes on Ada's: Bob's own, not exported.
@@ -182,15 +182,15 @@ import Testing
         try check(try await server.swipe(bob, on: ada, decision: "pass"), 201)
 
         // The match with Eve opened a chat: Ada writes, Eve answers.
-        let chat = try #require(try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self).items.first)
+        let chat = try #require(try await server.get(APIPath.chats, token: ada.token, as: Components.Schemas.ChatPage.self).items.first)
         try await server.say("Hello Eve", from: ada, in: chat.id)
         try await server.say("Hello Ada", from: eve, in: chat.id)
 
-        try check(try await server.send(.POST, "/v1/blocks", object: ["username": "gus"], token: ada.token), 204)
-        try check(try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: gus.accessToken), 204)
+        try check(try await server.send(.POST, APIPath.blocks, object: ["username": "gus"], token: ada.token), 204)
+        try check(try await server.send(.POST, APIPath.blocks, object: ["username": "ada"], token: gus.accessToken), 204)
         try check(
             try await server.send(
-                .POST, "/v1/me/email", object: ["newEmail": "ada.new@example.com", "password": ada.member.password],
+                .POST, APIPath.email, object: ["newEmail": "ada.new@example.com", "password": ada.member.password],
                 token: ada.token), 202)
 
         // They meet: both dogs vaccinated, Ada proposes, Eve accepts; two hours later it is
@@ -200,25 +200,25 @@ import Testing
         let proposed = try await server.propose(ada, in: chat.id)
         try check(proposed, 201)
         let meetup = try proposed.decode(Components.Schemas.Meetup.self).id
-        try check(try await server.request(.POST, "/v1/meetups/\(meetup)/accept", token: eve.token), 200)
+        try check(try await server.request(.POST, APIPath.meetup(meetup, "accept"), token: eve.token), 200)
         server.clock.advance(by: 2 * 3_600 + 60)
         let adaAgain = try await server.signedInAgain(ada)
         let eveAgain = try await server.signedInAgain(eve)
-        try check(try await server.request(.POST, "/v1/meetups/\(meetup)/complete", token: adaAgain.token), 200)
+        try check(try await server.request(.POST, APIPath.meetup(meetup, "complete"), token: adaAgain.token), 200)
         try check(
             try await server.send(
-                .POST, "/v1/meetups/\(meetup)/reviews", object: ["rating": 5, "text": "Lovely"],
+                .POST, APIPath.meetupReviews(meetup), object: ["rating": 5, "text": "Lovely"],
                 token: adaAgain.token), 201)
-        let received = try await server.send(.POST, "/v1/meetups/\(meetup)/reviews", object: ["rating": 2], token: eveAgain.token)
+        let received = try await server.send(.POST, APIPath.meetupReviews(meetup), object: ["rating": 2], token: eveAgain.token)
         try check(received, 201)
         try check(
             try await server.send(
-                .POST, "/v1/reviews/\(try received.decode(Components.Schemas.Review.self).id)/report",
+                .POST, APIPath.reportReview(try received.decode(Components.Schemas.Review.self).id),
                 object: ["reason": "Unfair"], token: adaAgain.token), 204)
-        try check(try await server.send(.PUT, "/v1/notifications/settings", object: ["muted": ["review"]], token: adaAgain.token), 200)
+        try check(try await server.send(.PUT, APIPath.notificationSettings, object: ["muted": ["review"]], token: adaAgain.token), 200)
         try check(
             try await server.send(
-                .POST, "/v1/devices",
+                .POST, APIPath.devices,
                 object: [
                     "platform": "apns", "token": String(repeating: "ab", count: 32), "appId": "org.pawpack.app",
                 ], token: adaAgain.token), 201)

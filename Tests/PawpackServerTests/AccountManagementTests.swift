@@ -7,14 +7,14 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.member("ada")
             let reply = try await server.request(
-                .PATCH, "/v1/me", json: ["displayName": "Ada L.", "city": "Turin", "username": "Ada_L"],
+                .PATCH, APIPath.me, json: ["displayName": "Ada L.", "city": "Turin", "username": "Ada_L"],
                 token: ada.accessToken)
             #expect(reply.status == 200)
             #expect(reply.json["displayName"] as? String == "Ada L.")
             #expect(reply.json["city"] as? String == "Turin")
             #expect(reply.json["username"] as? String == "ada_l")
 
-            let cleared = try await server.request(.PATCH, "/v1/me", json: ["city": ""], token: ada.accessToken)
+            let cleared = try await server.request(.PATCH, APIPath.me, json: ["city": ""], token: ada.accessToken)
             #expect(cleared.json["city"] == nil)
             #expect(cleared.json["displayName"] as? String == "Ada L.")
         }
@@ -24,45 +24,45 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.member("ada")
             _ = try await server.member("bob")
-            let taken = try await server.request(.PATCH, "/v1/me", json: ["username": "bob", "displayName": "Changed"], token: ada.accessToken)
+            let taken = try await server.request(.PATCH, APIPath.me, json: ["username": "bob", "displayName": "Changed"], token: ada.accessToken)
             #expect(taken.status == 409)
             #expect(taken.code == "username_taken")
-            let bad = try await server.request(.PATCH, "/v1/me", json: ["username": "no spaces", "displayName": "Changed"], token: ada.accessToken)
+            let bad = try await server.request(.PATCH, APIPath.me, json: ["username": "no spaces", "displayName": "Changed"], token: ada.accessToken)
             #expect(bad.status == 422)
             #expect(bad.json["field"] as? String == "username")
-            let me = try await server.request(.GET, "/v1/me", token: ada.accessToken)
+            let me = try await server.request(.GET, APIPath.me, token: ada.accessToken)
             #expect(me.json["username"] as? String == "ada")
             #expect(me.json["displayName"] as? String == "Ada")
-            #expect(try await server.request(.PATCH, "/v1/me", json: ["city": "Rome"]).status == 401)
+            #expect(try await server.request(.PATCH, APIPath.me, json: ["city": "Rome"]).status == 401)
         }
     }
 
     @Test func changingThePasswordSignsOutOtherSessionsButKeepsThisOne() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let other = try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password])
+            let other = try await server.request(.POST, APIPath.logIn, json: ["email": ada.email, "password": ada.password])
             let otherToken = try #require(other.json["accessToken"] as? String)
 
             let wrong = try await server.request(
-                .POST, "/v1/me/password",
+                .POST, APIPath.password,
                 json: ["currentPassword": "not my password", "newPassword": "a brand new secret"], token: ada.accessToken)
             #expect(wrong.status == 403)
             #expect(wrong.json["field"] as? String == "currentPassword")
             let weak = try await server.request(
-                .POST, "/v1/me/password",
+                .POST, APIPath.password,
                 json: ["currentPassword": ada.password, "newPassword": "1234567890"], token: ada.accessToken)
             #expect(weak.status == 422)
             #expect(weak.json["field"] as? String == "newPassword")
-            #expect(try await server.request(.GET, "/v1/me", token: otherToken).status == 200)
+            #expect(try await server.request(.GET, APIPath.me, token: otherToken).status == 200)
 
             let changed = try await server.request(
-                .POST, "/v1/me/password",
+                .POST, APIPath.password,
                 json: ["currentPassword": ada.password, "newPassword": "a brand new secret"], token: ada.accessToken)
             #expect(changed.status == 204)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 200)
-            #expect(try await server.request(.GET, "/v1/me", token: otherToken).status == 401)
-            #expect(try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password]).status == 401)
-            #expect(try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": "a brand new secret"]).status == 200)
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).status == 200)
+            #expect(try await server.request(.GET, APIPath.me, token: otherToken).status == 401)
+            #expect(try await server.request(.POST, APIPath.logIn, json: ["email": ada.email, "password": ada.password]).status == 401)
+            #expect(try await server.request(.POST, APIPath.logIn, json: ["email": ada.email, "password": "a brand new secret"]).status == 200)
             #expect(server.outbox.messages(to: ada.email).last?.subject.contains("password was changed") == true)
         }
     }
@@ -71,20 +71,20 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.member("ada")
             let wrong = try await server.request(
-                .POST, "/v1/me/email", json: ["newEmail": "ada@new.example", "password": "wrong password"], token: ada.accessToken)
+                .POST, APIPath.email, json: ["newEmail": "ada@new.example", "password": "wrong password"], token: ada.accessToken)
             #expect(wrong.status == 403)
             let started = try await server.request(
-                .POST, "/v1/me/email", json: ["newEmail": "Ada@New.example", "password": ada.password], token: ada.accessToken)
+                .POST, APIPath.email, json: ["newEmail": "Ada@New.example", "password": ada.password], token: ada.accessToken)
             #expect(started.status == 202)
             #expect(server.outbox.messages(to: ada.email).last?.text.contains("ada@new.example") == true)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).json["email"] as? String == ada.email)
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).json["email"] as? String == ada.email)
 
             let token = try #require(server.linkToken(to: "ada@new.example"))
-            let verified = try await server.request(.POST, "/v1/auth/verify-email", json: ["token": token])
+            let verified = try await server.request(.POST, APIPath.verifyEmail, json: ["token": token])
             #expect(verified.status == 200)
             #expect(verified.json["email"] as? String == "ada@new.example")
-            #expect(try await server.request(.POST, "/v1/auth/login", json: ["email": "ada@new.example", "password": ada.password]).status == 200)
-            #expect(try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password]).status == 401)
+            #expect(try await server.request(.POST, APIPath.logIn, json: ["email": "ada@new.example", "password": ada.password]).status == 200)
+            #expect(try await server.request(.POST, APIPath.logIn, json: ["email": ada.email, "password": ada.password]).status == 401)
         }
     }
 
@@ -93,36 +93,36 @@ import Testing
             let ada = try await server.member("ada")
             let bob = try await server.member("bob")
             let reply = try await server.request(
-                .POST, "/v1/me/email", json: ["newEmail": bob.email, "password": ada.password], token: ada.accessToken)
+                .POST, APIPath.email, json: ["newEmail": bob.email, "password": ada.password], token: ada.accessToken)
             #expect(reply.status == 409)
             #expect(reply.code == "email_taken")
-            let bad = try await server.request(.POST, "/v1/me/email", json: ["newEmail": "nope", "password": ada.password], token: ada.accessToken)
+            let bad = try await server.request(.POST, APIPath.email, json: ["newEmail": "nope", "password": ada.password], token: ada.accessToken)
             #expect(bad.status == 422)
             #expect(bad.json["field"] as? String == "newEmail")
-            #expect(try await server.request(.POST, "/v1/me/email", json: ["newEmail": "x@y.example", "password": "p"]).status == 401)
+            #expect(try await server.request(.POST, APIPath.email, json: ["newEmail": "x@y.example", "password": "p"]).status == 401)
         }
     }
 
     @Test func aPasswordResetLinkSetsANewPasswordOnceAndSignsOutEverywhere() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let unknown = try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": "nobody@example.com"])
+            let unknown = try await server.request(.POST, APIPath.passwordResetRequest, json: ["email": "nobody@example.com"])
             #expect(unknown.status == 202)
             #expect(server.outbox.messages(to: "nobody@example.com").isEmpty)
 
-            let requested = try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": ada.email])
+            let requested = try await server.request(.POST, APIPath.passwordResetRequest, json: ["email": ada.email])
             #expect(requested.status == 202)
             let token = try #require(server.linkToken(to: ada.email, path: "/reset-password"))
 
-            let weak = try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": token, "newPassword": "short"])
+            let weak = try await server.request(.POST, APIPath.passwordResetConfirm, json: ["token": token, "newPassword": "short"])
             #expect(weak.status == 422)
             #expect(weak.json["field"] as? String == "newPassword")
 
-            let done = try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": token, "newPassword": "my fresh start"])
+            let done = try await server.request(.POST, APIPath.passwordResetConfirm, json: ["token": token, "newPassword": "my fresh start"])
             #expect(done.status == 204)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 401)
-            #expect(try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": "my fresh start"]).status == 200)
-            let again = try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": token, "newPassword": "another new one"])
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).status == 401)
+            #expect(try await server.request(.POST, APIPath.logIn, json: ["email": ada.email, "password": "my fresh start"]).status == 200)
+            let again = try await server.request(.POST, APIPath.passwordResetConfirm, json: ["token": token, "newPassword": "another new one"])
             #expect(again.code == "invalid_token")
         }
     }
@@ -130,23 +130,23 @@ import Testing
     @Test func aNewResetLinkLeavesTheEarlierOneWorkingUntilOneIsUsed() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            _ = try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": ada.email])
+            _ = try await server.request(.POST, APIPath.passwordResetRequest, json: ["email": ada.email])
             let first = try #require(server.linkToken(to: ada.email, path: "/reset-password"))
             // when someone else asks for another link minutes later
             server.clock.advance(by: 5 * 60)
-            _ = try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": ada.email])
+            _ = try await server.request(.POST, APIPath.passwordResetRequest, json: ["email": ada.email])
             let second = try #require(server.linkToken(to: ada.email, path: "/reset-password"))
             #expect(first != second)
             // then a verification link cannot reset, the first link still does, and then the second no longer
             let verifyToken = try #require(server.linkToken(to: ada.email, path: "/verify"))
             #expect(
-                try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": verifyToken, "newPassword": "my fresh start"]).code
+                try await server.request(.POST, APIPath.passwordResetConfirm, json: ["token": verifyToken, "newPassword": "my fresh start"]).code
                     == "invalid_token")
             #expect(
-                try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": first, "newPassword": "my fresh start"]).status
+                try await server.request(.POST, APIPath.passwordResetConfirm, json: ["token": first, "newPassword": "my fresh start"]).status
                     == 204)
             #expect(
-                try await server.request(.POST, "/v1/auth/password-reset/confirm", json: ["token": second, "newPassword": "another start"]).code
+                try await server.request(.POST, APIPath.passwordResetConfirm, json: ["token": second, "newPassword": "another start"]).code
                     == "invalid_token")
         }
     }
@@ -154,14 +154,14 @@ import Testing
     @Test func exportHoldsTheAccountAndItsSessionsButNoSecrets() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let reply = try await server.request(.GET, "/v1/me/export", token: ada.accessToken)
+            let reply = try await server.request(.GET, APIPath.export, token: ada.accessToken)
             #expect(reply.status == 200)
             let account = reply.json["account"] as? [String: Any]
             #expect(account?["email"] as? String == ada.email)
             #expect((reply.json["sessions"] as? [[String: Any]])?.count == 1)
             #expect(!reply.text.contains("password"))
             #expect(!reply.text.contains(ada.accessToken))
-            #expect(try await server.request(.GET, "/v1/me/export").status == 401)
+            #expect(try await server.request(.GET, APIPath.export).status == 401)
         }
     }
 
@@ -172,31 +172,31 @@ import Testing
             let before = try await server.rowCounts()
             // and Ada, with two app sessions, a pending email change and a reset link
             let ada = try await server.member("ada")
-            _ = try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password])
+            _ = try await server.request(.POST, APIPath.logIn, json: ["email": ada.email, "password": ada.password])
             _ = try await server.request(
-                .POST, "/v1/me/email", json: ["newEmail": "ada2@example.com", "password": ada.password], token: ada.accessToken)
-            _ = try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": ada.email])
+                .POST, APIPath.email, json: ["newEmail": "ada2@example.com", "password": ada.password], token: ada.accessToken)
+            _ = try await server.request(.POST, APIPath.passwordResetRequest, json: ["email": ada.email])
             #expect(try await server.rowCounts() != before)
 
             // when a wrong password is given, nothing goes
-            let wrong = try await server.request(.DELETE, "/v1/me", json: ["password": "wrong password"], token: ada.accessToken)
+            let wrong = try await server.request(.DELETE, APIPath.me, json: ["password": "wrong password"], token: ada.accessToken)
             #expect(wrong.status == 403)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 200)
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).status == 200)
 
             // when Bob's token is used with Ada's password, only Bob is checked — and refused
-            let crossed = try await server.request(.DELETE, "/v1/me", json: ["password": ada.password], token: bob.accessToken)
+            let crossed = try await server.request(.DELETE, APIPath.me, json: ["password": ada.password], token: bob.accessToken)
             #expect(crossed.status == 403)
 
             // when Ada deletes with her password
-            let deleted = try await server.request(.DELETE, "/v1/me", json: ["password": ada.password], token: ada.accessToken)
+            let deleted = try await server.request(.DELETE, APIPath.me, json: ["password": ada.password], token: ada.accessToken)
             #expect(deleted.status == 204)
 
             // then every table is back to exactly Bob's rows
             #expect(try await server.rowCounts() == before)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 401)
-            #expect(try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password]).status == 401)
-            #expect(try await server.request(.GET, "/v1/me", token: bob.accessToken).status == 200)
-            #expect(try await server.request(.DELETE, "/v1/me", json: ["password": ada.password]).status == 401)
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).status == 401)
+            #expect(try await server.request(.POST, APIPath.logIn, json: ["email": ada.email, "password": ada.password]).status == 401)
+            #expect(try await server.request(.GET, APIPath.me, token: bob.accessToken).status == 200)
+            #expect(try await server.request(.DELETE, APIPath.me, json: ["password": ada.password]).status == 401)
         }
     }
 }

@@ -7,13 +7,13 @@ import Vapor
 @Suite struct AuthorizationTests {
     /// (method, path, body) of every operation that needs a signed-in member.
     static let signedInOperations: [(HTTPMethod, String, [String: String]?)] = [
-        (.GET, "/v1/me", nil),
-        (.PATCH, "/v1/me", ["displayName": "Mallory"]),
-        (.DELETE, "/v1/me", ["password": TestServer.password]),
-        (.GET, "/v1/me/export", nil),
-        (.POST, "/v1/me/email", ["newEmail": "mallory@example.com", "password": TestServer.password]),
-        (.POST, "/v1/me/password", ["currentPassword": TestServer.password, "newPassword": "a stolen new password"]),
-        (.POST, "/v1/auth/logout", nil),
+        (.GET, APIPath.me, nil),
+        (.PATCH, APIPath.me, ["displayName": "Mallory"]),
+        (.DELETE, APIPath.me, ["password": TestServer.password]),
+        (.GET, APIPath.export, nil),
+        (.POST, APIPath.email, ["newEmail": "mallory@example.com", "password": TestServer.password]),
+        (.POST, APIPath.password, ["currentPassword": TestServer.password, "newPassword": "a stolen new password"]),
+        (.POST, APIPath.logOut, nil),
     ]
 
     @Test func everySignedInOperationAnswers401WithoutAValidTokenAndChangesNothing() async throws {
@@ -28,7 +28,7 @@ import Vapor
                 }
             }
             #expect(try await server.rowCounts() == before)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).json["displayName"] as? String == "Ada")
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).json["displayName"] as? String == "Ada")
         }
     }
 
@@ -36,37 +36,37 @@ import Vapor
         try await TestServer.run { server in
             let ada = try await server.member("ada")
             let bob = try await server.member("bob", password: "bob's own secret")
-            let me = try await server.request(.GET, "/v1/me", token: bob.accessToken)
+            let me = try await server.request(.GET, APIPath.me, token: bob.accessToken)
             #expect(me.json["email"] as? String == bob.email)
-            let export = try await server.request(.GET, "/v1/me/export", token: bob.accessToken)
+            let export = try await server.request(.GET, APIPath.export, token: bob.accessToken)
             #expect(!export.text.contains(ada.email))
-            _ = try await server.request(.PATCH, "/v1/me", json: ["displayName": "Bobby"], token: bob.accessToken)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).json["displayName"] as? String == "Ada")
+            _ = try await server.request(.PATCH, APIPath.me, json: ["displayName": "Bobby"], token: bob.accessToken)
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).json["displayName"] as? String == "Ada")
             // Ada's password with Bob's token changes nothing of anyone's
             let stolen = try await server.request(
-                .POST, "/v1/me/password",
+                .POST, APIPath.password,
                 json: ["currentPassword": ada.password, "newPassword": "taken over now"],
                 token: bob.accessToken)
             #expect(stolen.status == 403)
-            #expect(try await server.request(.POST, "/v1/auth/login", json: ["email": ada.email, "password": ada.password]).status == 200)
+            #expect(try await server.request(.POST, APIPath.logIn, json: ["email": ada.email, "password": ada.password]).status == 200)
         }
     }
 
     @Test func publicOperationsRefuseBadInputByName() async throws {
         try await TestServer.run { server in
             let cases: [(String, [String: String], String)] = [
-                ("/v1/auth/password-reset/request", ["email": "not an email"], "email"),
-                ("/v1/auth/login", ["email": "", "password": ""], "email"),
-                ("/v1/auth/refresh", [:], "refreshToken"),
-                ("/v1/auth/verify-email", [:], "token"),
-                ("/v1/auth/password-reset/confirm", ["token": "x"], "newPassword"),
+                (APIPath.passwordResetRequest, ["email": "not an email"], "email"),
+                (APIPath.logIn, ["email": "", "password": ""], "email"),
+                (APIPath.refresh, [:], "refreshToken"),
+                (APIPath.verifyEmail, [:], "token"),
+                (APIPath.passwordResetConfirm, ["token": "x"], "newPassword"),
             ]
             for (path, body, field) in cases {
                 let reply = try await server.request(.POST, path, json: body)
                 #expect([400, 422].contains(reply.status), "\(path)")
                 #expect(reply.json["field"] as? String == field, "\(path)")
             }
-            let garbage = try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": "ppr_garbage"])
+            let garbage = try await server.request(.POST, APIPath.refresh, json: ["refreshToken": "ppr_garbage"])
             #expect(garbage.status == 401)
             #expect(try await server.rowCounts()["users"] == 0)
         }

@@ -17,35 +17,35 @@ import Testing
             let chat = try await server.matched(ada, bob).id
             // a playdate that took place, one that waits, and a request from Bob's second dog
             let done = try await server.propose(ada, in: chat, hours: 1).json["id"] as? String ?? ""
-            #expect(try await server.request(.POST, "/v1/meetups/\(done)/accept", token: bob.token).status == 200)
+            #expect(try await server.request(.POST, APIPath.meetup(done, "accept"), token: bob.token).status == 200)
             server.clock.advance(by: 2 * 3_600)
             (ada, bob) = (try await server.signedInAgain(ada), try await server.signedInAgain(bob))
-            #expect(try await server.request(.POST, "/v1/meetups/\(done)/complete", token: bob.token).status == 200)
+            #expect(try await server.request(.POST, APIPath.meetup(done, "complete"), token: bob.token).status == 200)
             let waiting = try await server.propose(bob, in: chat, hours: 5).json["id"] as? String ?? ""
             let bobsSecond = try await server.owner("bob", at: TestServer.Place.lyonNorth, member: bob.member)
             try await server.vaccinate(bobsSecond)
             let request = try #require(try await server.like(bobsSecond, ada).request)
             let adasThird = try await server.owner("ada", at: TestServer.Place.lyon, member: ada.member)
 
-            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: ada.token).status == 204)
+            #expect(try await server.send(.POST, APIPath.blocks, object: ["username": "bob"], token: ada.token).status == 204)
             let inboxes = try await [ada, bob].asyncMap { try await server.unreadCount(of: $0) }
 
             // every way one could reach the other, from either side
             for (me, them, mine, theirs) in [(ada, bob, adasThird, bobsSecond), (bob, ada, bobsSecond, adasThird)] {
                 let attempts: [(String, TestServer.Reply)] = [
-                    ("review", try await server.send(.POST, "/v1/meetups/\(done)/reviews", object: ["rating": 1], token: me.token)),
+                    ("review", try await server.send(.POST, APIPath.meetupReviews(done), object: ["rating": 1], token: me.token)),
                     (
                         "message",
                         try await server.send(
-                            .POST, "/v1/chats/\(chat)/messages",
+                            .POST, APIPath.messages(chat),
                             object: ["id": UUID().uuidString, "text": "hello?"], token: me.token)
                     ),
                     ("propose", try await server.propose(me, in: chat)),
-                    ("accept meet-up", try await server.request(.POST, "/v1/meetups/\(waiting)/accept", token: me.token)),
-                    ("cancel meet-up", try await server.request(.POST, "/v1/meetups/\(waiting)/cancel", token: me.token)),
+                    ("accept meet-up", try await server.request(.POST, APIPath.meetup(waiting, "accept"), token: me.token)),
+                    ("cancel meet-up", try await server.request(.POST, APIPath.meetup(waiting, "cancel"), token: me.token)),
                     ("like", try await server.swipe(mine, on: them)),
                     ("like the other way", try await server.swipe(mine, on: theirs)),
-                    ("accept request", try await server.request(.POST, "/v1/match-requests/\(request.id)/accept", token: me.token)),
+                    ("accept request", try await server.request(.POST, APIPath.acceptRequest(request.id), token: me.token)),
                 ]
                 for (what, reply) in attempts {
                     #expect((400..<500).contains(reply.status), "\(me.member.username): \(what) answered \(reply.status)")
@@ -54,7 +54,7 @@ import Testing
                 #expect(attempts[0].1.status == 404 && attempts[0].1.code == "not_found")
             }
             #expect(try await [ada, bob].asyncMap { try await server.unreadCount(of: $0) } == inboxes, "nobody heard of any of it")
-            let reviews = try await server.request(.GET, "/v1/pets/\(bob.dogID)/reviews", token: bob.token)
+            let reviews = try await server.request(.GET, APIPath.petReviews(bob.dogID), token: bob.token)
             #expect((reviews.json["items"] as? [Any])?.isEmpty == true)
         }
     }

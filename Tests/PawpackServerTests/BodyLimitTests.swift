@@ -19,8 +19,8 @@ import Testing
         let body = [UInt8](repeating: UInt8(ascii: " "), count: 50 * 1_048_576)
         let port = try #require(Int(server.baseURL.split(separator: ":").last ?? ""))
         for (label, bytes) in [
-            ("with its length", Self.request("POST", "/v1/auth/login", contentType: "application/json", body: body)),
-            ("chunked", Self.chunkedRequest("POST", "/v1/auth/login", contentType: "application/json", body: body)),
+            ("with its length", Self.request("POST", APIPath.logIn, contentType: "application/json", body: body)),
+            ("chunked", Self.chunkedRequest("POST", APIPath.logIn, contentType: "application/json", body: body)),
         ] {
             let connection = try RawConnection(port: port, timeoutSeconds: 30)
             await connection.write(bytes)
@@ -47,18 +47,18 @@ import Testing
             let cookies = browser.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
             let json = Array("{\"email\":\"ada@example.com\",\"password\":\"\(String(repeating: "x", count: 2 * 1_048_576))\"}".utf8)
             let cases: [(String, [UInt8])] = [
-                ("a JSON body over 1 MB", Self.request("POST", "/v1/auth/login", contentType: "application/json", body: json)),
-                ("a chunked JSON body over 1 MB", Self.chunkedRequest("POST", "/v1/auth/login", contentType: "application/json", body: json)),
+                ("a JSON body over 1 MB", Self.request("POST", APIPath.logIn, contentType: "application/json", body: json)),
+                ("a chunked JSON body over 1 MB", Self.chunkedRequest("POST", APIPath.logIn, contentType: "application/json", body: json)),
                 (
                     "a photo over 10 MB",
                     Self.request(
-                        "POST", "/v1/pets/\(ada.dogID)/photos", contentType: "multipart/form-data; boundary=b",
+                        "POST", APIPath.photos(ada.dogID), contentType: "multipart/form-data; boundary=b",
                         body: Self.multipart(photo: 11 * 1_048_576), token: member.accessToken)
                 ),
                 (
                     "a photo over 10 MB for a pet that is not there",
                     Self.request(
-                        "POST", "/v1/pets/\(UUID())/photos",
+                        "POST", APIPath.photos(UUID()),
                         contentType: "multipart/form-data; boundary=b",
                         body: Self.multipart(photo: 11 * 1_048_576), token: member.accessToken)
                 ),

@@ -33,7 +33,7 @@ import Testing
             _ = try await adas.post("/chats/\(chat)/messages", ["id": id, "text": "<b>Park</b> at ten?"])
             #expect(
                 try await server.get(
-                    "/v1/chats/\(chat)/messages", token: ada.token,
+                    APIPath.messages(chat), token: ada.token,
                     as: Components.Schemas.MessagePage.self
                 ).items.count == 1)
 
@@ -100,7 +100,7 @@ import Testing
             let unreadBefore = try #require(Self.count("bell-count", in: inbox.html))
             #expect(inbox.status == 200 && unreadBefore >= 2, "Bob's bell counts what he has not read")
             let page2 = try await server.get(
-                "/v1/notifications", token: try await server.signedInAgain(bob).token,
+                APIPath.notifications, token: try await server.signedInAgain(bob).token,
                 as: Components.Schemas.NotificationPage.self)
             let review = try #require(page2.items.first { $0.kind == .review })
             let opened = try await bobAgain.post("/notifications/\(review.id)/open", [:])
@@ -110,7 +110,7 @@ import Testing
             #expect(all.status == 303)
             #expect(
                 try await server.get(
-                    "/v1/notifications", token: try await server.signedInAgain(bob).token,
+                    APIPath.notifications, token: try await server.signedInAgain(bob).token,
                     as: Components.Schemas.NotificationPage.self
                 ).unreadCount == 0)
         }

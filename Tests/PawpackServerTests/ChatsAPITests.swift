@@ -48,12 +48,12 @@ import Testing
             var answers: [[String]] = []
             for chat in [adas.id, missing] {
                 let reads = [
-                    try await server.request(.GET, "/v1/chats/\(chat)", token: eve.token),
-                    try await server.request(.GET, "/v1/chats/\(chat)/messages", token: eve.token),
-                    try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "hi"], token: eve.token),
-                    try await server.send(.POST, "/v1/chats/\(chat)/read", object: ["messageId": UUID().uuidString], token: eve.token),
+                    try await server.request(.GET, APIPath.chat(chat), token: eve.token),
+                    try await server.request(.GET, APIPath.messages(chat), token: eve.token),
+                    try await server.send(.POST, APIPath.messages(chat), object: ["id": UUID().uuidString, "text": "hi"], token: eve.token),
+                    try await server.send(.POST, APIPath.chatRead(chat), object: ["messageId": UUID().uuidString], token: eve.token),
                     try await server.upload(
-                        "/v1/chats/\(chat)/photos",
+                        APIPath.chatPhotos(chat),
                         parts: [
                             .init(name: "id", data: Data(UUID().uuidString.utf8)),
                             .init(name: "photo", filename: "a.png", contentType: "image/png", data: TestImages.png(width: 4, height: 4)),
@@ -64,7 +64,7 @@ import Testing
             }
             #expect(answers[0] == answers[1], "a stranger learns nothing a made-up id would not tell")
             #expect(try await server.rowCounts()["chat_messages"] == 1)
-            #expect(try await server.request(.GET, "/v1/chats").status == 401)
+            #expect(try await server.request(.GET, APIPath.chats).status == 401)
         }
     }
 
@@ -82,23 +82,23 @@ import Testing
             #expect(first.clientMessageId == id.uuidString.lowercased())
             // the answer was lost; the app sends again with the same id
             let again = try await server.send(
-                .POST, "/v1/chats/\(chat)/messages", object: ["id": id.uuidString, "text": "Park at ten?"], token: ada.token)
+                .POST, APIPath.messages(chat), object: ["id": id.uuidString, "text": "Park at ten?"], token: ada.token)
             #expect(again.status == 200)
             #expect(try again.decode(Message.self).id == first.id)
             let elsewhere = try await server.send(
-                .POST, "/v1/chats/\(other)/messages", object: ["id": id.uuidString, "text": "hi"], token: ada.token)
+                .POST, APIPath.messages(other), object: ["id": id.uuidString, "text": "hi"], token: ada.token)
             #expect(elsewhere.status == 409 && elsewhere.code == "message_id_reused")
 
             // nothing empty, nothing too long, nothing without an id
             for text in ["   \n ", String(repeating: "a", count: ChatRules.maximumTextLength + 1)] {
                 let refused = try await server.send(
-                    .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": text], token: ada.token)
+                    .POST, APIPath.messages(chat), object: ["id": UUID().uuidString, "text": text], token: ada.token)
                 #expect(refused.status == 422)
                 #expect((refused.json["errors"] as? [[String: Any]])?.first?["field"] as? String == "text")
             }
             let exactlyLongest = String(repeating: "🐕", count: ChatRules.maximumTextLength)
             try await server.say(exactlyLongest, from: bob, in: chat)
-            let noID = try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": "not-a-uuid", "text": "hi"], token: ada.token)
+            let noID = try await server.send(.POST, APIPath.messages(chat), object: ["id": "not-a-uuid", "text": "hi"], token: ada.token)
             #expect(noID.status == 422 || noID.status == 400)
             #expect(try await messages(server, of: bob, in: chat).items.map(\.position) == [2, 1])
             #expect(try await server.rowCounts()["chat_messages"] == 2)
@@ -146,26 +146,26 @@ import Testing
             #expect(bobs.unreadCount == 3 && bobs.lastMessage?.text == "three" && bobs.lastMessage?.fromMe == false)
             #expect(try #require(try await chats(server, of: ada).items.first).unreadCount == 0, "your own messages are not unread")
 
-            let read = try await server.send(.POST, "/v1/chats/\(chat)/read", object: ["messageId": sent[1].id], token: bob.token)
+            let read = try await server.send(.POST, APIPath.chatRead(chat), object: ["messageId": sent[1].id], token: bob.token)
             #expect(read.status == 204)
-            bobs = try await server.get("/v1/chats/\(chat)", token: bob.token, as: Chat.self)
+            bobs = try await server.get(APIPath.chat(chat), token: bob.token, as: Chat.self)
             #expect(bobs.unreadCount == 1)
-            var adas = try await server.get("/v1/chats/\(chat)", token: ada.token, as: Chat.self)
+            var adas = try await server.get(APIPath.chat(chat), token: ada.token, as: Chat.self)
             #expect(adas.theirReadPosition == 2 && adas.theirReadAt != nil)
 
             // reading never goes back, and a message of no chat of theirs is named
-            _ = try await server.send(.POST, "/v1/chats/\(chat)/read", object: ["messageId": sent[0].id], token: bob.token)
-            adas = try await server.get("/v1/chats/\(chat)", token: ada.token, as: Chat.self)
+            _ = try await server.send(.POST, APIPath.chatRead(chat), object: ["messageId": sent[0].id], token: bob.token)
+            adas = try await server.get(APIPath.chat(chat), token: ada.token, as: Chat.self)
             #expect(adas.theirReadPosition == 2)
-            let unknown = try await server.send(.POST, "/v1/chats/\(chat)/read", object: ["messageId": UUID().uuidString], token: bob.token)
+            let unknown = try await server.send(.POST, APIPath.chatRead(chat), object: ["messageId": UUID().uuidString], token: bob.token)
             #expect(unknown.status == 422)
             #expect((unknown.json["errors"] as? [[String: Any]])?.first?["field"] as? String == "messageId")
 
             // Bob answers: his reply is unread for Ada, and reading it clears Bob's count too
             let reply = try await server.say("Yes!", from: bob, in: chat)
-            #expect(try await server.get("/v1/chats/\(chat)", token: ada.token, as: Chat.self).unreadCount == 1)
-            _ = try await server.send(.POST, "/v1/chats/\(chat)/read", object: ["messageId": reply.id], token: bob.token)
-            #expect(try await server.get("/v1/chats/\(chat)", token: bob.token, as: Chat.self).unreadCount == 0)
+            #expect(try await server.get(APIPath.chat(chat), token: ada.token, as: Chat.self).unreadCount == 1)
+            _ = try await server.send(.POST, APIPath.chatRead(chat), object: ["messageId": reply.id], token: bob.token)
+            #expect(try await server.get(APIPath.chat(chat), token: bob.token, as: Chat.self).unreadCount == 0)
         }
     }
 
@@ -220,16 +220,16 @@ import Testing
             try await server.say("See you at the park", from: ada, in: withBob.id)
             try await server.say("Hi Cleo", from: ada, in: withCleo)
 
-            #expect(try await server.request(.DELETE, "/v1/matches/\(withBob.matchId)", token: bob.token).status == 204)
-            let cleoBlocks = try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: cleo.token)
+            #expect(try await server.request(.DELETE, APIPath.match(withBob.matchId), token: bob.token).status == 204)
+            let cleoBlocks = try await server.send(.POST, APIPath.blocks, object: ["username": "ada"], token: cleo.token)
             #expect(cleoBlocks.status == 204)
 
             for (chat, owner) in [(withBob.id, ada), (withBob.id, bob), (withCleo, ada), (withCleo, cleo)] {
-                let seen = try await server.get("/v1/chats/\(chat)", token: owner.token, as: Chat.self)
+                let seen = try await server.get(APIPath.chat(chat), token: owner.token, as: Chat.self)
                 #expect(seen.closed)
                 #expect(try await messages(server, of: owner, in: chat).items.count == 1, "the history stays")
                 let refused = try await server.send(
-                    .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "hello?"], token: owner.token)
+                    .POST, APIPath.messages(chat), object: ["id": UUID().uuidString, "text": "hello?"], token: owner.token)
                 #expect(refused.status == 409 && refused.code == "chat_closed")
             }
             #expect(try await server.rowCounts()["chat_messages"] == 2)
@@ -248,11 +248,11 @@ import Testing
                 .init(name: "id", data: Data(id.utf8)),
                 .init(name: "photo", filename: "park.jpg", contentType: "image/jpeg", data: original),
             ]
-            let sent = try await server.upload("/v1/chats/\(chat)/photos", parts: parts, token: ada.token)
+            let sent = try await server.upload(APIPath.chatPhotos(chat), parts: parts, token: ada.token)
             #expect(sent.status == 201, "\(sent.text)")
             let message = try sent.decode(Message.self)
             #expect(message.text == nil && message.photo?.contentType == "image/jpeg")
-            #expect(try await server.upload("/v1/chats/\(chat)/photos", parts: parts, token: ada.token).status == 200)
+            #expect(try await server.upload(APIPath.chatPhotos(chat), parts: parts, token: ada.token).status == 200)
             #expect(server.storedMediaFiles().count == 1, "a retry stores nothing more")
 
             let path = String(try #require(message.photo?.url).dropFirst(server.config.publicBaseURL.count))
@@ -264,7 +264,7 @@ import Testing
             #expect(try await server.request(.GET, path).status == 401)
 
             let notAPhoto = try await server.upload(
-                "/v1/chats/\(chat)/photos",
+                APIPath.chatPhotos(chat),
                 parts: [
                     .init(name: "id", data: Data(UUID().uuidString.utf8)),
                     .init(name: "photo", filename: "a.gif", contentType: "image/gif", data: try fixture("not-an-image.gif")),
@@ -288,7 +288,7 @@ import Testing
 
             // when Ada sends it in the chat, it is sent
             let sent = try await server.upload(
-                "/v1/chats/\(chat)/photos",
+                APIPath.chatPhotos(chat),
                 parts: [
                     .init(name: "id", data: Data(UUID().uuidString.utf8)),
                     .init(name: "photo", filename: "noise.png", contentType: "image/png", data: photo),
@@ -305,7 +305,7 @@ import Testing
             let chat = try await server.matched(ada, bob).id
             try await server.say("Hello", from: ada, in: chat)
             _ = try await server.upload(
-                "/v1/chats/\(chat)/photos",
+                APIPath.chatPhotos(chat),
                 parts: [
                     .init(name: "id", data: Data(UUID().uuidString.utf8)),
                     .init(name: "photo", filename: "a.png", contentType: "image/png", data: TestImages.png(width: 8, height: 8)),
@@ -313,12 +313,12 @@ import Testing
             #expect(server.storedMediaFiles().count == 1)
             // Ada's inbox tells of the match and of Bob's photo, both leading to their chat
             func notificationsAboutTheChat() async throws -> Int {
-                try await server.get("/v1/notifications", token: ada.token, as: Components.Schemas.NotificationPage.self)
+                try await server.get(APIPath.notifications, token: ada.token, as: Components.Schemas.NotificationPage.self)
                     .items.filter { $0.chatId == chat }.count
             }
             #expect(try await notificationsAboutTheChat() == 2)
 
-            let deleted = try await server.send(.DELETE, "/v1/me", object: ["password": bob.member.password], token: bob.token)
+            let deleted = try await server.send(.DELETE, APIPath.me, object: ["password": bob.member.password], token: bob.token)
             #expect(deleted.status == 204)
             #expect(try await chats(server, of: ada).items.isEmpty)
             // and those notifications went with the chat: they would lead nowhere

@@ -24,28 +24,28 @@ import Vapor
 
         // given an account signed up, verified, logged in and refreshed through the API
         _ = try await http.json(
-            .POST, "/v1/auth/signup",
+            .POST, APIPath.signUp,
             [
                 "email": "zed@example.com", "password": first,
                 "username": "zed", "displayName": "Zed", "dateOfBirth": "1990-01-01",
             ])
         let verification = try await http.lastMailToken()
         secrets.append(verification)
-        try await http.expect(200, .POST, "/v1/auth/verify-email", ["token": verification])
-        var session = try await http.json(.POST, "/v1/auth/login", ["email": "zed@example.com", "password": first])
+        try await http.expect(200, .POST, APIPath.verifyEmail, ["token": verification])
+        var session = try await http.json(.POST, APIPath.logIn, ["email": "zed@example.com", "password": first])
         let (access, refresh) = (try session.string("accessToken"), try session.string("refreshToken"))
-        session = try await http.json(.POST, "/v1/auth/refresh", ["refreshToken": refresh])
+        session = try await http.json(.POST, APIPath.refresh, ["refreshToken": refresh])
         let (newAccess, newRefresh) = (try session.string("accessToken"), try session.string("refreshToken"))
         secrets += [access, refresh, newAccess, newRefresh]
         let bearer = ["Authorization": "Bearer " + newAccess]
-        try await http.expect(200, .GET, "/v1/me", headers: bearer)
-        try await http.expect(204, .POST, "/v1/me/password", ["currentPassword": first, "newPassword": second], headers: bearer)
+        try await http.expect(200, .GET, APIPath.me, headers: bearer)
+        try await http.expect(204, .POST, APIPath.password, ["currentPassword": first, "newPassword": second], headers: bearer)
         // and a password reset through its mailed link
-        try await http.expect(202, .POST, "/v1/auth/password-reset/request", ["email": "zed@example.com"])
+        try await http.expect(202, .POST, APIPath.passwordResetRequest, ["email": "zed@example.com"])
         let reset = try await http.lastMailToken()
         secrets.append(reset)
         _ = try await http.send(.GET, "/reset-password?token=" + reset)
-        try await http.expect(204, .POST, "/v1/auth/password-reset/confirm", ["token": reset, "newPassword": third])
+        try await http.expect(204, .POST, APIPath.passwordResetConfirm, ["token": reset, "newPassword": third])
 
         // and a web session with its CSRF token
         let web = try await http.webLogIn(email: "zed@example.com", password: third)
@@ -53,13 +53,13 @@ import Vapor
         try await http.expect(200, .GET, "/home", headers: web.cookieHeader)
 
         // when clients get things wrong with the secrets in hand
-        try await http.expect(401, .POST, "/v1/auth/login", ["email": "zed@example.com", "password": first])
-        try await http.expect(400, .POST, "/v1/auth/login", ["email": 42, "password": third])
+        try await http.expect(401, .POST, APIPath.logIn, ["email": "zed@example.com", "password": first])
+        try await http.expect(400, .POST, APIPath.logIn, ["email": 42, "password": third])
         try await http.expect(
-            406, .POST, "/v1/auth/login", ["email": "zed@example.com", "password": third],
+            406, .POST, APIPath.logIn, ["email": "zed@example.com", "password": third],
             headers: ["Accept": "text/plain"])
-        try await http.expect(401, .GET, "/v1/me", headers: ["Authorization": "Bearer " + access])
-        try await http.expect(400, .POST, "/v1/auth/refresh", ["refreshToken": [refresh]])
+        try await http.expect(401, .GET, APIPath.me, headers: ["Authorization": "Bearer " + access])
+        try await http.expect(400, .POST, APIPath.refresh, ["refreshToken": [refresh]])
 
         // and when the database breaks under the server, so that each request fails with 500
         let database = try await SQLiteConnection.open(storage: .file(path: server.databaseFile))
@@ -67,9 +67,9 @@ import Vapor
             _ = try await database.query("ALTER TABLE \(table) RENAME TO broken_\(table)")
         }
         try await database.close()
-        try await http.expect(500, .POST, "/v1/auth/login", ["email": "zed@example.com", "password": third])
-        try await http.expect(500, .GET, "/v1/me", headers: bearer)
-        try await http.expect(500, .POST, "/v1/auth/refresh", ["refreshToken": newRefresh])
+        try await http.expect(500, .POST, APIPath.logIn, ["email": "zed@example.com", "password": third])
+        try await http.expect(500, .GET, APIPath.me, headers: bearer)
+        try await http.expect(500, .POST, APIPath.refresh, ["refreshToken": newRefresh])
         try await http.expect(500, .GET, "/home", headers: web.cookieHeader.merging(["Accept": "text/html"]) { $1 })
 
         // then the log tells the failures by code and request id

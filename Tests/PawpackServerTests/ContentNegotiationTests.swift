@@ -44,7 +44,7 @@ import Vapor
     @Test func everyOperationAnswersWithoutAServerErrorWhateverJSONFriendlyAcceptItIsSent() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            for (method, path) in Self.operations(server) where !(method == .DELETE && path == "/v1/me") {
+            for (method, path) in Self.operations(server) where !(method == .DELETE && path == APIPath.me) {
                 for accept in Self.acceptingJSON + [""] {
                     let reply = try await server.request(
                         method, path.replacingOccurrences(of: ":petId", with: ada.dogID),
@@ -60,16 +60,16 @@ import Vapor
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             for (index, accept) in Self.acceptingJSON.enumerated() {
-                let me = try await server.request(.GET, "/v1/me", token: ada.token, headers: [("Accept", accept)])
+                let me = try await server.request(.GET, APIPath.me, token: ada.token, headers: [("Accept", accept)])
                 #expect(me.status == 200 && me.json["username"] as? String == "ada", "\(accept): \(me.status) \(me.text)")
                 #expect(me.headers.contentType == .json)
                 #expect(me.headers.first(name: "X-Content-Type-Options") == "nosniff")
                 let added = try await server.request(
-                    .POST, "/v1/pets", raw: #"{"name": "Pup \#(index)", "species": "dog", "estimatedAgeMonths": 30}"#,
+                    .POST, APIPath.pets, raw: #"{"name": "Pup \#(index)", "species": "dog", "estimatedAgeMonths": 30}"#,
                     token: ada.token, headers: [("Accept", accept)])
                 #expect(added.status == 201, "\(accept): \(added.status) \(added.text)")
                 let missing = try await server.request(
-                    .GET, "/v1/pets/\(UUID().uuidString)", token: ada.token,
+                    .GET, APIPath.pet(UUID().uuidString), token: ada.token,
                     headers: [("Accept", accept)])
                 #expect(missing.status == 404 && missing.code == "not_found")
                 #expect(missing.headers.contentType?.description.hasPrefix("application/problem+json") == true)

@@ -109,7 +109,7 @@ import Testing
                 try #require(try await server.deck(ada).items.first, "Bob's dog in Ada's deck").reasons
             }
             #expect(try await bobsReasons().contains("similar size"))
-            let edit = try await server.send(.PATCH, "/v1/pets/\(bob.dogID)", object: ["weightKg": 48.0], token: bob.member.accessToken)
+            let edit = try await server.send(.PATCH, APIPath.pet(bob.dogID), object: ["weightKg": 48.0], token: bob.member.accessToken)
             #expect(edit.status == 200, "\(edit.text)")
             #expect(try await !bobsReasons().contains("similar size"))
             try await rebuiltMatches()
@@ -124,36 +124,36 @@ import Testing
             #expect(try await modeInIndex(bob.dogID) == .puppy)
             for date in ["2023-11-10", "2023-12-29", "2025-11-21"] {
                 let dose = try await server.send(
-                    .POST, "/v1/pets/\(bob.dogID)/vaccinations", object: ["vaccine": "dhpp", "givenOn": date],
+                    .POST, APIPath.vaccinations(bob.dogID), object: ["vaccine": "dhpp", "givenOn": date],
                     token: bob.member.accessToken)
                 #expect(dose.status == 201, "\(dose.text)")
             }
-            let social = try await server.request(.POST, "/v1/pets/\(bob.dogID)/mode/social", token: bob.member.accessToken)
+            let social = try await server.request(.POST, APIPath.socialMode(bob.dogID), token: bob.member.accessToken)
             #expect(social.status == 200, "\(social.text)")
             #expect(try await modeInIndex(bob.dogID) == .social)
             try await rebuiltMatches()
 
             // Moving away, clearing the location and coming back.
-            _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 48.8566, "longitude": 2.3522], token: bob.member.accessToken)
+            _ = try await server.send(.PUT, APIPath.location, object: ["latitude": 48.8566, "longitude": 2.3522], token: bob.member.accessToken)
             #expect(try await server.deck(ada).items.isEmpty)
-            _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.7700, "longitude": 4.8357], token: bob.member.accessToken)
+            _ = try await server.send(.PUT, APIPath.location, object: ["latitude": 45.7700, "longitude": 4.8357], token: bob.member.accessToken)
             #expect(try await server.deck(ada).names == ["Bob's dog"])
             #expect(try await server.deck(ada).items.first?.distance == "< 1 km")
-            _ = try await server.request(.DELETE, "/v1/me/location", token: bob.member.accessToken)
+            _ = try await server.request(.DELETE, APIPath.location, token: bob.member.accessToken)
             #expect(try await server.deck(ada).items.isEmpty)
             try await rebuiltMatches()
-            _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.7700, "longitude": 4.8357], token: bob.member.accessToken)
+            _ = try await server.send(.PUT, APIPath.location, object: ["latitude": 45.7700, "longitude": 4.8357], token: bob.member.accessToken)
 
             // A new dog appears, a deleted one goes, a deleted account takes its dogs along.
             let second = try await server.send(
-                .POST, "/v1/pets", object: ["name": "Bob's second", "species": "dog", "estimatedAgeMonths": 20],
+                .POST, APIPath.pets, object: ["name": "Bob's second", "species": "dog", "estimatedAgeMonths": 20],
                 token: bob.member.accessToken)
             #expect(second.status == 201)
             #expect(Set(try await server.deck(ada).names) == ["Bob's dog", "Bob's second"])
-            _ = try await server.request(.DELETE, "/v1/pets/\(bob.dogID)", token: bob.member.accessToken)
+            _ = try await server.request(.DELETE, APIPath.pet(bob.dogID), token: bob.member.accessToken)
             #expect(try await server.deck(ada).names == ["Bob's second"])
             try await rebuiltMatches()
-            let gone = try await server.send(.DELETE, "/v1/me", object: ["password": "bob's own secret"], token: bob.member.accessToken)
+            let gone = try await server.send(.DELETE, APIPath.me, object: ["password": "bob's own secret"], token: bob.member.accessToken)
             #expect(gone.status == 204, "\(gone.text)")
             #expect(try await server.deck(ada).items.isEmpty)
             #expect(try await indexRows(server).count == 1) // Ada's dog

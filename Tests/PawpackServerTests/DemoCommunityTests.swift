@@ -42,11 +42,11 @@ import Testing
             #expect(seeded)
             #expect(try await !server.app.pawpack.seedDemo(dogs: 100, seed: 1, on: server.app.db, onlyIfEmpty: true))
             let login = try await server.request(
-                .POST, "/v1/auth/login",
+                .POST, APIPath.logIn,
                 json: ["email": DemoCommunity.demoEmail, "password": DemoCommunity.demoPassword])
             #expect(login.status == 200)
             let token = try #require(login.json["accessToken"] as? String)
-            let pets = try await server.request(.GET, "/v1/pets", token: token)
+            let pets = try await server.request(.GET, APIPath.pets, token: token)
             let pixel = try #require(((pets.json["items"] as? [[String: Any]])?.first?["card"] as? [String: Any])?["id"] as? String)
             let deck = try await server.request(.GET, "/v1/pets/\(pixel)/deck?limit=20", token: token)
             #expect(deck.status == 200)

@@ -78,18 +78,18 @@ import Vapor
             }
             let (bob, cyd) = (owners["bob"]!, owners["cyd"]!)
             _ = try await server.member("fay", displayName: texts.displayName, city: texts.city)
-            _ = try await server.send(.POST, "/v1/blocks", object: ["username": "fay"], token: ada.token)
+            _ = try await server.send(.POST, APIPath.blocks, object: ["username": "fay"], token: ada.token)
             let photo = try await server.upload(
-                "/v1/pets/\(ada.dogID)/photos",
+                APIPath.photos(ada.dogID),
                 parts: [
                     .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))
                 ], token: ada.token)
             let vaccination = try await server.send(
-                .POST, "/v1/pets/\(ada.dogID)/vaccinations",
+                .POST, APIPath.vaccinations(ada.dogID),
                 object: [
                     "vaccine": "other", "otherName": texts.vaccineName, "clinic": texts.clinic, "givenOn": "2025-06-01",
                 ], token: ada.token)
-            let invited = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "bob"], token: ada.token)
+            let invited = try await server.send(.POST, APIPath.guardians(ada.dogID), object: ["username": "bob"], token: ada.token)
             for reply in [photo, vaccination, invited] where reply.status != 201 {
                 throw TestFailure("setting up: \(reply.status) \(reply.text)")
             }
@@ -104,7 +104,7 @@ import Vapor
             // their chat, with a message and a meet-up in the same words
             try await server.vaccinate(ada)
             try await server.vaccinate(cyd)
-            guard let chat = try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self).items.first?.id else {
+            guard let chat = try await server.get(APIPath.chats, token: ada.token, as: Components.Schemas.ChatPage.self).items.first?.id else {
                 throw TestFailure("setting up: no chat")
             }
             try await server.say(texts.notes, from: cyd, in: chat)

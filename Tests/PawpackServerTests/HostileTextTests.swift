@@ -74,21 +74,21 @@ import Testing
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             for owner in [ada, bob] { try await server.vaccinate(owner) }
             let chat = try await server.matched(ada, bob).id
-            let me = { @Sendable (key: String) in try await server.request(.GET, "/v1/me", token: ada.token).json[key] as? String }
+            let me = { @Sendable (key: String) in try await server.request(.GET, APIPath.me, token: ada.token).json[key] as? String }
             let dog = { @Sendable (key: String) -> String? in
-                let view = try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: ada.token).json
+                let view = try await server.request(.GET, APIPath.pet(ada.dogID), token: ada.token).json
                 return ((view["profile"] as? [String: Any])?[key] ?? (view["card"] as? [String: Any])?[key]) as? String
             }
             let profile = { @Sendable (key: String, kind: Kind, maximum: Int) in
                 Field(
                     name: key, kind: kind, maximum: maximum,
-                    write: { try await server.send(.PATCH, "/v1/me", object: [key: $0], token: ada.token) },
+                    write: { try await server.send(.PATCH, APIPath.me, object: [key: $0], token: ada.token) },
                     stored: { try await me(key) })
             }
             let pet = { @Sendable (key: String, kind: Kind, maximum: Int) in
                 Field(
                     name: key, kind: kind, maximum: maximum,
-                    write: { try await server.send(.PATCH, "/v1/pets/\(ada.dogID)", object: [key: $0], token: ada.token) },
+                    write: { try await server.send(.PATCH, APIPath.pet(ada.dogID), object: [key: $0], token: ada.token) },
                     stored: { try await dog(key) })
             }
             let lastMessage = { @Sendable () -> String? in
@@ -101,7 +101,7 @@ import Testing
             }
             let cancel = { @Sendable (reply: TestServer.Reply) async throws in
                 let id = reply.json["id"] as? String ?? ""
-                #expect(try await server.request(.POST, "/v1/meetups/\(id)/cancel", token: ada.token).status == 200)
+                #expect(try await server.request(.POST, APIPath.meetup(id, "cancel"), token: ada.token).status == 200)
             }
             try await walk([
                 profile("displayName", .name, 50),
@@ -113,7 +113,7 @@ import Testing
                     name: "text", kind: .paragraphs, maximum: 2_000,
                     write: {
                         try await server.send(
-                            .POST, "/v1/chats/\(chat)/messages",
+                            .POST, APIPath.messages(chat),
                             object: ["id": UUID().uuidString, "text": $0], token: ada.token)
                     },
                     stored: lastMessage),
@@ -136,15 +136,15 @@ import Testing
             let chat = try await server.matched(ada, bob).id
             for escaped in [#"a\ud800b"#, #"\udfff"#, #"x\ud83d"#] {
                 let reply = try await server.request(
-                    .POST, "/v1/chats/\(chat)/messages",
+                    .POST, APIPath.messages(chat),
                     raw: #"{"id":"\#(UUID().uuidString)","text":"\#(escaped)"}"#, token: ada.token)
                 #expect([400, 422].contains(reply.status), "\(escaped): \(reply.status) \(reply.text)")
-                let renamed = try await server.request(.PATCH, "/v1/me", raw: #"{"displayName":"\#(escaped)"}"#, token: ada.token)
+                let renamed = try await server.request(.PATCH, APIPath.me, raw: #"{"displayName":"\#(escaped)"}"#, token: ada.token)
                 #expect([400, 422].contains(renamed.status), "\(escaped): \(renamed.status)")
             }
-            let page = try await server.request(.GET, "/v1/chats/\(chat)/messages", token: ada.token).json
+            let page = try await server.request(.GET, APIPath.messages(chat), token: ada.token).json
             #expect((page["items"] as? [Any])?.isEmpty == true)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.token).json["displayName"] as? String == "Ada")
+            #expect(try await server.request(.GET, APIPath.me, token: ada.token).json["displayName"] as? String == "Ada")
         }
     }
 }

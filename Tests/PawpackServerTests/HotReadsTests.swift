@@ -47,10 +47,10 @@ import Testing
             // Every API request reads its token this way; a revoked session is refused at once.
             let ada = try await server.member("ada")
             let tokenReads = reads.counts.own
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 200)
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).status == 200)
             #expect(reads.counts.own == tokenReads + (onSQLite ? 1 : 0), "the token and its member, in one read")
-            #expect(try await server.request(.POST, "/v1/auth/logout", token: ada.accessToken).status == 204)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 401)
+            #expect(try await server.request(.POST, APIPath.logOut, token: ada.accessToken).status == 204)
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).status == 401)
 
             // Decks, the busiest request, each statement run more than once: binding a value
             // again must not make SQLite prepare the statement again.

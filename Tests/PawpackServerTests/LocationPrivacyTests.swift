@@ -95,17 +95,17 @@ import Testing
             }
             try await server.move(ada, to: Self.home.moved(northMetres: 3_000, eastMetres: 0))
             let refused = try await server.send(
-                .PUT, "/v1/me/location", object: ["latitude": 46.2, "longitude": 6.1],
+                .PUT, APIPath.location, object: ["latitude": 46.2, "longitude": 6.1],
                 token: ada.token)
             #expect(refused.status == 429 && refused.code == "too_many_requests", "\(refused.status) \(refused.text)")
             #expect(Int(refused.headers.first(name: "Retry-After") ?? "") ?? 0 > 0)
             // and nothing moved her
-            let me = try await server.request(.GET, "/v1/me", token: ada.token)
+            let me = try await server.request(.GET, APIPath.me, token: ada.token)
             #expect((me.json["location"] as? [String: Any])?["latitude"] as? Double ?? 0 < 46)
             // and an hour later, signed in again, she moves again
             server.clock.advance(by: 60 * 60)
             let again = try await server.send(
-                .POST, "/v1/auth/login", object: ["email": ada.member.email, "password": ada.member.password],
+                .POST, APIPath.logIn, object: ["email": ada.member.email, "password": ada.member.password],
                 token: nil)
             ada.member.accessToken = try #require(again.json["accessToken"] as? String)
             try await server.move(ada, to: GeoPoint(latitude: 46.2, longitude: 6.1))
@@ -113,7 +113,7 @@ import Testing
             // when she reads her deck sixty times in a minute, the next is refused, and Bob's is not
             let bob = try await server.owner("bob", at: Self.home)
             for _ in 0..<60 { _ = try await server.deck(ada) }
-            let tooMany = try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: ada.token)
+            let tooMany = try await server.request(.GET, APIPath.deck(ada.dogID), token: ada.token)
             #expect(tooMany.status == 429 && tooMany.code == "too_many_requests")
             _ = try await server.deck(bob)
             server.clock.advance(by: 61)
@@ -126,7 +126,7 @@ extension TestServer {
     /// The owner gives a new position, which must be taken.
     func move(_ owner: Owner, to point: GeoPoint) async throws {
         let reply = try await send(
-            .PUT, "/v1/me/location", object: ["latitude": point.latitude, "longitude": point.longitude],
+            .PUT, APIPath.location, object: ["latitude": point.latitude, "longitude": point.longitude],
             token: owner.token)
         guard reply.status == 200 else { throw TestFailure("move: \(reply.status) \(reply.text)") }
     }

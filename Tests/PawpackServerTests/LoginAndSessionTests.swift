@@ -12,7 +12,7 @@ import Vapor
             let ada = try await server.member("ada")
             #expect(ada.accessToken.hasPrefix("ppa_"))
             #expect(ada.refreshToken.hasPrefix("ppr_"))
-            let me = try await server.request(.GET, "/v1/me", token: ada.accessToken)
+            let me = try await server.request(.GET, APIPath.me, token: ada.accessToken)
             #expect(me.status == 200)
             #expect(me.json["username"] as? String == "ada")
             #expect(me.json["emailVerified"] as? Bool == true)
@@ -22,10 +22,10 @@ import Vapor
     @Test func meWithoutOrWithAForgedTokenIs401() async throws {
         try await TestServer.run { server in
             _ = try await server.member("ada")
-            let none = try await server.request(.GET, "/v1/me")
+            let none = try await server.request(.GET, APIPath.me)
             #expect(none.status == 401)
             #expect(none.code == "unauthenticated")
-            let forged = try await server.request(.GET, "/v1/me", token: "ppa_forged")
+            let forged = try await server.request(.GET, APIPath.me, token: "ppa_forged")
             #expect(forged.status == 401)
         }
     }
@@ -42,8 +42,8 @@ import Vapor
     @Test func aWrongPasswordIsA401AndAnUnknownEmailLooksTheSame() async throws {
         try await TestServer.run { server in
             _ = try await server.member("ada")
-            let wrong = try await server.request(.POST, "/v1/auth/login", json: ["email": "ada@example.com", "password": "not the password"])
-            let unknown = try await server.request(.POST, "/v1/auth/login", json: ["email": "bob@example.com", "password": "not the password"])
+            let wrong = try await server.request(.POST, APIPath.logIn, json: ["email": "ada@example.com", "password": "not the password"])
+            let unknown = try await server.request(.POST, APIPath.logIn, json: ["email": "bob@example.com", "password": "not the password"])
             #expect(wrong.status == 401)
             #expect(unknown.status == 401)
             #expect(wrong.json["detail"] as? String == unknown.json["detail"] as? String)
@@ -56,7 +56,7 @@ import Vapor
 
     static func logIn(_ server: TestServer, _ email: String, _ password: String, from client: String) async throws -> TestServer.Reply {
         try await server.request(
-            .POST, "/v1/auth/login", json: ["email": email, "password": password],
+            .POST, APIPath.logIn, json: ["email": email, "password": password],
             headers: [("X-Forwarded-For", client)])
     }
 
@@ -142,26 +142,26 @@ import Vapor
     @Test func refreshRotatesThePairAndRetiresTheOldOne() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let refreshed = try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": ada.refreshToken])
+            let refreshed = try await server.request(.POST, APIPath.refresh, json: ["refreshToken": ada.refreshToken])
             #expect(refreshed.status == 200)
             let newAccess = try #require(refreshed.json["accessToken"] as? String)
             #expect(newAccess != ada.accessToken)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).status == 401)
-            #expect(try await server.request(.GET, "/v1/me", token: newAccess).status == 200)
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).status == 401)
+            #expect(try await server.request(.GET, APIPath.me, token: newAccess).status == 200)
         }
     }
 
     @Test func reusingARefreshTokenRevokesTheWholeSession() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let refreshed = try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": ada.refreshToken])
+            let refreshed = try await server.request(.POST, APIPath.refresh, json: ["refreshToken": ada.refreshToken])
             let newAccess = try #require(refreshed.json["accessToken"] as? String)
             let newRefresh = try #require(refreshed.json["refreshToken"] as? String)
 
-            let replay = try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": ada.refreshToken])
+            let replay = try await server.request(.POST, APIPath.refresh, json: ["refreshToken": ada.refreshToken])
             #expect(replay.status == 401)
-            #expect(try await server.request(.GET, "/v1/me", token: newAccess).status == 401)
-            #expect(try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": newRefresh]).status == 401)
+            #expect(try await server.request(.GET, APIPath.me, token: newAccess).status == 401)
+            #expect(try await server.request(.POST, APIPath.refresh, json: ["refreshToken": newRefresh]).status == 401)
         }
     }
 
@@ -169,15 +169,15 @@ import Vapor
         try await TestServer.run { server in
             let ada = try await server.member("ada")
             server.clock.advance(by: 3600)
-            let expired = try await server.request(.GET, "/v1/me", token: ada.accessToken)
+            let expired = try await server.request(.GET, APIPath.me, token: ada.accessToken)
             #expect(expired.status == 401)
             #expect(expired.code == "token_expired")
-            let refreshed = try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": ada.refreshToken])
+            let refreshed = try await server.request(.POST, APIPath.refresh, json: ["refreshToken": ada.refreshToken])
             #expect(refreshed.status == 200)
             let refresh = try #require(refreshed.json["refreshToken"] as? String)
 
             server.clock.advance(by: 30 * 86_400)
-            let idle = try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": refresh])
+            let idle = try await server.request(.POST, APIPath.refresh, json: ["refreshToken": refresh])
             #expect(idle.status == 401)
         }
     }
@@ -185,15 +185,15 @@ import Vapor
     @Test func logoutRevokesTheSessionOnly() async throws {
         try await TestServer.run { server in
             let phone = try await server.member("ada")
-            let laptop = try await server.request(.POST, "/v1/auth/login", json: ["email": phone.email, "password": phone.password])
+            let laptop = try await server.request(.POST, APIPath.logIn, json: ["email": phone.email, "password": phone.password])
             let laptopToken = try #require(laptop.json["accessToken"] as? String)
 
-            #expect(try await server.request(.POST, "/v1/auth/logout").status == 401)
-            let out = try await server.request(.POST, "/v1/auth/logout", token: phone.accessToken)
+            #expect(try await server.request(.POST, APIPath.logOut).status == 401)
+            let out = try await server.request(.POST, APIPath.logOut, token: phone.accessToken)
             #expect(out.status == 204)
-            #expect(try await server.request(.GET, "/v1/me", token: phone.accessToken).status == 401)
-            #expect(try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": phone.refreshToken]).status == 401)
-            #expect(try await server.request(.GET, "/v1/me", token: laptopToken).status == 200)
+            #expect(try await server.request(.GET, APIPath.me, token: phone.accessToken).status == 401)
+            #expect(try await server.request(.POST, APIPath.refresh, json: ["refreshToken": phone.refreshToken]).status == 401)
+            #expect(try await server.request(.GET, APIPath.me, token: laptopToken).status == 200)
         }
     }
 }

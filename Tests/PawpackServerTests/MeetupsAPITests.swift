@@ -13,7 +13,7 @@ import Testing
     typealias Meetup = Components.Schemas.Meetup
 
     func act(_ server: TestServer, _ action: String, _ meetup: String, as owner: TestServer.Owner) async throws -> TestServer.Reply {
-        try await server.request(.POST, "/v1/meetups/\(meetup)/\(action)", token: owner.token)
+        try await server.request(.POST, APIPath.meetup(meetup, action), token: owner.token)
     }
 
     /// Two owners of vaccinated adult dogs, matched, and a stranger.
@@ -36,10 +36,10 @@ import Testing
             let meetup = try proposed.decode(Meetup.self)
             #expect(meetup.status == .pending && meetup.proposedByMe && meetup.note == "Bring a ball")
             #expect(meetup.myPet.name == "Ada's dog" && meetup.otherPet.name == "Bob's dog")
-            let bobs = try await server.get("/v1/meetups", token: bob.token, as: Components.Schemas.MeetupList.self).items
+            let bobs = try await server.get(APIPath.meetups, token: bob.token, as: Components.Schemas.MeetupList.self).items
             #expect(bobs.map(\.id) == [meetup.id] && bobs.first?.proposedByMe == false)
             #expect(bobs.first?.location.latitude == 45.7772 && bobs.first?.placeName == "Parc de la Tête d'Or")
-            let inbox = try await server.get("/v1/notifications", token: bob.token, as: Components.Schemas.NotificationPage.self)
+            let inbox = try await server.get(APIPath.notifications, token: bob.token, as: Components.Schemas.NotificationPage.self)
             #expect(inbox.items.first?.kind == .meetup && inbox.items.first?.meetupId == meetup.id)
             #expect(inbox.items.first?.body == "Ada's dog would like to meet Bob's dog at Parc de la Tête d'Or.")
 
@@ -47,19 +47,19 @@ import Testing
             var answers: [[String]] = []
             for id in [meetup.id, UUID().uuidString.lowercased()] {
                 let replies = [
-                    try await server.request(.GET, "/v1/meetups/\(id)", token: eve.token),
+                    try await server.request(.GET, APIPath.meetup(id), token: eve.token),
                     try await act(server, "accept", id, as: eve),
                     try await act(server, "cancel", id, as: eve),
                     try await act(server, "complete", id, as: eve),
-                    try await server.send(.POST, "/v1/meetups/\(id)/reviews", object: ["rating": 1], token: eve.token),
+                    try await server.send(.POST, APIPath.meetupReviews(id), object: ["rating": 1], token: eve.token),
                 ]
                 #expect(replies.map(\.status) == [404, 404, 404, 404, 404])
                 answers.append(replies.map { $0.text.replacingOccurrences(of: id, with: "…") })
             }
             #expect(answers[0] == answers[1])
-            #expect(try await server.request(.GET, "/v1/chats/\(chat)/meetups", token: eve.token).status == 404)
+            #expect(try await server.request(.GET, APIPath.chatMeetups(chat), token: eve.token).status == 404)
             #expect(try await server.propose(eve, in: chat).status == 404)
-            #expect(try await server.get("/v1/meetups", token: eve.token, as: Components.Schemas.MeetupList.self).items.isEmpty)
+            #expect(try await server.get(APIPath.meetups, token: eve.token, as: Components.Schemas.MeetupList.self).items.isEmpty)
 
             // Ada cannot answer her own proposal; Bob accepts; nobody completes it before it starts
             #expect(try await act(server, "accept", meetup.id, as: ada).code == "meetup_state_conflict")
@@ -67,7 +67,7 @@ import Testing
             #expect(try accepted.decode(Meetup.self).status == .accepted)
             #expect(try await act(server, "reject", meetup.id, as: bob).code == "meetup_state_conflict")
             #expect(try await act(server, "complete", meetup.id, as: ada).code == "meetup_state_conflict")
-            #expect(try await server.send(.POST, "/v1/meetups/\(meetup.id)/reviews", object: ["rating": 5], token: bob.token).status == 409)
+            #expect(try await server.send(.POST, APIPath.meetupReviews(meetup.id), object: ["rating": 5], token: bob.token).status == 409)
 
             // after the start either marks it completed; it waits for both reviews
             server.clock.advance(by: 2 * 3_600 + 60)
@@ -79,16 +79,16 @@ import Testing
             #expect(toReview.items.map(\.status) == [.completed])
 
             // each reviews once; the second time a friendly 409
-            let bad = try await server.send(.POST, "/v1/meetups/\(meetup.id)/reviews", object: ["rating": 6], token: ada.token)
+            let bad = try await server.send(.POST, APIPath.meetupReviews(meetup.id), object: ["rating": 6], token: ada.token)
             #expect(bad.status == 422 && bad.json["errors"].debugDescription.contains("rating"))
             let review = try await server.send(
-                .POST, "/v1/meetups/\(meetup.id)/reviews",
+                .POST, APIPath.meetupReviews(meetup.id),
                 object: ["rating": 4, "text": " Great fun "], token: ada.token)
             #expect(review.status == 201)
             #expect(try review.decode(Components.Schemas.Review.self).text == "Great fun")
-            let again = try await server.send(.POST, "/v1/meetups/\(meetup.id)/reviews", object: ["rating": 1], token: ada.token)
+            let again = try await server.send(.POST, APIPath.meetupReviews(meetup.id), object: ["rating": 1], token: ada.token)
             #expect(again.status == 409 && again.code == "already_reviewed")
-            #expect(try await server.send(.POST, "/v1/meetups/\(meetup.id)/reviews", object: ["rating": 5], token: bob.token).status == 201)
+            #expect(try await server.send(.POST, APIPath.meetupReviews(meetup.id), object: ["rating": 5], token: bob.token).status == 201)
             #expect(try await server.get("/v1/meetups?filter=to_review", token: ada.token, as: Components.Schemas.MeetupList.self).items.isEmpty)
             let past = try await server.get("/v1/meetups?filter=past", token: ada.token, as: Components.Schemas.MeetupList.self).items
             #expect(past.first?.reviewedByMe == true && past.first?.reviewedByThem == true)
@@ -96,9 +96,9 @@ import Testing
 
             // the averages show on the dog's card for everyone, and the list pages
             eve = try await server.signedInAgain(eve)
-            let card = try await server.get("/v1/pets/\(bob.dogID)", token: eve.token, as: Components.Schemas.PetView.self).card
+            let card = try await server.get(APIPath.pet(bob.dogID), token: eve.token, as: Components.Schemas.PetView.self).card
             #expect(card.averageRating == 4 && card.reviewCount == 1 && card.ownerAverageRating == 4 && card.ownerReviewCount == 1)
-            let list = try await server.get("/v1/pets/\(bob.dogID)/reviews", token: eve.token, as: Components.Schemas.ReviewPage.self)
+            let list = try await server.get(APIPath.petReviews(bob.dogID), token: eve.token, as: Components.Schemas.ReviewPage.self)
             #expect(list.items.map(\.authorDisplayName) == ["Ada"] && list.averageRating == 4 && list.reviewCount == 1)
             #expect(list.items.first?.aboutMe == false)
             let owners = try await server.get(
@@ -108,12 +108,12 @@ import Testing
 
             // Bob may report the review he received; nobody else can
             let received = try #require(list.items.first)
-            #expect(try await server.send(.POST, "/v1/reviews/\(received.id)/report", object: ["reason": "x"], token: ada.token).status == 404)
-            #expect(try await server.send(.POST, "/v1/reviews/\(received.id)/report", object: ["reason": "x"], token: eve.token).status == 404)
-            let empty = try await server.send(.POST, "/v1/reviews/\(received.id)/report", object: ["reason": "  "], token: bob.token)
+            #expect(try await server.send(.POST, APIPath.reportReview(received.id), object: ["reason": "x"], token: ada.token).status == 404)
+            #expect(try await server.send(.POST, APIPath.reportReview(received.id), object: ["reason": "x"], token: eve.token).status == 404)
+            let empty = try await server.send(.POST, APIPath.reportReview(received.id), object: ["reason": "  "], token: bob.token)
             #expect(empty.status == 422)
-            #expect(try await server.send(.POST, "/v1/reviews/\(received.id)/report", object: ["reason": "Not true"], token: bob.token).status == 204)
-            #expect(try await server.send(.POST, "/v1/reviews/\(received.id)/report", object: ["reason": "Again"], token: bob.token).status == 204)
+            #expect(try await server.send(.POST, APIPath.reportReview(received.id), object: ["reason": "Not true"], token: bob.token).status == 204)
+            #expect(try await server.send(.POST, APIPath.reportReview(received.id), object: ["reason": "Again"], token: bob.token).status == 204)
             #expect(try await server.rowCounts()["review_reports"] == 1)
         }
     }
@@ -148,9 +148,9 @@ import Testing
             #expect((second.json["detail"] as? String)?.contains("Answer or cancel it") == true)
 
             // an unmatch closes the chat: what was planned is cancelled, nothing new is proposed
-            let match = try #require(try await server.get("/v1/chats/\(chat)", token: ada.token, as: Components.Schemas.Chat.self).matchId)
-            #expect(try await server.request(.DELETE, "/v1/matches/\(match)", token: bob.token).status == 204)
-            let planned = try await server.get("/v1/chats/\(chat)/meetups", token: ada.token, as: Components.Schemas.MeetupList.self)
+            let match = try #require(try await server.get(APIPath.chat(chat), token: ada.token, as: Components.Schemas.Chat.self).matchId)
+            #expect(try await server.request(.DELETE, APIPath.match(match), token: bob.token).status == 204)
+            let planned = try await server.get(APIPath.chatMeetups(chat), token: ada.token, as: Components.Schemas.MeetupList.self)
             #expect(planned.items.map(\.status) == [.cancelled])
             #expect(try await server.propose(ada, in: chat).code == "chat_closed")
         }
@@ -166,7 +166,7 @@ import Testing
             let services = server.app.pawpack
             func inbox(_ owner: TestServer.Owner) async throws -> [Components.Schemas.Notification] {
                 try await server.get(
-                    "/v1/notifications", token: try await server.signedInAgain(owner).token,
+                    APIPath.notifications, token: try await server.signedInAgain(owner).token,
                     as: Components.Schemas.NotificationPage.self
                 ).items
             }
@@ -183,10 +183,10 @@ import Testing
             server.clock.advance(by: 3_600)
             try await services.meetups.runDueJobs(on: server.app.db, logger: server.app.logger)
             let bobNow = try await server.signedInAgain(bob)
-            #expect(try await server.get("/v1/meetups/\(waiting.id)", token: bobNow.token, as: Meetup.self).status == .expired)
+            #expect(try await server.get(APIPath.meetup(waiting.id), token: bobNow.token, as: Meetup.self).status == .expired)
             let eveNow = try await server.signedInAgain(eve)
             #expect(
-                try await server.get("/v1/meetups/\(planned.id)", token: eveNow.token, as: Meetup.self).status == .accepted,
+                try await server.get(APIPath.meetup(planned.id), token: eveNow.token, as: Meetup.self).status == .accepted,
                 "an accepted meet-up does not expire")
             #expect(try await inbox(ada).first { $0.meetupId == waiting.id }?.title == "Proposal expired")
             #expect(try await act(server, "accept", waiting.id, as: bobNow).code == "meetup_state_conflict")

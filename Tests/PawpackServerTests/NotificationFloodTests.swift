@@ -17,7 +17,7 @@ import Testing
 
     func withDevice(_ server: TestServer, _ owner: TestServer.Owner) async throws {
         let device = try await server.send(
-            .POST, "/v1/devices",
+            .POST, APIPath.devices,
             object: [
                 "platform": "apns", "token": PushTests.apnsToken, "appId": "org.pawpack.app",
             ], token: owner.token)
@@ -33,7 +33,7 @@ import Testing
             try await RealtimeTests.waitUntil(server, has: 1, socketsOf: ada)
             for _ in 0..<30 {
                 _ = try await server.like(bob, ada)
-                #expect(try await server.request(.POST, "/v1/pets/\(bob.dogID)/swipes/undo", token: bob.token).status == 204)
+                #expect(try await server.request(.POST, APIPath.undoSwipe(bob.dogID), token: bob.token).status == 204)
             }
             _ = try await server.like(bob, ada)
             #expect(try await server.unreadCount(of: ada) == 1)
@@ -45,7 +45,7 @@ import Testing
             }
             #expect(notifications == 1)
             // the entry says the latest request
-            let inbox = try await server.request(.GET, "/v1/notifications", token: ada.token).json["items"] as? [[String: Any]]
+            let inbox = try await server.request(.GET, APIPath.notifications, token: ada.token).json["items"] as? [[String: Any]]
             #expect(inbox?.count == 1 && inbox?.first?["kind"] as? String == "match_request")
             await socket.close()
         }
@@ -57,11 +57,11 @@ import Testing
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             for owner in [ada, bob] { try await server.vaccinate(owner) }
             let chat = try await server.matched(ada, bob).id
-            _ = try await server.request(.POST, "/v1/notifications/read-all", token: bob.token)
+            _ = try await server.request(.POST, APIPath.readAllNotifications, token: bob.token)
             let before = try await server.unreadCount(of: bob)
             for _ in 0..<20 {
                 let id = try await server.propose(ada, in: chat).json["id"] as? String ?? ""
-                #expect(try await server.request(.POST, "/v1/meetups/\(id)/cancel", token: ada.token).status == 200)
+                #expect(try await server.request(.POST, APIPath.meetup(id, "cancel"), token: ada.token).status == 200)
             }
             #expect(try await server.unreadCount(of: bob) == before + 1)
         }
@@ -81,7 +81,7 @@ import Testing
             for sender in [bob, eve] {
                 for _ in 0..<6 {
                     _ = try await server.like(sender, ada)
-                    #expect(try await server.request(.POST, "/v1/pets/\(sender.dogID)/swipes/undo", token: sender.token).status == 204)
+                    #expect(try await server.request(.POST, APIPath.undoSwipe(sender.dogID), token: sender.token).status == 204)
                 }
             }
             // three from Bob, then two from Eve reach the limit in all

@@ -30,7 +30,7 @@ import Testing
             server.clock.advance(by: 1) // the inbox is newest first
             _ = try await server.like(bob, ada)
             server.clock.advance(by: 1)
-            let chat = try #require(try await server.get("/v1/chats", token: bob.token, as: Components.Schemas.ChatPage.self).items.first)
+            let chat = try #require(try await server.get(APIPath.chats, token: bob.token, as: Components.Schemas.ChatPage.self).items.first)
             let adas = try await inbox(server, ada)
             #expect(adas.items.map(\.kind) == [.match] && adas.items.first?.chatId == chat.id)
 
@@ -62,7 +62,7 @@ import Testing
                     "/v1/chats/\(chat.id)/messages?limit=1", token: bob.token,
                     as: Components.Schemas.MessagePage.self
                 ).items.first)
-            #expect(try await server.send(.POST, "/v1/chats/\(chat.id)/read", object: ["messageId": last.id], token: bob.token).status == 204)
+            #expect(try await server.send(.POST, APIPath.chatRead(chat.id), object: ["messageId": last.id], token: bob.token).status == 204)
             page = try await inbox(server, bob)
             #expect(page.unreadCount == 2 && page.items.first?.read == true)
             server.clock.advance(by: 1)
@@ -72,13 +72,13 @@ import Testing
 
             // one, then all; someone else's is a 404 and stays unread
             let request = try #require(page.items.first { $0.kind == .matchRequest })
-            #expect(try await server.request(.POST, "/v1/notifications/\(request.id)/read", token: eve.token).status == 404)
+            #expect(try await server.request(.POST, APIPath.readNotification(request.id), token: eve.token).status == 404)
             #expect(try await inbox(server, bob).unreadCount == 3)
-            #expect(try await server.request(.POST, "/v1/notifications/\(request.id)/read", token: bob.token).status == 204)
+            #expect(try await server.request(.POST, APIPath.readNotification(request.id), token: bob.token).status == 204)
             #expect(try await inbox(server, bob).unreadCount == 2)
-            #expect(try await server.request(.POST, "/v1/notifications/read-all", token: bob.token).status == 204)
+            #expect(try await server.request(.POST, APIPath.readAllNotifications, token: bob.token).status == 204)
             #expect(try await inbox(server, bob).unreadCount == 0)
-            #expect(try await server.request(.GET, "/v1/notifications").status == 401)
+            #expect(try await server.request(.GET, APIPath.notifications).status == 401)
             await bobs.close()
         }
     }
@@ -88,14 +88,14 @@ import Testing
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let chat = try await server.matched(ada, bob).id
-            let muted = try await server.send(.PUT, "/v1/notifications/settings", object: ["muted": ["message", "review"]], token: bob.token)
+            let muted = try await server.send(.PUT, APIPath.notificationSettings, object: ["muted": ["message", "review"]], token: bob.token)
             #expect(muted.status == 200)
             #expect(try muted.decode(Components.Schemas.NotificationSettings.self).muted == [.message, .review])
-            let unknown = try await server.send(.PUT, "/v1/notifications/settings", object: ["muted": ["gossip"]], token: bob.token)
+            let unknown = try await server.send(.PUT, APIPath.notificationSettings, object: ["muted": ["gossip"]], token: bob.token)
             #expect(unknown.status == 400 || unknown.status == 422)
             #expect(
                 try await server.get(
-                    "/v1/notifications/settings", token: bob.token,
+                    APIPath.notificationSettings, token: bob.token,
                     as: Components.Schemas.NotificationSettings.self
                 ).muted == [.message, .review])
 

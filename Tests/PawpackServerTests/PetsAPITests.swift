@@ -16,7 +16,7 @@ extension Data {
     ]
 
     func createBiscuit(_ server: TestServer, token: String) async throws -> String {
-        let reply = try await server.send(.POST, "/v1/pets", object: Self.biscuit, token: token)
+        let reply = try await server.send(.POST, APIPath.pets, object: Self.biscuit, token: token)
         #expect(reply.status == 201, "\(reply.text)")
         return try #require((reply.json["card"] as? [String: Any])?["id"] as? String)
     }
@@ -24,7 +24,7 @@ extension Data {
     @Test func anOwnerAddsADogThatStartsInPuppyModeWithBehaviourHeldBack() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let reply = try await server.send(.POST, "/v1/pets", object: Self.biscuit, token: ada.accessToken)
+            let reply = try await server.send(.POST, APIPath.pets, object: Self.biscuit, token: ada.accessToken)
             #expect(reply.status == 201)
             let card = try #require(reply.json["card"] as? [String: Any])
             #expect(card["name"] as? String == "Biscuit")
@@ -36,7 +36,7 @@ extension Data {
             let profile = try #require(reply.json["profile"] as? [String: Any])
             #expect(profile["heldBackFields"] as? [String] == ["environment", "neutered", "playStyles"])
 
-            let listed = try await server.request(.GET, "/v1/pets", token: ada.accessToken)
+            let listed = try await server.request(.GET, APIPath.pets, token: ada.accessToken)
             #expect((listed.json["items"] as? [Any])?.count == 1)
         }
     }
@@ -44,11 +44,11 @@ extension Data {
     @Test func otherMembersSeeOnlyThePublicCard() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            _ = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.764, "longitude": 4.8357], token: ada.accessToken)
+            _ = try await server.send(.PUT, APIPath.location, object: ["latitude": 45.764, "longitude": 4.8357], token: ada.accessToken)
             let bob = try await server.member("bob", password: "bob's own secret")
             let id = try await createBiscuit(server, token: ada.accessToken)
 
-            let seen = try await server.request(.GET, "/v1/pets/\(id)", token: bob.accessToken)
+            let seen = try await server.request(.GET, APIPath.pet(id), token: bob.accessToken)
             #expect(seen.status == 200)
             #expect(seen.json["profile"] == nil)
             #expect(seen.json["role"] == nil)
@@ -56,8 +56,8 @@ extension Data {
             for secret in [ada.email, "45.764", "4.8357", "2025-10-12", "female"] {
                 #expect(!seen.text.contains(secret), "leaked \(secret)")
             }
-            #expect(try await server.request(.GET, "/v1/pets/\(id)").status == 401)
-            #expect(try await server.request(.GET, "/v1/pets/\(UUID())", token: bob.accessToken).status == 404)
+            #expect(try await server.request(.GET, APIPath.pet(id)).status == 401)
+            #expect(try await server.request(.GET, APIPath.pet(UUID()), token: bob.accessToken).status == 404)
             #expect(try await server.request(.GET, "/v1/pets/not-a-uuid", token: bob.accessToken).status == 404)
         }
     }
@@ -68,17 +68,17 @@ extension Data {
             let bob = try await server.member("bob", password: "bob's own secret")
             let id = try await createBiscuit(server, token: ada.accessToken)
             let before = try await server.rowCounts()
-            let patch = try await server.send(.PATCH, "/v1/pets/\(id)", object: ["name": "Stolen"], token: bob.accessToken)
+            let patch = try await server.send(.PATCH, APIPath.pet(id), object: ["name": "Stolen"], token: bob.accessToken)
             #expect(patch.status == 403)
-            #expect(try await server.request(.DELETE, "/v1/pets/\(id)", token: bob.accessToken).status == 403)
+            #expect(try await server.request(.DELETE, APIPath.pet(id), token: bob.accessToken).status == 403)
             let vaccination = try await server.send(
-                .POST, "/v1/pets/\(id)/vaccinations",
+                .POST, APIPath.vaccinations(id),
                 object: ["vaccine": "rabies", "givenOn": "2026-02-01"], token: bob.accessToken)
             #expect(vaccination.status == 403)
-            #expect(try await server.request(.GET, "/v1/pets/\(id)/vaccinations", token: bob.accessToken).status == 403)
-            #expect(try await server.request(.GET, "/v1/pets/\(id)/mode", token: bob.accessToken).status == 403)
+            #expect(try await server.request(.GET, APIPath.vaccinations(id), token: bob.accessToken).status == 403)
+            #expect(try await server.request(.GET, APIPath.mode(id), token: bob.accessToken).status == 403)
             let photo = try await server.upload(
-                "/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "a.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))],
+                APIPath.photos(id), parts: [.init(name: "photo", filename: "a.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))],
                 token: bob.accessToken)
             #expect(photo.status == 403)
             #expect(try await server.rowCounts() == before)
@@ -89,22 +89,22 @@ extension Data {
     @Test func badPetInputNamesTheFieldsAndWritesNothing() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let missing = try await server.send(.POST, "/v1/pets", object: ["breed": "Poodle"], token: ada.accessToken)
+            let missing = try await server.send(.POST, APIPath.pets, object: ["breed": "Poodle"], token: ada.accessToken)
             #expect(missing.status == 422)
             let fields = (missing.json["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String }
             #expect(Set(fields ?? []) == ["name", "species", "dateOfBirth"])
             let future = try await server.send(
-                .POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "dateOfBirth": "2027-01-01"], token: ada.accessToken)
+                .POST, APIPath.pets, object: ["name": "Rex", "species": "dog", "dateOfBirth": "2027-01-01"], token: ada.accessToken)
             #expect(future.json["field"] as? String == "dateOfBirth")
             let heavy = try await server.send(
-                .POST, "/v1/pets", object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30, "weightKg": 900], token: ada.accessToken)
+                .POST, APIPath.pets, object: ["name": "Rex", "species": "dog", "estimatedAgeMonths": 30, "weightKg": 900], token: ada.accessToken)
             #expect(heavy.json["field"] as? String == "weightKg")
             let dragon = try await server.send(
-                .POST, "/v1/pets", object: ["name": "Rex", "species": "dragon", "estimatedAgeMonths": 3], token: ada.accessToken)
+                .POST, APIPath.pets, object: ["name": "Rex", "species": "dragon", "estimatedAgeMonths": 3], token: ada.accessToken)
             #expect(dragon.status == 400)
             #expect(dragon.json["field"] as? String == "species")
             #expect(try await server.rowCounts()["pets"] == 0)
-            #expect(try await server.send(.POST, "/v1/pets", object: Self.biscuit, token: nil).status == 401)
+            #expect(try await server.send(.POST, APIPath.pets, object: Self.biscuit, token: nil).status == 401)
         }
     }
 
@@ -122,7 +122,7 @@ extension Data {
         dog["estimatedAgeMonths"] = 36
         let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth, dog: dog)
         let dose = try await server.send(
-            .POST, "/v1/pets/\(bob.dogID)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-01"], token: bob.token)
+            .POST, APIPath.vaccinations(bob.dogID), object: ["vaccine": "dhpp", "givenOn": "2026-02-01"], token: bob.token)
         #expect(dose.status == 201)
         return bob
     }
@@ -145,7 +145,7 @@ extension Data {
             let bob = try await bobsSocialChaser(server)
             let ada = try await adasDog(server, months: 4)
 
-            let mine = try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: ada.token)
+            let mine = try await server.request(.GET, APIPath.pet(ada.dogID), token: ada.token)
             let profile = try #require(mine.json["profile"] as? [String: Any])
             #expect(profile["neutered"] as? Bool == true)
             #expect(profile["playStyles"] as? [String] == ["chase"])
@@ -153,7 +153,7 @@ extension Data {
             #expect(profile["heldBackFields"] as? [String] == ["environment", "neutered", "playStyles"])
             #expect((mine.json["card"] as? [String: Any])?["mode"] as? String == "puppy")
 
-            let seen = try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: bob.token)
+            let seen = try await server.request(.GET, APIPath.pet(ada.dogID), token: bob.token)
             #expect(seen.status == 200)
             #expect(seen.json["profile"] == nil)
             #expect(!seen.text.contains("chase") && !seen.text.contains("suburb") && !seen.text.contains("neutered"))
@@ -161,7 +161,7 @@ extension Data {
             #expect(!said.contains("both love chase games") && !said.contains("both neutered") && !said.contains("both have a garden"))
             // Neither side's neutered-only preference applies to a pair with a puppy.
             let saved = try await server.send(
-                .PUT, "/v1/pets/\(bob.dogID)/preferences", object: ["maxDistanceKm": 25, "neuteredOnly": true], token: bob.token)
+                .PUT, APIPath.preferences(bob.dogID), object: ["maxDistanceKm": 25, "neuteredOnly": true], token: bob.token)
             #expect(saved.status == 200)
             #expect(try await server.deck(bob).items.map(\.pet.id).contains(ada.dogID))
         }
@@ -172,12 +172,12 @@ extension Data {
             let bob = try await bobsSocialChaser(server)
             let ada = try await adasDog(server, months: 36)
 
-            let status = try await server.get("/v1/pets/\(ada.dogID)/mode", token: ada.token, as: Components.Schemas.WelfareStatus.self)
+            let status = try await server.get(APIPath.mode(ada.dogID), token: ada.token, as: Components.Schemas.WelfareStatus.self)
             #expect(status.mode == .puppy)
             #expect(status.reasons.map(\.code) == ["missing_doses", "missing_doses", "missing_doses"])
             #expect(status.heldBackFields == ["environment", "neutered", "playStyles"])
             let changed = try await server.send(
-                .PATCH, "/v1/pets/\(ada.dogID)", object: ["neutered": false, "playStyles": ["wrestle", "chase"]], token: ada.token)
+                .PATCH, APIPath.pet(ada.dogID), object: ["neutered": false, "playStyles": ["wrestle", "chase"]], token: ada.token)
             #expect(changed.status == 200)
             #expect((changed.json["profile"] as? [String: Any])?["playStyles"] as? [String] == ["wrestle", "chase"])
             #expect(!(try await reasons(in: server, deckOf: bob, about: ada.dogID)).contains("both love chase games"))
@@ -193,7 +193,7 @@ extension Data {
             func dates(_ messages: [String]) -> [Substring] {
                 messages.compactMap { $0.firstMatch(of: #/after (.+?)\.$/#)?.output.1 }
             }
-            let path = "/v1/pets/\(ada.dogID)/mode"
+            let path = APIPath.mode(ada.dogID)
             let inAmerican = try await server.request(.GET, path, token: ada.token, headers: [("Accept-Language", "en-US,en;q=0.8")])
                 .decode(Components.Schemas.WelfareStatus.self).reasons.map(\.message)
             let inBritish = try await server.request(.GET, path, token: ada.token)
@@ -217,9 +217,9 @@ extension Data {
 
             // a dose three weeks ago: the buffer has passed, no button to press
             let dose = try await server.send(
-                .POST, "/v1/pets/\(ada.dogID)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-08"], token: ada.token)
+                .POST, APIPath.vaccinations(ada.dogID), object: ["vaccine": "dhpp", "givenOn": "2026-02-08"], token: ada.token)
             #expect(dose.status == 201)
-            let mine = try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: ada.token)
+            let mine = try await server.request(.GET, APIPath.pet(ada.dogID), token: ada.token)
             #expect((mine.json["card"] as? [String: Any])?["mode"] as? String == "social")
             #expect((mine.json["profile"] as? [String: Any])?["heldBackFields"] as? [String] == [])
             let said = try await reasons(in: server, deckOf: bob, about: ada.dogID)
@@ -232,7 +232,7 @@ extension Data {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
             let cat = try await server.send(
-                .POST, "/v1/pets",
+                .POST, APIPath.pets,
                 object: [
                     "name": "Miso", "species": "cat", "estimatedAgeMonths": 30,
                     "neutered": true, "playStyles": ["gentle"],
@@ -253,7 +253,7 @@ extension Data {
             #expect(original.contains("Exif"))
 
             let reply = try await server.upload(
-                "/v1/pets/\(id)/photos",
+                APIPath.photos(id),
                 parts: [
                     .init(name: "photo", filename: "biscuit.jpg", contentType: "image/jpeg", data: original),
                     .init(name: "kind", contentType: "text/plain", data: Data("profile".utf8)),
@@ -273,7 +273,7 @@ extension Data {
             #expect(served.body.count < original.count)
             #expect(try await server.request(.GET, path).status == 401)
 
-            let card = try await server.request(.GET, "/v1/pets/\(id)", token: bob.accessToken).json["card"] as? [String: Any]
+            let card = try await server.request(.GET, APIPath.pet(id), token: bob.accessToken).json["card"] as? [String: Any]
             #expect((card?["photos"] as? [[String: Any]])?.first?["url"] as? String == url)
         }
     }
@@ -284,20 +284,20 @@ extension Data {
             let id = try await createBiscuit(server, token: ada.accessToken)
             let before = try await server.rowCounts()
             let gif = try await server.upload(
-                "/v1/pets/\(id)/photos",
+                APIPath.photos(id),
                 parts: [
                     .init(name: "photo", filename: "dog.jpg", contentType: "image/jpeg", data: try fixture("not-an-image.gif"))
                 ], token: ada.accessToken)
             #expect(gif.status == 415)
             #expect(gif.code == "unsupported_media_type")
             let big = try await server.upload(
-                "/v1/pets/\(id)/photos",
+                APIPath.photos(id),
                 parts: [
                     .init(name: "photo", filename: "big.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg") + Data(count: 50_000))
                 ], token: ada.accessToken)
             #expect(big.status == 413)
             let huge = try await server.upload(
-                "/v1/pets/\(id)/photos",
+                APIPath.photos(id),
                 parts: [
                     .init(name: "photo", filename: "huge.png", contentType: "image/png", data: TestImages.png(width: 20_000, height: 20_000))
                 ], token: ada.accessToken)
@@ -305,7 +305,7 @@ extension Data {
             #expect(try huge.decode(Components.Schemas.Problem.self).field == "photo")
             #expect(huge.text.contains("20000 × 20000 pixels"))
             let none = try await server.upload(
-                "/v1/pets/\(id)/photos",
+                APIPath.photos(id),
                 parts: [
                     .init(name: "kind", contentType: "text/plain", data: Data("gallery".utf8))
                 ], token: ada.accessToken)
@@ -321,22 +321,22 @@ extension Data {
             let ada = try await server.member("ada")
             let id = try await createBiscuit(server, token: ada.accessToken)
             let future = try await server.send(
-                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-03-02"], token: ada.accessToken)
+                .POST, APIPath.vaccinations(id), object: ["vaccine": "dhpp", "givenOn": "2026-03-02"], token: ada.accessToken)
             #expect(future.status == 422)
             #expect(future.json["field"] as? String == "givenOn")
             let unborn = try await server.send(
-                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2025-10-11"], token: ada.accessToken)
+                .POST, APIPath.vaccinations(id), object: ["vaccine": "dhpp", "givenOn": "2025-10-11"], token: ada.accessToken)
             #expect(unborn.json["field"] as? String == "givenOn")
             let unnamed = try await server.send(
-                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "other", "givenOn": "2026-01-01"], token: ada.accessToken)
+                .POST, APIPath.vaccinations(id), object: ["vaccine": "other", "givenOn": "2026-01-01"], token: ada.accessToken)
             #expect(unnamed.json["field"] as? String == "otherName")
             #expect(try await server.rowCounts()["vaccinations"] == 0)
             let ok = try await server.send(
-                .POST, "/v1/pets/\(id)/vaccinations",
+                .POST, APIPath.vaccinations(id),
                 object: ["vaccine": "dhpp", "givenOn": "2025-12-21", "nextDueOn": "2026-01-18", "clinic": "Vet Lyon"],
                 token: ada.accessToken)
             #expect(ok.status == 201)
-            let list = try await server.request(.GET, "/v1/pets/\(id)/vaccinations", token: ada.accessToken)
+            let list = try await server.request(.GET, APIPath.vaccinations(id), token: ada.accessToken)
             #expect((list.json["items"] as? [[String: Any]])?.first?["clinic"] as? String == "Vet Lyon")
         }
     }
@@ -346,28 +346,28 @@ extension Data {
             let ada = try await server.member("ada")
             let id = try await createBiscuit(server, token: ada.accessToken)
             for date in ["2025-12-21", "2026-01-18"] { // 10 and 14 weeks old
-                _ = try await server.send(.POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": date], token: ada.accessToken)
+                _ = try await server.send(.POST, APIPath.vaccinations(id), object: ["vaccine": "dhpp", "givenOn": date], token: ada.accessToken)
             }
-            let puppy = try await server.get("/v1/pets/\(id)/mode", token: ada.accessToken, as: Components.Schemas.WelfareStatus.self)
+            let puppy = try await server.get(APIPath.mode(id), token: ada.accessToken, as: Components.Schemas.WelfareStatus.self)
             #expect(puppy.mode == .puppy)
             #expect(!puppy.eligibleForSocial)
             #expect(!puppy.reasons.isEmpty)
             #expect(puppy.earliestSocialDate == "2026-03-08")
 
-            let refused = try await server.request(.POST, "/v1/pets/\(id)/mode/social", token: ada.accessToken)
+            let refused = try await server.request(.POST, APIPath.socialMode(id), token: ada.accessToken)
             #expect(refused.status == 409)
             #expect(refused.code == "welfare_rules_unmet")
 
             // a dose at 17 weeks, three weeks ago: the buffer has passed
             _ = try await server.send(
-                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-02-08"], token: ada.accessToken)
-            let social = try await server.request(.POST, "/v1/pets/\(id)/mode/social", token: ada.accessToken)
+                .POST, APIPath.vaccinations(id), object: ["vaccine": "dhpp", "givenOn": "2026-02-08"], token: ada.accessToken)
+            let social = try await server.request(.POST, APIPath.socialMode(id), token: ada.accessToken)
             #expect(social.status == 200)
             #expect(social.json["mode"] as? String == "social")
             #expect(social.json["heldBackFields"] as? [String] == [])
 
             let unlocked = try await server.send(
-                .PATCH, "/v1/pets/\(id)",
+                .PATCH, APIPath.pet(id),
                 object: [
                     "playStyles": ["chase", "wrestle"], "neutered": true,
                     "environment": ["area": "suburb", "hasGarden": true] as [String: any Sendable],
@@ -385,46 +385,46 @@ extension Data {
             _ = try await server.member("cyd", password: "cyd's own secret")
             let id = try await createBiscuit(server, token: ada.accessToken)
 
-            let unknown = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "nobody"], token: ada.accessToken)
+            let unknown = try await server.send(.POST, APIPath.guardians(id), object: ["username": "nobody"], token: ada.accessToken)
             #expect(unknown.status == 404)
             #expect(unknown.json["field"] as? String == "username")
-            let invited = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "bob"], token: ada.accessToken)
+            let invited = try await server.send(.POST, APIPath.guardians(id), object: ["username": "bob"], token: ada.accessToken)
             #expect(invited.status == 201)
             #expect(invited.json["status"] as? String == "invited")
-            let again = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "bob"], token: ada.accessToken)
+            let again = try await server.send(.POST, APIPath.guardians(id), object: ["username": "bob"], token: ada.accessToken)
             #expect(again.status == 409)
 
             // before accepting, Bob is a stranger
-            #expect(try await server.send(.PATCH, "/v1/pets/\(id)", object: ["name": "Bis"], token: bob.accessToken).status == 403)
-            let invitations = try await server.request(.GET, "/v1/guardian-invitations", token: bob.accessToken)
+            #expect(try await server.send(.PATCH, APIPath.pet(id), object: ["name": "Bis"], token: bob.accessToken).status == 403)
+            let invitations = try await server.request(.GET, APIPath.guardianInvitations, token: bob.accessToken)
             let invitation = try #require((invitations.json["items"] as? [[String: Any]])?.first?["id"] as? String)
-            #expect(try await server.request(.POST, "/v1/guardian-invitations/\(invitation)/accept", token: ada.accessToken).status == 404)
-            #expect(try await server.request(.POST, "/v1/guardian-invitations/\(invitation)/accept", token: bob.accessToken).status == 204)
+            #expect(try await server.request(.POST, APIPath.acceptInvitation(invitation), token: ada.accessToken).status == 404)
+            #expect(try await server.request(.POST, APIPath.acceptInvitation(invitation), token: bob.accessToken).status == 204)
 
-            let mine = try await server.request(.GET, "/v1/pets", token: bob.accessToken)
+            let mine = try await server.request(.GET, APIPath.pets, token: bob.accessToken)
             #expect(((mine.json["items"] as? [[String: Any]])?.first?["role"] as? String) == "guardian")
-            #expect(try await server.send(.PATCH, "/v1/pets/\(id)", object: ["name": "Bis"], token: bob.accessToken).status == 200)
+            #expect(try await server.send(.PATCH, APIPath.pet(id), object: ["name": "Bis"], token: bob.accessToken).status == 200)
             #expect(
                 try await server.send(
-                    .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "rabies", "givenOn": "2026-02-20"], token: bob.accessToken
+                    .POST, APIPath.vaccinations(id), object: ["vaccine": "rabies", "givenOn": "2026-02-20"], token: bob.accessToken
                 ).status == 201)
-            #expect(try await server.request(.DELETE, "/v1/pets/\(id)", token: bob.accessToken).status == 403)
-            #expect(try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "cyd"], token: bob.accessToken).status == 403)
+            #expect(try await server.request(.DELETE, APIPath.pet(id), token: bob.accessToken).status == 403)
+            #expect(try await server.send(.POST, APIPath.guardians(id), object: ["username": "cyd"], token: bob.accessToken).status == 403)
 
             // the owner removes Bob: he is a stranger again
             let bobID = bob.id
-            #expect(try await server.request(.DELETE, "/v1/pets/\(id)/guardians/\(bobID)", token: ada.accessToken).status == 204)
-            #expect(try await server.request(.GET, "/v1/pets/\(id)", token: bob.accessToken).json["profile"] == nil)
+            #expect(try await server.request(.DELETE, APIPath.guardian(id, bobID), token: ada.accessToken).status == 204)
+            #expect(try await server.request(.GET, APIPath.pet(id), token: bob.accessToken).json["profile"] == nil)
         }
     }
 
     @Test func theLocationIsTheOwnersAloneAndMustBeOnTheGlobe() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
-            let bad = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 91, "longitude": 0], token: ada.accessToken)
+            let bad = try await server.send(.PUT, APIPath.location, object: ["latitude": 91, "longitude": 0], token: ada.accessToken)
             #expect(bad.status == 422)
             #expect(bad.json["field"] as? String == "latitude")
-            let set = try await server.send(.PUT, "/v1/me/location", object: ["latitude": 45.764, "longitude": 4.8357], token: ada.accessToken)
+            let set = try await server.send(.PUT, APIPath.location, object: ["latitude": 45.764, "longitude": 4.8357], token: ada.accessToken)
             #expect(set.status == 200)
             // kept and shown to her as the centre of its cell, never as given
             let centre = LocationBlur.matchingPoint(of: GeoPoint(latitude: 45.764, longitude: 4.8357), offset: TestServer.centredGrid)
@@ -432,9 +432,9 @@ extension Data {
             let kept = try #require(set.json["location"] as? [String: Any])
             #expect(abs(try #require(kept["latitude"] as? Double) - centre.latitude) < 1e-9)
             #expect(abs(try #require(kept["longitude"] as? Double) - centre.longitude) < 1e-9)
-            #expect(try await server.request(.DELETE, "/v1/me/location", token: ada.accessToken).status == 204)
-            #expect(try await server.request(.GET, "/v1/me", token: ada.accessToken).json["location"] == nil)
-            #expect(try await server.send(.PUT, "/v1/me/location", object: ["latitude": 1, "longitude": 1], token: nil).status == 401)
+            #expect(try await server.request(.DELETE, APIPath.location, token: ada.accessToken).status == 204)
+            #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).json["location"] == nil)
+            #expect(try await server.send(.PUT, APIPath.location, object: ["latitude": 1, "longitude": 1], token: nil).status == 401)
         }
     }
 
@@ -445,23 +445,23 @@ extension Data {
             let ada = try await server.member("ada")
             let id = try await createBiscuit(server, token: ada.accessToken)
             _ = try await server.upload(
-                "/v1/pets/\(id)/photos", parts: [.init(name: "photo", filename: "b.jpg", data: try fixture("gps.jpg"))], token: ada.accessToken)
+                APIPath.photos(id), parts: [.init(name: "photo", filename: "b.jpg", data: try fixture("gps.jpg"))], token: ada.accessToken)
             _ = try await server.send(
-                .POST, "/v1/pets/\(id)/vaccinations", object: ["vaccine": "dhpp", "givenOn": "2026-01-18"], token: ada.accessToken)
-            _ = try await server.send(.POST, "/v1/pets/\(id)/guardians", object: ["username": "bob"], token: ada.accessToken)
+                .POST, APIPath.vaccinations(id), object: ["vaccine": "dhpp", "givenOn": "2026-01-18"], token: ada.accessToken)
+            _ = try await server.send(.POST, APIPath.guardians(id), object: ["username": "bob"], token: ada.accessToken)
             #expect(server.storedMediaFiles().count == 1)
 
-            let export = try await server.request(.GET, "/v1/me/export", token: ada.accessToken)
+            let export = try await server.request(.GET, APIPath.export, token: ada.accessToken)
             let pets = try #require(export.json["pets"] as? [[String: Any]])
             #expect(pets.count == 1)
             #expect((pets.first?["vaccinations"] as? [Any])?.count == 1)
 
-            let deleted = try await server.request(.DELETE, "/v1/me", json: ["password": ada.password], token: ada.accessToken)
+            let deleted = try await server.request(.DELETE, APIPath.me, json: ["password": ada.password], token: ada.accessToken)
             #expect(deleted.status == 204)
             #expect(try await server.rowCounts() == before)
             #expect(server.storedMediaFiles().isEmpty)
             // Bob's invitation to guard Ada's pet went with it
-            let invitations = try await server.request(.GET, "/v1/guardian-invitations", token: bob.accessToken)
+            let invitations = try await server.request(.GET, APIPath.guardianInvitations, token: bob.accessToken)
             #expect((invitations.json["items"] as? [Any])?.isEmpty == true)
         }
     }
@@ -475,7 +475,7 @@ extension Data {
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             for number in 0..<8 {
                 let photo = try await server.upload(
-                    "/v1/pets/\(bob.dogID)/photos",
+                    APIPath.photos(bob.dogID),
                     parts: [
                         .init(
                             name: "photo", filename: "\(number).png", contentType: "image/png",
@@ -491,20 +491,20 @@ extension Data {
             #expect(card.photos.count == 6)
             #expect(card.photos.first?.kind == .profile)
             // while Bob's own page of it shows all eight
-            let own = try await server.get("/v1/pets/\(bob.dogID)", token: bob.token, as: Components.Schemas.PetView.self)
+            let own = try await server.get(APIPath.pet(bob.dogID), token: bob.token, as: Components.Schemas.PetView.self)
             #expect(own.card.photos.count == 8)
 
             // and Bob may add photos up to 24, not one more
             for number in 8..<24 {
                 let photo = try await server.upload(
-                    "/v1/pets/\(bob.dogID)/photos",
+                    APIPath.photos(bob.dogID),
                     parts: [
                         .init(name: "photo", filename: "\(number).png", contentType: "image/png", data: TestImages.png(width: 1, height: 1))
                     ], token: bob.token)
                 #expect(photo.status == 201)
             }
             let tooMany = try await server.upload(
-                "/v1/pets/\(bob.dogID)/photos",
+                APIPath.photos(bob.dogID),
                 parts: [
                     .init(name: "photo", filename: "more.png", contentType: "image/png", data: TestImages.png(width: 1, height: 1))
                 ], token: bob.token)
@@ -515,12 +515,12 @@ extension Data {
             // and pets up to 20 (he has one), not one more
             for number in 1..<20 {
                 let pet = try await server.send(
-                    .POST, "/v1/pets", object: ["name": "Cat \(number)", "species": "cat", "estimatedAgeMonths": 12],
+                    .POST, APIPath.pets, object: ["name": "Cat \(number)", "species": "cat", "estimatedAgeMonths": 12],
                     token: bob.token)
                 #expect(pet.status == 201)
             }
             let twentyFirst = try await server.send(
-                .POST, "/v1/pets", object: ["name": "One more", "species": "cat", "estimatedAgeMonths": 12],
+                .POST, APIPath.pets, object: ["name": "One more", "species": "cat", "estimatedAgeMonths": 12],
                 token: bob.token)
             #expect(twentyFirst.status == 409)
             #expect(twentyFirst.code == "limit_reached")

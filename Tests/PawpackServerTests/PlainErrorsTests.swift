@@ -20,7 +20,7 @@ import Testing
                 (
                     "a value of a list",
                     try await server.request(
-                        .POST, "/v1/pets", raw: #"{"name": "R", "species": "dragon", "estimatedAgeMonths": 3}"#,
+                        .POST, APIPath.pets, raw: #"{"name": "R", "species": "dragon", "estimatedAgeMonths": 3}"#,
                         token: ada.token), "species", "dragon"
                 ),
             ]
@@ -37,13 +37,13 @@ import Testing
     @Test func aMemberSentAsNullIsRefusedNotTakenAsLeftOut() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon, member: server.member("ada", city: "Lyon"))
-            let cleared = try await server.request(.PATCH, "/v1/me", raw: #"{"displayName": "Ada", "city": null}"#, token: ada.token)
+            let cleared = try await server.request(.PATCH, APIPath.me, raw: #"{"displayName": "Ada", "city": null}"#, token: ada.token)
             #expect(cleared.status == 422 && cleared.json["field"] as? String == "city", "\(cleared.text)")
             let nested = try await server.request(
-                .PATCH, "/v1/pets/\(ada.dogID)", raw: #"{"environment": {"area": "city", "hasGarden": null}}"#,
+                .PATCH, APIPath.pet(ada.dogID), raw: #"{"environment": {"area": "city", "hasGarden": null}}"#,
                 token: ada.token)
             #expect(nested.status == 422 && nested.json["field"] as? String == "environment.hasGarden", "\(nested.text)")
-            #expect(try await server.request(.GET, "/v1/me", token: ada.token).json["city"] as? String == "Lyon")
+            #expect(try await server.request(.GET, APIPath.me, token: ada.token).json["city"] as? String == "Lyon")
         }
     }
 
@@ -52,11 +52,11 @@ import Testing
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let long = String(repeating: "pawprint", count: 2_000)
             let replies = [
-                try await server.send(.POST, "/v1/blocks", object: ["username": long], token: ada.token),
-                try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": long], token: ada.token),
-                try await server.request(.DELETE, "/v1/blocks/\(long)", token: ada.token),
-                try await server.send(.POST, "/v1/auth/login", object: ["email": long + "@example.com", "password": long], token: nil),
-                try await server.send(.PATCH, "/v1/me", object: ["displayName": long], token: ada.token),
+                try await server.send(.POST, APIPath.blocks, object: ["username": long], token: ada.token),
+                try await server.send(.POST, APIPath.guardians(ada.dogID), object: ["username": long], token: ada.token),
+                try await server.request(.DELETE, APIPath.block(long), token: ada.token),
+                try await server.send(.POST, APIPath.logIn, object: ["email": long + "@example.com", "password": long], token: nil),
+                try await server.send(.PATCH, APIPath.me, object: ["displayName": long], token: ada.token),
             ]
             for reply in replies {
                 #expect(reply.status >= 400 && reply.status < 500, "\(reply.status)")
@@ -73,13 +73,13 @@ import Testing
             #expect(old.status == 422 && old.json["field"] as? String == "dateOfBirth")
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let farAhead = try await server.send(
-                .POST, "/v1/pets/\(ada.dogID)/vaccinations",
+                .POST, APIPath.vaccinations(ada.dogID),
                 object: [
                     "vaccine": "rabies", "givenOn": "2025-06-01", "nextDueOn": "2065-06-01",
                 ], token: ada.token)
             #expect(farAhead.status == 422 && farAhead.json["field"] as? String == "nextDueOn", "\(farAhead.text)")
             let sensible = try await server.send(
-                .POST, "/v1/pets/\(ada.dogID)/vaccinations",
+                .POST, APIPath.vaccinations(ada.dogID),
                 object: [
                     "vaccine": "rabies", "givenOn": "2025-06-01", "nextDueOn": "2028-06-01",
                 ], token: ada.token)

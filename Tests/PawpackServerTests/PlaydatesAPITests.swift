@@ -16,13 +16,14 @@ import Testing
             // given Ada with two dogs and a cat, Bob 2 km north and Cyd in Paris
             let ada = try await server.owner("ada", at: Place.lyon)
             _ = try await server.send(
-                .POST, "/v1/pets", object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 20], token: ada.token)
+                .POST, APIPath.pets, object: ["name": "Ada's second", "species": "dog", "estimatedAgeMonths": 20], token: ada.token)
             _ = try await server.owner("bob", at: Place.lyonNorth)
             _ = try await server.owner("cyd", at: Place.paris)
-            _ = try await server.send(.POST, "/v1/pets", object: ["name": "Whiskers", "species": "cat", "estimatedAgeMonths": 20], token: ada.token)
+            _ = try await server.send(
+                .POST, APIPath.pets, object: ["name": "Whiskers", "species": "cat", "estimatedAgeMonths": 20], token: ada.token)
 
             // when Ada opens her first dog's deck
-            let reply = try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: ada.token)
+            let reply = try await server.request(.GET, APIPath.deck(ada.dogID), token: ada.token)
             let page = try reply.decode(Components.Schemas.DeckPage.self)
 
             // then only Bob's dog is there, with a rounded distance and reasons, never a position
@@ -40,11 +41,11 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: Place.lyon)
             let bob = try await server.owner("bob", at: Place.lyonNorth)
-            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: bob.token).status == 403)
-            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)/preferences", token: bob.token).status == 403)
-            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck").status == 401)
-            _ = try await server.request(.DELETE, "/v1/me/location", token: ada.token)
-            let noLocation = try await server.request(.GET, "/v1/pets/\(ada.dogID)/deck", token: ada.token)
+            #expect(try await server.request(.GET, APIPath.deck(ada.dogID), token: bob.token).status == 403)
+            #expect(try await server.request(.GET, APIPath.preferences(ada.dogID), token: bob.token).status == 403)
+            #expect(try await server.request(.GET, APIPath.deck(ada.dogID)).status == 401)
+            _ = try await server.request(.DELETE, APIPath.location, token: ada.token)
+            let noLocation = try await server.request(.GET, APIPath.deck(ada.dogID), token: ada.token)
             #expect(noLocation.status == 409)
             #expect(noLocation.code == "location_needed")
             let badLimit = try await server.request(.GET, "/v1/pets/\(bob.dogID)/deck?limit=500", token: bob.token)
@@ -66,12 +67,12 @@ import Testing
             // when Bob accepts the request
             let incoming = try await server.get("/v1/match-requests?direction=incoming", token: bob.token, as: MatchRequests.self)
             let request = try #require(incoming.items.first)
-            let accepted = try await server.request(.POST, "/v1/match-requests/\(request.id)/accept", token: bob.token)
+            let accepted = try await server.request(.POST, APIPath.acceptRequest(request.id), token: bob.token)
             #expect(accepted.status == 200, "\(accepted.text)")
 
             // then Ada's dog has left his pass pile, and cannot be liked from it again
-            #expect(try await server.get("/v1/pets/\(bob.dogID)/passes", token: bob.token, as: Passes.self).items.isEmpty)
-            let again = try await server.request(.POST, "/v1/pets/\(bob.dogID)/passes/\(ada.dogID)/like", token: bob.token)
+            #expect(try await server.get(APIPath.passes(bob.dogID), token: bob.token, as: Passes.self).items.isEmpty)
+            let again = try await server.request(.POST, APIPath.likeFromPasses(bob.dogID, ada.dogID), token: bob.token)
             #expect(again.status == 404)
         }
     }
@@ -95,13 +96,13 @@ import Testing
             let requestID = try #require(incoming.items.first?.id)
 
             // only the recipient answers
-            #expect(try await server.request(.POST, "/v1/match-requests/\(requestID)/accept", token: ada.token).status == 404)
-            let accepted = try await server.request(.POST, "/v1/match-requests/\(requestID)/accept", token: bob.token)
+            #expect(try await server.request(.POST, APIPath.acceptRequest(requestID), token: ada.token).status == 404)
+            let accepted = try await server.request(.POST, APIPath.acceptRequest(requestID), token: bob.token)
             #expect(accepted.status == 200)
             #expect(try accepted.decode(Components.Schemas.Match.self).otherOwnerDisplayName == "Ada")
 
             for side in [ada, bob] {
-                #expect(try await server.get("/v1/matches", token: side.token, as: Matches.self).items.count == 1)
+                #expect(try await server.get(APIPath.matches, token: side.token, as: Matches.self).items.count == 1)
             }
             #expect(try await server.deck(bob).items.isEmpty)
         }
@@ -127,15 +128,15 @@ import Testing
             #expect(try await server.deck(ada).items.isEmpty)
             #expect(try await server.swipe(ada, on: bob, decision: "pass").code == "already_swiped")
 
-            #expect(try await server.request(.POST, "/v1/pets/\(ada.dogID)/swipes/undo", token: ada.token).status == 204)
+            #expect(try await server.request(.POST, APIPath.undoSwipe(ada.dogID), token: ada.token).status == 204)
             #expect(try await server.deck(ada).names == ["Bob's dog"])
 
             _ = try await server.swipe(ada, on: bob, decision: "pass")
-            #expect(try await server.get("/v1/pets/\(ada.dogID)/passes", token: ada.token, as: Passes.self).items.map(\.name) == ["Bob's dog"])
-            let liked = try await server.request(.POST, "/v1/pets/\(ada.dogID)/passes/\(bob.dogID)/like", token: ada.token)
+            #expect(try await server.get(APIPath.passes(ada.dogID), token: ada.token, as: Passes.self).items.map(\.name) == ["Bob's dog"])
+            let liked = try await server.request(.POST, APIPath.likeFromPasses(ada.dogID, bob.dogID), token: ada.token)
             #expect(liked.status == 201)
             #expect(try liked.decode(Components.Schemas.SwipeResult.self).request?.status == .pending)
-            #expect(try await server.get("/v1/pets/\(ada.dogID)/passes", token: ada.token, as: Passes.self).items.isEmpty)
+            #expect(try await server.get(APIPath.passes(ada.dogID), token: ada.token, as: Passes.self).items.isEmpty)
         }
     }
 
@@ -144,14 +145,14 @@ import Testing
             let ada = try await server.owner("ada", at: Place.lyon)
             let bob = try await server.owner("bob", at: Place.lyonNorth)
             let first = try #require(try await server.like(ada, bob).request)
-            #expect(try await server.request(.POST, "/v1/match-requests/\(first.id)/cancel", token: bob.token).status == 404)
-            #expect(try await server.request(.POST, "/v1/match-requests/\(first.id)/cancel", token: ada.token).status == 204)
+            #expect(try await server.request(.POST, APIPath.cancelRequest(first.id), token: bob.token).status == 404)
+            #expect(try await server.request(.POST, APIPath.cancelRequest(first.id), token: ada.token).status == 204)
             #expect(try await server.deck(ada).names == ["Bob's dog"])
 
             let second = try #require(try await server.like(ada, bob).request)
-            #expect(try await server.request(.POST, "/v1/match-requests/\(second.id)/reject", token: bob.token).status == 204)
-            #expect(try await server.request(.POST, "/v1/match-requests/\(second.id)/accept", token: bob.token).status == 404)
-            #expect(try await server.get("/v1/matches", token: ada.token, as: Matches.self).items.isEmpty)
+            #expect(try await server.request(.POST, APIPath.rejectRequest(second.id), token: bob.token).status == 204)
+            #expect(try await server.request(.POST, APIPath.acceptRequest(second.id), token: bob.token).status == 404)
+            #expect(try await server.get(APIPath.matches, token: ada.token, as: Matches.self).items.isEmpty)
         }
     }
 
@@ -161,16 +162,16 @@ import Testing
             let bob = try await server.owner("bob", at: Place.lyonNorth)
             _ = try await server.like(ada, bob)
             _ = try await server.like(bob, ada)
-            let blocked = try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: bob.token)
+            let blocked = try await server.send(.POST, APIPath.blocks, object: ["username": "ada"], token: bob.token)
             #expect(blocked.status == 204)
             for side in [ada, bob] {
-                #expect(try await server.get("/v1/matches", token: side.token, as: Matches.self).items.isEmpty)
+                #expect(try await server.get(APIPath.matches, token: side.token, as: Matches.self).items.isEmpty)
             }
             _ = try await server.owner("cyd", at: Place.lyonNear)
             #expect(try await server.deck(ada).names == ["Cyd's dog"])
             #expect(try await server.deck(bob).names == ["Cyd's dog"])
             #expect(try await server.swipe(ada, on: bob).status == 404)
-            let unknown = try await server.send(.POST, "/v1/blocks", object: ["username": "nobody"], token: bob.token)
+            let unknown = try await server.send(.POST, APIPath.blocks, object: ["username": "nobody"], token: bob.token)
             #expect(unknown.status == 404)
         }
     }
@@ -180,32 +181,32 @@ import Testing
             let ada = try await server.owner("ada", at: Place.lyon)
             let bob = try await server.owner("bob", at: Place.lyonNear)
             let photo = try await server.upload(
-                "/v1/pets/\(ada.dogID)/photos",
+                APIPath.photos(ada.dogID),
                 parts: [
                     .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))
                 ], token: ada.token)
             let url = try #require((photo.json["url"] as? String).flatMap(URL.init(string:))?.path)
-            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: bob.token).status == 200)
+            #expect(try await server.request(.GET, APIPath.pet(ada.dogID), token: bob.token).status == 200)
             #expect(try await server.request(.GET, url, token: bob.token).status == 200)
 
             // when Ada blocks Bob, each one's dog, and Ada's photo, are gone for the other
-            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: ada.token).status == 204)
+            #expect(try await server.send(.POST, APIPath.blocks, object: ["username": "bob"], token: ada.token).status == 204)
             for (viewer, pet) in [(bob, ada.dogID), (ada, bob.dogID)] {
-                let hidden = try await server.request(.GET, "/v1/pets/\(pet)", token: viewer.token)
+                let hidden = try await server.request(.GET, APIPath.pet(pet), token: viewer.token)
                 #expect(hidden.status == 404 && hidden.code == "not_found")
             }
             #expect(try await server.request(.GET, url, token: bob.token).status == 404)
             #expect(try await server.request(.GET, url, token: ada.token).status == 200)
 
             // and only Ada lists the block, and only she can lift it
-            let adaList = try await server.get("/v1/blocks", token: ada.token, as: Operations.ListBlocks.Output.Ok.Body.JsonPayload.self)
+            let adaList = try await server.get(APIPath.blocks, token: ada.token, as: Operations.ListBlocks.Output.Ok.Body.JsonPayload.self)
             #expect(adaList.items.map(\.username) == ["bob"])
             #expect(
-                try await server.get("/v1/blocks", token: bob.token, as: Operations.ListBlocks.Output.Ok.Body.JsonPayload.self)
+                try await server.get(APIPath.blocks, token: bob.token, as: Operations.ListBlocks.Output.Ok.Body.JsonPayload.self)
                     .items.isEmpty)
             #expect(try await server.request(.DELETE, "/v1/blocks/ada", token: bob.token).status == 404)
             #expect(try await server.request(.DELETE, "/v1/blocks/bob", token: ada.token).status == 204)
-            #expect(try await server.request(.GET, "/v1/pets/\(ada.dogID)", token: bob.token).status == 200)
+            #expect(try await server.request(.GET, APIPath.pet(ada.dogID), token: bob.token).status == 200)
             #expect(try await server.request(.GET, url, token: bob.token).status == 200)
         }
     }
@@ -217,14 +218,14 @@ import Testing
             _ = try await server.owner("bob", at: Place.lyonNorth)
             let cyd = try await server.owner("cyd", at: Place.lyonNear)
             let gus = try await server.member("gus", password: "gus's own secret")
-            _ = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "gus"], token: ada.token)
+            _ = try await server.send(.POST, APIPath.guardians(ada.dogID), object: ["username": "gus"], token: ada.token)
             let invitations = try await server.get(
-                "/v1/guardian-invitations", token: gus.accessToken,
+                APIPath.guardianInvitations, token: gus.accessToken,
                 as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
             let invitation = try #require(invitations.items.first?.id)
-            #expect(try await server.request(.POST, "/v1/guardian-invitations/\(invitation)/accept", token: gus.accessToken).status == 204)
-            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: gus.accessToken).status == 204)
-            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "ada"], token: cyd.token).status == 204)
+            #expect(try await server.request(.POST, APIPath.acceptInvitation(invitation), token: gus.accessToken).status == 204)
+            #expect(try await server.send(.POST, APIPath.blocks, object: ["username": "bob"], token: gus.accessToken).status == 204)
+            #expect(try await server.send(.POST, APIPath.blocks, object: ["username": "ada"], token: cyd.token).status == 204)
 
             // then Gus acting for the dog sees neither, and Ada still sees Bob's dog
             let asGus = TestServer.Owner(member: gus, dogID: ada.dogID)
@@ -240,9 +241,9 @@ import Testing
             let cyd = try await server.owner("cyd", at: Place.lyonNear)
             _ = try await server.like(ada, bob)
             let match = try #require(try await server.like(bob, ada).match)
-            #expect(try await server.request(.DELETE, "/v1/matches/\(match.id)", token: cyd.token).status == 404)
-            #expect(try await server.request(.DELETE, "/v1/matches/\(match.id)", token: ada.token).status == 204)
-            #expect(try await server.get("/v1/matches", token: bob.token, as: Matches.self).items.isEmpty)
+            #expect(try await server.request(.DELETE, APIPath.match(match.id), token: cyd.token).status == 404)
+            #expect(try await server.request(.DELETE, APIPath.match(match.id), token: ada.token).status == 204)
+            #expect(try await server.get(APIPath.matches, token: bob.token, as: Matches.self).items.isEmpty)
         }
     }
 
@@ -251,18 +252,18 @@ import Testing
             let ada = try await server.owner("ada", at: Place.lyon)
             _ = try await server.owner("bob", at: Place.lyonNorth)
             let defaults = try await server.get(
-                "/v1/pets/\(ada.dogID)/preferences", token: ada.token,
+                APIPath.preferences(ada.dogID), token: ada.token,
                 as: Components.Schemas.DeckPreferences.self)
             #expect(defaults.maxDistanceKm == 25)
-            let bad = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 0], token: ada.token)
+            let bad = try await server.send(.PUT, APIPath.preferences(ada.dogID), object: ["maxDistanceKm": 0], token: ada.token)
             #expect(bad.status == 422)
             #expect(try bad.decode(Components.Schemas.Problem.self).field == "maxDistanceKm")
-            let near = try await server.send(.PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 1], token: ada.token)
+            let near = try await server.send(.PUT, APIPath.preferences(ada.dogID), object: ["maxDistanceKm": 1], token: ada.token)
             #expect(near.status == 200)
             #expect(try await server.deck(ada).items.isEmpty)
             #expect(try await server.deck(ada, query: "?maxDistanceKm=3").names == ["Bob's dog"])
             _ = try await server.send(
-                .PUT, "/v1/pets/\(ada.dogID)/preferences", object: ["maxDistanceKm": 10, "sexes": ["female"]], token: ada.token)
+                .PUT, APIPath.preferences(ada.dogID), object: ["maxDistanceKm": 10, "sexes": ["female"]], token: ada.token)
             #expect(try await server.deck(ada).items.isEmpty) // Bob's dog's sex is unknown
         }
     }

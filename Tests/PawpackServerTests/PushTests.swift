@@ -19,7 +19,7 @@ import Testing
         token: String = PushTests.apnsToken, appId: String = "org.pawpack.app"
     ) async throws -> TestServer.Reply {
         try await server.send(
-            .POST, "/v1/devices", object: ["platform": platform, "token": token, "appId": appId],
+            .POST, APIPath.devices, object: ["platform": platform, "token": token, "appId": appId],
             token: owner.token)
     }
 
@@ -44,19 +44,19 @@ import Testing
             #expect(device.platform == .apns && device.appId == "org.pawpack.app" && device.environment == .production)
             let again = try await register(server, ada)
             #expect(try again.status == 200 && (again.decode(Components.Schemas.Device.self)).id == device.id)
-            #expect(try await server.get("/v1/devices", token: ada.token, as: Components.Schemas.DeviceList.self).items.count == 1)
+            #expect(try await server.get(APIPath.devices, token: ada.token, as: Components.Schemas.DeviceList.self).items.count == 1)
 
             // a bad token or app id is refused, naming the field, and changes nothing
             let bad = try await register(server, ada, token: "not hex")
             #expect(bad.status == 422 && bad.json["errors"].debugDescription.contains("token"))
             let noApp = try await register(server, ada, platform: "fcm", token: "fcm-token", appId: "")
             #expect(noApp.status == 422 && noApp.json["errors"].debugDescription.contains("appId"))
-            #expect(try await server.get("/v1/devices", token: ada.token, as: Components.Schemas.DeviceList.self).items.count == 1)
+            #expect(try await server.get(APIPath.devices, token: ada.token, as: Components.Schemas.DeviceList.self).items.count == 1)
 
             // Bob cannot remove Ada's device: the same 404 as a device that does not exist
-            let foreign = try await server.request(.DELETE, "/v1/devices/\(device.id)", token: bob.token)
+            let foreign = try await server.request(.DELETE, APIPath.device(device.id), token: bob.token)
             let missingID = UUID().uuidString.lowercased()
-            let missing = try await server.request(.DELETE, "/v1/devices/\(missingID)", token: bob.token)
+            let missing = try await server.request(.DELETE, APIPath.device(missingID), token: bob.token)
             // (each names its own address in `instance`; nothing else differs)
             #expect(
                 foreign.status == 404
@@ -69,13 +69,13 @@ import Testing
             #expect(try await waiting(server) == 1)
             let moved = try await register(server, bob)
             #expect(moved.status == 201)
-            #expect(try await server.get("/v1/devices", token: ada.token, as: Components.Schemas.DeviceList.self).items.isEmpty)
+            #expect(try await server.get(APIPath.devices, token: ada.token, as: Components.Schemas.DeviceList.self).items.isEmpty)
             #expect(try await waiting(server) == 0, "Ada's push must never reach the phone now Bob's")
 
             // unregistered by its owner
             let bobs = try moved.decode(Components.Schemas.Device.self)
-            #expect(try await server.request(.DELETE, "/v1/devices/\(bobs.id)", token: bob.token).status == 204)
-            #expect(try await server.get("/v1/devices", token: bob.token, as: Components.Schemas.DeviceList.self).items.isEmpty)
+            #expect(try await server.request(.DELETE, APIPath.device(bobs.id), token: bob.token).status == 204)
+            #expect(try await server.get(APIPath.devices, token: bob.token, as: Components.Schemas.DeviceList.self).items.isEmpty)
         }
     }
 
@@ -130,7 +130,7 @@ import Testing
                 let bobAgain = try await server.signedInAgain(bob)
                 let chat = try #require(
                     try await server.get(
-                        "/v1/chats", token: bobAgain.token,
+                        APIPath.chats, token: bobAgain.token,
                         as: Components.Schemas.ChatPage.self
                     ).items.first)
                 try await server.say("Park at ten?", from: bobAgain, in: chat.id)
@@ -162,7 +162,7 @@ import Testing
                 _ = try await server.like(bob, ada)
                 await deliver(server)
                 // the gone token's device is forgotten; the other push waits for its next try
-                let devices = try await server.get("/v1/devices", token: ada.token, as: Components.Schemas.DeviceList.self)
+                let devices = try await server.get(APIPath.devices, token: ada.token, as: Components.Schemas.DeviceList.self)
                 #expect(devices.items.count == 1)
                 let waitingNow = try await waiting(server)
                 #expect(apns.all.isEmpty && waitingNow == 1)
@@ -207,7 +207,7 @@ import Testing
                 #expect(message["token"] as? String == "ada-phone")
                 #expect((message["notification"] as? [String: any Sendable])?["title"] as? String == "New playdate request")
                 #expect((message["data"] as? [String: any Sendable])?["path"] as? String == "/playdates/requests")
-                let devices = try await server.get("/v1/devices", token: ada.token, as: Components.Schemas.DeviceList.self)
+                let devices = try await server.get(APIPath.devices, token: ada.token, as: Components.Schemas.DeviceList.self)
                 #expect(devices.items.count == 1, "the unregistered token's device is forgotten")
 
                 // a second push reuses the access token; an outage is retried

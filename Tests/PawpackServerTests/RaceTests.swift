@@ -50,7 +50,7 @@ import Testing
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             _ = try await server.like(bob, ada)
             let replies = try await atOnce(2) {
-                try await server.request(.POST, "/v1/pets/\(bob.dogID)/swipes/undo", token: bob.token)
+                try await server.request(.POST, APIPath.undoSwipe(bob.dogID), token: bob.token)
             }
             #expect(replies.map(\.status).sorted() == [204, 409], "\(replies.map { "\($0.status) \($0.text)" })")
             // the like is gone, once: Ada's dog is back in the deck
@@ -64,11 +64,11 @@ import Testing
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let request = try #require(try await server.like(bob, ada).request)
             let replies = try await atOnce(4) {
-                try await server.request(.POST, "/v1/match-requests/\(request.id)/accept", token: ada.token)
+                try await server.request(.POST, APIPath.acceptRequest(request.id), token: ada.token)
             }
             #expect(replies.filter { $0.status == 200 }.count == 1)
             #expect(replies.filter { $0.status == 404 }.count == 3, "\(replies.map { "\($0.status) \($0.text)" })")
-            let chats = try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self)
+            let chats = try await server.get(APIPath.chats, token: ada.token, as: Components.Schemas.ChatPage.self)
             #expect(chats.items.count == 1)
         }
     }
@@ -78,10 +78,10 @@ import Testing
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             _ = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let replies = try await atOnce(6) {
-                try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: ada.token)
+                try await server.send(.POST, APIPath.blocks, object: ["username": "bob"], token: ada.token)
             }
             #expect(replies.map(\.status) == Array(repeating: 204, count: 6), "\(replies.map { "\($0.status) \($0.text)" })")
-            let blocks = try await server.request(.GET, "/v1/blocks", token: ada.token).json["items"] as? [Any]
+            let blocks = try await server.request(.GET, APIPath.blocks, token: ada.token).json["items"] as? [Any]
             #expect(blocks?.count == 1)
         }
     }
@@ -90,10 +90,10 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let replies = try await atOnce(6) {
-                try await server.send(.PUT, "/v1/notifications/settings", object: ["muted": ["match", "review"]], token: ada.token)
+                try await server.send(.PUT, APIPath.notificationSettings, object: ["muted": ["match", "review"]], token: ada.token)
             }
             #expect(replies.allSatisfy { $0.status == 200 }, "\(replies.map { "\($0.status) \($0.text)" })")
-            let settings = try await server.request(.GET, "/v1/notifications/settings", token: ada.token).json
+            let settings = try await server.request(.GET, APIPath.notificationSettings, token: ada.token).json
             #expect((settings["muted"] as? [String])?.sorted() == ["match", "review"])
         }
     }
@@ -114,16 +114,16 @@ import Testing
             let meetup = try #require(proposals.first { $0.status == 201 }?.json["id"] as? String)
             // whoever's proposal it is, the other owner accepts it (the proposer's try is refused)
             let accepted = try await [ada, bob].asyncMap {
-                try await server.request(.POST, "/v1/meetups/\(meetup)/accept", token: $0.token).status
+                try await server.request(.POST, APIPath.meetup(meetup, "accept"), token: $0.token).status
             }
             #expect(accepted.sorted() == [200, 409], "\(accepted)")
             server.clock.advance(by: 2 * 3_600)
             (ada, bob) = (try await server.signedInAgain(ada), try await server.signedInAgain(bob))
-            #expect(try await server.request(.POST, "/v1/meetups/\(meetup)/complete", token: bob.token).status == 200)
+            #expect(try await server.request(.POST, APIPath.meetup(meetup, "complete"), token: bob.token).status == 200)
             // one review twice at once: kept once, the other "already reviewed"
             let token = ada.token
             let reviews = try await atOnce(2) {
-                try await server.send(.POST, "/v1/meetups/\(meetup)/reviews", object: ["rating": 5], token: token)
+                try await server.send(.POST, APIPath.meetupReviews(meetup), object: ["rating": 5], token: token)
             }
             #expect(reviews.map(\.status).sorted() == [201, 409], "\(reviews.map { "\($0.status) \($0.text)" })")
             #expect(reviews.contains { $0.code == "already_reviewed" })
@@ -138,15 +138,15 @@ import Testing
             let id = UUID()
             let first = try await server.say("Park at ten?", from: ada, in: chat, id: id)
             let retry = try await server.send(
-                .POST, "/v1/chats/\(chat)/messages",
+                .POST, APIPath.messages(chat),
                 object: ["id": id.uuidString, "text": "  Park at ten?  "], token: ada.token)
             #expect(retry.status == 200 && retry.json["id"] as? String == first.id, "a retry gets the first message")
             let reused = try await server.send(
-                .POST, "/v1/chats/\(chat)/messages",
+                .POST, APIPath.messages(chat),
                 object: ["id": id.uuidString, "text": "Actually, eleven"], token: ada.token)
             #expect(reused.status == 409 && reused.code == "idempotency_key_reused")
             #expect((reused.json["errors"] as? [[String: Any]])?.first?["field"] as? String == "id")
-            let messages = try await server.get("/v1/chats/\(chat)/messages", token: bob.token, as: Components.Schemas.MessagePage.self)
+            let messages = try await server.get(APIPath.messages(chat), token: bob.token, as: Components.Schemas.MessagePage.self)
             #expect(messages.items.map(\.text) == ["Park at ten?"])
         }
     }

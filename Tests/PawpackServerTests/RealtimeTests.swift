@@ -12,7 +12,7 @@ import Testing
 @Suite struct RealtimeTests {
     /// A WebSocket handshake sent byte by byte (an HTTP client library would not send one), and
     /// the answer's status and problem code.
-    func handshake(_ server: TestServer, _ path: String = "/v1/realtime", headers: [(String, String)] = [])
+    func handshake(_ server: TestServer, _ path: String = APIPath.realtime, headers: [(String, String)] = [])
         async throws -> (status: Int, code: String?, field: String?)
     {
         let connection = try RawConnection(port: server.port)
@@ -30,7 +30,7 @@ import Testing
 
     /// A fresh access token for the member (after the test's clock jumped past the old one's end).
     func logIn(_ server: TestServer, _ owner: TestServer.Owner) async throws -> String {
-        try await server.request(.POST, "/v1/auth/login", json: ["email": owner.member.email, "password": owner.member.password])
+        try await server.request(.POST, APIPath.logIn, json: ["email": owner.member.email, "password": owner.member.password])
             .decode(Components.Schemas.Session.self).accessToken
     }
 
@@ -61,7 +61,7 @@ import Testing
             #expect(try await eves.receivesNothing())
 
             // Bob reads it: Ada hears how far
-            _ = try await server.send(.POST, "/v1/chats/\(chat)/read", object: ["messageId": sent.id], token: bob.token)
+            _ = try await server.send(.POST, APIPath.chatRead(chat), object: ["messageId": sent.id], token: bob.token)
             let receipt = try await adas.next()
             #expect(receipt.eventType == "read")
             #expect(receipt.eventData?["position"] as? Int == 1 && receipt.eventData?["byMe"] as? Bool == false)
@@ -122,7 +122,7 @@ import Testing
             for client in [adas, bobs] {
                 #expect((try await client.next().eventData?["notification"] as? [String: Any])?["kind"] as? String == "match")
             }
-            let chat = try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self).items.first?.id
+            let chat = try await server.get(APIPath.chats, token: ada.token, as: Components.Schemas.ChatPage.self).items.first?.id
             #expect(adaHeard.eventData?["chatId"] as? String == chat)
             #expect(((adaHeard.eventData?["match"] as? [String: Any])?["myPet"] as? [String: Any])?["name"] as? String == "Ada's dog")
             #expect(((bobHeard.eventData?["match"] as? [String: Any])?["myPet"] as? [String: Any])?["name"] as? String == "Bob's dog")
@@ -229,12 +229,12 @@ import Testing
             let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
             let chat = try await server.matched(ada, bob).id
             let bobs = try await RealtimeTestClient.connect(server, token: bob.token)
-            #expect(try await server.send(.POST, "/v1/blocks", object: ["username": "bob"], token: ada.token).status == 204)
+            #expect(try await server.send(.POST, APIPath.blocks, object: ["username": "bob"], token: ada.token).status == 204)
             let closed = try await bobs.next()
             #expect(closed.eventType == "chat_closed" && closed.eventData?["chatId"] as? String == chat)
 
             // whatever Ada tries now, Bob hears nothing
-            _ = try await server.send(.POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "psst"], token: ada.token)
+            _ = try await server.send(.POST, APIPath.messages(chat), object: ["id": UUID().uuidString, "text": "psst"], token: ada.token)
             _ = try await server.swipe(ada, on: bob)
             #expect(try await bobs.receivesNothing())
             await bobs.close()
@@ -249,7 +249,7 @@ import Testing
             #expect(try await handshake(server, headers: [("Authorization", "Bearer not-a-token")]).status == 401)
             let badAfter = try await handshake(server, "/v1/realtime?after=-3", headers: [("Authorization", "Bearer \(ada.token)")])
             #expect(badAfter.status == 422 && badAfter.field == "after")
-            let plain = try await server.request(.GET, "/v1/realtime", token: ada.token)
+            let plain = try await server.request(.GET, APIPath.realtime, token: ada.token)
             #expect(plain.status == 426 && plain.code == "upgrade_required")
 
             // a web page of another site cannot use a member's cookie; one of ours can

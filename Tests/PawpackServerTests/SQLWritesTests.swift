@@ -54,7 +54,7 @@ import Testing
             }
             #expect(returned == "Ada Lovelace")
             #expect(try await name() == "Ada Lovelace")
-            #expect(try await server.get("/v1/me", token: ada.accessToken, as: Components.Schemas.Account.self).displayName == "Ada Lovelace")
+            #expect(try await server.get(APIPath.me, token: ada.accessToken, as: Components.Schemas.Account.self).displayName == "Ada Lovelace")
             #expect(writes.counts.own == before + (Self.onSQLite ? 1 : 0), "on SQLite only the committed one counts as the own connection's")
         }
     }
@@ -75,7 +75,7 @@ import Testing
             let busyBefore = writes.counts.busy
             let sent = Task {
                 try await server.send(
-                    .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Still there?"],
+                    .POST, APIPath.messages(chat), object: ["id": UUID().uuidString, "text": "Still there?"],
                     token: ada.token
                 ).status
             }
@@ -91,9 +91,9 @@ import Testing
 
             #expect(try await sent.value == 201)
             #expect(writes.counts.busy == busyBefore + 1, "the own connection found the file busy and handed the message on")
-            let page = try await server.get("/v1/chats/\(chat)/messages", token: bob.token, as: Components.Schemas.MessagePage.self)
+            let page = try await server.get(APIPath.messages(chat), token: bob.token, as: Components.Schemas.MessagePage.self)
             #expect(page.items.map(\.text) == ["Still there?"], "written once")
-            let bobs = try await server.get("/v1/chats/\(chat)", token: bob.token, as: Components.Schemas.Chat.self)
+            let bobs = try await server.get(APIPath.chat(chat), token: bob.token, as: Components.Schemas.Chat.self)
             #expect(bobs.unreadCount == 1)
         }
     }
@@ -109,14 +109,14 @@ import Testing
             // The first message prepares what the others use again.
             #expect(
                 try await server.send(
-                    .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": "Hello"],
+                    .POST, APIPath.messages(chat), object: ["id": UUID().uuidString, "text": "Hello"],
                     token: ada.token
                 ).status == 201)
             let before = writes.counts
             for (sender, text) in [(bob, "Hi!"), (ada, "Park at six?"), (bob, "Deal")] {
                 #expect(
                     try await server.send(
-                        .POST, "/v1/chats/\(chat)/messages", object: ["id": UUID().uuidString, "text": text],
+                        .POST, APIPath.messages(chat), object: ["id": UUID().uuidString, "text": text],
                         token: sender.token
                     ).status == 201)
             }

@@ -24,7 +24,7 @@ import Testing
         try await TestServer.run { server in
             try await server.signUp(email: "ada@example.com", username: "ada")
             let login = try await server.request(
-                .POST, "/v1/auth/login",
+                .POST, APIPath.logIn,
                 json: ["email": "ada@example.com", "password": TestServer.password])
             #expect(login.status == 403)
             #expect(login.code == "email_not_verified")
@@ -50,16 +50,16 @@ import Testing
 
     @Test func aMissingFieldOrMalformedJSONIsA400NamingTheField() async throws {
         try await TestServer.run { server in
-            let missing = try await server.request(.POST, "/v1/auth/signup", json: ["email": "ada@example.com"])
+            let missing = try await server.request(.POST, APIPath.signUp, json: ["email": "ada@example.com"])
             #expect(missing.status == 400)
             #expect(missing.code == "invalid_request")
             #expect(missing.json["field"] as? String == "password")
 
-            let malformed = try await server.request(.POST, "/v1/auth/signup", raw: "{\"email\": ")
+            let malformed = try await server.request(.POST, APIPath.signUp, raw: "{\"email\": ")
             #expect(malformed.status == 400)
             #expect(malformed.code == "invalid_request")
 
-            let wrongType = try await server.request(.POST, "/v1/auth/login", raw: #"{"email": 5, "password": "x"}"#)
+            let wrongType = try await server.request(.POST, APIPath.logIn, raw: #"{"email": 5, "password": "x"}"#)
             #expect(wrongType.status == 400)
             #expect(wrongType.json["field"] as? String == "email")
         }
@@ -110,20 +110,20 @@ import Testing
             // when one client asks for reset links for Ada again and again
             var statuses: [Int] = []
             for _ in 0..<6 {
-                statuses.append(try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": ada.email]).status)
+                statuses.append(try await server.request(.POST, APIPath.passwordResetRequest, json: ["email": ada.email]).status)
             }
             // then every answer is the same, but only three more mails reach her this hour
             #expect(statuses == Array(repeating: 202, count: 6))
             #expect(server.outbox.messages(to: ada.email).count == before + 3)
             // and the client may not make more mail be sent, to anyone
-            let seventh = try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": "bob@example.com"])
+            let seventh = try await server.request(.POST, APIPath.passwordResetRequest, json: ["email": "bob@example.com"])
             #expect(seventh.status == 429 && seventh.code == "too_many_requests")
             let signUp = try await server.signUp(email: "cyd@example.com", username: "cyd")
             #expect(signUp.status == 429)
             #expect(server.outbox.messages(to: "cyd@example.com").isEmpty)
             // an hour later, both limits have passed
             server.clock.advance(by: 60 * 60 + 1)
-            #expect(try await server.request(.POST, "/v1/auth/password-reset/request", json: ["email": ada.email]).status == 202)
+            #expect(try await server.request(.POST, APIPath.passwordResetRequest, json: ["email": ada.email]).status == 202)
             #expect(server.outbox.messages(to: ada.email).count == before + 4)
         }
     }
@@ -140,10 +140,10 @@ import Testing
         try await TestServer.run { server in
             try await server.signUp(email: "ada@example.com", username: "ada")
             let token = try #require(server.linkToken(to: "ada@example.com"))
-            let first = try await server.request(.POST, "/v1/auth/verify-email", json: ["token": token])
+            let first = try await server.request(.POST, APIPath.verifyEmail, json: ["token": token])
             #expect(first.status == 200)
             #expect(first.json["emailVerified"] as? Bool == true)
-            let second = try await server.request(.POST, "/v1/auth/verify-email", json: ["token": token])
+            let second = try await server.request(.POST, APIPath.verifyEmail, json: ["token": token])
             #expect(second.status == 400)
             #expect(second.code == "invalid_token")
         }
@@ -158,14 +158,14 @@ import Testing
             let index = characters.count - 10
             characters[index] = characters[index] == "A" ? "B" : "A"
             let tampered = String(characters)
-            #expect(try await server.request(.POST, "/v1/auth/verify-email", json: ["token": tampered]).code == "invalid_token")
+            #expect(try await server.request(.POST, APIPath.verifyEmail, json: ["token": tampered]).code == "invalid_token")
 
             server.clock.advance(by: 48 * 3600 + 1)
-            let expired = try await server.request(.POST, "/v1/auth/verify-email", json: ["token": token])
+            let expired = try await server.request(.POST, APIPath.verifyEmail, json: ["token": token])
             #expect(expired.status == 400)
             #expect(expired.code == "invalid_token")
             let login = try await server.request(
-                .POST, "/v1/auth/login",
+                .POST, APIPath.logIn,
                 json: ["email": "ada@example.com", "password": TestServer.password])
             #expect(login.code == "email_not_verified")
         }
@@ -176,20 +176,20 @@ import Testing
             try await server.signUp(email: "ada@example.com", username: "ada")
             #expect(server.outbox.messages(to: "ada@example.com").count == 1)
 
-            let tooSoon = try await server.request(.POST, "/v1/auth/verify-email/resend", json: ["email": "ada@example.com"])
+            let tooSoon = try await server.request(.POST, APIPath.resendVerification, json: ["email": "ada@example.com"])
             #expect(tooSoon.status == 202)
             #expect(server.outbox.messages(to: "ada@example.com").count == 1)
 
             server.clock.advance(by: 61)
-            let later = try await server.request(.POST, "/v1/auth/verify-email/resend", json: ["email": "ada@example.com"])
+            let later = try await server.request(.POST, APIPath.resendVerification, json: ["email": "ada@example.com"])
             #expect(later.status == 202)
             #expect(server.outbox.messages(to: "ada@example.com").count == 2)
 
-            let stranger = try await server.request(.POST, "/v1/auth/verify-email/resend", json: ["email": "who@example.com"])
+            let stranger = try await server.request(.POST, APIPath.resendVerification, json: ["email": "who@example.com"])
             #expect(stranger.status == 202)
             #expect(server.outbox.messages(to: "who@example.com").isEmpty)
 
-            let bad = try await server.request(.POST, "/v1/auth/verify-email/resend", json: ["email": "not an email"])
+            let bad = try await server.request(.POST, APIPath.resendVerification, json: ["email": "not an email"])
             #expect(bad.status == 422)
             #expect(bad.json["field"] as? String == "email")
         }

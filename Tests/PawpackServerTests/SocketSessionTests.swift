@@ -43,7 +43,7 @@ import Testing
             let tablets = try await RealtimeTestClient.connect(server, token: tablet.token)
             try await RealtimeTests.waitUntil(server, has: 2, socketsOf: ada)
 
-            let out = try await server.request(.POST, "/v1/auth/logout", token: ada.token)
+            let out = try await server.request(.POST, APIPath.logOut, token: ada.token)
             #expect(out.status == 204)
             try await expectSignedOut(socket, server, bob: bob, chat: chat)
             // the tablet's session goes on, and it hears Bob
@@ -63,7 +63,7 @@ import Testing
             try await RealtimeTests.waitUntil(server, has: 2, socketsOf: ada)
 
             let changed = try await server.send(
-                .POST, "/v1/me/password",
+                .POST, APIPath.password,
                 object: [
                     "currentPassword": ada.member.password, "newPassword": "a-brand-new-long-password",
                 ], token: tablet.token)
@@ -77,10 +77,10 @@ import Testing
     @Test func aRefreshTokenUsedTwiceClosesItsSessionsSocket() async throws {
         try await TestServer.run { server in
             let (ada, bob, chat, socket) = try await adaListening(server)
-            let first = try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": ada.member.refreshToken])
+            let first = try await server.request(.POST, APIPath.refresh, json: ["refreshToken": ada.member.refreshToken])
             #expect(first.status == 200)
             // the stolen copy of the old refresh token is presented: the whole session ends
-            let stolen = try await server.request(.POST, "/v1/auth/refresh", json: ["refreshToken": ada.member.refreshToken])
+            let stolen = try await server.request(.POST, APIPath.refresh, json: ["refreshToken": ada.member.refreshToken])
             #expect(stolen.status == 401)
             try await expectSignedOut(socket, server, bob: bob, chat: chat)
         }
@@ -89,7 +89,7 @@ import Testing
     @Test func deletingTheAccountClosesItsSockets() async throws {
         try await TestServer.run { server in
             let (ada, _, _, socket) = try await adaListening(server)
-            let deleted = try await server.send(.DELETE, "/v1/me", object: ["password": ada.member.password], token: ada.token)
+            let deleted = try await server.send(.DELETE, APIPath.me, object: ["password": ada.member.password], token: ada.token)
             #expect(deleted.status == 204)
             #expect(try await socket.closedByServer() == Self.signedOut)
         }
@@ -148,7 +148,7 @@ import Testing
                 try await RealtimeTests.waitUntil(second, has: 1, socketsOf: ada)
                 try await Task.sleep(for: .milliseconds(300)) // both instances listening
 
-                #expect(try await first.request(.POST, "/v1/auth/logout", token: ada.token).status == 204)
+                #expect(try await first.request(.POST, APIPath.logOut, token: ada.token).status == 204)
                 #expect(try await socket.closedByServer() == Self.signedOut)
                 _ = try await first.say("still there?", from: bob, in: chat)
                 #expect(try await socket.receivesNothing(for: 0.5))

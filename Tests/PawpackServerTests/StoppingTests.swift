@@ -24,7 +24,7 @@ import Testing
                 let ada = try await server.owner("ada", at: TestServer.Place.lyon)
                 let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
                 let device = try await server.send(
-                    .POST, "/v1/devices",
+                    .POST, APIPath.devices,
                     object: [
                         "platform": "apns", "token": PushTests.apnsToken, "appId": "org.pawpack.app",
                     ], token: ada.token)

@@ -37,10 +37,10 @@ import Vapor
     @Test func aMethodAnAddressDoesNotTakeIs405NamingTheOnesItTakes() async throws {
         try await TestServer.run { server in
             let cases: [(HTTPMethod, String, String)] = [
-                (.DELETE, "/v1/auth/login", "POST"),
+                (.DELETE, APIPath.logIn, "POST"),
                 (.TRACE, "/healthz", "GET, HEAD"),
-                (.PUT, "/v1/pets", "GET, HEAD, POST"),
-                (.PATCH, "/v1/pets/\(UUID())/deck", "GET, HEAD"),
+                (.PUT, APIPath.pets, "GET, HEAD, POST"),
+                (.PATCH, APIPath.deck(UUID()), "GET, HEAD"),
                 (.DELETE, "/signup", "GET, HEAD, POST"),
             ]
             for (method, path, allowed) in cases {

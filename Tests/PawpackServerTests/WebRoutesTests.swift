@@ -108,21 +108,21 @@ import Vapor
         let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNear)
         let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
         let photo = try await server.upload(
-            "/v1/pets/\(ada.dogID)/photos",
+            APIPath.photos(ada.dogID),
             parts: [
                 .init(name: "photo", filename: "rex.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))
             ], token: ada.token
         ).decode(Components.Schemas.Photo.self)
         let vaccination = try await server.send(
-            .POST, "/v1/pets/\(ada.dogID)/vaccinations",
+            .POST, APIPath.vaccinations(ada.dogID),
             object: ["vaccine": "rabies", "givenOn": "2025-06-01"], token: ada.token
         )
         .decode(Components.Schemas.Vaccination.self)
-        _ = try await server.send(.POST, "/v1/pets/\(ada.dogID)/guardians", object: ["username": "bob"], token: ada.token)
-        _ = try await server.send(.POST, "/v1/pets/\(cyd.dogID)/guardians", object: ["username": "ada"], token: cyd.token)
+        _ = try await server.send(.POST, APIPath.guardians(ada.dogID), object: ["username": "bob"], token: ada.token)
+        _ = try await server.send(.POST, APIPath.guardians(cyd.dogID), object: ["username": "ada"], token: cyd.token)
         let invitation = try #require(
             try await server.get(
-                "/v1/guardian-invitations", token: ada.token,
+                APIPath.guardianInvitations, token: ada.token,
                 as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self
             )
             .items.first)
@@ -130,7 +130,7 @@ import Vapor
         _ = try await server.like(eve, ada)
         let match = try #require(try await server.like(ada, eve).match)
         _ = try await server.member("fay", password: "fay's own secret")
-        _ = try await server.send(.POST, "/v1/blocks", object: ["username": "fay"], token: ada.token)
+        _ = try await server.send(.POST, APIPath.blocks, object: ["username": "fay"], token: ada.token)
         return World(
             ada: ada,
             values: [

@@ -1,0 +1,3 @@
+extension APIPath {
+    package static let realtime = "/v1/realtime"
+}
