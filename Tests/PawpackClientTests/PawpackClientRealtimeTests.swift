@@ -11,8 +11,7 @@ import Testing
 @Suite struct PawpackClientRealtimeTests {
     @Test func eventsArriveTypedAndAResumedStreamGetsWhatWasMissed() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             for owner in [ada, bob] { try await server.vaccinate(owner) }
             let chat = try await server.matched(ada, bob).id
             let app = PawpackClient(serverURL: URL(string: server.baseURL)!)
@@ -73,8 +72,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(5))) func aSessionEndedElsewhereEndsTheStreamAsNotSignedIn() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let app = PawpackClient(serverURL: URL(string: server.baseURL)!)
             try await app.logIn(email: ada.member.email, password: ada.member.password)
             var events = app.realtimeEvents(after: 0).makeAsyncIterator()

@@ -122,8 +122,7 @@ import Testing
     @Test func theExportIsTheOwnersAlone() async throws {
         try await TestServer.run { server in
             #expect(try await server.request(.GET, APIPath.export).status == 401)
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             _ = try await server.like(ada, bob)
             let bobs = try await server.get(APIPath.export, token: bob.token, as: Export.self)
             #expect(bobs.swipes.isEmpty, "Ada's like is hers; Bob sees the request it sent")

@@ -12,8 +12,7 @@ import Testing
     @Test func withoutJavaScriptOwnersChatProposeAcceptCompleteAndReviewThroughForms() async throws {
         try await TestServer.run { server in
             // given Ada and Bob matched, their dogs vaccinated, each in a browser
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             try await server.vaccinate(ada)
             try await server.vaccinate(bob)
             let chat = try await server.matched(ada, bob).id
@@ -126,9 +125,7 @@ import Testing
 
     @Test func aMessageSentWhileTheChatPageLoadsStillReachesItsSocket() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             try await server.say("hello", from: ada, in: chat)
             let bobs = try await TestBrowser.signedIn(server, as: bob.member)
 
@@ -168,8 +165,7 @@ import Testing
 
     @Test func aStrangerSeesNoChatNoMeetupAndCannotWriteOrAnswer() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
             try await server.vaccinate(ada)
             try await server.vaccinate(bob)

@@ -23,8 +23,7 @@ import Testing
 
     @Test func aMatchOpensOneChatThatOnlyItsTwoOwnersCanSeeOrUse() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
 
             // a like alone opens nothing
@@ -70,8 +69,7 @@ import Testing
 
     @Test func messagesAreTrimmedBoundedAndSentOnceWhateverTheRetries() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let cleo = try await server.owner("cleo", at: TestServer.Place.lyonNear)
             let chat = try await server.matched(ada, bob).id
             let other = try await server.matched(ada, cleo).id
@@ -107,9 +105,7 @@ import Testing
 
     @Test func historyComesNewestFirstAPageAtATime() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             for number in 1...5 { try await server.say("message \(number)", from: number.isMultiple(of: 2) ? bob : ada, in: chat) }
 
             var pages: [[String]] = []
@@ -134,9 +130,7 @@ import Testing
 
     @Test func unreadCountsFollowReadingAndTheSenderSeesHowFarTheOtherRead() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             let sent = [
                 try await server.say("one", from: ada, in: chat), try await server.say("two", from: ada, in: chat),
                 try await server.say("three", from: ada, in: chat),
@@ -171,8 +165,7 @@ import Testing
 
     @Test func chatsComeNewestActivityFirstAPageAtATime() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let cleo = try await server.owner("cleo", at: TestServer.Place.lyonNear)
             let withBob = try await server.matched(ada, bob).id
             server.clock.advance(by: 60)
@@ -212,8 +205,7 @@ import Testing
 
     @Test func anUnmatchOrABlockClosesTheChatAndKeepsItsHistory() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let cleo = try await server.owner("cleo", at: TestServer.Place.lyonNear)
             let withBob = try await server.matched(ada, bob)
             let withCleo = try await server.matched(ada, cleo).id
@@ -238,8 +230,7 @@ import Testing
 
     @Test func aChatPhotoIsCleanedAndShownToTheTwoOnly() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
             let chat = try await server.matched(ada, bob).id
             let original = try fixture("gps.jpg")
@@ -276,9 +267,7 @@ import Testing
 
     @Test func aChatPhotoOfTwoMegabytesIsTakenAsAPetPhotoIs() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             // given a photo of noise, which no compression makes smaller: over 2 MB, past the
             // 1 MB that bounds JSON bodies and under the 10 MB that bounds photos
             var random = SeededRandom(seed: 7)
@@ -300,9 +289,7 @@ import Testing
 
     @Test func deletingAnAccountTakesItsChatsMessagesAndPhotosAway() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             try await server.say("Hello", from: ada, in: chat)
             _ = try await server.upload(
                 APIPath.chatPhotos(chat),

@@ -85,8 +85,7 @@ import Testing
 
     @Test func theIndexFollowsDogsOwnersAndLocations() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let rebuiltMatches: () async throws -> Void = {
                 let incremental = try await indexRows(server)
                 try await DeckIndex().rebuild(on: server.app.db)

@@ -70,8 +70,7 @@ import Testing
 
     @Test func everyTextFieldRefusesOrKeepsHostileTextExactly() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             for owner in [ada, bob] { try await server.vaccinate(owner) }
             let chat = try await server.matched(ada, bob).id
             let me = { @Sendable (key: String) in try await server.request(.GET, APIPath.me, token: ada.token).json[key] as? String }
@@ -131,9 +130,7 @@ import Testing
 
     @Test func aLoneSurrogateInAJSONEscapeIsABadRequestAndStoresNothing() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             for escaped in [#"a\ud800b"#, #"\udfff"#, #"x\ud83d"#] {
                 let reply = try await server.request(
                     .POST, APIPath.messages(chat),

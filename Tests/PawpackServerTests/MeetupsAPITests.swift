@@ -18,8 +18,7 @@ import Testing
 
     /// Two owners of vaccinated adult dogs, matched, and a stranger.
     func matchedPair(_ server: TestServer) async throws -> (ada: TestServer.Owner, bob: TestServer.Owner, eve: TestServer.Owner, chat: String) {
-        let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-        let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+        let (ada, bob) = try await server.adaAndBob()
         let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
         for owner in [ada, bob, eve] { try await server.vaccinate(owner) }
         return (ada, bob, eve, try await server.matched(ada, bob).id)

@@ -26,8 +26,7 @@ import Testing
 
     @Test func aLikeUndoneAndGivenAgainThirtyTimesNotifiesAndPushesOnce() async throws {
         try await TestServer.run(adjust: { $0.push.interval = .seconds(3_600) }) { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             try await withDevice(server, ada)
             let socket = try await RealtimeTestClient.connect(server, token: ada.token)
             try await RealtimeTests.waitUntil(server, has: 1, socketsOf: ada)
@@ -53,8 +52,7 @@ import Testing
 
     @Test func aMeetupProposedAndCancelledTwentyTimesNotifiesOnce() async throws {
         try await TestServer.run(adjust: { $0.push.interval = .seconds(3_600) }) { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             for owner in [ada, bob] { try await server.vaccinate(owner) }
             let chat = try await server.matched(ada, bob).id
             _ = try await server.request(.POST, APIPath.readAllNotifications, token: bob.token)
@@ -74,8 +72,7 @@ import Testing
             $0.notifications.perSenderPerMinute = 3
             $0.notifications.perRecipientPerMinute = 5
         }) { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
             try await withDevice(server, ada)
             for sender in [bob, eve] {

@@ -16,8 +16,7 @@ import Testing
 
     @Test func theInboxCollectsRequestsMatchesAndMessagesOnePerChatWhileUnread() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
             let bobs = try await RealtimeTestClient.connect(server, token: bob.token)
 
@@ -85,9 +84,7 @@ import Testing
 
     @Test func aMutedKindMakesNoNotificationButTheEventsStillCome() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             let muted = try await server.send(.PUT, APIPath.notificationSettings, object: ["muted": ["message", "review"]], token: bob.token)
             #expect(muted.status == 200)
             #expect(try muted.decode(Components.Schemas.NotificationSettings.self).muted == [.message, .review])

@@ -34,8 +34,7 @@ import Testing
     @Test func aDeviceIsRegisteredOncePerTokenAndOnlyItsOwnerUnregistersIt() async throws {
         // No worker rounds after the first: the test reads the pushes waiting.
         try await TestServer.run(adjust: { $0.push.interval = .seconds(3_600) }) { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
 
             // registered, then the same token again is the same device
             let first = try await register(server, ada)
@@ -99,8 +98,7 @@ import Testing
         let clock = PinnedClock(TestServer.startDate)
         try await LocalAPNs.run(clock: clock) { apns in
             try await TestServer.run(adjust: { $0.push.apns = apns.settings }) { server in
-                let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-                let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+                let (ada, bob) = try await server.adaAndBob()
                 #expect(try await register(server, ada).status == 201)
 
                 // when Bob's dog likes Ada's, her phone is told
@@ -151,8 +149,7 @@ import Testing
         let clock = PinnedClock(TestServer.startDate)
         try await LocalAPNs.run(clock: clock) { apns in
             try await TestServer.run(adjust: { $0.push.apns = apns.settings }) { server in
-                let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-                let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+                let (ada, bob) = try await server.adaAndBob()
                 let gone = String(repeating: "0f", count: 32)
                 #expect(try await register(server, ada).status == 201)
                 #expect(try await register(server, ada, token: gone).status == 201)
@@ -194,8 +191,7 @@ import Testing
         let clock = PinnedClock(TestServer.startDate)
         try await LocalFCM.run(clock: clock) { fcm in
             try await TestServer.run(adjust: { $0.push.fcm = fcm.settings }) { server in
-                let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-                let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+                let (ada, bob) = try await server.adaAndBob()
                 #expect(try await register(server, ada, platform: "fcm", token: "ada-phone", appId: fcm.senderID).status == 201)
                 #expect(try await register(server, ada, platform: "fcm", token: "ada-old-phone", appId: fcm.senderID).status == 201)
                 fcm.replies.script("ada-old-phone", [LocalFCM.unregistered])
@@ -230,8 +226,7 @@ import Testing
         let clock = PinnedClock(TestServer.startDate)
         try await LocalWebPush.run(clock: clock) { browser in
             try await TestServer.run(adjust: { $0.push.webPushHosts = [browser.host] }) { server in
-                let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-                let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+                let (ada, bob) = try await server.adaAndBob()
                 let services = server.app.pawpack
                 // the inbox page's script subscribes this browser, with the page's CSRF token
                 let page = try await TestBrowser.signedIn(server, as: ada.member)
@@ -274,8 +269,7 @@ import Testing
 
     @Test func aMessageSeenInTheAppIsNotPushedButOneMissedIs() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let chat = try await server.matched(ada, bob)
             #expect(try await register(server, bob).status == 201)
             let log = try #require(server.app.pawpack.push.providers.developmentLog)
@@ -330,8 +324,7 @@ import Testing
 
     @Test func aPushIsARowCommittedWithItsNotificationSentByTheNextRound() async throws {
         try await TestServer.run(adjust: { $0.push.interval = .seconds(3_600) }) { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             #expect(try await register(server, ada).status == 201)
             let log = try #require(server.app.pawpack.push.providers.developmentLog)
             // the worker is stopped, as if the process died after the commit

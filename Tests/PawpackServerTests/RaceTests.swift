@@ -32,8 +32,7 @@ import Testing
 
     @Test func identicalLikesAtOnceStoreOneRequestAndTheRestAnswerAlreadyRequested() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let replies = try await atOnce(12) { try await server.swipe(bob, on: ada) }
             #expect(replies.filter { $0.status == 201 }.count == 1)
             #expect(
@@ -46,8 +45,7 @@ import Testing
 
     @Test func twoUndosAtOnceUndoOneSwipeAndTheSecondFindsNothingLeft() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             _ = try await server.like(bob, ada)
             let replies = try await atOnce(2) {
                 try await server.request(.POST, APIPath.undoSwipe(bob.dogID), token: bob.token)
@@ -60,8 +58,7 @@ import Testing
 
     @Test func aRequestAcceptedTwiceAtOnceMakesOneMatch() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let request = try #require(try await server.like(bob, ada).request)
             let replies = try await atOnce(4) {
                 try await server.request(.POST, APIPath.acceptRequest(request.id), token: ada.token)
@@ -132,9 +129,7 @@ import Testing
 
     @Test func aMessageIDSentAgainWithAnotherTextIsRefusedAndTheSameTextGetsTheFirstMessage() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             let id = UUID()
             let first = try await server.say("Park at ten?", from: ada, in: chat, id: id)
             let retry = try await server.send(

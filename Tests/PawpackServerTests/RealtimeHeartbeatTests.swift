@@ -15,8 +15,7 @@ import Testing
 @Suite struct RealtimeHeartbeatTests {
     @Test func aSocketThatDoesNotAnswerPingsIsClosedAndOneThatAnswersStays() async throws {
         try await TestServer.run(adjust: { $0.realtimePingSeconds = 1 }) { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             // websocket-kit answers every ping, as apps' sockets do.
             let answering = try await RealtimeTestClient.connect(server, token: bob.token)
             let port = server.port

@@ -36,8 +36,7 @@ import Testing
 
     @Test func aMessageReachesBothMembersSocketsAndNobodyElses() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
             let chat = try await server.matched(ada, bob).id
             let adas = try await RealtimeTestClient.connect(server, token: ada.token)
@@ -103,8 +102,7 @@ import Testing
 
     @Test func aLikeAndAMatchRaiseTheirEvents() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let adas = try await RealtimeTestClient.connect(server, token: ada.token)
             let bobs = try await RealtimeTestClient.connect(server, token: bob.token)
 
@@ -132,9 +130,7 @@ import Testing
 
     @Test func aReconnectWithTheLastIDGetsExactlyWhatItMissedThenLiveEvents() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             let first = try await RealtimeTestClient.connect(server, token: bob.token)
             try await server.say("one", from: ada, in: chat)
             let lastSeen = try #require(try await first.next().eventID)
@@ -173,9 +169,7 @@ import Testing
 
     @Test func eventsOlderThanTheRetentionAreForgottenAndAnAppSoFarBehindIsToldToResync() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             try await server.say("old news", from: ada, in: chat)
             server.clock.advance(by: 8 * 86_400)
             var adaNow = ada
@@ -192,9 +186,7 @@ import Testing
 
     @Test func anAppAwayLongerThanTheRetentionStartsOverThenGetsEverythingKeptInOrder() async throws {
         try await TestServer.run(adjust: { $0.messagesPerMinute = 1_000 }) { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             // Bob's events: the request and the match (1–4), "old news" (5, 6); he saw up to 5
             try await server.say("old news", from: ada, in: chat)
             server.clock.advance(by: 8 * 86_400)
@@ -225,9 +217,7 @@ import Testing
 
     @Test func aBlockClosesTheChatLiveAndNothingMoreReachesTheBlockedMember() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             let bobs = try await RealtimeTestClient.connect(server, token: bob.token)
             #expect(try await server.send(.POST, APIPath.blocks, object: ["username": "bob"], token: ada.token).status == 204)
             let closed = try await bobs.next()
@@ -320,9 +310,7 @@ import Testing
 
     @Test func aSocketThatFallsTooFarBehindIsClosedAndCatchesUpOnReconnect() async throws {
         try await TestServer.run(adjust: { $0.socketSendQueueLimit = 4 }) { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             let bobs = try await RealtimeTestClient.connect(server, token: bob.token)
             let me = bob.member.userID
             var registered: RealtimeConnection?

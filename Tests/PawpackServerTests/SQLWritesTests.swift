@@ -210,8 +210,7 @@ import Testing
     }
 
     private static func adaAndBobInAChat(_ server: TestServer) async throws -> (ada: TestServer.Owner, bob: TestServer.Owner, chat: String) {
-        let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-        let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+        let (ada, bob) = try await server.adaAndBob()
         return (ada, bob, try await server.matched(ada, bob).id)
     }
 }

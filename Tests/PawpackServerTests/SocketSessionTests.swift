@@ -17,9 +17,7 @@ import Testing
         ada: TestServer.Owner, bob: TestServer.Owner, chat: String,
         socket: RealtimeTestClient
     ) {
-        let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-        let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-        let chat = try await server.matched(ada, bob).id
+        let (ada, bob, chat) = try await server.adaAndBobMatched()
         let socket = try await RealtimeTestClient.connect(server, token: ada.token)
         try await RealtimeTests.waitUntil(server, has: 1, socketsOf: ada)
         return (ada, bob, chat, socket)
@@ -106,9 +104,7 @@ import Testing
 
     @Test func signingOutOfTheWebAppClosesThePagesSocket() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
-            let chat = try await server.matched(ada, bob).id
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
             let browser = try await TestBrowser.signedIn(server, as: ada.member)
             let socket = try await pageSocket(server, browser)
             let phone = try await RealtimeTestClient.connect(server, token: ada.token)

@@ -21,8 +21,7 @@ import Testing
             var settings = apns.settings
             settings.productionURL = "https://127.0.0.1:\(blackhole.port)"
             try await TestServer.run(adjust: { $0.push.apns = settings }) { server in
-                let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-                let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+                let (ada, bob) = try await server.adaAndBob()
                 let device = try await server.send(
                     .POST, APIPath.devices,
                     object: [

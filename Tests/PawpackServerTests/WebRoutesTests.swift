@@ -103,8 +103,7 @@ import Vapor
     /// for Ada to guard Cyd's dog and Cyd's dog's request to Ada's; a match with Eve's dog; Fay
     /// blocked by Ada.
     static func adaWithSomethingEverywhere(_ server: TestServer) async throws -> World {
-        let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-        let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+        let (ada, bob) = try await server.adaAndBob()
         let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNear)
         let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
         let photo = try await server.upload(

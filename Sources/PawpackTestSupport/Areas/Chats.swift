@@ -20,3 +20,16 @@ extension TestServer {
         return try reply.decode(Components.Schemas.ChatMessage.self)
     }
 }
+
+extension TestServer {
+    /// Ada in Lyon's centre and Bob 2 km north, each with a dog: where most tests start.
+    package func adaAndBob() async throws -> (ada: Owner, bob: Owner) {
+        (try await owner("ada", at: Place.lyon), try await owner("bob", at: Place.lyonNorth))
+    }
+
+    /// Ada and Bob, their dogs matched; the chat the match opened.
+    package func adaAndBobMatched() async throws -> (ada: Owner, bob: Owner, chat: String) {
+        let (ada, bob) = try await adaAndBob()
+        return (ada, bob, try await matched(ada, bob).id)
+    }
+}
