@@ -39,8 +39,7 @@ import Testing
 
     @Test func theDeckNeedsTheOwnersLocationAndIsTheOwnersAlone() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: Place.lyon)
-            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             #expect(try await server.request(.GET, APIPath.deck(ada.dogID), token: bob.token).status == 403)
             #expect(try await server.request(.GET, APIPath.preferences(ada.dogID), token: bob.token).status == 403)
             #expect(try await server.request(.GET, APIPath.deck(ada.dogID)).status == 401)
@@ -59,8 +58,7 @@ import Testing
     @Test func acceptingARequestFromADogPassedOnTakesItOutOfThePassPile() async throws {
         try await TestServer.run { server in
             // given Bob passed on Ada's dog, and then Ada's dog liked Bob's
-            let ada = try await server.owner("ada", at: Place.lyon)
-            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             _ = try await server.swipe(bob, on: ada, decision: "pass")
             _ = try await server.like(ada, bob)
 
@@ -79,8 +77,7 @@ import Testing
 
     @Test func aLikeAsksTheOtherOwnerAndASecondLikeIsAFriendly409() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: Place.lyon)
-            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let liked = try await server.like(ada, bob)
             #expect(liked.request?.status == .pending)
             #expect(liked.match == nil)
@@ -110,8 +107,7 @@ import Testing
 
     @Test func twoLikesMakeAMatchAtOnce() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: Place.lyon)
-            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             _ = try await server.like(ada, bob)
             let back = try await server.like(bob, ada)
             let match = try #require(back.match)
@@ -122,8 +118,7 @@ import Testing
 
     @Test func aPassIsNeverShownAgainUntilUndoneOrLikedFromThePile() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: Place.lyon)
-            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             #expect(try await server.swipe(ada, on: bob, decision: "pass").status == 201)
             #expect(try await server.deck(ada).items.isEmpty)
             #expect(try await server.swipe(ada, on: bob, decision: "pass").code == "already_swiped")
@@ -142,8 +137,7 @@ import Testing
 
     @Test func rejectingOrCancellingEndsTheRequest() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: Place.lyon)
-            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let first = try #require(try await server.like(ada, bob).request)
             #expect(try await server.request(.POST, APIPath.cancelRequest(first.id), token: bob.token).status == 404)
             #expect(try await server.request(.POST, APIPath.cancelRequest(first.id), token: ada.token).status == 204)
@@ -158,8 +152,7 @@ import Testing
 
     @Test func blockingHidesBothWaysAndEndsMatches() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: Place.lyon)
-            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             _ = try await server.like(ada, bob)
             _ = try await server.like(bob, ada)
             let blocked = try await server.send(.POST, APIPath.blocks, object: ["username": "ada"], token: bob.token)
@@ -236,8 +229,7 @@ import Testing
 
     @Test func unmatchingEndsTheMatchForBothAndOnlyParticipantsMay() async throws {
         try await TestServer.run { server in
-            let ada = try await server.owner("ada", at: Place.lyon)
-            let bob = try await server.owner("bob", at: Place.lyonNorth)
+            let (ada, bob) = try await server.adaAndBob()
             let cyd = try await server.owner("cyd", at: Place.lyonNear)
             _ = try await server.like(ada, bob)
             let match = try #require(try await server.like(bob, ada).match)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import PawpackTestSupport
 import Testing
 
 @testable import PawpackServer
@@ -430,10 +431,10 @@ final class MotoServer {
 
     /// How to start moto: as a module of the `python3` on PATH, else its `moto_server` script.
     static let launchCommand: [String]? = {
-        if succeeds(["python3", "-c", "import moto.server"]) {
+        if LocalTools.succeeds(["python3", "-c", "import moto.server"]) {
             return ["python3", "-m", "moto.server"]
         }
-        if succeeds(["moto_server", "--help"]) {
+        if LocalTools.succeeds(["moto_server", "--help"]) {
             return ["moto_server"]
         }
         return nil
@@ -441,7 +442,7 @@ final class MotoServer {
 
     /// GNU `timeout` stops the server after two minutes even if this process dies without
     /// calling `stop()`. Without it (stock macOS) only `stop()` does.
-    private static let watchdog: [String] = succeeds(["timeout", "--version"]) ? ["timeout", "-k", "5", "120"] : []
+    private static let watchdog: [String] = LocalTools.succeeds(["timeout", "--version"]) ? ["timeout", "-k", "5", "120"] : []
 
     let port: Int
     private let process: Process
@@ -609,21 +610,6 @@ final class MotoServer {
     private func logTail() -> String {
         let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         return String(text.suffix(800))
-    }
-
-    private static func succeeds(_ arguments: [String]) -> Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = arguments
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        do {
-            try probe.run()
-        } catch {
-            return false
-        }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
     }
 
     /// Asks the kernel for a free port by binding port 0, then releases it for moto.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import PawpackTestSupport
 import Testing
 
 @testable import PawpackServer
@@ -268,18 +269,7 @@ final class SMTPTestServer {
         if ProcessInfo.processInfo.environment["PAWPACK_REQUIRE_SMTP_TEST"] == "1" {
             return true
         }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import aiosmtpd"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        do {
-            try probe.run()
-        } catch {
-            return false
-        }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
+        return LocalTools.succeeds(["python3", "-c", "import aiosmtpd"])
     }()
 
     let port: Int
