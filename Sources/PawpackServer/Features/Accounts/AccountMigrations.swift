@@ -93,3 +93,17 @@ struct CreateEmailTokens: CreatesTable {
             .create()
     }
 }
+
+struct CreateBlocks: CreatesTable {
+    static let table = BlockRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("blocker_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("blocked_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("created_at", .datetime, .required)
+            .unique(on: "blocker_id", "blocked_id")
+            .create()
+    }
+}

@@ -34,23 +34,6 @@ extension BlockRecord {
     /// Whether either member blocked the other: then each is hidden from the other everywhere.
     static func between(_ one: User.ID, _ other: User.ID, on db: any Database) async throws -> Bool {
         guard one != other else { return false }
-        return try await query(on: db).group(.or) { group in
-            group.group(.and) { $0.filter(\.$blocker.$id == one).filter(\.$blocked.$id == other) }
-            group.group(.and) { $0.filter(\.$blocker.$id == other).filter(\.$blocked.$id == one) }
-        }.first() != nil
-    }
-}
-
-struct CreateBlocks: CreatesTable {
-    static let table = BlockRecord.schema
-
-    func prepare(on database: any Database) async throws {
-        try await database.schema(Self.table)
-            .id()
-            .field("blocker_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
-            .field("blocked_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
-            .field("created_at", .datetime, .required)
-            .unique(on: "blocker_id", "blocked_id")
-            .create()
+        return try await query(on: db).between(\.$blocker.$id, \.$blocked.$id, one, other).first() != nil
     }
 }

@@ -33,7 +33,7 @@ final class BlockService: Sendable {
     /// Users blocked by, or blocking, this user.
     func blockedUsers(of userID: User.ID, on db: any Database) async throws -> Set<User.ID> {
         let blocks = try await BlockRecord.query(on: db)
-            .group(.or) { $0.filter(\.$blocker.$id == userID).filter(\.$blocked.$id == userID) }.all()
+            .involving(\.$blocker.$id, \.$blocked.$id, userID).all()
         return Set(blocks.map { $0.$blocker.id == userID ? $0.$blocked.id : $0.$blocker.id })
     }
 

@@ -132,10 +132,7 @@ final class ChatService: Sendable {
 
     /// Closes every chat between two members (a block); the ids of those that were open.
     func closeAll(between one: User.ID, _ other: User.ID, now: Date, on db: any Database) async throws -> [Chats.Chat.ID] {
-        let open = try await ChatRecord.query(on: db).filter(\.$closedAt == nil).group(.or) { group in
-            group.group(.and) { $0.filter(\.$userA.$id == one).filter(\.$userB.$id == other) }
-            group.group(.and) { $0.filter(\.$userA.$id == other).filter(\.$userB.$id == one) }
-        }.all()
+        let open = try await ChatRecord.query(on: db).filter(\.$closedAt == nil).between(\.$userA.$id, \.$userB.$id, one, other).all()
         for chat in open {
             chat.closedAt = now
             try await chat.save(on: db)
@@ -150,7 +147,7 @@ final class ChatService: Sendable {
     static func photoKeys(ofPets pets: [Pet.ID] = [], ofUser user: User.ID? = nil, on db: any Database) async throws -> [String] {
         var query = ChatRecord.query(on: db)
         if let user {
-            query = query.group(.or) { $0.filter(\.$userA.$id == user).filter(\.$userB.$id == user) }
+            query = query.involving(\.$userA.$id, \.$userB.$id, user)
         } else {
             guard !pets.isEmpty else { return [] }
             query = query.group(.or) { $0.filter(\.$petA.$id ~~ pets).filter(\.$petB.$id ~~ pets) }
@@ -169,7 +166,7 @@ final class ChatService: Sendable {
     {
         let me = try user.requireID()
         let after = try cursor.map(ChatListCursor.init(text:))
-        let rows = try await ChatRecord.query(on: db).group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
+        let rows = try await ChatRecord.query(on: db).involving(\.$userA.$id, \.$userB.$id, me)
             .newestFirst(after: after, activity: \.$activity).limit(limit + 1).all()
         let values = try await values(Array(rows.prefix(limit)), viewer: me, on: db)
         return (values, rows.count > limit ? values.last?.cursor : nil)
@@ -401,7 +398,7 @@ final class ChatService: Sendable {
     /// The member's chats, newest activity first, each with all its messages, oldest first.
     func export(_ user: UserRecord, on db: any Database) async throws -> [(chat: ChatValue, messages: [ChatMessageValue])] {
         let me = try user.requireID()
-        let rows = try await ChatRecord.query(on: db).group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
+        let rows = try await ChatRecord.query(on: db).involving(\.$userA.$id, \.$userB.$id, me)
             .sort(\.$activity, .descending).all()
         let chats = try await values(rows, viewer: me, on: db)
         let messages = try await ChatMessageRecord.query(on: db).filter(\.$chat.$id ~~ chats.map(\.id))

@@ -231,7 +231,7 @@ final class MeetupService: Sendable {
     /// The member's meet-ups of one kind, at most `limit`.
     func meetups(_ user: UserRecord, filter: MeetupFilter, limit: Int, on db: any Database) async throws -> [MeetupValue] {
         let me = try user.requireID()
-        var query = MeetupRecord.query(on: db).group(.or) { $0.filter(\.$proposer.$id == me).filter(\.$invitee.$id == me) }
+        var query = MeetupRecord.query(on: db).involving(\.$proposer.$id, \.$invitee.$id, me)
         switch filter {
         case .upcoming:
             query = query.filter(\.$status ~~ [MeetupStatus.pending.rawValue, MeetupStatus.accepted.rawValue]).sort(\.$startsAt)
@@ -260,7 +260,7 @@ final class MeetupService: Sendable {
         let me = try user.requireID()
         return try await values(
             MeetupRecord.query(on: db)
-                .group(.or) { $0.filter(\.$proposer.$id == me).filter(\.$invitee.$id == me) }
+                .involving(\.$proposer.$id, \.$invitee.$id, me)
                 .sort(\.$startsAt, .descending).all(), on: db)
     }
 

@@ -356,7 +356,7 @@ final class PlaydateService: Sendable {
         let me = try user.requireID()
         guard
             let row = try await MatchRecord.query(on: db).filter(\.$id == id)
-                .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first(),
+                .involving(\.$userA.$id, \.$userB.$id, me).first(),
             try await blocks.blockedUsers(of: me, on: db).isDisjoint(with: [row.$userA.id, row.$userB.id])
         else {
             throw Problem.notFound
@@ -376,7 +376,7 @@ final class PlaydateService: Sendable {
         let me = try user.requireID()
         let blocked = try await blocks.blockedUsers(of: me, on: db)
         let rows = try await MatchRecord.query(on: db)
-            .group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
+            .involving(\.$userA.$id, \.$userB.$id, me)
             .sort(\.$createdAt, .descending).all()
         return try await matchValues(
             rows.filter { !blocked.contains($0.$userA.id) && !blocked.contains($0.$userB.id) },
@@ -409,10 +409,10 @@ final class PlaydateService: Sendable {
         let myPets = try await PetRecord.query(on: db).filter(\.$owner.$id == me).all().map { try $0.requireID() }
         let swipes = try await SwipeRecord.query(on: db).filter(\.$pet.$id ~~ myPets).sort(\.$createdAt, .descending).all()
         let requests = try await MatchRequestRecord.query(on: db)
-            .group(.or) { $0.filter(\.$fromUser.$id == me).filter(\.$toUser.$id == me) }
+            .involving(\.$fromUser.$id, \.$toUser.$id, me)
             .sort(\.$createdAt, .descending).all()
         let matches = try await MatchRecord.query(on: db)
-            .group(.or) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }
+            .involving(\.$userA.$id, \.$userB.$id, me)
             .sort(\.$createdAt, .descending).all()
         let preferences = try await DeckPreferencesRecord.query(on: db).filter(\.$pet.$id ~~ myPets).all()
 
@@ -449,7 +449,7 @@ final class PlaydateService: Sendable {
         let me = try user.requireID()
         guard
             let row = try await MatchRecord.query(on: db).filter(\.$id == id)
-                .group(.or, { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == me) }).first()
+                .involving(\.$userA.$id, \.$userB.$id, me).first()
         else {
             throw Problem.notFound
         }

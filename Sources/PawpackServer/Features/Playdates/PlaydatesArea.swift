@@ -70,14 +70,10 @@ extension Area {
         }),
         blockEnds: { me, them, _, tx in
             // Matches end; pending requests either way are cancelled.
-            try await MatchRecord.query(on: tx).group(.or) { group in
-                group.group(.and) { $0.filter(\.$userA.$id == me).filter(\.$userB.$id == them) }
-                group.group(.and) { $0.filter(\.$userA.$id == them).filter(\.$userB.$id == me) }
-            }.delete()
-            try await MatchRequestRecord.query(on: tx).filter(\.$status == .pending).group(.or) { group in
-                group.group(.and) { $0.filter(\.$fromUser.$id == me).filter(\.$toUser.$id == them) }
-                group.group(.and) { $0.filter(\.$fromUser.$id == them).filter(\.$toUser.$id == me) }
-            }.set(\.$status, to: .cancelled).update()
+            try await MatchRecord.query(on: tx).between(\.$userA.$id, \.$userB.$id, me, them).delete()
+            try await MatchRequestRecord.query(on: tx).filter(\.$status == .pending).between(\.$fromUser.$id, \.$toUser.$id, me, them).set(
+                \.$status, to: .cancelled
+            ).update()
             return []
         }
     )
