@@ -161,4 +161,29 @@ import Vapor
             #expect(page.status == 404)
         }
     }
+
+    @Test func theDevelopmentPageListNamesEachAreasPagesAndTheirTabs() async throws {
+        struct Listed: Decodable, Equatable {
+            var area: String
+            var path: String
+            var tab: String?
+        }
+        try await TestServer.run(adjust: { $0.environment = .development }) { server in
+            let reply = try await server.request(.GET, "/dev/pages")
+            #expect(reply.status == 200)
+            let pages = try reply.decode([Listed].self)
+            // each area's pages, under the tab it declares; nothing of the API
+            #expect(pages.contains(Listed(area: "Pets", path: "/pets/:petId/vaccinations", tab: "pets")))
+            #expect(pages.contains(Listed(area: "Playdates", path: "/pets/:petId/deck", tab: "playdates")))
+            #expect(pages.contains(Listed(area: "Meetups", path: "/chats/:chatId/meetups/new", tab: "chats")))
+            #expect(pages.contains(Listed(area: "Notifications", path: "/notifications", tab: nil)))
+            #expect(pages.contains(Listed(area: "Shell", path: "/home", tab: "me")))
+            #expect(!pages.contains { $0.path.hasPrefix("/v1/") && $0.path != "/v1/realtime" })
+            #expect(Set(pages.map(\.area)).isSuperset(of: Areas.all.list.filter { $0.tab != nil }.map(\.name)))
+        }
+        try await TestServer.run { server in
+            let production = try await server.request(.GET, "/dev/pages")
+            #expect(production.status == 404)
+        }
+    }
 }

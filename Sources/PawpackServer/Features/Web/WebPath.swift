@@ -27,6 +27,8 @@ enum WebPath {
     static let devPush = "/dev/push"
     /// The server's time, and a form to move it forward (development only).
     static let devClock = "/dev/clock"
+    /// Development only: every page and its area (`DevPagesList`).
+    static let devPages = "/dev/pages"
 
     // MARK: Accounts
 

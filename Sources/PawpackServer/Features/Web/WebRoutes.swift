@@ -8,6 +8,7 @@ struct WebRoutes {
     let services: PawpackServices
 
     func register(on app: Application) throws {
+        let first = app.routes.all.count
         AppShell.register(on: app, assets: services.assets)
         // Read the bundled towns and postcodes (20 MB) now, not on the first member's search.
         let logger = app.logger
@@ -18,8 +19,15 @@ struct WebRoutes {
         }
         app.get(WebPath.landing.pathComponents) { req in landing(req) }
         app.get(WebPath.home.pathComponents) { req in try await home(req) }
+        // Which area each page is: the browser tests visit every one (`/dev/pages`).
+        var pages = DevPagesList.gets(of: app, from: first, area: "Shell")
         for area in services.areas {
+            let before = app.routes.all.count
             try area.pages(app, services)
+            pages += DevPagesList.gets(of: app, from: before, area: area.name)
+        }
+        if services.config.isDevelopment {
+            DevPagesList(pages: pages, shell: services.shell).register(on: app)
         }
         if services.config.isDevelopment, let outbox = services.outbox {
             DevMailPage(outbox: outbox).register(on: app)
@@ -229,5 +237,33 @@ struct DevMailPage {
     static func links(in text: String) -> [String] {
         text.split(whereSeparator: { $0.isWhitespace }).map(String.init)
             .filter { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
+    }
+}
+
+/// `/dev/pages`: every page the areas register (their GET routes, with `:parameter`s), the area
+/// it belongs to and the tab it shows as current, as JSON. The browser tests take their list of
+/// pages from it, so a new area's pages are checked at 390 px and on a desktop, light and dark,
+/// as soon as it registers them. Registered only when `PAWPACK_ENV=development`.
+struct DevPagesList {
+    struct Page: Content {
+        var area: String
+        var path: String
+        /// Nil for pages outside the tab bar (the inbox, the landing).
+        var tab: String?
+    }
+
+    let pages: [Page]
+
+    init(pages: [(area: String, path: String)], shell: WebShell) {
+        self.pages = pages.map { Page(area: $0.area, path: $0.path, tab: shell.tab(of: $0.path)?.id) }
+    }
+
+    /// The GET routes registered since the `from`-th route, as paths.
+    static func gets(of app: Application, from start: Int, area: String) -> [(area: String, path: String)] {
+        app.routes.all[start...].filter { $0.method == .GET }.map { (area, "/" + $0.path.map(\.description).joined(separator: "/")) }
+    }
+
+    func register(on app: Application) {
+        app.get(WebPath.devPages.pathComponents) { _ in pages }
     }
 }
