@@ -46,7 +46,8 @@ import Vapor
             let named: [(HTTPMethod, String)] = [
                 (.GET, WebPath.landing), (.GET, WebPath.home), (.GET, server.app.pawpack.assets.stylesheet.path),
                 (.GET, server.app.pawpack.assets.script.path),
-                (.GET, WebPath.devMail), (.GET, WebPath.devPush), (.GET, WebPath.devClock), (.POST, WebPath.devClock), (.GET, WebPath.manifest),
+                (.GET, WebPath.devMail), (.GET, WebPath.devPush), (.GET, WebPath.devClock), (.POST, WebPath.devClock), (.GET, WebPath.devPages),
+                (.GET, WebPath.manifest),
                 (.GET, WebPath.serviceWorker), (.GET, WebPath.offline),
                 (.GET, WebPath.iconSVG), (.GET, WebPath.icon(size: 192)), (.GET, WebPath.icon(size: 512)),
                 (.GET, WebPath.accountLocation),

@@ -50,6 +50,9 @@ struct Area: Sendable {
     /// What members said of pets and their owners, shown on every card and profile (Reviews:
     /// the ratings after meet-ups), by pet; pets without any are left out.
     var petRatings: (@Sendable ([Pet.ID], any Database) async throws -> [Pet.ID: PetRatings])?
+    /// Who reviewed each of these meet-ups (Reviews): shown on their cards, and what leaves a
+    /// member's "to review" list.
+    var meetupReviewers: (@Sendable ([Meetups.Meetup.ID], any Database) async throws -> [Meetups.Meetup.ID: Set<User.ID>])?
     /// Told when chats close (an unmatch, a block), inside the closing transaction (Meetups:
     /// their open meet-ups are cancelled).
     var chatsClosed: (@Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void)?

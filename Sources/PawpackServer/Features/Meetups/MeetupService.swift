@@ -51,7 +51,14 @@ final class MeetupService: Sendable {
     let notifications: NotificationService
     private let rules = MeetupRules()
 
-    init(pets: PetService, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService) {
+    /// Who reviewed each meet-up, as the areas standing on meet-ups keep it (`Area.meetupReviewers`).
+    private let reviewers: @Sendable ([Meetups.Meetup.ID], any Database) async throws -> [Meetups.Meetup.ID: Set<User.ID>]
+
+    init(
+        pets: PetService, clock: any AppClock, realtime: RealtimeEvents, notifications: NotificationService,
+        reviewers: @escaping @Sendable ([Meetups.Meetup.ID], any Database) async throws -> [Meetups.Meetup.ID: Set<User.ID>]
+    ) {
+        self.reviewers = reviewers
         self.pets = pets
         self.clock = clock
         self.realtime = realtime
@@ -239,9 +246,17 @@ final class MeetupService: Sendable {
             query = query.filter(\.$status !~ [MeetupStatus.pending.rawValue, MeetupStatus.accepted.rawValue])
                 .sort(\.$startsAt, .descending)
         case .toReview:
-            let reviewed = try await ReviewRecord.query(on: db).filter(\.$author.$id == me).all().map(\.$meetup.id)
-            query = query.filter(\.$status == MeetupStatus.completed.rawValue).sort(\.$startsAt, .descending)
-            if !reviewed.isEmpty { query = query.filter(\.$id !~ reviewed) }
+            // Completed ones the member has not reviewed yet, read until `limit` are found.
+            query = query.filter(\.$status == MeetupStatus.completed.rawValue).sort(\.$startsAt, .descending).sort(\.$id)
+            var found: [MeetupValue] = []
+            var offset = 0
+            while found.count < limit {
+                let rows = try await query.copy().range(offset..<(offset + 100)).all()
+                found += try await values(rows, on: db).filter { !$0.reviewers.contains(me) }
+                guard rows.count == 100 else { break }
+                offset += 100
+            }
+            return Array(found.prefix(limit))
         }
         return try await values(query.sort(\.$id).limit(limit).all(), on: db)
     }
@@ -274,9 +289,7 @@ final class MeetupService: Sendable {
         guard !rows.isEmpty else { return [] }
         let ids = try rows.map { try $0.requireID() }
         let dogs = try await pets.cards(ofPets: Array(Set(rows.flatMap { [$0.$proposerPet.id, $0.$inviteePet.id] })), on: db)
-        let reviews = Dictionary(
-            grouping: try await ReviewRecord.query(on: db).filter(\.$meetup.$id ~~ ids).all(),
-            by: \.$meetup.id)
+        let reviewers = try await reviewers(ids, db)
         return try rows.compactMap { row in
             guard let proposerPet = dogs[row.$proposerPet.id], let inviteePet = dogs[row.$inviteePet.id] else { return nil }
             let id = try row.requireID()
@@ -285,7 +298,7 @@ final class MeetupService: Sendable {
                 proposerPet: proposerPet, inviteePet: inviteePet, startsAt: row.startsAt,
                 placeName: row.placeName, place: GeoPoint(latitude: row.latitude, longitude: row.longitude),
                 note: row.note, status: row.meetupStatus, createdAt: row.createdAt, updatedAt: row.updatedAt,
-                changedBy: row.changedBy, reviewers: Set((reviews[id] ?? []).map(\.$author.id)))
+                changedBy: row.changedBy, reviewers: reviewers[id] ?? [])
         }
     }
 

@@ -10,7 +10,14 @@ extension Area {
             [
                 MeetupService(
                     pets: services.pets, clock: services.dependencies.clock, realtime: services.realtime,
-                    notifications: services.notifications)
+                    notifications: services.notifications,
+                    reviewers: { [unowned services] meetups, db in
+                        var reviewers: [Meetups.Meetup.ID: Set<User.ID>] = [:]
+                        for area in services.areas {
+                            if let read = area.meetupReviewers { reviewers.merge(try await read(meetups, db)) { $0.union($1) } }
+                        }
+                        return reviewers
+                    })
             ]
         },
         migrations: MeetupMigrations.all,

@@ -23,7 +23,11 @@ extension Area {
                 .init(reviewId: $0.review.description, reason: $0.reason, createdAt: $0.createdAt)
             }
         },
-        petRatings: { pets, db in try await ReviewService.ratings(ofPets: pets, on: db) }
+        petRatings: { pets, db in try await ReviewService.ratings(ofPets: pets, on: db) },
+        meetupReviewers: { meetups, db in
+            Dictionary(grouping: try await ReviewRecord.query(on: db).filter(\.$meetup.$id ~~ meetups).all(), by: \.$meetup.id)
+                .mapValues { Set($0.map(\.$author.id)) }
+        }
     )
 }
 
