@@ -53,6 +53,9 @@ struct Area: Sendable {
     /// Who reviewed each of these meet-ups (Reviews): shown on their cards, and what leaves a
     /// member's "to review" list.
     var meetupReviewers: (@Sendable ([Meetups.Meetup.ID], any Database) async throws -> [Meetups.Meetup.ID: Set<User.ID>])?
+    /// What it shows below the inbox (Push: the card that turns notifications on for this
+    /// browser); nil where it has nothing to show.
+    var inboxPanel: (@Sendable (Request, PawpackServices) async throws -> Node<HTML.BodyContext>?)?
     /// Told when chats close (an unmatch, a block), inside the closing transaction (Meetups:
     /// their open meet-ups are cancelled).
     var chatsClosed: (@Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void)?

@@ -149,9 +149,12 @@ package final class PawpackServices: Sendable {
         self.push = PushOutbox(
             providers: pushProviders, acknowledgements: realtime.acknowledgements,
             clock: dependencies.clock, logger: logger)
+        // The inbox knows nothing of pushes: the spine hands each notification on to the outbox.
         self.notifications = NotificationService(
-            realtime: realtime, push: push, clock: dependencies.clock,
-            policy: config.notifications)
+            realtime: realtime, clock: dependencies.clock, policy: config.notifications,
+            carry: { [push] notification, badge, ackSeq, user, statements in
+                try await push.enqueue(notification, badge: badge, ackSeq: ackSeq, for: user, in: statements)
+            })
         for area in areas {
             for service in area.services(self) {
                 areaServices.withLockedValue { $0[ObjectIdentifier(type(of: service))] = service }

@@ -4,13 +4,11 @@ import Plot
 import Vapor
 
 /// The inbox behind the bell: newest first, unread ones marked, each opening its page (and
-/// read by that); "mark all read"; and, where the browser can, notifications on this device
-/// through Web Push (the subscription is sent by the script).
+/// read by that); "mark all read"; and what other areas add below it (`Area.inboxPanel`: Push's
+/// card that turns notifications on for this device).
 struct NotificationPages {
     let notifications: NotificationService
-    /// The server's Web Push key, for the card that turns pushes on (`PushPages` takes the
-    /// subscription).
-    let vapidPublicKey: String?
+    let services: PawpackServices
 
     func register(on routes: any RoutesBuilder) {
         routes.get(WebPath.notifications.pathComponents, use: inbox)
@@ -23,7 +21,11 @@ struct NotificationPages {
         let page = try await notifications.list(
             try user.requireID(), limit: 50, cursor: req.query[String.self, at: "cursor"],
             on: req.db)
-        let vapidKey = vapidPublicKey
+        // What other areas add below the inbox (Push: the card that turns pushes on here).
+        var panels: [Node<HTML.BodyContext>] = []
+        for area in services.areas {
+            if let panel = area.inboxPanel, let node = try await panel(req, services) { panels.append(node) }
+        }
         return WebPages.page(
             req, title: "Notifications",
             main: .group(
@@ -54,18 +56,7 @@ struct NotificationPages {
                 .unwrap(page.next) { next in
                     .p(.a(.id("inbox-more"), .href(WebPath.notifications + "?cursor=" + next.text), .text("Older notifications")))
                 },
-                // Shown by the script only where the browser can receive pushes.
-                .unwrap(vapidKey) { key in
-                    .section(
-                        .class("card"), .id("push-card"), .attribute(named: "hidden"), .data(named: "vapid-key", value: key),
-                        .data(named: "subscribe", value: WebPath.pushSubscription), .data(named: "unsubscribe", value: WebPath.pushUnsubscription),
-                        .data(named: "csrf", value: req.csrfToken),
-                        .h2(.text("On this device")),
-                        .p(
-                            .class("muted"), .id("push-status"), .attribute(named: "role", value: "status"),
-                            .text("Get a notification here when something happens, even with Pawpack closed.")),
-                        .button(.type(.button), .class("button secondary"), .id("push-toggle"), Icon.bell.node(), .text("Turn on notifications")))
-                }
+                .group(panels)
             ))
     }
 
@@ -75,7 +66,7 @@ struct NotificationPages {
         try req.checkCSRF()
         let id = try req.idParameter(Param.notification)
         let item = try await notifications.markRead(try user.requireID(), notification: id, on: req.db)
-        return WebPages.redirect(PushOutbox.path(of: item))
+        return WebPages.redirect(item.opens)
     }
 
     @Sendable func readAll(_ req: Request) async throws -> Response {

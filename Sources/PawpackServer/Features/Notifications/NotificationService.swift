@@ -63,6 +63,17 @@ struct NotificationValue: Sendable, Equatable {
     }
 
     var updatedAt: Date { ActivityCursor<Notifications.Notification>.date(ofActivity: activity) }
+
+    /// The web app's page it opens (the inbox's link, a push's tap); apps map it to their own
+    /// screen.
+    var opens: String {
+        switch kind {
+        case .message: chat.map { WebPath.chat($0) } ?? WebPath.chats
+        case .match: chat.map { WebPath.chat($0) } ?? WebPath.matches
+        case .matchRequest: WebPath.matchRequests
+        case .meetup, .review: WebPath.meetups
+        }
+    }
     var cursor: ActivityCursor<Notifications.Notification> { .init(activity: activity, id: id) }
 }
 
@@ -71,14 +82,19 @@ struct NotificationValue: Sendable, Equatable {
 /// bell's count), unless the member muted its kind. A chat's messages collapse into one
 /// notification while it is unread, and reading the chat reads it.
 final class NotificationService: Sendable {
+    /// What else carries a notification to its member, in its transaction: the pushes to
+    /// their devices (`PushOutbox.enqueue`), given the notification, the unread count, the
+    /// realtime event a socket may acknowledge instead (messages) and the member.
+    typealias Carrier = @Sendable (NotificationValue, Int, Int64?, User.ID, any SQLWriteStatements) async throws -> Void
+
     let realtime: RealtimeEvents
-    let push: PushOutbox
+    let carry: Carrier
     let clock: any AppClock
     let policy: NotificationPolicy
 
-    init(realtime: RealtimeEvents, push: PushOutbox, clock: any AppClock, policy: NotificationPolicy) {
+    init(realtime: RealtimeEvents, clock: any AppClock, policy: NotificationPolicy, carry: @escaping Carrier) {
         self.realtime = realtime
-        self.push = push
+        self.carry = carry
         self.clock = clock
         self.policy = policy
     }
@@ -155,9 +171,7 @@ final class NotificationService: Sendable {
             ).map { try $0.decode(column: "unread", as: Int.self) } ?? 0
         let events = try await realtime.record(.notification(value, unreadCount: unread), for: [user], in: statements)
         // A message is pushed only if no socket acknowledges its event in time.
-        try await push.enqueue(
-            value, badge: unread, ackSeq: draft.kind == .message ? events.first?.seq : nil, for: user,
-            in: statements)
+        try await carry(value, unread, draft.kind == .message ? events.first?.seq : nil, user, statements)
         return events
     }
 

@@ -9,10 +9,7 @@ extension Area {
         name: "Notifications",
         migrations: NotificationMigrations.all,
         pages: { app, services in
-            NotificationPages(
-                notifications: services.notifications,
-                vapidPublicKey: services.push.providers.vapidPublicKey
-            ).register(on: app)
+            NotificationPages(notifications: services.notifications, services: services).register(on: app)
         },
         script: "notifications",
         badges: [

@@ -11,7 +11,8 @@ extension Area {
         pages: { app, services in PushPages(devices: services.devices).register(on: app) },
         export: { document, scope in
             document.devices = try await scope.services.devices.devices(of: scope.me, on: scope.db).map(Components.Schemas.Device.init)
-        }
+        },
+        inboxPanel: { req, services in PushPages.inboxCard(req, vapidKey: services.push.providers.vapidPublicKey) }
     )
 }
 

@@ -52,7 +52,7 @@ final class PushOutbox: Sendable {
         let rows = devices.map { device in
             """
             (\(bind: UUID()), \(bind: device), \(bind: user), \(bind: notification.id), \(bind: notification.kind.rawValue),
-             \(bind: notification.title), \(bind: notification.body), \(bind: Self.path(of: notification)), \(bind: collapseKey),
+             \(bind: notification.title), \(bind: notification.body), \(bind: notification.opens), \(bind: collapseKey),
              \(bind: badge), \(bind: ackSeq), \(bind: due), 0, \(bind: now.addingTimeInterval(PushRules.deadline)), \(bind: now))
             """ as SQLQueryString
         }.joined(separator: ", ")
@@ -62,16 +62,6 @@ final class PushOutbox: Sendable {
                 "collapse_key", "badge", "ack_seq", "due_at", "attempts", "deadline", "created_at")
             VALUES \(rows)
             """)
-    }
-
-    /// The web app's page a notification opens; apps map it to their own screen.
-    static func path(of notification: NotificationValue) -> String {
-        switch notification.kind {
-        case .message: notification.chat.map { WebPath.chat($0) } ?? WebPath.chats
-        case .match: notification.chat.map { WebPath.chat($0) } ?? WebPath.matches
-        case .matchRequest: WebPath.matchRequests
-        case .meetup, .review: WebPath.meetups
-        }
     }
 
     // MARK: The worker

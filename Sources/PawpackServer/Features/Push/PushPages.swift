@@ -1,5 +1,6 @@
 import Foundation
 import PawpackCore
+import Plot
 import Vapor
 
 /// A browser's Web Push subscription, sent by the inbox page's script (`notifications.js`)
@@ -38,5 +39,23 @@ struct PushPages {
         let form = try req.content.decode(SubscriptionForm.self)
         try await devices.unregisterWeb(endpoint: form.endpoint ?? "", of: try user.requireID(), on: req.db)
         return Response(status: .noContent)
+    }
+}
+
+extension PushPages {
+    /// The inbox's card that turns notifications on for this browser (`Area.inboxPanel`); the
+    /// script shows it only where the browser can receive pushes, and sends the subscription
+    /// here. Nothing without a Web Push key.
+    static func inboxCard(_ req: Request, vapidKey: String?) -> Node<HTML.BodyContext>? {
+        guard let key = vapidKey else { return nil }
+        return .section(
+            .class("card"), .id("push-card"), .attribute(named: "hidden"), .data(named: "vapid-key", value: key),
+            .data(named: "subscribe", value: WebPath.pushSubscription), .data(named: "unsubscribe", value: WebPath.pushUnsubscription),
+            .data(named: "csrf", value: req.csrfToken),
+            .h2(.text("On this device")),
+            .p(
+                .class("muted"), .id("push-status"), .attribute(named: "role", value: "status"),
+                .text("Get a notification here when something happens, even with Pawpack closed.")),
+            .button(.type(.button), .class("button secondary"), .id("push-toggle"), Icon.bell.node(), .text("Turn on notifications")))
     }
 }
