@@ -44,7 +44,7 @@ package func configure(
         pushProviders: pushProviders, threadPool: app.threadPool, logger: app.logger)
     app.pawpack = services
     // Events are written as the API writes its answers.
-    services.realtime.use(APIHandler(services: services))
+    services.realtime.use { APIHandler(services: services).mapping }
     if case .postgres(let url) = config.database {
         let postgres = try SQLPostgresConfiguration(url: url)
         let realtime = services.realtime

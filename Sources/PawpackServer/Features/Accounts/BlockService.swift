@@ -20,13 +20,13 @@ final class BlockService: Sendable {
         self.ends = ends
     }
 
-    /// The members a dog's swipes and pass pile leave out: those blocked by or blocking its
-    /// owner, and the member acting for it (a guardian) when that is someone else. The deck
+    /// The members a pet's owner and the member acting for it (a guardian, when that is someone
+    /// else) blocked or are blocked by: what a dog's swipes and pass pile leave out. The deck
     /// reads the same set with the dog itself (`DeckSeekerState.read`).
-    func blockedUsers(around pet: PetRecord, actor: UserRecord, on db: any Database) async throws -> Set<User.ID> {
-        var blocked = try await blockedUsers(of: pet.$owner.id, on: db)
+    func blockedUsers(aroundOwner owner: User.ID, actor: UserRecord, on db: any Database) async throws -> Set<User.ID> {
+        var blocked = try await blockedUsers(of: owner, on: db)
         let actorID = try actor.requireID()
-        if actorID != pet.$owner.id { blocked.formUnion(try await blockedUsers(of: actorID, on: db)) }
+        if actorID != owner { blocked.formUnion(try await blockedUsers(of: actorID, on: db)) }
         return blocked
     }
 

@@ -108,3 +108,22 @@ extension Components.Schemas.ChatMessage {
             createdAt: message.createdAt)
     }
 }
+
+// MARK: Realtime events
+
+extension RealtimeEventValue {
+    static func message(_ message: ChatMessageValue) -> Self {
+        Self(kind: "message") { recipient, mapping in Components.Schemas.ChatMessage(message, viewer: recipient, mapping) }
+    }
+
+    /// The reader read the chat up to `position`.
+    static func read(chat: Chats.Chat.ID, reader: User.ID, position: Int, at: Date) -> Self {
+        Self(kind: "read") { recipient, _ in
+            Components.Schemas.RealtimeReadReceipt(chatId: chat.description, position: position, byMe: reader == recipient, at: at)
+        }
+    }
+
+    static func chatClosed(_ chat: Chats.Chat.ID) -> Self {
+        Self(kind: "chat_closed") { _, _ in Components.Schemas.RealtimeChatClosed(chatId: chat.description) }
+    }
+}

@@ -89,3 +89,12 @@ extension Components.Schemas.Meetup {
             reviewedByMe: meetup.reviewers.contains(viewer), reviewedByThem: meetup.reviewers.contains(other))
     }
 }
+
+// MARK: Realtime events
+
+extension RealtimeEventValue {
+    /// A meet-up proposed or changed, for both participants.
+    static func meetup(_ meetup: MeetupValue) -> Self {
+        Self(kind: "meetup") { recipient, mapping in Components.Schemas.Meetup(meetup, viewer: recipient, mapping) }
+    }
+}

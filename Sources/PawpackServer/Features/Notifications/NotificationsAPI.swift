@@ -75,3 +75,14 @@ extension Components.Schemas.NotificationSettings {
         self.init(muted: NotificationKind.allCases.filter(muted.contains).map { .init(rawValue: $0.rawValue)! })
     }
 }
+
+// MARK: Realtime events
+
+extension RealtimeEventValue {
+    /// A new notification, or one that counts one more message, with the unread count.
+    static func notification(_ notification: NotificationValue, unreadCount: Int) -> Self {
+        Self(kind: notificationKind) { _, _ in
+            Components.Schemas.RealtimeNotification(notification: Components.Schemas.Notification(notification), unreadCount: unreadCount)
+        }
+    }
+}

@@ -127,3 +127,10 @@ struct WelfareStatus: Sendable {
     var assessment: WelfareAssessment
     var heldBackFields: [String]
 }
+
+/// What members said of a pet and of its owner after meet-ups, shown on its card and profile;
+/// kept by Reviews (`Area.petRatings`).
+struct PetRatings: Sendable, Equatable {
+    var pet = RatingSummary(count: 0, sum: 0)
+    var owner = RatingSummary(count: 0, sum: 0)
+}

@@ -148,7 +148,7 @@ final class PlaydateService: Sendable {
     private func visibleDog(_ id: Pet.ID, for user: UserRecord, actingAs pet: PetRecord, on db: any Database) async throws -> PetRecord {
         guard let target = try await PetRecord.find(id, on: db), target.species == .dog,
             target.$owner.id != pet.$owner.id,
-            !(try await blocks.blockedUsers(around: pet, actor: user, on: db)).contains(target.$owner.id)
+            !(try await blocks.blockedUsers(aroundOwner: pet.$owner.id, actor: user, on: db)).contains(target.$owner.id)
         else {
             throw Problem(
                 status: 404, code: .notFound, title: "No such dog", detail: "That dog is not in your deck.",
@@ -206,7 +206,7 @@ final class PlaydateService: Sendable {
 
     func passes(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [PetCardValue] {
         let pet = try await deck.actingDog(user, pet: id, on: db)
-        let blocked = try await blocks.blockedUsers(around: pet, actor: user, on: db)
+        let blocked = try await blocks.blockedUsers(aroundOwner: pet.$owner.id, actor: user, on: db)
         let targets = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$decision == .pass)
             .sort(\.$createdAt, .descending).all().map(\.$target.id)
         let cards = try await pets.cards(ofPets: targets, on: db)

@@ -183,3 +183,19 @@ extension Components.Schemas.Match {
             otherOwnerDisplayName: match.otherPet.ownerDisplayName, createdAt: match.createdAt)
     }
 }
+
+// MARK: Realtime events
+
+extension RealtimeEventValue {
+    /// A request the recipient's dog received.
+    static func matchRequest(_ request: MatchRequestValue) -> Self {
+        Self(kind: "match_request") { _, mapping in Components.Schemas.MatchRequest(request, mapping) }
+    }
+
+    /// A match, seen from the side of the member whose dog is `myPet`.
+    static func match(_ match: MatchValue, chat: Chats.Chat.ID?) -> Self {
+        Self(kind: "match") { _, mapping in
+            Components.Schemas.RealtimeMatch(match: Components.Schemas.Match(match, mapping), chatId: chat?.description)
+        }
+    }
+}

@@ -5,39 +5,17 @@ import NIOConcurrencyHelpers
 import PawpackCore
 import SQLKit
 
-/// What happened, for whom: the services say it in their own values; `RealtimePayloads` writes
-/// it as the contract's JSON for each recipient. `docs/REALTIME.md` documents each kind.
-enum RealtimeEventValue: Sendable {
-    case message(ChatMessageValue)
-    case read(chat: Chats.Chat.ID, reader: User.ID, position: Int, at: Date)
-    /// A request the recipient's dog received.
-    case matchRequest(MatchRequestValue)
-    /// A match, seen from the side of the member whose dog is `myPet`.
-    case match(MatchValue, chat: Chats.Chat.ID?)
-    case chatClosed(Chats.Chat.ID)
-    /// A meet-up proposed or changed, for both participants.
-    case meetup(MeetupValue)
-    /// A new notification, or one that counts one more message, with the unread count.
-    case notification(NotificationValue, unreadCount: Int)
+/// What happened, for whom: an event for members' open apps, recorded in the transaction of
+/// its cause. Its kind is the contract's `RealtimeEvent.type`; its `data`, written for each
+/// recipient, is one of the contract's types as the API answers it (a message knows whether it
+/// is "from me"). Each area declares its own kinds beside its API (`RealtimeEventValue.message`
+/// is Chats'), and `docs/REALTIME.md` documents each.
+struct RealtimeEventValue: Sendable {
+    var kind: String
+    var data: @Sendable (_ recipient: User.ID, _ mapping: APIMapping) -> any Encodable & Sendable
 
-    var kind: String {
-        switch self {
-        case .message: "message"
-        case .read: "read"
-        case .matchRequest: "match_request"
-        case .match: "match"
-        case .chatClosed: "chat_closed"
-        case .meetup: "meetup"
-        case .notification: Self.notificationKind
-        }
-    }
-
+    /// The bell's count: the one kind a socket's replay keeps only the newest of.
     static let notificationKind = "notification"
-}
-
-/// Writes an event's `data` for one recipient (the contract's types, as the API answers them).
-protocol RealtimePayloadWriter: Sendable {
-    func payload(of event: RealtimeEventValue, for recipient: User.ID) throws -> String
 }
 
 /// One stored event, as a socket sends it.
@@ -76,7 +54,8 @@ struct StoredRealtimeEvent: Sendable, Equatable {
 final class RealtimeEvents: Sendable {
     let hub: RealtimeHub
     let clock: any AppClock
-    private let writer = NIOLockedValueBox<(any RealtimePayloadWriter)?>(nil)
+    /// What the events' data is written with: the API's mapping, known once the app is set up.
+    private let mapping = NIOLockedValueBox<(@Sendable () -> APIMapping)?>(nil)
     private let forgetting = RepeatingTask()
     /// Other instances on the same PostgreSQL database; none on SQLite.
     let fanOut = NIOLockedValueBox<PostgresFanOut?>(nil)
@@ -110,9 +89,9 @@ final class RealtimeEvents: Sendable {
         await hub.close(socketsOf: user, except: open)
     }
 
-    /// Set once at start-up: the writer is the API's mapping, built after the services.
-    func use(_ payloadWriter: any RealtimePayloadWriter) {
-        writer.withLockedValue { $0 = payloadWriter }
+    /// Set once at start-up: the API's mapping, built after the services.
+    func use(_ mapping: @escaping @Sendable () -> APIMapping) {
+        self.mapping.withLockedValue { $0 = mapping }
     }
 
     /// Stores the event for each recipient, numbered after their last one; call inside the
@@ -126,7 +105,7 @@ final class RealtimeEvents: Sendable {
         _ event: RealtimeEventValue, for recipients: [User.ID],
         in statements: any SQLWriteStatements
     ) async throws -> [StoredRealtimeEvent] {
-        guard let writer = writer.withLockedValue({ $0 }), !recipients.isEmpty else { return [] }
+        guard let mapping = mapping.withLockedValue({ $0 })?(), !recipients.isEmpty else { return [] }
         let now = clock.now()
         // In one order whatever the cause, so that two transactions raising the same members'
         // counts take their row locks in the same order and never wait on each other.
@@ -148,7 +127,7 @@ final class RealtimeEvents: Sendable {
             guard let seq = seqs[recipient] else { return nil }
             return StoredRealtimeEvent(
                 user: recipient, seq: seq, kind: event.kind,
-                payload: try writer.payload(of: event, for: recipient), createdAt: now)
+                payload: try Self.json(event.data(recipient, mapping)), createdAt: now)
         }
         guard !stored.isEmpty else { return [] }
         let rows = stored.map {
@@ -286,5 +265,15 @@ actor RealtimeAcknowledgements {
             // A lost acknowledgement costs a push that was not needed, nothing more.
             logger.warning("acknowledgements not written", metadata: ["error": "\(String(reflecting: error))"])
         }
+    }
+}
+
+extension RealtimeEvents {
+    /// An event's data as JSON, keys sorted, dates in ISO 8601: as the API writes them.
+    static func json(_ value: any Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

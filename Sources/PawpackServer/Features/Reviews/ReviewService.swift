@@ -168,11 +168,6 @@ final class ReviewService: Sendable {
 }
 
 /// A dog's average rating and its owner's, as cards show them.
-struct PetRatings: Sendable, Equatable {
-    var pet = RatingSummary(count: 0, sum: 0)
-    var owner = RatingSummary(count: 0, sum: 0)
-}
-
 extension ReviewService {
     /// The ratings of these dogs and of their owners, in one statement; dogs nobody reviewed
     /// are left out.
