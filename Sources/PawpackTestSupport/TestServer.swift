@@ -240,6 +240,23 @@ package struct TestServer: Sendable {
         }
     }
 
+    /// Waits until `count` instances listen for each other's announcements on this PostgreSQL
+    /// database (their `LISTEN` connections are open), instead of guessing how long that takes;
+    /// fails after 5 s.
+    package func instancesListening(_ count: Int) async throws {
+        guard let sql = app.db as? any SQLDatabase else { throw TestFailure("the database does not speak SQL") }
+        for _ in 0..<100 {
+            let row = try await sql.raw(
+                """
+                SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %'
+                """
+            ).first()
+            if try row?.decode(column: "n", as: Int.self) ?? 0 >= count { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("fewer than \(count) instances listen")
+    }
+
     /// Waits until the member's sockets have acknowledged event `seq` and the server wrote it
     /// (acknowledgements are written a batch at a time, a few times a second); false after 5 s.
     package func acknowledged(_ user: User.ID, reaching seq: Int64) async throws -> Bool {

@@ -80,7 +80,7 @@ import Testing
                 // Bob's phone holds its socket on the second instance; Ada writes through the first
                 let bobs = try await RealtimeTestClient.connect(second, token: bob.token)
                 let adas = try await RealtimeTestClient.connect(first, token: ada.token)
-                try await Task.sleep(for: .milliseconds(300)) // both instances listening
+                try await first.instancesListening(2)
                 for text in ["one", "two", "three"] { try await first.say(text, from: ada, in: chat) }
                 // each message with the notification it adds to
                 let heard = try await bobs.next(6)

@@ -142,7 +142,7 @@ import Testing
                 let chat = try await first.matched(ada, bob).id
                 let socket = try await RealtimeTestClient.connect(second, token: ada.token)
                 try await RealtimeTests.waitUntil(second, has: 1, socketsOf: ada)
-                try await Task.sleep(for: .milliseconds(300)) // both instances listening
+                try await first.instancesListening(2)
 
                 #expect(try await first.request(.POST, APIPath.logOut, token: ada.token).status == 204)
                 #expect(try await socket.closedByServer() == Self.signedOut)

@@ -55,7 +55,15 @@ final class RealtimeEvents: Sendable {
     let hub: RealtimeHub
     let clock: any AppClock
     /// What the events' data is written with: the API's mapping, known once the app is set up.
-    private let mapping = NIOLockedValueBox<(@Sendable () -> APIMapping)?>(nil)
+    /// (In a class: a closure kept in a generic box and read through `inout` is wrapped in one
+    /// more reabstraction thunk at each read, and each call then runs through all of them.)
+    private let mapping = NIOLockedValueBox<MappingSource?>(nil)
+
+    private final class MappingSource: Sendable {
+        let make: @Sendable () -> APIMapping
+
+        init(_ make: @escaping @Sendable () -> APIMapping) { self.make = make }
+    }
     private let forgetting = RepeatingTask()
     /// Other instances on the same PostgreSQL database; none on SQLite.
     let fanOut = NIOLockedValueBox<PostgresFanOut?>(nil)
@@ -91,7 +99,8 @@ final class RealtimeEvents: Sendable {
 
     /// Set once at start-up: the API's mapping, built after the services.
     func use(_ mapping: @escaping @Sendable () -> APIMapping) {
-        self.mapping.withLockedValue { $0 = mapping }
+        let source = MappingSource(mapping)
+        self.mapping.withLockedValue { $0 = source }
     }
 
     /// Stores the event for each recipient, numbered after their last one; call inside the
@@ -105,7 +114,7 @@ final class RealtimeEvents: Sendable {
         _ event: RealtimeEventValue, for recipients: [User.ID],
         in statements: any SQLWriteStatements
     ) async throws -> [StoredRealtimeEvent] {
-        guard let mapping = mapping.withLockedValue({ $0 })?(), !recipients.isEmpty else { return [] }
+        guard let mapping = mapping.withLockedValue({ $0 })?.make(), !recipients.isEmpty else { return [] }
         let now = clock.now()
         // In one order whatever the cause, so that two transactions raising the same members'
         // counts take their row locks in the same order and never wait on each other.
