@@ -29,8 +29,7 @@ extension PawpackClient {
     @discardableResult
     public func verifyEmail(token: String) async throws -> Account {
         try await send {
-            let ok = try await client.verifyEmail(body: .json(.init(token: token))).ok
-            return try Account(try ok.body.json)
+            try Account(try await client.verifyEmail(body: .json(.init(token: token))).ok.body.json)
         }
     }
 
@@ -46,8 +45,7 @@ extension PawpackClient {
     @discardableResult
     public func logIn(email: String, password: String) async throws -> Account {
         let session = try await send {
-            let ok = try await client.logIn(body: .json(.init(email: email, password: password))).ok
-            return try Session(try ok.body.json)
+            try Session(try await client.logIn(body: .json(.init(email: email, password: password))).ok.body.json)
         }
         await start(session)
         return session.account
@@ -69,8 +67,7 @@ extension PawpackClient {
     /// The signed-in account.
     public func me() async throws -> Account {
         try await signedIn {
-            let ok = try await client.getMe().ok
-            return try Account(try ok.body.json)
+            try Account(try await client.getMe().ok.body.json)
         }
     }
 
@@ -78,8 +75,7 @@ extension PawpackClient {
     @discardableResult
     public func updateProfile(displayName: String? = nil, city: String? = nil, username: String? = nil) async throws -> Account {
         try await signedIn {
-            let ok = try await client.updateMe(body: .json(.init(displayName: displayName, city: city, username: username))).ok
-            return try Account(try ok.body.json)
+            try Account(try await client.updateMe(body: .json(.init(displayName: displayName, city: city, username: username))).ok.body.json)
         }
     }
 
@@ -117,8 +113,7 @@ extension PawpackClient {
     @discardableResult
     public func setLocation(_ point: GeoPoint) async throws -> Account {
         try await signedIn {
-            let ok = try await client.setMyLocation(body: .json(.init(latitude: point.latitude, longitude: point.longitude))).ok
-            return try Account(try ok.body.json)
+            try Account(try await client.setMyLocation(body: .json(.init(latitude: point.latitude, longitude: point.longitude))).ok.body.json)
         }
     }
 
@@ -140,8 +135,7 @@ extension PawpackClient {
     /// Everything the account owns.
     public func exportData() async throws -> AccountExport {
         try await signedIn {
-            let ok = try await client.exportMe().ok
-            return try AccountExport(try ok.body.json)
+            try AccountExport(try await client.exportMe().ok.body.json)
         }
     }
 }

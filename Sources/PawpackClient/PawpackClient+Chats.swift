@@ -20,8 +20,7 @@ extension PawpackClient {
 
     public func chat(_ id: Chat.ID) async throws -> Chat {
         try await signedIn {
-            let ok = try await client.getChat(path: .init(chatId: id.description)).ok
-            return try Chat(try ok.body.json)
+            try Chat(try await client.getChat(path: .init(chatId: id.description)).ok.body.json)
         }
     }
 

@@ -56,8 +56,7 @@ extension PawpackClient {
     /// Your devices, oldest first.
     public func devices() async throws -> [PushDevice] {
         try await signedIn {
-            let ok = try await client.listDevices().ok
-            return try ok.body.json.items.map(PushDevice.init)
+            try await client.listDevices().ok.body.json.items.map(PushDevice.init)
         }
     }
 

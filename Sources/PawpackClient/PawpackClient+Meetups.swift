@@ -34,23 +34,20 @@ extension PawpackClient {
 
     public func meetups(_ list: MeetupList = .upcoming, limit: Int = 20) async throws -> [Meetup] {
         try await signedIn {
-            let ok = try await client.listMeetups(query: .init(filter: .init(rawValue: list.rawValue), limit: limit)).ok
-            return try ok.body.json.items.map(Meetup.init)
+            try await client.listMeetups(query: .init(filter: .init(rawValue: list.rawValue), limit: limit)).ok.body.json.items.map(Meetup.init)
         }
     }
 
     /// A chat's meet-ups, latest start first.
     public func meetups(in chat: Chat.ID) async throws -> [Meetup] {
         try await signedIn {
-            let ok = try await client.listChatMeetups(path: .init(chatId: chat.description)).ok
-            return try ok.body.json.items.map(Meetup.init)
+            try await client.listChatMeetups(path: .init(chatId: chat.description)).ok.body.json.items.map(Meetup.init)
         }
     }
 
     public func meetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            let ok = try await client.getMeetup(path: .init(meetupId: id.description)).ok
-            return try Meetup(try ok.body.json)
+            try Meetup(try await client.getMeetup(path: .init(meetupId: id.description)).ok.body.json)
         }
     }
 
@@ -58,8 +55,7 @@ extension PawpackClient {
     @discardableResult
     public func acceptMeetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            let ok = try await client.acceptMeetup(path: .init(meetupId: id.description)).ok
-            return try Meetup(try ok.body.json)
+            try Meetup(try await client.acceptMeetup(path: .init(meetupId: id.description)).ok.body.json)
         }
     }
 
@@ -67,8 +63,7 @@ extension PawpackClient {
     @discardableResult
     public func rejectMeetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            let ok = try await client.rejectMeetup(path: .init(meetupId: id.description)).ok
-            return try Meetup(try ok.body.json)
+            try Meetup(try await client.rejectMeetup(path: .init(meetupId: id.description)).ok.body.json)
         }
     }
 
@@ -76,8 +71,7 @@ extension PawpackClient {
     @discardableResult
     public func cancelMeetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            let ok = try await client.cancelMeetup(path: .init(meetupId: id.description)).ok
-            return try Meetup(try ok.body.json)
+            try Meetup(try await client.cancelMeetup(path: .init(meetupId: id.description)).ok.body.json)
         }
     }
 
@@ -85,8 +79,7 @@ extension PawpackClient {
     @discardableResult
     public func completeMeetup(_ id: Meetup.ID) async throws -> Meetup {
         try await signedIn {
-            let ok = try await client.completeMeetup(path: .init(meetupId: id.description)).ok
-            return try Meetup(try ok.body.json)
+            try Meetup(try await client.completeMeetup(path: .init(meetupId: id.description)).ok.body.json)
         }
     }
 

@@ -10,8 +10,7 @@ extension PawpackClient {
     /// Your pets and the pets you guard, owned first.
     public func myPets() async throws -> [PetDetails] {
         try await signedIn {
-            let ok = try await client.listMyPets().ok
-            return try ok.body.json.items.map(PetDetails.init)
+            try await client.listMyPets().ok.body.json.items.map(PetDetails.init)
         }
     }
 
@@ -29,8 +28,7 @@ extension PawpackClient {
     /// A pet: its profile for owners and guardians, its public card for everyone else.
     public func pet(_ id: Pet.ID) async throws -> PetDetails {
         try await signedIn {
-            let ok = try await client.getPet(path: .init(petId: id.description)).ok
-            return try PetDetails(try ok.body.json)
+            try PetDetails(try await client.getPet(path: .init(petId: id.description)).ok.body.json)
         }
     }
 
@@ -38,8 +36,7 @@ extension PawpackClient {
     @discardableResult
     public func updatePet(_ id: Pet.ID, _ draft: PetDraft) async throws -> PetDetails {
         try await signedIn {
-            let ok = try await client.updatePet(path: .init(petId: id.description), body: .json(.init(draft))).ok
-            return try PetDetails(try ok.body.json)
+            try PetDetails(try await client.updatePet(path: .init(petId: id.description), body: .json(.init(draft))).ok.body.json)
         }
     }
 
@@ -80,8 +77,7 @@ extension PawpackClient {
     /// A pet's vaccination records, newest first (owner or guardian).
     public func vaccinations(of pet: Pet.ID) async throws -> [Vaccination] {
         try await signedIn {
-            let ok = try await client.listVaccinations(path: .init(petId: pet.description)).ok
-            return try ok.body.json.items.map(Vaccination.init)
+            try await client.listVaccinations(path: .init(petId: pet.description)).ok.body.json.items.map(Vaccination.init)
         }
     }
 
@@ -107,8 +103,7 @@ extension PawpackClient {
     /// The dog's welfare mode, what is still needed, and from when Social Mode is possible.
     public func welfareStatus(of pet: Pet.ID) async throws -> WelfareStatus {
         try await signedIn {
-            let ok = try await client.getPetMode(path: .init(petId: pet.description)).ok
-            return try WelfareStatus(try ok.body.json)
+            try WelfareStatus(try await client.getPetMode(path: .init(petId: pet.description)).ok.body.json)
         }
     }
 
@@ -117,8 +112,7 @@ extension PawpackClient {
     @discardableResult
     public func switchToSocialMode(_ pet: Pet.ID) async throws -> WelfareStatus {
         try await signedIn {
-            let ok = try await client.switchToSocialMode(path: .init(petId: pet.description)).ok
-            return try WelfareStatus(try ok.body.json)
+            try WelfareStatus(try await client.switchToSocialMode(path: .init(petId: pet.description)).ok.body.json)
         }
     }
 
@@ -127,8 +121,7 @@ extension PawpackClient {
     /// The members guarding a pet and those invited to (owner or guardian).
     public func guardians(of pet: Pet.ID) async throws -> [Guardian] {
         try await signedIn {
-            let ok = try await client.listGuardians(path: .init(petId: pet.description)).ok
-            return try ok.body.json.items.map(Guardian.init)
+            try await client.listGuardians(path: .init(petId: pet.description)).ok.body.json.items.map(Guardian.init)
         }
     }
 
@@ -152,8 +145,7 @@ extension PawpackClient {
     /// Invitations to guard other members' pets, waiting for your answer.
     public func guardianInvitations() async throws -> [GuardianInvitation] {
         try await signedIn {
-            let ok = try await client.listGuardianInvitations().ok
-            return try ok.body.json.items.map(GuardianInvitation.init)
+            try await client.listGuardianInvitations().ok.body.json.items.map(GuardianInvitation.init)
         }
     }
 

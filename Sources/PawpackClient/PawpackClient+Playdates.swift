@@ -77,8 +77,7 @@ extension PawpackClient {
     /// The dogs yours passed on, newest first.
     public func passes(for dog: Pet.ID) async throws -> [PetCard] {
         try await signedIn {
-            let ok = try await client.listPasses(path: .init(petId: dog.description)).ok
-            return try ok.body.json.items.map(PetCard.init)
+            try await client.listPasses(path: .init(petId: dog.description)).ok.body.json.items.map(PetCard.init)
         }
     }
 
@@ -94,8 +93,8 @@ extension PawpackClient {
     /// Pending requests your dogs received (`incoming`) or sent (`outgoing`), newest first.
     public func matchRequests(_ direction: MatchRequest.Direction) async throws -> [MatchRequest] {
         try await signedIn {
-            let ok = try await client.listMatchRequests(query: .init(direction: direction == .incoming ? .incoming : .outgoing)).ok
-            return try ok.body.json.items.map(MatchRequest.init)
+            try await client.listMatchRequests(query: .init(direction: direction == .incoming ? .incoming : .outgoing)).ok.body.json.items.map(
+                MatchRequest.init)
         }
     }
 
@@ -103,8 +102,7 @@ extension PawpackClient {
     @discardableResult
     public func acceptMatchRequest(_ request: MatchRequest.ID) async throws -> Match {
         try await signedIn {
-            let ok = try await client.acceptMatchRequest(path: .init(requestId: request.description)).ok
-            return try Match(try ok.body.json)
+            try Match(try await client.acceptMatchRequest(path: .init(requestId: request.description)).ok.body.json)
         }
     }
 
@@ -125,8 +123,7 @@ extension PawpackClient {
     /// Your dogs' matches, newest first.
     public func matches() async throws -> [Match] {
         try await signedIn {
-            let ok = try await client.listMatches().ok
-            return try ok.body.json.items.map(Match.init)
+            try await client.listMatches().ok.body.json.items.map(Match.init)
         }
     }
 
@@ -148,8 +145,7 @@ extension PawpackClient {
     /// The members you blocked, newest first.
     public func blockedMembers() async throws -> [BlockedMember] {
         try await signedIn {
-            let ok = try await client.listBlocks().ok
-            return try ok.body.json.items.map(BlockedMember.init)
+            try await client.listBlocks().ok.body.json.items.map(BlockedMember.init)
         }
     }
 

@@ -74,18 +74,17 @@ final class AccountService: Sendable {
         let user = UserRecord(signUp: valid, passwordHash: hash, now: now)
         if let owner = try await UserRecord.query(on: db).filter(\.$email == valid.email).first() {
             await send(
-                MailMessage(
-                    to: owner.email, subject: "Someone tried to sign up to Pawpack with your email",
-                    text: """
-                        Hello,
+                to: owner.email, subject: "Someone tried to sign up to Pawpack with your email",
+                """
+                Hello,
 
-                        Someone tried to create a Pawpack account with this address, which already has one.
-                        If it was you, log in, or choose a new password here:
+                Someone tried to create a Pawpack account with this address, which already has one.
+                If it was you, log in, or choose a new password here:
 
-                        \(config.publicBaseURL)\(WebPath.forgotPassword)
+                \(config.publicBaseURL)\(WebPath.forgotPassword)
 
-                        If it was not you, ignore this message: nothing changed.
-                        """, sentAt: now))
+                If it was not you, ignore this message: nothing changed.
+                """)
             return user
         }
         user.verificationSentAt = now
@@ -126,18 +125,17 @@ final class AccountService: Sendable {
     private func sendVerification(to user: UserRecord, token: EmailTokenRecord) async throws {
         let link = try self.link(path: WebPath.verifyEmail, token: token)
         await send(
-            MailMessage(
-                to: user.email, subject: "Verify your email for Pawpack",
-                text: """
-                    Hello,
+            to: user.email, subject: "Verify your email for Pawpack",
+            """
+            Hello,
 
-                    Welcome to Pawpack! Open this link to verify your email address:
+            Welcome to Pawpack! Open this link to verify your email address:
 
-                    \(link)
+            \(link)
 
-                    The link works once and expires in \(Int(sessions.emailVerificationLifetime / 3600)) hours.
-                    If you did not sign up, ignore this message.
-                    """, sentAt: clock.now()))
+            The link works once and expires in \(Int(sessions.emailVerificationLifetime / 3600)) hours.
+            If you did not sign up, ignore this message.
+            """)
     }
 
     private func link(path: String, token: EmailTokenRecord) throws -> String {
@@ -150,7 +148,8 @@ final class AccountService: Sendable {
 
     /// Mail failures are logged, not thrown: the account change has been committed and the
     /// owner can ask for the message again.
-    private func send(_ message: MailMessage) async {
+    private func send(to address: String, subject: String, _ text: String) async {
+        let message = MailMessage(to: address, subject: subject, text: text, sentAt: clock.now())
         guard await mailsPerRecipient.admit(message.to.lowercased(), now: clock.now()) == nil else {
             logger.notice("mail not sent: its recipient had enough this hour", metadata: ["subject": .string(message.subject)])
             return
@@ -285,11 +284,9 @@ final class AccountService: Sendable {
         }
         await realtime.sessionsEnded(of: userID, on: db)
         await send(
-            MailMessage(
-                to: user.email, subject: "Your Pawpack password was changed",
-                text:
-                    "Hello,\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)\(WebPath.forgotPassword)\n",
-                sentAt: clock.now()))
+            to: user.email, subject: "Your Pawpack password was changed",
+            "Hello,\n\nYour password was just changed and your other sessions were signed out. If this was not you, reset your password now: \(config.publicBaseURL)\(WebPath.forgotPassword)\n"
+        )
     }
 
     /// Starts a change of email: the new address must be verified before it replaces the old.
@@ -315,17 +312,13 @@ final class AccountService: Sendable {
             expiresAt: now.addingTimeInterval(sessions.emailVerificationLifetime), now: now)
         try await token.create(on: db)
         await send(
-            MailMessage(
-                to: address, subject: "Verify your new email for Pawpack",
-                text:
-                    "Hello,\n\nOpen this link to make this your Pawpack email address:\n\n\(try link(path: WebPath.verifyEmail, token: token))\n\nIf you did not ask for this, ignore this message.\n",
-                sentAt: now))
+            to: address, subject: "Verify your new email for Pawpack",
+            "Hello,\n\nOpen this link to make this your Pawpack email address:\n\n\(try link(path: WebPath.verifyEmail, token: token))\n\nIf you did not ask for this, ignore this message.\n"
+        )
         await send(
-            MailMessage(
-                to: user.email, subject: "Your Pawpack email is being changed",
-                text:
-                    "Hello,\n\nSomeone signed in to your account asked to change its email to \(address). It changes once that address is verified. If this was not you, change your password now.\n",
-                sentAt: now))
+            to: user.email, subject: "Your Pawpack email is being changed",
+            "Hello,\n\nSomeone signed in to your account asked to change its email to \(address). It changes once that address is verified. If this was not you, change your password now.\n"
+        )
     }
 
     // MARK: Password reset
@@ -345,11 +338,9 @@ final class AccountService: Sendable {
             expiresAt: now.addingTimeInterval(sessions.passwordResetLifetime), now: now)
         try await token.create(on: db)
         await send(
-            MailMessage(
-                to: user.email, subject: "Reset your Pawpack password",
-                text:
-                    "Hello,\n\nOpen this link to choose a new password:\n\n\(try link(path: WebPath.resetPassword, token: token))\n\nThe link works once and expires in \(Int(sessions.passwordResetLifetime / 60)) minutes. If you did not ask for it, ignore this message.\n",
-                sentAt: now))
+            to: user.email, subject: "Reset your Pawpack password",
+            "Hello,\n\nOpen this link to choose a new password:\n\n\(try link(path: WebPath.resetPassword, token: token))\n\nThe link works once and expires in \(Int(sessions.passwordResetLifetime / 60)) minutes. If you did not ask for it, ignore this message.\n"
+        )
     }
 
     /// Sets a new password from a reset link and signs out everywhere.

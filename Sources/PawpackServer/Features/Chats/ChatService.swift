@@ -86,7 +86,7 @@ final class ChatService: Sendable {
 
     // MARK: Opening and closing (called by the areas whose matches chats belong to, in their transactions)
 
-    /// Opens the chat of a match between two dogs (`PlaydateService.pair`'s order) and their
+    /// Opens the chat of a match between two dogs (in their match's order: the lower id first) and their
     /// owners, or opens again the one the same two dogs had before; its id.
     @discardableResult
     static func open(

@@ -78,3 +78,130 @@ extension MatchRecord {
         try await ChatService.open(match: requireID(), pets: ($petA.id, $petB.id), owners: ($userA.id, $userB.id), now: now, on: db)
     }
 }
+
+// MARK: - Migrations
+
+// Append-only: a change to a shipped table is a new migration type added at the end.
+
+enum PlaydateMigrations {
+    static let all: [any Migration] = [
+        CreateDeckPreferences(), CreateSwipes(), CreateMatchRequests(), CreateMatches(),
+        CreateDeckIndex(),
+        AddIndexes(
+            name: "PlaydateLookupIndexes",
+            indexes: [
+                IndexSpec(name: "swipes_by_target", table: "swipes", columns: ["target_pet_id"]),
+                IndexSpec(name: "match_requests_by_recipient", table: "match_requests", columns: ["to_user_id", "status"]),
+                IndexSpec(name: "match_requests_by_sender", table: "match_requests", columns: ["from_user_id", "status"]),
+                IndexSpec(name: "match_requests_by_pets", table: "match_requests", columns: ["from_pet_id", "to_pet_id"]),
+                IndexSpec(name: "matches_by_user_a", table: "matches", columns: ["user_a_id"]),
+                IndexSpec(name: "matches_by_user_b", table: "matches", columns: ["user_b_id"]),
+                IndexSpec(name: "blocks_by_blocked", table: "blocks", columns: ["blocked_id"]),
+                // Deleting a dog clears requests and matches on either side.
+                IndexSpec(name: "match_requests_by_recipient_pet", table: "match_requests", columns: ["to_pet_id"]),
+                IndexSpec(name: "matches_by_pet_b", table: "matches", columns: ["pet_b_id"]),
+            ]),
+        BlurMemberLocations(),
+        // Chats' migrations run before these (Chats is the earlier area): matches open theirs.
+        OpenChatsForEarlierMatches(),
+    ]
+}
+
+/// Gives every member located before `LocationBlur` a grid of their own and keeps only the
+/// centre of their cell, then builds the deck index again from those points. Here, after the
+/// deck index exists, because it rebuilds it.
+struct BlurMemberLocations: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        var lastID: User.ID?
+        while true {
+            var query = UserRecord.query(on: database).filter(\.$latitude != nil).sort(\.$id).limit(1_000)
+            if let lastID { query = query.filter(\.$id > lastID) }
+            let members = try await query.all()
+            guard let last = members.last else { break }
+            try await database.transaction { tx in
+                for member in members {
+                    member.place(at: member.location, newOffset: LocationBlur.Offset.random)
+                    try await member.save(on: tx)
+                }
+            }
+            lastID = last.id
+        }
+        try await DeckIndex().rebuild(on: database)
+    }
+
+    /// The exact positions are gone: there is nothing to go back to.
+    func revert(on database: any Database) async throws {}
+}
+
+struct CreateDeckPreferences: CreatesTable {
+    static let table = DeckPreferencesRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("preferences", .string, .required)
+            .field("updated_at", .datetime, .required)
+            .unique(on: "pet_id")
+            .create()
+    }
+}
+
+struct CreateSwipes: CreatesTable {
+    static let table = SwipeRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("target_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("decision", .string, .required)
+            .field("created_at", .datetime, .required)
+            .unique(on: "pet_id", "target_pet_id")
+            .create()
+    }
+}
+
+struct CreateMatchRequests: CreatesTable {
+    static let table = MatchRequestRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("from_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("to_pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("from_user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("to_user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("status", .string, .required)
+            .field("created_at", .datetime, .required)
+            .field("answered_at", .datetime)
+            .create()
+    }
+}
+
+struct CreateMatches: CreatesTable {
+    static let table = MatchRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("pet_a_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("pet_b_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("user_a_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("user_b_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("created_at", .datetime, .required)
+            .unique(on: "pet_a_id", "pet_b_id")
+            .create()
+    }
+}
+
+/// Matches made before chats existed get theirs, so every match has one.
+struct OpenChatsForEarlierMatches: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        for match in try await MatchRecord.query(on: database).all() {
+            try await match.openChat(now: match.createdAt, on: database)
+        }
+    }
+
+    func revert(on database: any Database) async throws {}
+}
