@@ -65,9 +65,11 @@ import Testing
             #expect(meetup.startsAt == (try RFC3339DateTranscoder().decode("\(day)T09:00:00Z")))
             #expect(abs(meetup.location.latitude - 45.75) < 0.1, "placed at Lyon's centre")
 
-            // then Bob answers on his chat page: accept
+            // then Bob answers on his chat page: accept; its map searches for the place typed
+            // around the town, not for the town's centre
             let withCard = try await bobs.get("/chats/\(chat)")
             #expect(withCard.html.contains("id=\"meetup-accept-\(meetup.id)\""))
+            #expect(withCard.html.contains("href=\"https://www.openstreetmap.org/search?query=Parc%20de%20la%20T%C3%AAte%20d%27Or#map=15/"))
             let accepted = try await bobs.post("/meetups/\(meetup.id)/accept", ["next": "/chats/\(chat)"])
             #expect(accepted.status == 303 && accepted.location?.hasPrefix("/chats/\(chat)") == true)
 

@@ -177,7 +177,7 @@ import Vapor
             #expect(pages.contains(Listed(area: "Playdates", path: "/pets/:petId/deck", tab: "playdates")))
             #expect(pages.contains(Listed(area: "Meetups", path: "/chats/:chatId/meetups/new", tab: "chats")))
             #expect(pages.contains(Listed(area: "Notifications", path: "/notifications", tab: nil)))
-            #expect(pages.contains(Listed(area: "Shell", path: "/home", tab: "me")))
+            #expect(pages.contains(Listed(area: "Shell", path: "/home", tab: "home")))
             #expect(!pages.contains { $0.path.hasPrefix("/v1/") && $0.path != "/v1/realtime" })
             #expect(Set(pages.map(\.area)).isSuperset(of: Areas.all.list.filter { $0.tab != nil }.map(\.name)))
         }

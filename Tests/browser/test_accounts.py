@@ -18,7 +18,7 @@ def test_owner_can_sign_up_verify_rename_log_out_and_delete_their_account(browse
     assert "Your email is verified. Welcome to Pawpack!" in browser.flashes
 
     # When they change their username on the Me page
-    browser.click("nav#app-nav a#nav-me", "account")
+    browser.click("a#topbar-me", "account")
     assert browser.path == "/account"
     assert browser.text_of("#current-username") == owner.username
     new_username = "trotter" + owner.username.removeprefix("walker")
@@ -44,7 +44,7 @@ def test_owner_can_sign_up_verify_rename_log_out_and_delete_their_account(browse
 
     # Then the session is theirs again and the new username stuck
     assert browser.path == "/home", browser.errors
-    browser.click("nav#app-nav a#nav-me", "account-before-delete")
+    browser.click("a#topbar-me", "account-before-delete")
     assert browser.text_of("#current-username") == new_username
 
     # When they delete their account, re-entering their password

@@ -48,6 +48,39 @@ for (const button of document.querySelectorAll('button, a')) {
 return problems;
 """
 
+# The inline confirmations (`details.confirm`: Unmatch, Block, Remove, Delete), all opened at
+# once: the page must not scroll sideways or squeeze a name to a letter a line, and each
+# confirming button, scrolled to the bottom of the screen, must not be under the tab bar.
+CONFIRMATIONS_JS = """
+const width = arguments[0];
+const problems = [];
+const details = Array.from(document.querySelectorAll('details')).filter(d => d.getClientRects().length);
+if (details.length === 0) return problems;
+for (const d of details) d.open = true;
+const scrollWidth = document.documentElement.scrollWidth;
+if (scrollWidth > width) problems.push(`with its confirmations open it scrolls sideways: ${scrollWidth}px on a ${width}px screen`);
+for (const el of document.querySelectorAll('main h1, main h2, main h3, main strong, main a, main p, main button, main summary')) {
+  if (el.getClientRects().length === 0) continue;
+  const box = el.getBoundingClientRect(), line = parseFloat(getComputedStyle(el).lineHeight) || 20;
+  const text = (el.textContent || '').trim();
+  if (text.length >= 4 && box.height > 3.5 * line && box.width < 4 * line)
+    problems.push(`"${text.slice(0, 30)}" is squeezed to ${Math.round(box.width)}px wide with the confirmations open`);
+}
+for (const d of details) {
+  for (const button of d.querySelectorAll('button')) {
+    if (button.getClientRects().length === 0) continue;
+    button.scrollIntoView({block: 'end'});
+    const box = button.getBoundingClientRect();
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    if (!hit || !(hit === button || button.contains(hit)))
+      problems.push(`"${button.textContent.trim()}" at the bottom of the screen is under ${hit ? hit.tagName.toLowerCase() + '.' + hit.className : 'nothing'}`);
+  }
+}
+for (const d of details) d.open = false;
+window.scrollTo(0, 0);
+return problems;
+"""
+
 
 @pytest.fixture(scope="module")
 def community() -> dict:
@@ -89,6 +122,7 @@ def community() -> dict:
 NOT_PAGES = {
     "/assets/*": "the stylesheet and the script", "/manifest.webmanifest": "the install manifest",
     "/sw.js": "the service worker", "/icon.svg": "an icon", "/icon-192.png": "an icon", "/icon-512.png": "an icon",
+    "/landing-dog-1.png": "a drawing", "/landing-dog-2.png": "a drawing", "/landing-dog-3.png": "a drawing",
     "/verify": "needs an emailed link: test_accounts.py", "/reset-password": "needs an emailed link: test_accounts.py",
     "/account/export": "a download", "/v1/realtime": "the realtime socket",
     "/media/pets/:petId/:file": "a photo", "/media/chats/:chatId/:file": "a photo",
@@ -104,7 +138,7 @@ NAMES = {
     "/pets/:petId/passes": "pass pile", "/playdates/requests": "requests", "/playdates/matches": "matches",
     "/playdates/matches/:matchId": "match", "/pets": "pets", "/pets/:petId": "pet", "/pets/:petId/edit": "edit pet",
     "/pets/:petId/vaccinations": "vaccinations", "/pets/:petId/guardians": "guardians", "/pets/new": "add pet",
-    "/account": "me", "/account/location": "where are you", "/offline": "offline", "/chats": "chats",
+    "/account": "account", "/account/location": "where are you", "/offline": "offline", "/chats": "chats",
     "/chats/:chatId": "chat", "/chats/:chatId/meetups/new": "propose meet-up", "/meetups": "meet-ups",
     "/notifications": "notifications", "/playdates": "playdates",
 }
@@ -151,6 +185,7 @@ def test_every_page_fits_loads_its_images_and_has_its_landmarks(community: dict,
     try:
         def check(name: str, signed_in: bool) -> None:
             found = driver.execute_script(LAYOUT_PROBLEMS_JS, width) + driver.execute_script(PAGE_PROBLEMS_JS, width, signed_in)
+            found += driver.execute_script(CONFIRMATIONS_JS, width)
             driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
             if driver.execute_script("return document.activeElement.className") != "skip-link":
                 found.append("the skip link is not first in the focus order")

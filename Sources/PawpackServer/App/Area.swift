@@ -27,6 +27,9 @@ struct Area: Sendable {
     var script: String?
     /// Its tab in the app's navigation, if it has one.
     var tab: WebPages.Tab?
+    /// What of it needs the member now, for Home (a meet-up starting soon, unread chats,
+    /// requests waiting): cards ordered across areas by their urgency.
+    var home: (@Sendable (Request, PawpackServices) async throws -> [HomeCard])?
     /// Pages of its own that show under another area's tab (a meet-up under Chats).
     var pagesUnderTab: [WebPages.TabPages] = []
     /// Counts the signed-in pages show (on a tab, on the bell), read in one query for all areas.

@@ -65,7 +65,7 @@ struct AccountPages {
         WebPages.page(
             req, title: "Join Pawpack", status: status, errors: errors,
             main: .group(
-                .p(.class("muted"), .text("Find playmates for your dog, share care with your family and your best pet photos.")),
+                .p(.class("muted"), .text("Find safe playmates for your dog nearby, chat with their owners and plan meet-ups.")),
                 .form(
                     .id("signup-form"), .action(WebPath.signUp), .method(.post),
                     WebPages.csrfField(req),
@@ -187,7 +187,7 @@ struct AccountPages {
                     WebPages.submit("Log in", id: "login-submit", busy: "Logging in…")
                 ),
                 .if(unverified, resendForm(req, email: email)),
-                .p(.a(.id("forgot-link"), .href(WebPath.forgotPassword), .text("Forgot your password?"))),
+                .p(.a(.class("button quiet"), .id("forgot-link"), .href(WebPath.forgotPassword), .text("Forgot your password?"))),
                 .p(.text("New here? "), .a(.id("signup-link"), .href(WebPath.signUp), .text("Create an account")))
             ))
     }
@@ -400,7 +400,7 @@ struct AccountPages {
                 .section(
                     .class("card"),
                     .h2(.text("Your data")),
-                    .p(.a(.id("export-link"), .href(WebPath.accountExport), .text("Download everything as JSON")))
+                    .p(.a(.class("button secondary"), .id("export-link"), .href(WebPath.accountExport), .text("Download everything as JSON")))
                 ),
                 .section(
                     .class("card"),

@@ -24,9 +24,6 @@ extension Area {
         },
         migrations: AccountMigrations.all,
         pages: { app, services in AccountPages(accounts: services.accounts, sessions: services.sessions).register(on: app) },
-        tab: .init(id: "me", title: "Me", path: WebPath.account, icon: .person, position: 3) { path in
-            path.hasPrefix(WebPath.account) || path == WebPath.home
-        },
         flashes: [.loggedOut, .deleted, .username, .profile, .password, .email, .passwordReset, .location, .unblocked, .verified],
         export: { document, scope in
             let account = try await scope.services.accounts.export(scope.user, on: scope.db)

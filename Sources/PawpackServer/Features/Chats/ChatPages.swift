@@ -33,28 +33,47 @@ struct ChatPages {
                         .a(.class("button"), .href(WebPath.playdates), .text("Find playmates")))),
                 .ul(
                     .class("chat-list"), .id("chat-list"),
-                    .forEach(page.items) { chat in
-                        .li(
-                            .a(
-                                .class(chat.unreadCount > 0 ? "chat-row unread" : "chat-row"), .id("chat-\(chat.id)"), .href(WebPath.chat(chat.id)),
-                                DogViews.avatar(chat.otherPet),
-                                .div(
-                                    .class("chat-row-text"),
-                                    .strong(.text(chat.otherPet.name)),
-                                    .span(.class("muted"), .text(" · \(chat.otherPet.ownerDisplayName)")),
-                                    .p(.class("chat-preview"), .text(Self.preview(chat, me: me)))),
-                                .div(
-                                    .class("chat-row-meta"),
-                                    TimeViews.time(chat.activityAt, style: .short),
-                                    WebPages.countBadge(chat.unreadCount, one: " unread", many: " unread"),
-                                    .if(chat.closed, .span(.class("badge"), .text("Closed")))))
-                        )
-                    }),
+                    .forEach(page.items) { Self.row($0, me: me) }),
                 .unwrap(page.next) { next in
-                    .p(.class("older"), .a(.id("older-chats"), .href(WebPath.chats + "?cursor=" + next.text), .text("Older chats")))
+                    .p(.class("older"), .a(.class("button quiet"), .id("older-chats"), .href(WebPath.chats + "?cursor=" + next.text), .text("Older chats")))
                 },
-                .p(.a(.id("meetups-link"), .href(WebPath.meetups), Icon.calendar.node(), .text(" Your meet-ups")))
+                .p(.a(.class("button secondary"), .id("meetups-link"), .href(WebPath.meetups), Icon.calendar.node(), .text("Your meet-ups")))
             ))
+    }
+
+    /// A chat in a list: the other dog and owner, the last message, when, and how many unread.
+    static func row(_ chat: ChatValue, me: User.ID) -> Node<HTML.ListContext> {
+        .li(
+            .a(
+                .class(chat.unreadCount > 0 ? "chat-row unread" : "chat-row"), .id("chat-\(chat.id)"), .href(WebPath.chat(chat.id)),
+                DogViews.avatar(chat.otherPet),
+                .div(
+                    .class("chat-row-text"),
+                    .strong(.text(chat.otherPet.name)),
+                    .span(.class("muted"), .text(" · \(chat.otherPet.ownerDisplayName)")),
+                    .p(.class("chat-preview"), .text(Self.preview(chat, me: me)))),
+                .div(
+                    .class("chat-row-meta"),
+                    TimeViews.time(chat.activityAt, style: .short),
+                    WebPages.countBadge(chat.unreadCount, one: " unread", many: " unread"),
+                    .if(chat.closed, .span(.class("badge"), .text("Closed")))))
+        )
+    }
+
+    /// Chats on Home (`Area.home`): the chats with messages the member has not read, newest
+    /// first, three at most.
+    static func home(_ req: Request, services: PawpackServices) async throws -> [HomeCard] {
+        guard req.unreadChats > 0 else { return [] }
+        let user = try req.requireWebUser().user
+        let unread = try await services.chats.chats(user, limit: 50, cursor: nil, on: req.db).items.filter { $0.unreadCount > 0 }
+        guard !unread.isEmpty else { return [] }
+        let me = try user.requireID()
+        return [
+            .section(
+                .unread, id: "home-chats", title: unread.count == 1 ? "A chat with news" : "\(unread.count) chats with news",
+                .ul(.class("chat-list"), .forEach(unread.prefix(3)) { row($0, me: me) }),
+                .if(unread.count > 3, .p(.a(.class("button secondary"), .href(WebPath.chats), .text("All chats")))))
+        ]
     }
 
     /// The chat list's second line: the last message, or how to start.
@@ -101,7 +120,7 @@ struct ChatPages {
                     .p(.text("\(chat.otherPet.ownerDisplayName) · with \(chat.myPet.name)"))),
                 .group(panels),
                 .unwrap(page.next) { next in
-                    .p(.class("older"), .a(.id("older-messages"), .href(WebPath.chat(id) + "?before=" + next.text), .text("Older messages")))
+                    .p(.class("older"), .a(.class("button quiet"), .id("older-messages"), .href(WebPath.chat(id) + "?before=" + next.text), .text("Older messages")))
                 },
                 .ol(
                     .class("messages"), .id("messages"), .data(named: "chat", value: id.description),

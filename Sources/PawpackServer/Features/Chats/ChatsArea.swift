@@ -21,9 +21,10 @@ extension Area {
         pages: { app, services in ChatPages(chats: services.chats, services: services).register(on: app) },
         script: "chats",
         tab: .init(
-            id: "chats", title: "Chats", path: WebPath.chats, icon: .chat, position: 1,
+            id: "chats", title: "Chats", path: WebPath.chats, icon: .chat, position: 40,
             badge: WebPages.Badge.unreadChats
         ) { $0.hasPrefix(WebPath.chats) },
+        home: { req, services in try await ChatPages.home(req, services: services) },
         badges: [
             .init(id: WebPages.Badge.unreadChats, one: " chat unread", many: " chats unread", live: true) { me in
                 """

@@ -201,6 +201,39 @@ struct MeetupPages {
 }
 
 extension MeetupPages {
+    /// Meet-ups on Home (`Area.home`): an accepted one from a day before its start until it is
+    /// marked done, a proposal waiting for the member's answer, and the last ones to review.
+    static func home(_ req: Request, services: PawpackServices) async throws -> [HomeCard] {
+        let user = try req.requireWebUser().user
+        let me = try user.requireID()
+        let soon = services.meetups.clock.now().addingTimeInterval(24 * 3600)
+        let upcoming = try await services.meetups.meetups(user, filter: .upcoming, limit: 20, on: req.db)
+        let comingUp = upcoming.filter { $0.status == .accepted && $0.startsAt <= soon }
+        let proposed = upcoming.filter { $0.status == .pending && $0.invitee == me }
+        let toReview = try await services.meetups.meetups(user, filter: .toReview, limit: 3, on: req.db)
+        var cards: [HomeCard] = []
+        if !comingUp.isEmpty {
+            cards.append(
+                .section(
+                    .happeningSoon, id: "home-meetups-soon", title: "Coming up",
+                    .forEach(comingUp) { MeetupViews.card(req, $0, viewer: me, back: WebPath.home) }))
+        }
+        if !proposed.isEmpty {
+            cards.append(
+                .section(
+                    .answerNeeded, id: "home-meetups-proposed",
+                    title: proposed.count == 1 ? "A meet-up proposed to you" : "\(proposed.count) meet-ups proposed to you",
+                    .forEach(proposed) { MeetupViews.card(req, $0, viewer: me, back: WebPath.home) }))
+        }
+        if !toReview.isEmpty {
+            cards.append(
+                .section(
+                    .followUp, id: "home-meetups-review", title: "How did it go?",
+                    .forEach(toReview) { MeetupViews.card(req, $0, viewer: me, back: WebPath.home) }))
+        }
+        return cards
+    }
+
     /// The chat's meet-ups above its messages (`Area.chatPanel`): those planned, and those done
     /// and not yet reviewed by the viewer; then the button to propose one, or why not yet.
     static func chatPanel(_ req: Request, chat: ChatValue, meetups: MeetupService) async throws -> Node<HTML.BodyContext> {
@@ -248,11 +281,20 @@ enum MeetupViews {
         }
     }
 
+    /// OpenStreetMap searching for the place as it was typed, around the meet-up's point (the
+    /// town's centre, or where the proposer stood): the search prefers what the map shows, so
+    /// "Victoria Park" is the one in that town, not the town's centre.
+    static func mapLink(_ meetup: MeetupValue) -> String {
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        let query = meetup.placeName.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        let (latitude, longitude) = (meetup.place.latitude, meetup.place.longitude)
+        return "https://www.openstreetmap.org/search?query=\(query)#map=15/\(latitude)/\(longitude)"
+    }
+
     static func card(_ req: Request, _ meetup: MeetupValue, viewer: User.ID, back: String) -> Node<HTML.BodyContext> {
         let (mine, theirs) = meetup.pets(seenBy: viewer)
         let started = meetup.startsAt <= req.pawpack.meetups.clock.now()
-        let map =
-            "https://www.openstreetmap.org/?mlat=\(meetup.place.latitude)&mlon=\(meetup.place.longitude)#map=16/\(meetup.place.latitude)/\(meetup.place.longitude)"
+        let map = mapLink(meetup)
         func button(_ action: MeetupAction, _ title: String, secondary: Bool = false) -> Node<HTML.BodyContext> {
             .form(
                 .class("inline"), .action(WebPath.meetupAction(meetup.id, action)), .method(.post), WebPages.csrfField(req),
@@ -271,7 +313,8 @@ enum MeetupViews {
             .p(
                 .class("meetup-where"), Icon.pin.node(), .text(" \(meetup.placeName) "),
                 .a(
-                    .href(map), .attribute(named: "rel", value: "noopener noreferrer"), .attribute(named: "target", value: "_blank"),
+                    .class("button quiet"), .id("meetup-map-\(meetup.id)"), .href(map),
+                    .attribute(named: "rel", value: "noopener noreferrer"), .attribute(named: "target", value: "_blank"),
                     .text("Map"))),
             .unwrap(meetup.note) { .p(.class("meetup-note"), .text("“\($0)”")) },
             .div(

@@ -25,6 +25,7 @@ extension Area {
             MeetupPages(meetups: services.meetups, chats: services.chats).register(on: app)
         },
         script: "meetups",
+        home: { req, services in try await MeetupPages.home(req, services: services) },
         pagesUnderTab: [.init(tab: "chats") { $0.hasPrefix(WebPath.meetups) }],
         flashes: [.proposed, .meetupAccepted, .meetupRejected, .meetupCancelled, .meetupCompleted],
         notificationKinds: [.meetup],

@@ -80,25 +80,42 @@ struct PetPages {
                     .section(
                         .class("card"), .id("invitations"),
                         .h2(.text("Invitations to guard a pet")),
-                        .forEach(invitations) { invitation in
-                            .div(
-                                .class("invitation"),
-                                .p(
-                                    .strong(.text(invitation.pet.ownerDisplayName)), .text(" invites you to guard "),
-                                    .strong(.text(invitation.pet.profile.name)), .text(".")),
-                                .div(
-                                    .class("actions"),
-                                    .form(
-                                        .action(WebPath.acceptGuardianInvitation(invitation.id)), .method(.post),
-                                        WebPages.csrfField(req), WebPages.submit("Accept", id: "accept-\(invitation.id)")),
-                                    .form(
-                                        .action(WebPath.rejectGuardianInvitation(invitation.id)), .method(.post),
-                                        WebPages.csrfField(req),
-                                        .button(.type(.submit), .class("button secondary"), .text("Decline")))
-                                )
-                            )
-                        }))
+                        Self.invitationList(req, invitations)))
             ))
+    }
+
+    /// Each invitation to guard a pet, with Accept and Decline.
+    static func invitationList(_ req: Request, _ invitations: [GuardianInvitationValue]) -> Node<HTML.BodyContext> {
+        .forEach(invitations) { invitation in
+            .div(
+                .class("invitation"),
+                .p(
+                    .strong(.text(invitation.pet.ownerDisplayName)), .text(" invites you to guard "),
+                    .strong(.text(invitation.pet.profile.name)), .text(".")),
+                .div(
+                    .class("actions"),
+                    .form(
+                        .action(WebPath.acceptGuardianInvitation(invitation.id)), .method(.post),
+                        WebPages.csrfField(req), WebPages.submit("Accept", id: "accept-\(invitation.id)")),
+                    .form(
+                        .action(WebPath.rejectGuardianInvitation(invitation.id)), .method(.post),
+                        WebPages.csrfField(req),
+                        .button(.type(.submit), .class("button secondary"), .text("Decline")))
+                )
+            )
+        }
+    }
+
+    /// Pets on Home (`Area.home`): invitations to guard someone's pet wait for an answer.
+    static func home(_ req: Request, services: PawpackServices) async throws -> [HomeCard] {
+        let invitations = try await services.guardians.invitations(for: try req.requireWebUser().user, on: req.db)
+        guard !invitations.isEmpty else { return [] }
+        return [
+            .section(
+                .answerNeeded, id: "home-invitations",
+                title: invitations.count == 1 ? "An invitation to guard a pet" : "\(invitations.count) invitations to guard a pet",
+                invitationList(req, invitations))
+        ]
     }
 
     /// "Beagle · 3 years · Social Mode" (and "guardian" for a pet guarded for someone).

@@ -27,9 +27,10 @@ extension Area {
             ).register(on: app)
             MediaRoutes(services: services).register(on: app)
         },
-        tab: .init(id: "pets", title: "Pets", path: WebPath.pets, icon: .dog, position: 2) { path in
+        tab: .init(id: "pets", title: "Pets", path: WebPath.pets, icon: .dog, position: 20) { path in
             path.hasPrefix(WebPath.pets) || path.hasPrefix("/guardian-invitations")
         },
+        home: { req, services in try await PetPages.home(req, services: services) },
         flashes: [
             .petAdded, .petSaved, .petDeleted, .photoAdded, .photoRefused, .vaccinationAdded, .invited,
             .guardianAccepted, .guardianDeclined, .socialReached,

@@ -524,3 +524,72 @@ struct PlaydatePages {
         return WebPages.redirect(WebPath.matches, flash: .blocked)
     }
 }
+
+// MARK: Home
+
+extension PlaydatePages {
+    /// Playdates on Home (`Area.home`): until a first deck works, the checklist of what it
+    /// needs, ticked as it is done; the requests waiting for the member's answer; each dog's
+    /// deck.
+    static func home(_ req: Request, services: PawpackServices) async throws -> [HomeCard] {
+        let user = try req.requireWebUser().user
+        let dogs = try await services.pets.listMine(user, on: req.db).filter { $0.profile.species == .dog && $0.role == .owner }
+        let firstDog = dogs.first
+        let hasPhoto = dogs.contains { !$0.photos.isEmpty }
+        let located = user.latitude != nil
+        let swiped = try await services.playdates.hasSwiped(dogs.map(\.profile.id), on: req.db)
+        typealias Step = (id: String, title: String, done: Bool, path: String)
+        let steps: [Step] = [
+            ("step-dog", "Add your dog", firstDog != nil, WebPath.newPet),
+            (
+                "step-photo", firstDog.map { "Add a photo of \($0.profile.name)" } ?? "Add a photo", hasPhoto,
+                firstDog.map { WebPath.pet($0.profile.id) } ?? WebPath.newPet
+            ),
+            ("step-location", "Say where you are", located, WebPath.accountLocation),
+            ("step-deck", "Like a dog in your deck", swiped, WebPath.playdates),
+        ]
+        let remaining = steps.filter { !$0.done }.count
+        let waiting = req.waitingRequests
+        var cards: [HomeCard] = []
+        if remaining > 0 {
+            cards.append(
+                .section(
+                    .firstSteps, id: "checklist",
+                    title: remaining == steps.count ? "Let's get your first playdate going" : "Almost there: \(remaining) to go",
+                    .ul(
+                        .class("checklist"),
+                        .forEach(steps) { step in
+                            .li(
+                                .class(step.done ? "done" : "todo"), .id(step.id),
+                                .span(.class("tick"), .if(step.done, Icon.check.node())),
+                                .if(
+                                    step.done,
+                                    .span(.class("step"), .text(step.title), .span(.class("visually-hidden"), .text(" (done)"))),
+                                    else: .a(.href(step.path), .text(step.title))))
+                        })))
+        }
+        if waiting > 0 {
+            cards.append(
+                .section(
+                    .answerNeeded, id: "waiting",
+                    title: waiting == 1 ? "A dog wants to meet yours" : "\(waiting) dogs want to meet yours",
+                    .a(.class("button"), .href(WebPath.matchRequests), .text("See requests"))))
+        }
+        if !dogs.isEmpty {
+            cards.append(
+                .section(
+                    .explore, id: "your-dogs", title: "Find playmates",
+                    .ul(
+                        .class("dog-list"),
+                        .forEach(dogs) { dog in
+                            DogViews.row(
+                                dog.card, today: services.pets.today,
+                                actions:
+                                    .a(
+                                        .class("button"), .href(WebPath.deck(dog.profile.id)), .ariaLabel("Open \(dog.profile.name)'s deck"),
+                                        .text("Deck")))
+                        })))
+        }
+        return cards
+    }
+}

@@ -22,13 +22,14 @@ extension Area {
         pages: { app, services in PlaydatePages(playdates: services.playdates).register(on: app) },
         script: "playdates",
         tab: .init(
-            id: "playdates", title: "Playdates", path: WebPath.playdates, icon: .paw, position: 0,
+            id: "playdates", title: "Playdates", path: WebPath.playdates, icon: .paw, position: 10,
             badge: WebPages.Badge.waitingRequests
         ) { path in
             // A dog's deck, preferences and passes live under /pets/<id>/.
             path.hasPrefix(WebPath.playdates) || path.hasSuffix("/deck") || path.hasSuffix("/preferences")
                 || path.hasSuffix("/passes")
         },
+        home: { req, services in try await PlaydatePages.home(req, services: services) },
         badges: [
             .init(id: WebPages.Badge.waitingRequests, one: " request waiting", many: " requests waiting") { me in
                 """

@@ -25,6 +25,29 @@ enum AppShell {
             + #"<ellipse cx="12" cy="16.2" rx="4.6" ry="3.8"/><ellipse cx="5.4" cy="10.6" rx="2.1" ry="2.6"/><ellipse cx="18.6" cy="10.6" rx="2.1" ry="2.6"/><ellipse cx="9.1" cy="6.2" rx="2.1" ry="2.7"/><ellipse cx="14.9" cy="6.2" rx="2.1" ry="2.7"/></g></svg>"#
     }
 
+    /// The dogs on the landing page: drawn as the demo's are, once, when first asked for.
+    static let landingDogs: [(name: String, line: String, look: DogPortrait)] = [
+        (
+            "Biscuit", "Both love chase",
+            DogPortrait(
+                coat: .init(hex: 0xD9A441), secondary: .init(hex: 0xEFD08A), background: .init(hex: 0xBFD8E6), ears: .floppy,
+                muzzleLength: 0.65, size: 0.6, eyePatch: false, tongue: true)
+        ),
+        (
+            "Pixel", "Similar size",
+            DogPortrait(
+                coat: .init(hex: 0x1F1B1A), secondary: .init(hex: 0xFFFFFF), background: .init(hex: 0xF3D9C4), ears: .folded,
+                muzzleLength: 0.7, size: 0.4, eyePatch: false, tongue: false)
+        ),
+        (
+            "Miso", "800 m away",
+            DogPortrait(
+                coat: .init(hex: 0xB87333), secondary: .init(hex: 0xF5EBDD), background: .init(hex: 0xD6E8CF), ears: .pointed,
+                muzzleLength: 0.5, size: 0.25, eyePatch: true, tongue: true)
+        ),
+    ]
+    private static let landingDogPNGs: [Data] = landingDogs.map { $0.look.png(width: 300, height: 400) }
+
     /// The PNG icons, drawn once.
     static let icons: [Int: Data] = Dictionary(uniqueKeysWithValues: WebPath.iconSizes.map { ($0, DogPortrait.appIcon(size: $0)) })
 
@@ -47,6 +70,9 @@ enum AppShell {
         serve(WebPath.iconSVG, type: HTTPMediaType(type: "image", subType: "svg+xml")) { .init(string: iconSVG) }
         for size in WebPath.iconSizes {
             serve(WebPath.icon(size: size), type: .png, maxAge: 86400) { .init(data: icons[size] ?? Data()) }
+        }
+        for index in landingDogs.indices {
+            serve(WebPath.landingDog(index + 1), type: .png, maxAge: 86400) { .init(data: landingDogPNGs[index]) }
         }
         app.get(WebPath.offline.pathComponents) { req in
             WebPages.page(

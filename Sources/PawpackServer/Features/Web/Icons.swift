@@ -4,7 +4,7 @@ import Plot
 /// follow the theme and need no request of their own. Decorative: the text beside an icon (or
 /// the button's `aria-label`) names it.
 enum Icon: String, CaseIterable {
-    case paw, dog, person, heart, cross, undo, sliders, pin, camera, check, chat, back, sparkle, shield, bell, calendar, star
+    case paw, dog, person, heart, cross, undo, sliders, pin, camera, check, chat, back, sparkle, shield, bell, calendar, star, home
 
     /// The drawing inside the `<svg>`: fixed markup, never built from input.
     private var drawing: String {
@@ -85,6 +85,11 @@ enum Icon: String, CaseIterable {
         case .star:
             return """
                 <path d="m12 3.2 2.7 5.6 6.1.8-4.5 4.2 1.1 6.1L12 17l-5.4 2.9 1.1-6.1-4.5-4.2 6.1-.8z"/>
+                """
+        case .home:
+            return """
+                <path d="M4 10.5 12 4l8 6.5V19a1.5 1.5 0 0 1-1.5 1.5H15v-5.5H9v5.5H5.5A1.5 1.5 0 0 1 4 19z" fill="none" \
+                stroke="currentColor" stroke-width="1.8" stroke-linejoin="round"/>
                 """
         case .shield:
             return """

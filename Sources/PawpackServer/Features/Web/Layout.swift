@@ -49,10 +49,11 @@ enum WebPages {
 
     /// A whole page. `errors` says what went wrong with a form: messages for fields the page
     /// shows stand next to them; the others, and a count, at the top. `back` is the way up
-    /// from a page below a tab; `bare` leaves the navigation out (the match screen).
+    /// from a page below a tab; `bare` leaves the navigation out (the match screen); `wide`
+    /// gives a page the desktop's width (the landing's two columns).
     static func page(
         _ request: Request, title: String, status: HTTPResponseStatus = .ok,
-        errors: FormErrors = [], back: (path: String, title: String)? = nil, bare: Bool = false,
+        errors: FormErrors = [], back: (path: String, title: String)? = nil, bare: Bool = false, wide: Bool = false,
         main: Node<HTML.BodyContext>
     ) -> Response {
         let flash = request.query[String.self, at: "flash"].flatMap { request.pawpack.shell.flashes[$0] }?.message
@@ -83,7 +84,7 @@ enum WebPages {
                 .if(!bare, topBar(request)),
                 .if(!bare && signedIn, navigation(request)),
                 .main(
-                    .id("main"), .attribute(named: "tabindex", value: "-1"),
+                    .id("main"), .attribute(named: "tabindex", value: "-1"), .if(wide, .class("wide")),
                     .unwrap(back) { back in
                         .a(.class("back-link"), .href(back.path), Icon.back.node(), .text(back.title))
                     },
@@ -112,15 +113,20 @@ enum WebPages {
             .a(.class("brand"), .href(request.webUser == nil ? WebPath.landing : WebPath.home), Icon.paw.node(), .text("Pawpack")),
             .if(
                 request.webUser == nil,
-                .div(.class("topbar-actions"), .a(.id("topbar-login"), .href(WebPath.logIn), .text("Log in"))),
-                // The bell: the inbox, with how many are unread (kept live by the page script).
+                .div(.class("topbar-actions"), .a(.class("button quiet"), .id("topbar-login"), .href(WebPath.logIn), .text("Log in"))),
+                // The bell: the inbox, with how many are unread (kept live by the page script);
+                // then the member's own account. Neither is an area, so neither takes a tab.
                 else: .div(
                     .class("topbar-actions"),
                     .a(
-                        .class("bell"), .id("bell"), .href(WebPath.notifications),
+                        .class("topbar-button"), .id("bell"), .href(WebPath.notifications),
                         .attribute(named: "aria-current", value: request.url.path == WebPath.notifications ? "page" : nil),
                         Icon.bell.node(), .span(.class("visually-hidden"), .text("Notifications")),
-                        countBadge(unread, id: "bell-count", one: " unread", many: " unread", live: true))))
+                        countBadge(unread, id: "bell-count", one: " unread", many: " unread", live: true)),
+                    .a(
+                        .class("topbar-button"), .id("topbar-me"), .href(WebPath.account),
+                        .attribute(named: "aria-current", value: request.url.path.hasPrefix(WebPath.account) ? "page" : nil),
+                        Icon.person.node(), .span(.class("visually-hidden"), .text("Your account")))))
         )
     }
 

@@ -18,9 +18,13 @@ enum WebPath {
     static func icon(size: Int) -> String { "/icon-\(size).png" }
     /// The sizes `icon(size:)` serves.
     static let iconSizes = [192, 512]
+    /// The landing's drawn dogs (`AppShell.landingDogs`), from 1.
+    static func landingDog(_ number: Int) -> String { "/landing-dog-\(number).png" }
     /// The shell's files: the same for everyone, so no session is looked up for them (nor for
     /// the stylesheet and script, under `WebAssets.folder`).
-    static let staticFiles: Set<String> = Set([manifest, serviceWorker, offline, iconSVG] + iconSizes.map { icon(size: $0) })
+    static let staticFiles: Set<String> = Set(
+        [manifest, serviceWorker, offline, iconSVG] + iconSizes.map { icon(size: $0) }
+            + AppShell.landingDogs.indices.map { landingDog($0 + 1) })
     /// The development outbox (development only).
     static let devMail = "/dev/mail"
     /// Pushes the server sent, or would have (development only).

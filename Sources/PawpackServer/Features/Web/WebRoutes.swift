@@ -18,7 +18,7 @@ struct WebRoutes {
             logger.info("Read \(places.count) towns and \(places.postcodeCount) postcode areas in \(ContinuousClock.now - started)")
         }
         app.get(WebPath.landing.pathComponents) { req in landing(req) }
-        app.get(WebPath.home.pathComponents) { req in try await home(req) }
+        app.get(WebPath.home.pathComponents) { [services] req in try await HomePage.render(req, services: services) }
         // Which area each page is: the browser tests visit every one (`/dev/pages`).
         var pages = DevPagesList.gets(of: app, from: first, area: "Shell")
         for area in services.areas {
@@ -41,94 +41,43 @@ struct WebRoutes {
     }
 
     /// What a visitor sees first: what Pawpack does today, and the way in. It promises
-    /// nothing that is not built.
+    /// nothing that is not built: each area adds its words when it lands.
     func landing(_ req: Request) -> Response {
         if req.webUser != nil { return WebPages.redirect(WebPath.home) }
         return WebPages.page(
-            req, title: "Safe playmates for your dog, nearby",
+            req, title: "Safe playmates for your dog, nearby", wide: true,
             main: .group(
                 .div(
-                    .class("hero"),
-                    Icon.paw.node(),
-                    .p(.text("Swipe through dogs near you, matched on size, age, energy and play style. When two owners both say yes, it's a match."))
-                ),
+                    .class("landing-copy"),
+                    .p(
+                        .class("lede"),
+                        .text("Swipe through dogs near you, matched on size, age, energy and play style. When both owners say yes, chat and plan a meet-up.")),
+                    .div(
+                        .class("actions"),
+                        .a(.id("signup-link"), .class("button"), .href(WebPath.signUp), .text("Create an account")),
+                        .a(.id("login-link"), .class("button secondary"), .href(WebPath.logIn), .text("Log in")))),
+                .div(
+                    .class("landing-visual"),
+                    .forEach(Array(AppShell.landingDogs.enumerated())) { index, dog in
+                        .element(
+                            named: "figure",
+                            nodes: [
+                                .class("landing-card"),
+                                .img(
+                                    .src(WebPath.landingDog(index + 1)), .alt("A drawn dog, \(dog.name)"),
+                                    .attribute(named: "width", value: "300"), .attribute(named: "height", value: "400")),
+                                .element(named: "figcaption", nodes: [.strong(.text(dog.name)), .span(.class("chip"), .text(dog.line))]),
+                            ])
+                    }),
                 .ul(
-                    .class("checklist"),
+                    .class("checklist promises"),
                     .li(
                         .span(.class("tick"), Icon.shield.node()),
                         .span(.class("step"), .text("Puppies stay in Puppy Mode until their vaccinations protect them."))),
                     .li(
                         .span(.class("tick"), Icon.pin.node()),
                         .span(.class("step"), .text("Your home is never shown: others see only a rounded distance."))),
-                    .li(.span(.class("tick"), Icon.heart.node()), .span(.class("step"), .text("Nobody can message you unless you matched.")))),
-                .div(
-                    .class("actions"),
-                    .a(.id("signup-link"), .class("button block"), .href(WebPath.signUp), .text("Create an account")),
-                    .a(.id("login-link"), .class("button secondary block"), .href(WebPath.logIn), .text("Log in")))
-            ))
-    }
-
-    /// The member's start: a checklist of what a first deck needs, ticked as it is done, and
-    /// then the way to each dog's deck.
-    func home(_ req: Request) async throws -> Response {
-        let user = try req.requireWebUser().user
-        let dogs = try await services.pets.listMine(user, on: req.db).filter { $0.profile.species == .dog && $0.role == .owner }
-        let firstDog = dogs.first
-        let hasPhoto = dogs.contains { !$0.photos.isEmpty }
-        let located = user.latitude != nil
-        let swiped = try await services.playdates.hasSwiped(dogs.map(\.profile.id), on: req.db)
-        typealias Step = (id: String, title: String, done: Bool, path: String)
-        let steps: [Step] = [
-            ("step-dog", "Add your dog", firstDog != nil, WebPath.newPet),
-            (
-                "step-photo", firstDog.map { "Add a photo of \($0.profile.name)" } ?? "Add a photo", hasPhoto,
-                firstDog.map { WebPath.pet($0.profile.id) } ?? WebPath.newPet
-            ),
-            ("step-location", "Say where you are", located, WebPath.accountLocation),
-            ("step-deck", "Like a dog in your deck", swiped, WebPath.playdates),
-        ]
-        let remaining = steps.filter { !$0.done }.count
-        let waiting = req.waitingRequests
-        return WebPages.page(
-            req, title: "Hello, \(user.displayName)",
-            main: .group(
-                .if(
-                    remaining > 0,
-                    .section(
-                        .class("card"), .id("checklist"),
-                        .h2(.text(remaining == steps.count ? "Let's get your first playdate going" : "Almost there: \(remaining) to go")),
-                        .ul(
-                            .class("checklist"),
-                            .forEach(steps) { step in
-                                .li(
-                                    .class(step.done ? "done" : "todo"), .id(step.id),
-                                    .span(.class("tick"), .if(step.done, Icon.check.node())),
-                                    .if(
-                                        step.done,
-                                        .span(.class("step"), .text(step.title), .span(.class("visually-hidden"), .text(" (done)"))),
-                                        else: .a(.href(step.path), .text(step.title))))
-                            }))),
-                .if(
-                    waiting > 0,
-                    .section(
-                        .class("card"), .id("waiting"),
-                        .h2(.text(waiting == 1 ? "A dog wants to meet yours" : "\(waiting) dogs want to meet yours")),
-                        .a(.class("button"), .href(WebPath.matchRequests), .text("See requests")))),
-                .if(
-                    !dogs.isEmpty,
-                    .section(
-                        .class("card"), .id("your-dogs"),
-                        .h2(.text("Find playmates")),
-                        .ul(
-                            .class("dog-list"),
-                            .forEach(dogs) { dog in
-                                DogViews.row(
-                                    dog.card, today: services.pets.today,
-                                    actions:
-                                        .a(
-                                            .class("button"), .href(WebPath.deck(dog.profile.id)), .ariaLabel("Open \(dog.profile.name)'s deck"),
-                                            .text("Deck")))
-                            })))
+                    .li(.span(.class("tick"), Icon.chat.node()), .span(.class("step"), .text("Nobody can message you unless you matched."))))
             ))
     }
 }

@@ -13,7 +13,7 @@ struct WebShell: Sendable {
     private let claims: [WebPages.TabPages]
 
     init(areas: [Area]) {
-        tabs = areas.compactMap(\.tab).sorted { $0.position < $1.position }
+        tabs = ([.home] + areas.compactMap(\.tab)).sorted { $0.position < $1.position }
         badges = areas.flatMap(\.badges)
         var flashes: [String: Flash] = [:]
         for flash in areas.flatMap(\.flashes) {
@@ -32,6 +32,11 @@ struct WebShell: Sendable {
     func badge(id: String) -> WebPages.Badge? {
         badges.first { $0.id == id }
     }
+}
+
+extension WebPages.Tab {
+    /// The shell's own tab, first: what needs the member now, from every area (`Area.home`).
+    static let home = WebPages.Tab(id: "home", title: "Home", path: WebPath.home, icon: .home, position: 0) { $0 == WebPath.home }
 }
 
 extension WebShell {

@@ -35,6 +35,13 @@ document.querySelectorAll('.password-toggle').forEach(function (button) {
   });
 });
 
+// An inline confirmation that opens at the bottom of the screen comes up above the tab bar
+// (the page's scroll padding keeps the bar's height free).
+document.addEventListener('toggle', function (event) {
+  var details = event.target;
+  if (details.matches && details.matches('details.confirm') && details.open) details.scrollIntoView({ block: 'nearest' });
+}, true);
+
 // A button that says what the server is doing while a slow form is sent.
 document.addEventListener('submit', function (event) {
   var button = event.submitter;
