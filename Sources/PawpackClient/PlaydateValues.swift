@@ -63,6 +63,8 @@ public struct Match: Sendable, Equatable, Identifiable {
     public var otherPet: PetCard
     public var otherOwnerDisplayName: String
     public var createdAt: Date
+    /// The chat the match opened, to say hello in (`PawpackClient.messages(in:)`).
+    public var chat: Chat.ID
 
     init(_ dto: Components.Schemas.Match) throws {
         id = try serverID(dto.id)
@@ -70,6 +72,7 @@ public struct Match: Sendable, Equatable, Identifiable {
         otherPet = try PetCard(dto.otherPet)
         otherOwnerDisplayName = dto.otherOwnerDisplayName
         createdAt = dto.createdAt
+        chat = try serverID(dto.chatId)
     }
 }
 

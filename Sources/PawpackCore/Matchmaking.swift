@@ -298,6 +298,8 @@ public struct Matchmaker: Sendable {
     static let puppyAgeSpanMonths = 12.0
     /// Puppy pairs: "similar age" up to this many months apart.
     static let similarAgeMonths = 3
+    /// How much heavier one dog may be than the other for their card to say "similar size".
+    static let similarWeightRatio = 1.5
 
     // MARK: Distance
 
@@ -532,7 +534,7 @@ public struct Matchmaker: Sendable {
         let sizesApart = Matchmaker.sizeGap(seeker, candidate)
         if let gap = sizesApart, gap >= Matchmaker.vetoSizeGap { return (0, []) }
         let size = sizesApart.map { Matchmaker.sizeScores[$0] } ?? Matchmaker.neutral
-        let similarSize = sizesApart.map { $0 <= 1 } ?? false
+        let similarSize = Matchmaker.similarSize(seeker, candidate)
         let weights = componentWeights
         var reasons: [String] = []
 
@@ -630,6 +632,17 @@ public struct Matchmaker: Sendable {
     }
 
     /// Size classes apart (0...4), or nil when either size is unknown.
+    /// Whether a card may say "similar size": with both weights known, the heavier at most
+    /// `similarWeightRatio` times the lighter (a 7 kg dog beside a 24 kg one is not, though
+    /// their size classes are neighbours); otherwise the same size class. The score still
+    /// counts a neighbouring class as close (`sizeScores`); only the words are stricter.
+    static func similarSize(_ a: DeckDog, _ b: DeckDog) -> Bool {
+        if let x = a.weightKg, let y = b.weightKg, x > 0, y > 0 {
+            return Swift.max(x, y) <= Swift.min(x, y) * similarWeightRatio
+        }
+        return sizeGap(a, b) == 0
+    }
+
     static func sizeGap(_ a: DeckDog, _ b: DeckDog) -> Int? {
         guard let x = a.effectiveSizeClass, let y = b.effectiveSizeClass else { return nil }
         return abs(sizeIndex(x) - sizeIndex(y))

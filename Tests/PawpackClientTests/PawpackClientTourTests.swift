@@ -109,7 +109,7 @@ import Testing
             // Chat: the match opened one; Ada writes (once, whatever the retries), Bob reads and
             // answers with a photo
             let chat = try #require(try await ada.chats().items.first)
-            #expect(chat.otherPet.name == "Rex" && chat.matchID == match.id)
+            #expect(chat.otherPet.name == "Rex" && chat.matchID == match.id && match.chat == chat.id)
             let hello = try await ada.send("  Park on Sunday? ", in: chat.id)
             #expect(hello.text == "Park on Sunday?" && hello.isFromMe)
             #expect(try await ada.send("Park on Sunday?", in: chat.id, id: hello.clientMessageID).id == hello.id)

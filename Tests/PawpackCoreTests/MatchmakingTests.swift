@@ -295,6 +295,48 @@ import Testing
         #expect(card(plainSuburban).reasons == ["similar size", "both suburban", "2 km away"])
     }
 
+    /// Each reason a card may give, on either side of the line where it stops being true.
+    @Test func eachReasonIsTrueOnlyUpToItsBoundary() {
+        func says(_ reason: String, _ candidate: DeckDog, seeker: DeckDog? = nil) -> Bool {
+            card(candidate, seeker: seeker).reasons.contains(reason)
+        }
+        // similar size: with both weights, the heavier at most 1.5 times the lighter (18 kg
+        // beside 27 kg is, beside 27.1 kg is not); a 7 kg dog is not similar to a 24 kg one
+        // though "small" and "medium" are neighbouring classes
+        #expect(says("similar size", dog(1, size: .large, weightKg: 27)))
+        #expect(!says("similar size", dog(1, size: .large, weightKg: 27.1)))
+        #expect(says("similar size", dog(1, size: .small, weightKg: 12)))
+        #expect(!says("similar size", dog(1, size: .small, weightKg: 11.9)))
+        #expect(!says("similar size", dog(1, size: .small, weightKg: 7), seeker: dog(0, size: .medium, weightKg: 24)))
+        // without a weight on either side, only the same size class is similar
+        #expect(says("similar size", dog(1, size: .medium, weightKg: nil)))
+        #expect(!says("similar size", dog(1, size: .large, weightKg: nil)))
+        #expect(!says("similar size", dog(1, size: nil, weightKg: nil)))
+        // similar energy: the same level or the next one (high beside very high is; beside
+        // moderate is; beside low is not)
+        #expect(says("similar energy", dog(1, energy: .veryHigh)))
+        #expect(says("similar energy", dog(1, energy: .moderate)))
+        #expect(!says("similar energy", dog(1, energy: .low)))
+        #expect(!says("similar energy", dog(1, energy: nil)))
+        // similar age (puppies): up to three months apart
+        let puppy = dog(0, ageMonths: 4, sex: .male, mode: .puppy)
+        #expect(says("similar age", dog(1, ageMonths: 7, mode: .puppy), seeker: puppy))
+        #expect(!says("similar age", dog(1, ageMonths: 8, mode: .puppy), seeker: puppy))
+        // both neutered: both known to be (a card names three reasons at most, so the lesser
+        // ones are tried without play styles and energy)
+        #expect(says("both neutered", dog(1, neutered: true, playStyles: [], energy: nil)))
+        #expect(!says("both neutered", dog(1, neutered: nil, playStyles: [], energy: nil)))
+        // both have a garden, and the same kind of area
+        #expect(says("both have a garden", dog(1, playStyles: [], energy: nil)))
+        #expect(!says("both have a garden", dog(1, playStyles: [], energy: nil, environment: PetEnvironment(area: .suburb, hasGarden: false))))
+        let noGarden = { (area: HomeArea) in PetEnvironment(area: area, hasGarden: false) }
+        #expect(says("both suburban", dog(1, neutered: false, playStyles: [], energy: nil, environment: noGarden(.suburb))))
+        #expect(!says("both suburban", dog(1, neutered: false, playStyles: [], energy: nil, environment: noGarden(.city))))
+        // a shared play style, named
+        #expect(says("both love fetch", dog(1, playStyles: [.fetch])))
+        #expect(!says("both love fetch", dog(1, playStyles: [.tug])))
+    }
+
     // MARK: Order and paging
 
     @Test func equalDogsAtTheSamePlaceSortByID() {

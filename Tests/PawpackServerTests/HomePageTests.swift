@@ -64,7 +64,8 @@ import Testing
             let (ada, bob) = try await server.adaAndBob()
             _ = try await server.like(bob, ada)
             let photo = try await server.upload(
-                APIPath.photos(bob.dogID), parts: [.init(name: "photo", filename: "dog.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))],
+                APIPath.photos(bob.dogID),
+                parts: [.init(name: "photo", filename: "dog.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg"))],
                 token: bob.token)
             #expect(photo.status == 201)
 

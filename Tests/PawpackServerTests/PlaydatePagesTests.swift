@@ -25,12 +25,14 @@ import Vapor
             #expect(!full.html.lowercased().contains("score"))
             #expect(full.html.contains(#"aria-label="Like Bob&#39;s dog""#))
 
-            // a swipe from the deck's script gets JSON; from a form, a redirect
+            // a swipe from the deck's script gets JSON, with the words the script shows; from a
+            // form, a redirect
+            #expect(full.html.contains(#"data-name="Bob&#39;s dog""#), "the script names the next dog from its card")
             let liked = try await browser.post(
                 "/pets/\(ada.dogID)/swipes", ["targetPetId": try await server.deck(ada).items[0].pet.id, "decision": "like"],
                 headers: [("Accept", "application/json")])
             #expect(liked.status == 200)
-            #expect(liked.html == "{}")
+            #expect(liked.html == #"{"message":"Liked! Their owner will be asked."}"#)
             let again = try await browser.get("/pets/\(ada.dogID)/deck")
             #expect(again.html.contains(#"id="deck-empty""#))
             #expect(again.html.contains(#"<form id="undo-form" action="/pets/\#(ada.dogID)/swipes/undo" method="post">"#))
@@ -67,6 +69,33 @@ import Vapor
             #expect(page.html.contains(#"name="minAgeYears" id="minAgeYears" value="1""#))
             #expect(page.html.contains(#"name="minAgeMonths" id="minAgeMonths" value="6""#))
             #expect(page.html.contains(#"value="female" id="sexes-female" checked"#))
+        }
+    }
+
+    @Test func theMatchScreenAndEveryMatchLeadToTheirChatInOneTap() async throws {
+        try await TestServer.run { server in
+            // given Bob's dog liked Ada's
+            let (ada, bob) = try await server.adaAndBob()
+            _ = try await server.like(bob, ada)
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+
+            // when Ada likes back from her deck's form, the match screen opens
+            let liked = try await browser.post("/pets/\(ada.dogID)/swipes", ["targetPetId": bob.dogID, "decision": "like"])
+            let screen = try #require(liked.location)
+            #expect(screen.hasPrefix("/playdates/matches/"))
+
+            // then its main action opens the chat the match opened, as does the match's row
+            let chat = try #require(try await server.get("/v1/chats", token: ada.token, as: Components.Schemas.ChatPage.self).items.first).id
+            let page = try await browser.get(screen)
+            #expect(page.html.contains(#"<a class="button" id="say-hello" href="/chats/\#(chat)">"#))
+            let matches = try await browser.get("/playdates/matches")
+            #expect(matches.html.contains(#"href="/chats/\#(chat)""#))
+            // and the API names the chat of each match, for both sides
+            struct Matches: Decodable { var items: [Components.Schemas.Match] }
+            for owner in [ada, bob] {
+                let listed = try await server.get("/v1/matches", token: owner.token, as: Matches.self)
+                #expect(listed.items.map(\.chatId) == [chat])
+            }
         }
     }
 }

@@ -50,6 +50,7 @@ import Vapor
                 (.GET, WebPath.manifest),
                 (.GET, WebPath.serviceWorker), (.GET, WebPath.offline),
                 (.GET, WebPath.iconSVG), (.GET, WebPath.icon(size: 192)), (.GET, WebPath.icon(size: 512)),
+                (.GET, WebPath.landingDog(1)), (.GET, WebPath.landingDog(2)), (.GET, WebPath.landingDog(3)),
                 (.GET, WebPath.accountLocation),
                 (.GET, WebPath.passes(pet)), (.POST, WebPath.likeFromPasses(pet)), (.GET, WebPath.match(match)),
                 (.POST, WebPath.blockOwner(pet)),

@@ -78,6 +78,10 @@ def test_a_new_member_goes_from_sign_up_to_a_first_like_and_swipes_without_reloa
     browser.wait.until(lambda d: "Cleo" in d.execute_script(top_name))
     assert browser.same_page(mark), "the swipe loaded a new page"
     assert browser.has("#undo-form:not([hidden])")
+    # and they are told the like went out, and the round buttons now name Cleo
+    assert "Liked! Their owner will be asked." in browser.text_of("#toast")
+    assert browser.driver.find_element(By.ID, "like-button").get_attribute("aria-label") == "Like Cleo"
+    assert browser.driver.find_element(By.ID, "pass-button").get_attribute("aria-label") == "Pass on Cleo"
     browser.screenshots.take(browser.driver, "first-run-after-a-drag")
     requests = rex_owner.call("GET", "/v1/match-requests?direction=incoming")["items"]
     assert [r["fromPet"]["name"] for r in requests] == ["Biscuit"], requests
@@ -150,6 +154,8 @@ def test_accepting_a_request_is_a_full_screen_match_with_both_dogs(browser: Brow
     assert browser.text_of("#match-title") == "It's a match!"
     assert browser.text_of("#match-other") == "Teddy"
     assert browser.has("a#view-matches") and browser.has("a#keep-swiping")
+    chat = browser.driver.find_element(By.ID, "say-hello").get_attribute("href")
+    assert re.search(r"/chats/[0-9a-f-]{36}$", chat), chat
     assert not browser.has("nav#app-nav"), "the match screen stands alone"
     photo = browser.driver.find_element(By.CSS_SELECTOR, ".match-pair img")
     assert browser.driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", photo)
@@ -163,3 +169,27 @@ def test_accepting_a_request_is_a_full_screen_match_with_both_dogs(browser: Brow
     browser.click("#match-list button[id^=unmatch-]", "match-unmatched")
     assert "Unmatched." in browser.flashes
     assert browser.has("#matches-empty")
+
+
+def test_the_member_who_liked_first_hears_of_the_match_wherever_they_are(browser: Browser) -> None:
+    # given a member in Alta whose dog Nova liked Bramble, and who is looking at their pets
+    member = Owner.fresh("nova")
+    api = Api(member)
+    nova = api.dog("Nova", 69.968, 23.271)
+    bramble_owner = Api(Owner.fresh("bramble"))
+    bramble = bramble_owner.dog("Bramble", 69.968, 23.271)
+    api.like(nova, bramble)
+    browser.visit("/login", "first-liker-login")
+    browser.log_in(member.email, member.password, "first-liker-home")
+    browser.visit("/pets", "first-liker-pets")
+    browser.wait.until(lambda d: d.execute_script("return document.documentElement.dataset.realtime === 'open'"))
+
+    # when Bramble's owner likes back
+    bramble_owner.like(bramble, nova)
+
+    # then a toast says it is a match, and leads to the chat it opened
+    browser.wait.until(lambda d: "It's a match" in (d.execute_script("return (document.getElementById('toast') || {}).textContent || ''")))
+    browser.screenshots.take(browser.driver, "first-liker-match-toast")
+    link = browser.driver.find_element(By.CSS_SELECTOR, "#toast a")
+    assert link.text == "Say hello" and re.search(r"/chats/[0-9a-f-]{36}$", link.get_attribute("href"))
+

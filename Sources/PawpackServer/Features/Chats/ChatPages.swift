@@ -35,7 +35,9 @@ struct ChatPages {
                     .class("chat-list"), .id("chat-list"),
                     .forEach(page.items) { Self.row($0, me: me) }),
                 .unwrap(page.next) { next in
-                    .p(.class("older"), .a(.class("button quiet"), .id("older-chats"), .href(WebPath.chats + "?cursor=" + next.text), .text("Older chats")))
+                    .p(
+                        .class("older"),
+                        .a(.class("button quiet"), .id("older-chats"), .href(WebPath.chats + "?cursor=" + next.text), .text("Older chats")))
                 },
                 .p(.a(.class("button secondary"), .id("meetups-link"), .href(WebPath.meetups), Icon.calendar.node(), .text("Your meet-ups")))
             ))
@@ -120,7 +122,9 @@ struct ChatPages {
                     .p(.text("\(chat.otherPet.ownerDisplayName) · with \(chat.myPet.name)"))),
                 .group(panels),
                 .unwrap(page.next) { next in
-                    .p(.class("older"), .a(.class("button quiet"), .id("older-messages"), .href(WebPath.chat(id) + "?before=" + next.text), .text("Older messages")))
+                    .p(
+                        .class("older"),
+                        .a(.class("button quiet"), .id("older-messages"), .href(WebPath.chat(id) + "?before=" + next.text), .text("Older messages")))
                 },
                 .ol(
                     .class("messages"), .id("messages"), .data(named: "chat", value: id.description),

@@ -54,7 +54,10 @@ struct NotificationPages {
                                     .if(item.readAt == nil, .span(.class("visually-hidden"), .text(" (unread)"))))))
                     }),
                 .unwrap(page.next) { next in
-                    .p(.a(.class("button quiet"), .id("inbox-more"), .href(WebPath.notifications + "?cursor=" + next.text), .text("Older notifications")))
+                    .p(
+                        .a(
+                            .class("button quiet"), .id("inbox-more"), .href(WebPath.notifications + "?cursor=" + next.text),
+                            .text("Older notifications")))
                 },
                 .group(panels)
             ))

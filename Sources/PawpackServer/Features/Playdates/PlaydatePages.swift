@@ -146,6 +146,7 @@ struct PlaydatePages {
             named: "article",
             nodes: [
                 .class("deck-card"), .id(isTop ? "deck-card" : "deck-card-\(dog.id)"), .data(named: "pet", value: dog.id.description),
+                .data(named: "name", value: dog.name),
                 .a(
                     .href(WebPath.pet(dog.id)), .attribute(named: "draggable", value: "false"),
                     .unwrap(
@@ -208,8 +209,13 @@ struct PlaydatePages {
         let matchPath = outcome.match.map { WebPath.match($0.id) }
         // Exactly JSON (HTTPMediaType's == lets a browser's `*/*` match too).
         if req.headers.accept.contains(where: { $0.mediaType.type == "application" && $0.mediaType.subType == "json" }) {
-            struct Outcome: Content { var match: String? }
-            let response = try await Outcome(match: matchPath).encodeResponse(for: req)
+            // `message`: what the redirect's flash would have said (the script shows it).
+            struct Outcome: Content {
+                var match: String?
+                var message: String?
+            }
+            let flash: Flash? = matchPath == nil && outcome.decision == .like ? .liked : nil
+            let response = try await Outcome(match: matchPath, message: flash?.message).encodeResponse(for: req)
             response.headers.replaceOrAdd(name: .cacheControl, value: "no-store")
             return response
         }
@@ -254,8 +260,9 @@ struct PlaydatePages {
                     .text(
                         "\(match.myPet.name) and \(match.otherPet.name) like each other. Say hello to \(match.otherPet.ownerDisplayName) and plan a first walk together."
                     )),
-                .a(.class("button"), .id("view-matches"), .href(WebPath.matches), .text("See your matches")),
-                .a(.class("button secondary"), .id("keep-swiping"), .href(WebPath.deck(match.myPet.id)), .text("Keep swiping"))
+                .a(.class("button"), .id("say-hello"), .href(WebPath.chat(match.chat)), Icon.chat.node(), .text("Say hello")),
+                .a(.class("button secondary"), .id("keep-swiping"), .href(WebPath.deck(match.myPet.id)), .text("Keep swiping")),
+                .a(.class("button quiet"), .id("view-matches"), .href(WebPath.matches), .text("See your matches"))
             ))
     }
 
@@ -497,6 +504,10 @@ struct PlaydatePages {
                             line: "\(DogViews.facts(match.otherPet, today: today)) · with \(match.myPet.name)",
                             id: "match-\(match.id)",
                             actions: .group(
+                                .a(
+                                    .class("button"), .id("chat-\(match.id)"), .href(WebPath.chat(match.chat)),
+                                    .ariaLabel("Chat with \(match.otherPet.ownerDisplayName) about \(match.otherPet.name)"), Icon.chat.node(),
+                                    .text("Chat")),
                                 DogViews.confirm(
                                     req, summary: "Unmatch",
                                     question: "Unmatch \(match.myPet.name) and \(match.otherPet.name)? You can find each other again later.",

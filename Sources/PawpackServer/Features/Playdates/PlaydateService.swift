@@ -105,7 +105,7 @@ final class PlaydateService: Sendable {
 
     /// A new match, for each owner from their side.
     private func matchEvents(_ match: MatchValue, chat: Chats.Chat.ID?, on db: any Database) async throws -> [StoredRealtimeEvent] {
-        let theirs = MatchValue(id: match.id, myPet: match.otherPet, otherPet: match.myPet, createdAt: match.createdAt)
+        let theirs = MatchValue(id: match.id, myPet: match.otherPet, otherPet: match.myPet, createdAt: match.createdAt, chat: match.chat)
         var events: [StoredRealtimeEvent] = []
         for side in [match, theirs] {
             events += try await realtime.record(.match(side, chat: chat), for: [side.myPet.ownerID], on: db)
@@ -391,12 +391,17 @@ final class PlaydateService: Sendable {
     /// The matches as `viewer` sees them, their dog first; every dog loaded at once.
     private func matchValues(_ rows: [MatchRecord], viewer: User.ID, on db: any Database) async throws -> [MatchValue] {
         let dogs = try await pets.cards(ofPets: Array(Set(rows.flatMap { [$0.$petA.id, $0.$petB.id] })), on: db)
+        let ids = try rows.map { try $0.requireID() }
+        let chats = Dictionary(
+            try await ChatRecord.query(on: db).filter(\.$matchID ~~ ids).all().map { ($0.matchID, try $0.requireID()) },
+            uniquingKeysWith: { first, _ in first })
         return try rows.compactMap { row in
             let viewerIsA = row.$userA.id == viewer
             guard let mine = dogs[viewerIsA ? row.$petA.id : row.$petB.id],
-                let other = dogs[viewerIsA ? row.$petB.id : row.$petA.id]
+                let other = dogs[viewerIsA ? row.$petB.id : row.$petA.id],
+                let chat = chats[try row.requireID()]
             else { return nil }
-            return MatchValue(id: try row.requireID(), myPet: mine, otherPet: other, createdAt: row.createdAt)
+            return MatchValue(id: try row.requireID(), myPet: mine, otherPet: other, createdAt: row.createdAt, chat: chat)
         }
     }
 

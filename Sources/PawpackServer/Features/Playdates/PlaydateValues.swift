@@ -28,6 +28,8 @@ struct MatchValue: Sendable {
     var myPet: PetCardValue
     var otherPet: PetCardValue
     var createdAt: Date
+    /// The chat the match opened (`ChatRecord.matchID`): where the two owners talk.
+    var chat: Chats.Chat.ID
 }
 
 /// Where the deck finds its candidates. Members are always served through the index; the other

@@ -180,7 +180,7 @@ extension Components.Schemas.Match {
         self.init(
             id: match.id.description, myPet: Components.Schemas.PetCard(match.myPet, mapping),
             otherPet: Components.Schemas.PetCard(match.otherPet, mapping),
-            otherOwnerDisplayName: match.otherPet.ownerDisplayName, createdAt: match.createdAt)
+            otherOwnerDisplayName: match.otherPet.ownerDisplayName, createdAt: match.createdAt, chatId: match.chat.description)
     }
 }
 

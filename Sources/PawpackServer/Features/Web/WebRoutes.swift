@@ -51,7 +51,9 @@ struct WebRoutes {
                     .class("landing-copy"),
                     .p(
                         .class("lede"),
-                        .text("Swipe through dogs near you, matched on size, age, energy and play style. When both owners say yes, chat and plan a meet-up.")),
+                        .text(
+                            "Swipe through dogs near you, matched on size, age, energy and play style. When both owners say yes, chat and plan a meet-up."
+                        )),
                     .div(
                         .class("actions"),
                         .a(.id("signup-link"), .class("button"), .href(WebPath.signUp), .text("Create an account")),

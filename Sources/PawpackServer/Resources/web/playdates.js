@@ -18,8 +18,14 @@ if (deck) {
         if (result.match) { window.location.href = result.match; return; }
         card.remove();
         if (undo) undo.hidden = false;
+        if (result.message) Pawpack.toast(result.message);
         var next = topCard();
         if (!next) { window.location.reload(); return; }
+        // The round buttons name the dog now on top, for screen readers.
+        var name = next.dataset.name;
+        var like = document.getElementById('like-button'), pass = document.getElementById('pass-button');
+        if (like && name) like.setAttribute('aria-label', 'Like ' + name);
+        if (pass && name) pass.setAttribute('aria-label', 'Pass on ' + name);
         var heading = next.querySelector('h2');
         if (heading) { heading.setAttribute('tabindex', '-1'); heading.focus({ preventScroll: true }); }
       })
@@ -81,3 +87,10 @@ if (deck) {
   });
 }
 
+// A match made by the other owner's like, while this member is elsewhere in the app: a toast
+// that leads to the chat (the member who liked last sees the match screen instead).
+Pawpack.on('match', function (data) {
+  if (document.getElementById('match-screen') || !data || !data.match) return;
+  Pawpack.toast("It's a match: " + data.match.myPet.name + ' and ' + data.match.otherPet.name + '!',
+                { href: '/chats/' + encodeURIComponent(data.match.chatId), text: 'Say hello' });
+});

@@ -5,6 +5,35 @@
 // the areas' modules into one script (`WebAssets`), each in a function of its own.
 var Pawpack = window.Pawpack = { handlers: {} };
 
+// A flash (`?flash=`, the toast) shows once: the address forgets it, so neither a reload nor
+// Back shows it again.
+if (document.getElementById('toast') && window.history.replaceState) {
+  var shown = new URL(window.location.href);
+  if (shown.searchParams.has('flash')) {
+    shown.searchParams.delete('flash');
+    window.history.replaceState(window.history.state, '', shown.pathname + shown.search + shown.hash);
+  }
+}
+
+// A toast from a script (a like sent, a match made elsewhere): `link` is `{ href, text }`.
+Pawpack.toast = function (text, link) {
+  var old = document.getElementById('toast');
+  if (old) old.remove();
+  var toast = document.createElement('div');
+  toast.className = 'toast';
+  toast.id = 'toast';
+  toast.setAttribute('role', 'status');
+  toast.appendChild(document.createTextNode(text));
+  if (link) {
+    var anchor = document.createElement('a');
+    anchor.href = link.href;
+    anchor.textContent = link.text;
+    toast.appendChild(document.createTextNode(' '));
+    toast.appendChild(anchor);
+  }
+  (document.getElementById('main') || document.body).appendChild(toast);
+};
+
 // Realtime events to the areas' modules: `Pawpack.on('message', function (data, event) {…})`.
 Pawpack.on = function (type, handler) {
   (Pawpack.handlers[type] = Pawpack.handlers[type] || []).push(handler);
