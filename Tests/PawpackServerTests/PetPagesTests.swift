@@ -23,4 +23,24 @@ import Vapor
             #expect(!theirs.html.contains(#"id="welfare""#))
         }
     }
+
+    @Test func listRowsKeepTheFactTheyAreAboutOnALineOfItsOwn() async throws {
+        try await TestServer.run { server in
+            // given Ada's puppy, which Bob's dog asked to meet, and a dose due again next year
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: ["name": "Pixel", "estimatedAgeMonths": 4])
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth, dog: ["name": "Rex"])
+            _ = try await server.like(bob, ada)
+            let dose = try await server.send(
+                .POST, APIPath.vaccinations(ada.dogID), object: ["vaccine": "dhpp", "givenOn": "2026-02-01", "nextDueOn": "2027-02-01"],
+                token: ada.token)
+            #expect(dose.status == 201)
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+
+            // then "Your pets" keeps the welfare mode, Requests whom the dog likes, and the
+            // vaccinations the next due date, each apart from the facts a phone may cut
+            #expect(try await browser.get("/pets").html.contains(#"<span class="row-key">Puppy Mode</span>"#))
+            #expect(try await browser.get("/playdates/requests").html.contains(#"<span class="row-key">likes Pixel</span>"#))
+            #expect(try await browser.get("/pets/\(ada.dogID)/vaccinations").html.contains(#"<span class="row-key">Next due 1 February 2027</span>"#))
+        }
+    }
 }

@@ -98,4 +98,57 @@ import Vapor
             }
         }
     }
+
+    @Test func anotherDogsPageOpenedFromTheDeckLeadsBackWithLikeAndPass() async throws {
+        try await TestServer.run { server in
+            // given Ada's deck with Bob's dog on it
+            let (ada, bob) = try await server.adaAndBob()
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+            let deck = try await browser.get("/pets/\(ada.dogID)/deck")
+            let profile = "/pets/\(bob.dogID)?deck=\(ada.dogID)"
+            #expect(deck.html.contains(#"href="\#(profile)""#))
+
+            // when she opens the card, the page leads back to her deck and offers Like and Pass
+            let page = try await browser.get(profile)
+            #expect(page.html.contains(#"<a class="back-link" href="/pets/\#(ada.dogID)/deck">"#))
+            #expect(page.html.contains(#"id="profile-like""#) && page.html.contains(#"id="profile-pass""#))
+            // and a like from there sends the request and returns to the deck, saying so
+            let liked = try await browser.post("/pets/\(ada.dogID)/swipes", ["targetPetId": bob.dogID, "decision": "like"])
+            #expect(liked.location == "/pets/\(ada.dogID)/deck?flash=liked")
+
+            // a deck that is not hers, or no deck, adds nothing; the page leads Home or back
+            for other in ["/pets/\(bob.dogID)?deck=\(bob.dogID)", "/pets/\(bob.dogID)?deck=nonsense", "/pets/\(bob.dogID)"] {
+                let plain = try await browser.get(other)
+                #expect(plain.status == 200)
+                #expect(!plain.html.contains(#"id="profile-like""#), "\(other)")
+                #expect(plain.html.contains(#"<a class="back-link" href="/home">"#), "\(other)")
+            }
+            let fromRequests = try await browser.get("/pets/\(bob.dogID)", headers: [("Referer", "\(server.baseURL)/playdates/requests")])
+            #expect(fromRequests.html.contains(#"<a class="back-link" href="/playdates/requests">"#))
+        }
+    }
+
+    @Test func aMemberFarFromEveryoneIsToldHowFarTheDeckLookedAndCanLookFurther() async throws {
+        try await TestServer.run { server in
+            // given Ada in Lyon and the nearest dog 80 km north
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            _ = try await server.owner("bob", at: GeoPoint(latitude: 45.764 + 80 / 111.2, longitude: 4.8357))
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+
+            // when she opens her deck, it says how far it looked and offers to look further
+            let deck = "/pets/\(ada.dogID)/deck"
+            let empty = try await browser.get(deck)
+            #expect(empty.html.contains("No more dogs within 25 km of you for now."))
+            #expect(empty.html.contains(#"<a class="button" id="look-further" href="\#(deck)?within=50">Look within 50 km</a>"#))
+            let wider = try await browser.get(deck + "?within=50")
+            #expect(wider.html.contains("within 50 km") && wider.html.contains(#"href="\#(deck)?within=100""#))
+
+            // then at 100 km Bob's dog is there, and her saved preference is unchanged
+            let found = try await browser.get(deck + "?within=100")
+            #expect(found.html.contains(#"id="deck-card""#) && found.html.contains("Bob&#39;s dog"))
+            #expect(try await browser.get(deck).html.contains(#"id="deck-empty""#))
+            // a distance outside the allowed range is ignored
+            #expect(try await browser.get(deck + "?within=100000").html.contains("within 25 km"))
+        }
+    }
 }

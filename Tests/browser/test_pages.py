@@ -40,6 +40,10 @@ if (document.querySelectorAll('main').length !== 1) problems.push('not exactly o
 if (document.querySelectorAll('h1').length !== 1) problems.push('not exactly one <h1>');
 const nav = document.querySelector('nav[aria-label=Main]');
 if (signedIn && nav && nav.querySelectorAll('[aria-current=page]').length > 1) problems.push('more than one current tab');
+// the fact a list row is about (a welfare mode, "likes Pixel", a next due date) is never cut
+for (const key of document.querySelectorAll('.row-key')) {
+  if (key.getClientRects().length && key.scrollWidth > key.clientWidth + 1) problems.push(`"${key.textContent}" is cut`);
+}
 for (const button of document.querySelectorAll('button, a')) {
   if (button.getClientRects().length === 0) continue;
   const name = (button.getAttribute('aria-label') || button.textContent || '').trim();

@@ -59,6 +59,9 @@ struct Area: Sendable {
     /// What it shows below the inbox (Push: the card that turns notifications on for this
     /// browser); nil where it has nothing to show.
     var inboxPanel: (@Sendable (Request, PawpackServices) async throws -> Node<HTML.BodyContext>?)?
+    /// What it adds to another member's pet page, given where the member came from
+    /// (Playdates: from a dog's deck, the way back to it, and Like and Pass).
+    var otherPetPage: (@Sendable (Request, Pet.ID, PawpackServices) async throws -> OtherPetPage?)?
     /// Told when chats close (an unmatch, a block), inside the closing transaction (Meetups:
     /// their open meet-ups are cancelled).
     var chatsClosed: (@Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void)?
@@ -72,6 +75,14 @@ struct Area: Sendable {
             @Sendable (_ blocker: User.ID, _ blocked: User.ID, PawpackServices, any Database) async throws
                 -> [StoredRealtimeEvent]
         )?
+}
+
+/// What an area adds to another member's pet page (`Area.otherPetPage`).
+struct OtherPetPage {
+    /// The way back, in place of the page's default.
+    var back: (path: String, title: String)
+    /// Shown below the photos.
+    var actions: Node<HTML.BodyContext>
 }
 
 /// Data an area keeps derived from pets and their owners' locations, kept in step by Pets, which

@@ -72,7 +72,7 @@ struct PetPages {
                 .ul(
                     .class("dog-list"), .id("pet-list"),
                     .forEach(mine) { pet in
-                        DogViews.row(pet.card, today: pets.today, line: summaryLine(pet))
+                        DogViews.row(pet.card, today: pets.today, key: keyFact(pet))
                     }),
                 .p(.a(.id("add-pet-link"), .class("button block"), .href(WebPath.newPet), .text(mine.isEmpty ? "Add your dog" : "Add a pet"))),
                 .if(
@@ -118,12 +118,13 @@ struct PetPages {
         ]
     }
 
-    /// "Beagle · 3 years · Social Mode" (and "guardian" for a pet guarded for someone).
-    private func summaryLine(_ pet: PetSnapshot) -> String {
-        var parts = [DogViews.facts(pet.card, today: pets.today)]
+    /// What "Your pets" is about for each: its welfare mode, and whether the member guards it
+    /// for someone ("Social Mode · guardian").
+    private func keyFact(_ pet: PetSnapshot) -> String? {
+        var parts: [String] = []
         if let mode = pet.mode { parts.append(mode == .puppy ? "Puppy Mode" : "Social Mode") }
         if pet.role == .guardian { parts.append("guardian") }
-        return parts.joined(separator: " · ")
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 
     private func modeBadge<Context: HTML.BodyContext>(_ mode: WelfareMode) -> Node<Context> {
@@ -353,8 +354,24 @@ struct PetPages {
             facts.append(("Home", ([env.area.rawValue.capitalized] + with.compactMap { $0 }).joined(separator: ", ")))
         }
         if !profile.personality.isEmpty { facts.append(("Personality", profile.personality.joined(separator: ", "))) }
+        // Another member's dog leads back where the member came from: what an area says (its
+        // deck), else the page before it on this site, else Home.
+        var fromArea: OtherPetPage?
+        if !canEdit {
+            for area in req.pawpack.areas {
+                if let add = area.otherPetPage, let page = try await add(req, id, req.pawpack) {
+                    fromArea = page
+                    break
+                }
+            }
+        }
+        let cameFrom = req.headers.first(name: .referer).flatMap {
+            WebPages.localPath(fromReferer: $0, host: req.headers.first(name: .host))
+        }
+        let back: (path: String, title: String) =
+            canEdit ? (WebPath.pets, "Your pets") : fromArea?.back ?? cameFrom.map { ($0, "Back") } ?? (WebPath.home, "Home")
         return WebPages.page(
-            req, title: profile.name, back: canEdit ? (WebPath.pets, "Your pets") : nil,
+            req, title: profile.name, back: back,
             main: .group(
                 .if(
                     pet.reachedSocialMode,
@@ -363,12 +380,13 @@ struct PetPages {
                         .text("\(profile.name) reached Social Mode by itself: the vaccinations recorded allow meet-ups now."))),
                 .div(
                     .class("profile-photos"), .id("pet-photos"),
-                    .if(pet.photos.isEmpty, WebPages.noPhoto(profile.name, class: "deck-photo-none avatar large placeholder")),
+                    .if(pet.photos.isEmpty, WebPages.noPhoto(profile.name, class: "profile-photo-none")),
                     .forEach(pet.photos) { photo in
                         .img(
                             .src(WebPath.media(photo.storageKey)),
                             .alt(photo.kind == .profile ? "Photo of \(profile.name)" : "\(profile.name), another photo"))
                     }),
+                .unwrap(fromArea) { $0.actions },
                 .section(
                     .class("card"), .id("pet-card"),
                     .p(.unwrap(pet.mode) { modeBadge($0) }, .if(!canEdit, .span(.class("muted"), .text(" · with \(pet.ownerDisplayName)")))),
@@ -528,10 +546,13 @@ struct PetPages {
                             let name =
                                 VaccineKind(rawValue: record.vaccine).map { $0 == .other ? record.otherName ?? "Other" : $0.label } ?? record.vaccine
                             let given = LocalDate(record.givenOn).map { DateWords.long($0, for: req) } ?? record.givenOn
-                            let due = record.nextDueOn.flatMap(LocalDate.init).map { " · next due \(DateWords.long($0, for: req))" } ?? ""
+                            let due = record.nextDueOn.flatMap(LocalDate.init).map { "Next due \(DateWords.long($0, for: req))" }
                             return .li(
                                 .class("dog-row"),
-                                .div(.class("who"), .strong(.text(name)), .span(.text("\(given)\(due)\(record.clinic.map { " · \($0)" } ?? "")"))),
+                                .div(
+                                    .class("who"), .strong(.text(name)),
+                                    .span(.text("Given \(given)\(record.clinic.map { " · \($0)" } ?? "")")),
+                                    .unwrap(due) { .span(.class("row-key"), .text($0)) }),
                                 .div(
                                     .class("row-actions"),
                                     DogViews.confirm(

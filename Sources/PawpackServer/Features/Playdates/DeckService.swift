@@ -156,7 +156,7 @@ final class DeckService: Sendable {
         let shown = try await pets.cards(ofPets: cards.map(\.petID), on: db)
         let page = cards.compactMap { card in shown[card.petID].map { (card: card, pet: $0) } }
         let next = cards.count == limit ? cards.last.map { Self.encodeCursor(matchmaker.position(of: $0)) } : nil
-        return DeckPageValue(cards: page, nextCursor: next)
+        return DeckPageValue(cards: page, nextCursor: next, maxDistanceKm: preferences.maxDistanceKm)
     }
 
     /// The seed design's way to find candidates, kept to measure the index against: every

@@ -83,10 +83,13 @@ struct PlaydatePages {
         let webUser = try req.requireWebUser()
         let petID = try req.idParameter(Param.pet)
         let pet = try await playdates.deck.actingDog(webUser.user, pet: petID, on: req.db)
+        // `?within=` looks further for this visit only (the empty deck offers it); the saved
+        // preference stays.
+        let within = req.query[Double.self, at: "within"].flatMap { DeckPreferences.distanceRangeKm.contains($0) ? $0 : nil }
         let page: DeckPageValue
         do {
             page = try await playdates.deck.deck(
-                webUser.user, pet: petID, overrides: .init(), limit: Self.cardsPerPage,
+                webUser.user, pet: petID, overrides: .init(maxDistanceKm: within), limit: Self.cardsPerPage,
                 cursor: nil, on: req.db)
         } catch let problem as Problem where problem.code == .locationNeeded {
             return WebPages.page(
@@ -115,16 +118,32 @@ struct PlaydatePages {
                         .type(.submit), .class("round like"), .id("like-button"), .attribute(named: "form", value: "like-form"),
                         .data(named: "swipe", value: "like"), .ariaLabel("Like \(top.pet.name)"), Icon.heart.node())))
         } else {
+            // A newcomer far from everyone learns how far the deck looked, and can look further.
+            let km = Int(page.maxDistanceKm.rounded())
+            let further = Self.widerDistances.first { $0 > page.maxDistanceKm }
             stack = .group(
                 .div(
                     .class("empty"), .id("deck-empty"),
                     Icon.paw.node(),
-                    .p(.text("No more dogs nearby for now. Widen \(pet.name)'s preferences, look again at the dogs you passed, or come back later.")),
-                    .a(.class("button"), .href(WebPath.deckPreferences(petID)), .text("Widen preferences"))),
+                    .p(
+                        .text(
+                            "No more dogs within \(km) km of you for now. Look further, widen \(pet.name)'s preferences, look again at the dogs you passed, or come back later."
+                        )),
+                    .div(
+                        .class("actions"),
+                        .unwrap(further) { further in
+                            .a(
+                                .class("button"), .id("look-further"), .href(WebPath.deck(petID) + "?within=\(Int(further))"),
+                                .text("Look within \(Int(further)) km"))
+                        },
+                        .a(.class("button secondary"), .href(WebPath.deckPreferences(petID)), .text("Widen preferences")))),
                 .div(.class("deck-actions"), undoForm(req, pet: petID, visible: canUndo)))
         }
         return WebPages.page(req, title: "\(pet.name)'s playmates", main: .group(stack, links(petID)))
     }
+
+    /// The distances an empty deck offers to look within, nearest first.
+    static let widerDistances: [Double] = [50, 100, DeckPreferences.distanceRangeKm.upperBound]
 
     /// Undo, on the page only when there is a swipe to undo (the deck's script shows it after
     /// a swipe it sent).
@@ -148,7 +167,7 @@ struct PlaydatePages {
                 .class("deck-card"), .id(isTop ? "deck-card" : "deck-card-\(dog.id)"), .data(named: "pet", value: dog.id.description),
                 .data(named: "name", value: dog.name),
                 .a(
-                    .href(WebPath.pet(dog.id)), .attribute(named: "draggable", value: "false"),
+                    .href(WebPath.pet(dog.id, fromDeckOf: seeker)), .attribute(named: "draggable", value: "false"),
                     .unwrap(
                         dog.photos.first,
                         { photo in
@@ -435,7 +454,7 @@ struct PlaydatePages {
                     .class("dog-list"), .id("incoming-requests"),
                     .forEach(incoming) { request in
                         DogViews.row(
-                            request.fromPet, today: today, line: "\(DogViews.facts(request.fromPet, today: today)) · likes \(request.toPet.name)",
+                            request.fromPet, today: today, key: "likes \(request.toPet.name)",
                             actions: .group(
                                 .form(
                                     .action(WebPath.rejectMatchRequest(request.id)), .method(.post), WebPages.csrfField(req),
@@ -501,7 +520,7 @@ struct PlaydatePages {
                     .forEach(rows) { match in
                         DogViews.row(
                             match.otherPet, today: today,
-                            line: "\(DogViews.facts(match.otherPet, today: today)) · with \(match.myPet.name)",
+                            key: "with \(match.myPet.name)",
                             id: "match-\(match.id)",
                             actions: .group(
                                 .a(
@@ -533,6 +552,30 @@ struct PlaydatePages {
         try req.checkCSRF()
         try await playdates.blockOwner(user, of: try req.idParameter(Param.pet), on: req.db)
         return WebPages.redirect(WebPath.matches, flash: .blocked)
+    }
+}
+
+// MARK: Another dog's page
+
+extension PlaydatePages {
+    /// Another dog's page opened from one of the member's decks (`?deck=`, `Area.otherPetPage`):
+    /// the way back to that deck, and Like and Pass as there. Nothing for a deck that is not
+    /// the member's, or for the member's own dog.
+    static func otherPetPage(_ req: Request, pet: Pet.ID, services: PawpackServices) async throws -> OtherPetPage? {
+        guard let seeker = req.query[String.self, at: "deck"].flatMap(Pet.ID.init(string:)), seeker != pet else { return nil }
+        let user = try req.requireWebUser().user
+        guard let dog = try? await services.deck.actingDog(user, pet: seeker, on: req.db) else { return nil }
+        func swipe(_ decision: String, _ title: String, _ icon: Icon, secondary: Bool) -> Node<HTML.BodyContext> {
+            .form(
+                .class("inline"), .action(WebPath.swipes(seeker)), .method(.post), WebPages.csrfField(req),
+                .input(.type(.hidden), .name("targetPetId"), .value(pet.description)),
+                .input(.type(.hidden), .name("decision"), .value(decision)),
+                .button(.type(.submit), .class(secondary ? "button secondary" : "button"), .id("profile-\(decision)"), icon.node(), .text(title)))
+        }
+        return OtherPetPage(
+            back: (WebPath.deck(seeker), "\(dog.name)'s deck"),
+            actions: .div(
+                .class("actions profile-swipe"), swipe("pass", "Pass", .cross, secondary: true), swipe("like", "Like", .heart, secondary: false)))
     }
 }
 

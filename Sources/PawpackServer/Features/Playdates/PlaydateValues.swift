@@ -5,6 +5,8 @@ import PawpackCore
 struct DeckPageValue: Sendable {
     var cards: [(card: DeckCard, pet: PetCardValue)]
     var nextCursor: String?
+    /// How far the deck looked: the dog's preference, or the page's override.
+    var maxDistanceKm: Double
 }
 
 struct SwipeOutcome: Sendable {

@@ -26,8 +26,10 @@ enum DogViews {
     }
 
     /// A row: photo and name linking to the dog's profile, a line below, actions at the end.
+    /// On a narrow screen the line is cut with an ellipsis; `key` is the fact the list is
+    /// about ("Puppy Mode", "likes Pixel"), on a line of its own that is never cut.
     static func row(
-        _ pet: PetCardValue, today: LocalDate, line: String? = nil, id: String? = nil,
+        _ pet: PetCardValue, today: LocalDate, line: String? = nil, key: String? = nil, id: String? = nil,
         actions: Node<HTML.BodyContext> = .empty
     ) -> Node<HTML.ListContext> {
         .li(
@@ -35,7 +37,8 @@ enum DogViews {
             .a(
                 .class("who"), .href(WebPath.pet(pet.id)),
                 .div(.class("row-photo"), avatar(pet)),
-                .strong(.text(pet.name)), .span(.text(line ?? facts(pet, today: today)))),
+                .strong(.text(pet.name)), .span(.text(line ?? facts(pet, today: today))),
+                .unwrap(key) { .span(.class("row-key"), .text($0)) }),
             .div(.class("row-actions"), actions))
     }
 

@@ -89,6 +89,8 @@ enum WebPath {
 
     static let playdates = "/playdates"
     static func deck(_ id: some PathID<Pet>) -> String { pet(id) + "/deck" }
+    /// Another dog's page opened from `seeker`'s deck: it leads back there, with Like and Pass.
+    static func pet(_ id: some PathID<Pet>, fromDeckOf seeker: some PathID<Pet>) -> String { pet(id) + "?deck=\(seeker)" }
     /// The dogs this dog passed on; each can still be liked.
     static func passes(_ id: some PathID<Pet>) -> String { pet(id) + "/passes" }
     static func likeFromPasses(_ id: some PathID<Pet>) -> String { passes(id) + "/like" }
