@@ -202,4 +202,40 @@ import Testing
             #expect(!page.html.contains("id=\"propose-meetup\"") && page.html.contains("id=\"message-form\""))
         }
     }
+
+    @Test func aMeetupIsListedOnceAndLeavesUpcomingWhenItStarts() async throws {
+        try await TestServer.run { server in
+            // given Ada and Bob matched, vaccinated, and a meet-up in two hours Bob accepted
+            let (ada, bob, chat) = try await server.adaAndBobMatched()
+            for owner in [ada, bob] { try await server.vaccinate(owner) }
+            let id = try (try await server.propose(ada, in: chat, hours: 2)).decode(Components.Schemas.Meetup.self).id
+            #expect(try await server.send(.POST, APIPath.meetup(id, "accept"), object: [:], token: bob.token).status == 200)
+            var browser = try await TestBrowser.signedIn(server, as: ada.member)
+            /// The section of the meet-ups page the meet-up is listed in, and how many times.
+            func listing() async throws -> (section: String?, times: Int) {
+                let browser = browser
+                let html = try await browser.get("/meetups").html
+                let times = html.components(separatedBy: #"id="meetup-\#(id)""#).count - 1
+                guard let card = html.range(of: #"id="meetup-\#(id)""#) else { return (nil, times) }
+                let before = html[..<card.lowerBound]
+                let section = ["meetups-to-review", "meetups-upcoming", "meetups-past"]
+                    .compactMap { name in before.range(of: #"id="\#(name)""#).map { (name, $0.lowerBound) } }
+                    .max { $0.1 < $1.1 }?.0
+                return (section, times)
+            }
+            #expect(try await listing() == ("meetups-upcoming", 1))
+
+            // when its start has passed, it is no longer upcoming but waits to be marked done
+            server.clock.advance(by: 3 * 3_600)
+            browser = try await TestBrowser.signedIn(server, as: try await server.signedInAgain(ada).member)
+            let started = try await listing()
+            #expect(started.section == "meetups-to-review" && started.times == 1, "\(started)")
+            // and once done it waits for Ada's review, listed once, not also as past
+            #expect(try await browser.post("/meetups/\(id)/complete", [:]).status == 303)
+            #expect(try await listing() == ("meetups-to-review", 1))
+            // and once reviewed it is past
+            #expect(try await browser.post("/meetups/\(id)/review", ["rating": "5"]).status == 303)
+            #expect(try await listing() == ("meetups-past", 1))
+        }
+    }
 }

@@ -23,17 +23,24 @@ struct MeetupPages {
         let user = try req.requireWebUser().user
         let me = try user.requireID()
         let toReview = try await meetups.meetups(user, filter: .toReview, limit: 20, on: req.db)
-        let upcoming = try await meetups.meetups(user, filter: .upcoming, limit: 50, on: req.db)
-        let past = try await meetups.meetups(user, filter: .past, limit: 20, on: req.db)
+        let planned = try await meetups.meetups(user, filter: .upcoming, limit: 50, on: req.db)
+        // Each meet-up is listed once: one that has started leaves "Upcoming" for "How did it
+        // go?" (to mark done, then to review), and a finished one to review is not also past.
+        let now = meetups.clock.now()
+        let started = planned.filter { $0.startsAt <= now && $0.status == .accepted }
+        let upcoming = planned.filter { $0.startsAt > now }
+        let reviewing = Set(toReview.map(\.id))
+        let past = try await meetups.meetups(user, filter: .past, limit: 20, on: req.db).filter { !reviewing.contains($0.id) }
+        let followUp = started + toReview
         return WebPages.page(
             req, title: "Meet-ups", back: (WebPath.chats, "Chats"),
             main: .group(
                 .if(
-                    !toReview.isEmpty,
+                    !followUp.isEmpty,
                     .section(
                         .id("meetups-to-review"),
-                        .h2(.text("To review")),
-                        .forEach(toReview) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) })),
+                        .h2(.text("How did it go?")),
+                        .forEach(followUp) { MeetupViews.card(req, $0, viewer: me, back: WebPath.meetups) })),
                 .section(
                     .id("meetups-upcoming"),
                     .h2(.text("Upcoming")),
