@@ -78,6 +78,7 @@ import Vapor
                 (.POST, WebPath.meetupAction(meetup, .accept)), (.POST, WebPath.meetupAction(meetup, .reject)),
                 (.POST, WebPath.meetupAction(meetup, .cancel)), (.POST, WebPath.meetupAction(meetup, .complete)),
                 (.GET, WebPath.reviewMeetup(meetup)), (.POST, WebPath.reviewMeetup(meetup)),
+                (.GET, WebPath.petReviews(pet)), (.POST, WebPath.reportReview(Meetups.Review.ID())),
                 (.GET, WebPath.notifications), (.POST, WebPath.openNotification(notification)), (.POST, WebPath.readAllNotifications),
                 (.POST, WebPath.pushSubscription), (.POST, WebPath.pushUnsubscription),
             ]
@@ -139,7 +140,7 @@ import Vapor
                 "invitationId": invitation.id, "requestId": request.id, "matchId": match.id,
                 // Refused before they are read: any id does.
                 "chatId": Chats.Chat.ID().description, "meetupId": Meetups.Meetup.ID().description,
-                "notificationId": Notifications.Notification.ID().description,
+                "notificationId": Notifications.Notification.ID().description, "reviewId": Meetups.Review.ID().description,
             ])
     }
 

@@ -144,7 +144,7 @@ NAMES = {
     "/pets/:petId/vaccinations": "vaccinations", "/pets/:petId/guardians": "guardians", "/pets/new": "add pet",
     "/account": "account", "/account/location": "where are you", "/offline": "offline", "/chats": "chats",
     "/chats/:chatId": "chat", "/chats/:chatId/meetups/new": "propose meet-up", "/meetups": "meet-ups",
-    "/notifications": "notifications", "/playdates": "playdates",
+    "/notifications": "notifications", "/playdates": "playdates", "/pets/:petId/reviews": "reviews",
 }
 
 

@@ -59,9 +59,9 @@ struct Area: Sendable {
     /// What it shows below the inbox (Push: the card that turns notifications on for this
     /// browser); nil where it has nothing to show.
     var inboxPanel: (@Sendable (Request, PawpackServices) async throws -> Node<HTML.BodyContext>?)?
-    /// What it adds to another member's pet page, given where the member came from
-    /// (Playdates: from a dog's deck, the way back to it, and Like and Pass).
-    var otherPetPage: (@Sendable (Request, Pet.ID, PawpackServices) async throws -> OtherPetPage?)?
+    /// What it adds to a pet's page (Playdates: on another member's dog opened from a deck,
+    /// the way back to it, and Like and Pass; Reviews: the latest review and the way to all).
+    var petPage: (@Sendable (Request, PetPageContext, PawpackServices) async throws -> PetPagePart?)?
     /// Told when chats close (an unmatch, a block), inside the closing transaction (Meetups:
     /// their open meet-ups are cancelled).
     var chatsClosed: (@Sendable ([Chats.Chat.ID], Date, any Database) async throws -> Void)?
@@ -77,12 +77,22 @@ struct Area: Sendable {
         )?
 }
 
-/// What an area adds to another member's pet page (`Area.otherPetPage`).
-struct OtherPetPage {
-    /// The way back, in place of the page's default.
-    var back: (path: String, title: String)
-    /// Shown below the photos.
-    var actions: Node<HTML.BodyContext>
+/// The pet page an area adds to (`Area.petPage`).
+struct PetPageContext {
+    var pet: Pet.ID
+    var name: String
+    /// The viewer may edit the pet (its owner or a guardian).
+    var isViewers: Bool
+}
+
+/// What an area adds to a pet's page (`Area.petPage`).
+struct PetPagePart {
+    /// The way back, in place of the page's default (another member's dog only).
+    var back: (path: String, title: String)?
+    /// Below the photos: what the viewer may do with the dog.
+    var actions: Node<HTML.BodyContext> = .empty
+    /// Below the dog's facts.
+    var section: Node<HTML.BodyContext> = .empty
 }
 
 /// Data an area keeps derived from pets and their owners' locations, kept in step by Pets, which

@@ -354,22 +354,19 @@ struct PetPages {
             facts.append(("Home", ([env.area.rawValue.capitalized] + with.compactMap { $0 }).joined(separator: ", ")))
         }
         if !profile.personality.isEmpty { facts.append(("Personality", profile.personality.joined(separator: ", "))) }
+        var parts: [PetPagePart] = []
+        let context = PetPageContext(pet: id, name: profile.name, isViewers: canEdit)
+        for area in req.pawpack.areas {
+            if let add = area.petPage, let part = try await add(req, context, req.pawpack) { parts.append(part) }
+        }
         // Another member's dog leads back where the member came from: what an area says (its
         // deck), else the page before it on this site, else Home.
-        var fromArea: OtherPetPage?
-        if !canEdit {
-            for area in req.pawpack.areas {
-                if let add = area.otherPetPage, let page = try await add(req, id, req.pawpack) {
-                    fromArea = page
-                    break
-                }
-            }
-        }
         let cameFrom = req.headers.first(name: .referer).flatMap {
             WebPages.localPath(fromReferer: $0, host: req.headers.first(name: .host))
         }
         let back: (path: String, title: String) =
-            canEdit ? (WebPath.pets, "Your pets") : fromArea?.back ?? cameFrom.map { ($0, "Back") } ?? (WebPath.home, "Home")
+            canEdit
+            ? (WebPath.pets, "Your pets") : parts.lazy.compactMap(\.back).first ?? cameFrom.map { ($0, "Back") } ?? (WebPath.home, "Home")
         return WebPages.page(
             req, title: profile.name, back: back,
             main: .group(
@@ -386,7 +383,7 @@ struct PetPages {
                             .src(WebPath.media(photo.storageKey)),
                             .alt(photo.kind == .profile ? "Photo of \(profile.name)" : "\(profile.name), another photo"))
                     }),
-                .unwrap(fromArea) { $0.actions },
+                .forEach(parts) { $0.actions },
                 .section(
                     .class("card"), .id("pet-card"),
                     .p(.unwrap(pet.mode) { modeBadge($0) }, .if(!canEdit, .span(.class("muted"), .text(" · with \(pet.ownerDisplayName)")))),
@@ -418,6 +415,7 @@ struct PetPages {
                                 .a(.id("vaccinations-link"), .class("button secondary"), .href(WebPath.vaccinations(id)), .text("Vaccinations"))),
                             .a(.id("guardians-link"), .class("button secondary"), .href(WebPath.guardians(id)), .text("Guardians"))))
                 ),
+                .forEach(parts) { $0.section },
                 .unwrap(welfare) { welfare in welfareCard(req, name: profile.name, pet: id, welfare: welfare) },
                 .if(
                     canEdit,

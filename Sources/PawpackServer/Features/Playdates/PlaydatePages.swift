@@ -558,11 +558,14 @@ struct PlaydatePages {
 // MARK: Another dog's page
 
 extension PlaydatePages {
-    /// Another dog's page opened from one of the member's decks (`?deck=`, `Area.otherPetPage`):
+    /// Another dog's page opened from one of the member's decks (`?deck=`, `Area.petPage`):
     /// the way back to that deck, and Like and Pass as there. Nothing for a deck that is not
     /// the member's, or for the member's own dog.
-    static func otherPetPage(_ req: Request, pet: Pet.ID, services: PawpackServices) async throws -> OtherPetPage? {
-        guard let seeker = req.query[String.self, at: "deck"].flatMap(Pet.ID.init(string:)), seeker != pet else { return nil }
+    static func petPage(_ req: Request, _ page: PetPageContext, services: PawpackServices) async throws -> PetPagePart? {
+        let pet = page.pet
+        guard !page.isViewers, let seeker = req.query[String.self, at: "deck"].flatMap(Pet.ID.init(string:)), seeker != pet else {
+            return nil
+        }
         let user = try req.requireWebUser().user
         guard let dog = try? await services.deck.actingDog(user, pet: seeker, on: req.db) else { return nil }
         func swipe(_ decision: String, _ title: String, _ icon: Icon, secondary: Bool) -> Node<HTML.BodyContext> {
@@ -572,7 +575,7 @@ extension PlaydatePages {
                 .input(.type(.hidden), .name("decision"), .value(decision)),
                 .button(.type(.submit), .class(secondary ? "button secondary" : "button"), .id("profile-\(decision)"), icon.node(), .text(title)))
         }
-        return OtherPetPage(
+        return PetPagePart(
             back: (WebPath.deck(seeker), "\(dog.name)'s deck"),
             actions: .div(
                 .class("actions profile-swipe"), swipe("pass", "Pass", .cross, secondary: true), swipe("like", "Like", .heart, secondary: false)))

@@ -69,7 +69,7 @@ extension Area {
             // The deck's rows went with the pets; the ones held in memory follow.
             await services.deck.deckIndex.committed(pets, on: db)
         }),
-        otherPetPage: { req, pet, services in try await PlaydatePages.otherPetPage(req, pet: pet, services: services) },
+        petPage: { req, page, services in try await PlaydatePages.petPage(req, page, services: services) },
         blockEnds: { me, them, _, tx in
             // Matches end; pending requests either way are cancelled.
             try await MatchRecord.query(on: tx).between(\.$userA.$id, \.$userB.$id, me, them).delete()

@@ -85,7 +85,8 @@ final class ReviewService: Sendable {
         let stars = String(repeating: "★", count: review.rating) + String(repeating: "☆", count: 5 - review.rating)
         let draft = NotificationDraft(
             from: me, kind: .review, title: "New review",
-            body: "\(author.owner) reviewed the playdate with \(subjectPet): \(stars)",
+            body: "\(author.owner) reviewed the playdate with \(subjectPet): \(stars)"
+                + (review.text.map { " “\(NotificationService.preview($0))”" } ?? ""),
             meetup: id, pet: record.$authorPet.id)
         let events = try await db.transaction { tx in
             try await record.create(on: tx)
@@ -117,6 +118,20 @@ final class ReviewService: Sendable {
         let ratings = try await Self.ratings(ofPets: [id], on: db)[id] ?? PetRatings()
         let summary = subject == .pet ? ratings.pet : ratings.owner
         return (items, rows.count > limit ? items.last?.cursor : nil, summary)
+    }
+
+    /// The review `author` wrote of the meet-up, if any.
+    func review(by author: User.ID, of meetup: Meetups.Meetup.ID, on db: any Database) async throws -> ReviewValue? {
+        guard let row = try await ReviewRecord.query(on: db).filter(\.$meetup.$id == meetup).filter(\.$author.$id == author).first() else {
+            return nil
+        }
+        return try await values([row], on: db).first
+    }
+
+    /// The dog a review is about.
+    func subjectPet(of review: Meetups.Review.ID, on db: any Database) async throws -> Pet.ID {
+        guard let row = try await ReviewRecord.find(review, on: db) else { throw Problem.notFound }
+        return row.$subjectPet.id
     }
 
     /// The reviewed member reports a review; kept once per member for moderation. Anyone else

@@ -13,7 +13,7 @@ extension Area {
         },
         migrations: ReviewMigrations.all,
         pages: { app, services in ReviewPages(meetups: services.meetups, reviews: services.reviews).register(on: app) },
-        flashes: [.reviewed],
+        flashes: [.reviewed, .reviewReported],
         notificationKinds: [.review],
         export: { document, scope in
             let reviews = try await scope.services.reviews.export(scope.user, on: scope.db)
@@ -27,7 +27,8 @@ extension Area {
         meetupReviewers: { meetups, db in
             Dictionary(grouping: try await ReviewRecord.query(on: db).filter(\.$meetup.$id ~~ meetups).all(), by: \.$meetup.id)
                 .mapValues { Set($0.map(\.$author.id)) }
-        }
+        },
+        petPage: { req, page, services in try await ReviewPages.petPage(req, page, services: services) }
     )
 }
 
@@ -37,4 +38,5 @@ extension PawpackServices {
 
 extension Flash {
     static let reviewed = Flash("reviewed", "Thank you for your review!")
+    static let reviewReported = Flash("review-reported", "Reported. Thank you: it is kept for a moderator to read.")
 }

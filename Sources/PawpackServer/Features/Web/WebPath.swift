@@ -122,6 +122,10 @@ enum WebPath {
         meetups + "/\(id)/\(action.rawValue)"
     }
     static func reviewMeetup(_ id: some PathID<Meetups.Meetup>) -> String { meetups + "/\(id)/review" }
+    /// A dog's reviews, newest first.
+    static func petReviews(_ id: some PathID<Pet>) -> String { pet(id) + "/reviews" }
+    /// The reviewed member reports a review, for moderation.
+    static func reportReview(_ id: some PathID<Meetups.Review>) -> String { "/reviews/\(id)/report" }
     static let notifications = "/notifications"
     /// Marks a notification read and goes where it leads.
     static func openNotification(_ id: some PathID<Notifications.Notification>) -> String { notifications + "/\(id)/open" }
@@ -158,6 +162,7 @@ enum Param {
     static let match = RouteParameter<Playdates.Match>(name: "matchId")
     static let chat = RouteParameter<Chats.Chat>(name: "chatId")
     static let meetup = RouteParameter<Meetups.Meetup>(name: "meetupId")
+    static let review = RouteParameter<Meetups.Review>(name: "reviewId")
     static let notification = RouteParameter<Notifications.Notification>(name: "notificationId")
     /// A stored file's name under its pet (`MediaRoutes`).
     static let file = RouteParameter<MediaFile>(name: "file")
