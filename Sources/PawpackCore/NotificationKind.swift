@@ -9,3 +9,16 @@ public enum NotificationKind: String, Sendable, Codable, CaseIterable {
     case meetup
     case review
 }
+
+extension NotificationKind {
+    /// What a member hears about with this kind, as the mute choices say it.
+    public var title: String {
+        switch self {
+        case .matchRequest: "Requests to play"
+        case .match: "Matches"
+        case .message: "Messages"
+        case .meetup: "Meet-ups and their reminders"
+        case .review: "Reviews of your dogs"
+        }
+    }
+}

@@ -58,13 +58,21 @@ package final class TestBrowser {
         _ path: String, _ form: [String: String], csrf: CSRF = .fromPage,
         headers: [(String, String)] = []
     ) async throws -> Page {
-        var fields = form
+        try await post(path, fields: form.sorted { $0.key < $1.key }, csrf: csrf, headers: headers)
+    }
+
+    /// Posts a form whose fields may repeat (`hear[]` once per ticked box), in this order.
+    package func post(
+        _ path: String, fields form: [(String, String)], csrf: CSRF = .fromPage,
+        headers: [(String, String)] = []
+    ) async throws -> Page {
+        var fields = form.filter { $0.0 != "_csrf" }
         switch csrf {
         case .fromPage:
             if pageCSRF == nil { _ = try await get(cookies["pawpack_session"] == nil ? "/login" : "/account") }
-            fields["_csrf"] = pageCSRF ?? ""
-        case .missing: fields["_csrf"] = nil
-        case .value(let token): fields["_csrf"] = token
+            fields.append(("_csrf", pageCSRF ?? ""))
+        case .missing: break
+        case .value(let token): fields.append(("_csrf", token))
         }
         return try await send(.POST, path, form: fields, headers: headers)
     }
@@ -78,7 +86,7 @@ package final class TestBrowser {
     }
 
     private func send(
-        _ method: HTTPMethod, _ path: String, form: [String: String]?,
+        _ method: HTTPMethod, _ path: String, form: [(String, String)]?,
         headers: [(String, String)] = []
     ) async throws -> Page {
         var request = HTTPClientRequest(url: server.baseURL + path)
@@ -90,7 +98,7 @@ package final class TestBrowser {
         }
         if let form {
             var components = URLComponents()
-            components.queryItems = form.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            components.queryItems = form.map { URLQueryItem(name: $0.0, value: $0.1) }
             let body = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
             request.body = .bytes(ByteBuffer(string: body))

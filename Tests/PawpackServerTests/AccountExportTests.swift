@@ -66,6 +66,8 @@ import Testing
         "realtime_counters.user_id": "the number of the member's last realtime event",
         "notifications.user_id": "the inbox: words about changes the export holds (requests, matches, messages, meet-ups, reviews)",
         "push_outbox.user_id": "pushes waiting to go: copies of notifications, kept seconds to a day",
+        "notifications.from_user_id": "who caused a notification in another member's inbox: words of that inbox, gone with the sender",
+        "notifications.pet_id": "the dog a notification in someone's inbox speaks of: words of that inbox, gone with the dog",
     ]
 
     @Test func theExportCoversEveryTableThatRefersToAMemberOrTheirPets() async throws {

@@ -40,7 +40,7 @@ import Testing
             #expect(bobs.first?.location.latitude == 45.7772 && bobs.first?.placeName == "Parc de la Tête d'Or")
             let inbox = try await server.get(APIPath.notifications, token: bob.token, as: Components.Schemas.NotificationPage.self)
             #expect(inbox.items.first?.kind == .meetup && inbox.items.first?.meetupId == meetup.id)
-            #expect(inbox.items.first?.body == "Ada's dog would like to meet Bob's dog at Parc de la Tête d'Or.")
+            #expect(inbox.items.first?.body == "Ada (Ada's dog) would like to meet Bob's dog at Parc de la Tête d'Or.")
 
             // a stranger gets exactly what a meet-up that does not exist gets, and changes nothing
             var answers: [[String]] = []
@@ -174,9 +174,9 @@ import Testing
             server.clock.advance(by: 2 * 3_600 + 60)
             try await services.meetups.runDueJobs(on: server.app.db, logger: server.app.logger)
             try await services.meetups.runDueJobs(on: server.app.db, logger: server.app.logger)
-            #expect(try await inbox(eve).filter { $0.title == "Playdate in an hour" }.count == 1)
-            #expect(try await inbox(ada).filter { $0.title == "Playdate in an hour" }.map(\.meetupId) == [planned.id])
-            #expect(try await inbox(bob).filter { $0.title == "Playdate in an hour" }.isEmpty)
+            #expect(try await inbox(eve).filter { $0.title == "Meet-up in an hour" }.count == 1)
+            #expect(try await inbox(ada).filter { $0.title == "Meet-up in an hour" }.map(\.meetupId) == [planned.id])
+            #expect(try await inbox(bob).filter { $0.title == "Meet-up in an hour" }.isEmpty)
 
             // at its start, the unanswered proposal expires and its proposer hears of it
             server.clock.advance(by: 3_600)
@@ -187,7 +187,7 @@ import Testing
             #expect(
                 try await server.get(APIPath.meetup(planned.id), token: eveNow.token, as: Meetup.self).status == .accepted,
                 "an accepted meet-up does not expire")
-            #expect(try await inbox(ada).first { $0.meetupId == waiting.id }?.title == "Proposal expired")
+            #expect(try await inbox(ada).first { $0.meetupId == waiting.id }?.title == "Meet-up proposal expired")
             #expect(try await act(server, "accept", waiting.id, as: bobNow).code == "meetup_state_conflict")
         }
     }

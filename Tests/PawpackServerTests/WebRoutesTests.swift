@@ -79,7 +79,7 @@ import Vapor
                 (.POST, WebPath.meetupAction(meetup, .cancel)), (.POST, WebPath.meetupAction(meetup, .complete)),
                 (.GET, WebPath.reviewMeetup(meetup)), (.POST, WebPath.reviewMeetup(meetup)),
                 (.GET, WebPath.petReviews(pet)), (.POST, WebPath.reportReview(Meetups.Review.ID())),
-                (.GET, WebPath.notifications), (.POST, WebPath.openNotification(notification)), (.POST, WebPath.readAllNotifications),
+                (.GET, WebPath.notifications), (.POST, WebPath.openNotification(notification)), (.POST, WebPath.notificationSettings),
                 (.POST, WebPath.pushSubscription), (.POST, WebPath.pushUnsubscription),
             ]
             let routes = Self.webRoutes(server)

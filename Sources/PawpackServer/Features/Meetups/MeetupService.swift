@@ -353,17 +353,20 @@ final class MeetupService: Sendable {
 
     // MARK: Words
 
+    // One word for one thing: a meeting the owners arrange is a "meet-up" (Playdates is where
+    // dogs are matched); each says who did it, by name and dog.
     private func draft(for meetup: MeetupValue, change: MeetupStatus, to recipient: User.ID) -> NotificationDraft {
-        let proposerDog = meetup.proposerPet.name
+        let (mine, theirs) = meetup.pets(seenBy: recipient)
+        let other = "\(theirs.ownerDisplayName) (\(theirs.name))"
         let place = meetup.placeName
         let (title, body): (String, String) =
             switch change {
-            case .pending: ("Playdate proposed", "\(proposerDog) would like to meet \(meetup.inviteePet.name) at \(place).")
-            case .accepted: ("Playdate accepted", "\(meetup.inviteePet.name)'s owner accepted your playdate at \(place).")
-            case .rejected: ("Playdate declined", "\(meetup.inviteePet.name)'s owner declined your playdate at \(place).")
-            case .cancelled: ("Playdate cancelled", "The playdate at \(place) is cancelled.")
-            case .completed: ("Playdate completed", "How did it go at \(place)? You can now leave a review.")
-            case .expired: ("Proposal expired", "Nobody answered the playdate at \(place) before its time.")
+            case .pending: ("Meet-up proposed", "\(other) would like to meet \(mine.name) at \(place).")
+            case .accepted: ("Meet-up accepted", "\(other) accepted your meet-up at \(place).")
+            case .rejected: ("Meet-up declined", "\(other) declined your meet-up at \(place).")
+            case .cancelled: ("Meet-up cancelled", "\(other) cancelled the meet-up at \(place).")
+            case .completed: ("Meet-up done", "How did it go with \(other) at \(place)? You can now leave a review.")
+            case .expired: ("Meet-up proposal expired", "Nobody answered the meet-up with \(other) at \(place) before its time.")
             }
         return NotificationDraft(
             from: meetup.changedBy, kind: .meetup, title: title, body: body, chat: meetup.chat, meetup: meetup.id,
@@ -373,8 +376,8 @@ final class MeetupService: Sendable {
     private func reminder(for meetup: MeetupValue, to user: User.ID) -> NotificationDraft {
         let (mine, theirs) = meetup.pets(seenBy: user)
         return NotificationDraft(
-            from: nil, kind: .meetup, title: "Playdate in an hour",
-            body: "\(mine.name) meets \(theirs.name) at \(meetup.placeName) soon.",
+            from: nil, kind: .meetup, title: "Meet-up in an hour",
+            body: "\(mine.name) meets \(theirs.ownerDisplayName) and \(theirs.name) at \(meetup.placeName) soon.",
             chat: meetup.chat, meetup: meetup.id, pet: theirs.id)
     }
 }

@@ -61,11 +61,13 @@ enum NotificationMigrations {
                 // The last minutes of a member's notifications, which the flood limits count.
                 IndexSpec(name: "notifications_by_creation", table: "notifications", columns: ["user_id", "created_at"])
             ]),
+        // What others' inboxes said of a member goes with the member's account.
+        DeletedWithParent(name: "notifications_from_their_sender", table: "notifications", column: "from_user_id", parent: "users"),
     ]
 }
 
-/// Who caused each notification, so that the flood limits can count per member. No foreign
-/// key: a notification outlives nothing of the sender's, and SQLite cannot add one to a table.
+/// Who caused each notification, so that the flood limits can count per member. Made to go
+/// with its sender later (`DeletedWithParent`: SQLite cannot add a foreign key to a table).
 struct AddNotificationSender: AsyncMigration {
     func prepare(on database: any Database) async throws {
         try await database.schema(NotificationRecord.schema).field("from_user_id", .uuid).update()

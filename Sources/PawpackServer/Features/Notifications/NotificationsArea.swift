@@ -19,7 +19,7 @@ extension Area {
                 """
             }
         ],
-        flashes: [.allRead],
+        flashes: [.notificationSettings],
         export: { document, scope in
             document.notificationSettings = Components.Schemas.NotificationSettings(
                 muted: try await scope.services.notifications.mutedKinds(of: scope.me, on: scope.db))
@@ -32,5 +32,5 @@ extension WebPages.Badge {
 }
 
 extension Flash {
-    static let allRead = Flash("all-read", "All caught up.")
+    static let notificationSettings = Flash("notification-settings", "Saved: you hear about what is ticked.")
 }

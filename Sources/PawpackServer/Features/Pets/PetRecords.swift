@@ -193,6 +193,8 @@ enum PetMigrations {
                     name: "pet_photos_cards_by_pet", table: "pet_photos",
                     columns: ["pet_id", "kind", "created_at", "id", "storage_key", "content_type"]),
             ]),
+        // A notification about a pet (a request from it, a match with it) goes with the pet.
+        DeletedWithParent(name: "notifications_about_their_pet", table: "notifications", column: "pet_id", parent: "pets"),
     ]
 }
 

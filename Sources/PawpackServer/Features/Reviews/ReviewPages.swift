@@ -33,13 +33,13 @@ struct ReviewPages {
             return WebPages.page(
                 req, title: "Review \(theirs.name)", status: status, errors: errors, back: (WebPath.meetups, "Meet-ups"),
                 main: .group(
-                    .p(.class("notice"), .id("review-sent"), Icon.check.node(), .text(" You reviewed this playdate. Thank you!")),
+                    .p(.class("notice"), .id("review-sent"), Icon.check.node(), .text(" You reviewed this meet-up. Thank you!")),
                     Self.view(req, sent, viewer: me)))
         }
         return WebPages.page(
             req, title: "Review \(theirs.name)", status: status, errors: errors, back: (WebPath.meetups, "Meet-ups"),
             main: .group(
-                .p(.class("muted"), .text("How was \(mine.name)'s playdate with \(theirs.name) and \(theirs.ownerDisplayName)?")),
+                .p(.class("muted"), .text("How was \(mine.name)'s meet-up with \(theirs.name) and \(theirs.ownerDisplayName)?")),
                 .form(
                     .class("card"), .id("review-form"), .action(WebPath.reviewMeetup(meetup.id)), .method(.post),
                     WebPages.csrfField(req),

@@ -85,7 +85,7 @@ final class ReviewService: Sendable {
         let stars = String(repeating: "★", count: review.rating) + String(repeating: "☆", count: 5 - review.rating)
         let draft = NotificationDraft(
             from: me, kind: .review, title: "New review",
-            body: "\(author.owner) reviewed the playdate with \(subjectPet): \(stars)"
+            body: "\(author.owner) (\(author.dog)) reviewed the meet-up with \(subjectPet): \(stars)"
                 + (review.text.map { " “\(NotificationService.preview($0))”" } ?? ""),
             meetup: id, pet: record.$authorPet.id)
         let events = try await db.transaction { tx in
@@ -98,7 +98,7 @@ final class ReviewService: Sendable {
 
     static let alreadyReviewed = Problem(
         status: 409, code: .alreadyReviewed, title: "Already reviewed",
-        detail: "You already reviewed this playdate. Thank you! Each participant reviews a meet-up once.")
+        detail: "You already reviewed this meet-up. Thank you! Each participant reviews a meet-up once.")
 
     /// A dog's reviews (or its owner's), newest first, with the average and count; for every
     /// member who may see the dog.

@@ -129,7 +129,8 @@ enum WebPath {
     static let notifications = "/notifications"
     /// Marks a notification read and goes where it leads.
     static func openNotification(_ id: some PathID<Notifications.Notification>) -> String { notifications + "/\(id)/open" }
-    static let readAllNotifications = "/notifications/read-all"
+    /// Which kinds of notifications the member hears about.
+    static let notificationSettings = "/notifications/settings"
     /// The browser's Web Push subscription (the page's script).
     static let pushSubscription = "/notifications/push"
     static let pushUnsubscription = "/notifications/push/off"
