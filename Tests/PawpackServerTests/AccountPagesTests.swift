@@ -160,6 +160,29 @@ import Vapor
         }
     }
 
+    @Test func theChosenPlaceIsOfferedAgainAndNamedOnTheAccount() async throws {
+        try await TestServer.run { server in
+            // given Ada, who said Lyon at sign-up
+            let browser = try await TestBrowser.signedUpAda(server)
+            _ = try await browser.post("/account/profile", ["displayName": "Ada", "city": "Lyon"])
+
+            // when she chooses Villeurbanne from the search
+            let found = try await browser.get("/account/location?q=Villeurbanne")
+            let field = try #require(found.html.range(of: #"name="placeId" value=""#))
+            let id = String(found.html[field.upperBound...].prefix { $0 != "\"" })
+            #expect(try await browser.post("/account/location", ["placeId": id]).location == "/account?flash=location")
+
+            // then the page offers Villeurbanne next time, and her account names it
+            let again = try await browser.get("/account/location")
+            #expect(again.html.contains("<strong>Villeurbanne</strong>") && again.html.contains(#"value="Villeurbanne""#))
+            #expect(try await browser.get("/account").html.contains("In or near Villeurbanne."))
+
+            // and where the browser says she is, the nearest town is named
+            _ = try await browser.post("/account/location", ["latitude": "70.6634", "longitude": "23.6821"])
+            #expect(try await browser.get("/account").html.contains("In or near Hammerfest."))
+        }
+    }
+
     @Test func theLocationCanBeChosenByPostcode() async throws {
         try await TestServer.run { server in
             let browser = try await TestBrowser.signedUpAda(server)

@@ -6,6 +6,8 @@ depend on each other or on earlier runs. Screenshots land in artifacts/screensho
 
 from __future__ import annotations
 
+from selenium.webdriver.common.by import By
+
 from conftest import Browser, Owner
 
 SHORT_PASSWORD = "short1"  # under the 10-character minimum
@@ -75,6 +77,10 @@ def test_signup_with_too_short_password_names_the_password_and_creates_no_accoun
     assert browser.h1 != "Check your email"
     assert browser.has("form#signup-form")
     assert any("password" in error.lower() for error in browser.errors), browser.errors
+    # and the password's Show button stays inside its field, above the error and the hint
+    toggle = browser.driver.find_element(By.CSS_SELECTOR, "#signup-form .password-toggle").rect
+    field = browser.driver.find_element(By.CSS_SELECTOR, "#signup-form input[type=password]").rect
+    assert field["y"] <= toggle["y"] and toggle["y"] + toggle["height"] <= field["y"] + field["height"], (toggle, field)
 
     # And nothing was created: no verification mail was sent ...
     browser.visit("/dev/mail", "dev-mail-after-refused-signup")

@@ -51,6 +51,13 @@ if (document.querySelectorAll('main').length !== 1) problems.push('not exactly o
 if (document.querySelectorAll('h1').length !== 1) problems.push('not exactly one <h1>');
 const nav = document.querySelector('nav[aria-label=Main]');
 if (signedIn && nav && nav.querySelectorAll('[aria-current=page]').length > 1) problems.push('more than one current tab');
+// a password's Show button stays inside its input, whatever hint or error is below it
+for (const toggle of document.querySelectorAll('.password-toggle')) {
+  const input = document.getElementById(toggle.dataset.toggles);
+  if (!input || toggle.getClientRects().length === 0) continue;
+  const t = toggle.getBoundingClientRect(), i = input.getBoundingClientRect();
+  if (t.top < i.top - 1 || t.bottom > i.bottom + 1 || t.right > i.right + 1) problems.push(`the Show button of #${input.id} leaves its field`);
+}
 // the fact a list row is about (a welfare mode, "likes Pixel", a next due date) is never cut
 for (const key of document.querySelectorAll('.row-key')) {
   if (key.getClientRects().length && key.scrollWidth > key.clientWidth + 1) problems.push(`"${key.textContent}" is cut`);

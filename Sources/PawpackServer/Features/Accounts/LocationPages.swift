@@ -45,7 +45,7 @@ struct LocationPages {
         let guided = next?.hasSuffix("/deck") == true
         return WebPages.page(
             req, title: "Where are you?", status: status, errors: errors,
-            back: guided ? nil : (WebPath.account, "Me"),
+            back: guided ? nil : (WebPath.account, "Your account"),
             main: .group(
                 .if(
                     guided,
@@ -123,6 +123,9 @@ struct LocationPages {
         try req.checkCSRF()
         let form = try req.content.decode(LocationForm.self)
         var point: GeoPoint?
+        // The member's town becomes the place chosen (or the town nearest to where the browser
+        // said): the account names it, and this page offers it next time. Only they see it.
+        var town: String?
         do {
             if form.clear != "1" {
                 if let id = form.placeId {
@@ -130,6 +133,7 @@ struct LocationPages {
                         throw Problem.invalidField("place", "is not a place Pawpack knows; search again")
                     }
                     point = place.centre
+                    town = place.postcode.map { "\($0) \(place.name)" } ?? place.name
                 } else {
                     guard let latitude = Double(form.latitude ?? ""), let longitude = Double(form.longitude ?? ""),
                         let valid = GeoPoint.validated(latitude: latitude, longitude: longitude)
@@ -137,8 +141,10 @@ struct LocationPages {
                         throw Problem.invalidField("place", "could not be read from your browser; search for your town instead")
                     }
                     point = valid
+                    town = Self.places.nearestTown(to: valid)?.name
                 }
             }
+            if let town { user.city = String(town.prefix(AccountRules().maximumCityLength)) }
             try await req.pawpack.pets.setLocation(of: user, to: point, on: req.db)
         } catch let problem as Problem {
             return try render(req, user: user, errors: FormErrors(problem), status: .init(statusCode: problem.status))

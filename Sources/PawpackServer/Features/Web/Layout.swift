@@ -203,13 +203,16 @@ enum WebPages {
         return .div(
             .class(type == .password ? "field password-field" : "field"),
             .label(.for(id), .text(label)),
-            input,
+            // The toggle sits in the input's own box, so a hint or an error below never moves it.
             .if(
                 type == .password,
-                .button(
-                    .type(.button), .class("password-toggle"), .attribute(named: "hidden"),
-                    .data(named: "toggles", value: id), .attribute(named: "aria-pressed", value: "false"),
-                    .text("Show"))),
+                .div(
+                    .class("input-wrap"), input,
+                    .button(
+                        .type(.button), .class("password-toggle"), .attribute(named: "hidden"),
+                        .data(named: "toggles", value: id), .attribute(named: "aria-pressed", value: "false"),
+                        .text("Show"))),
+                else: input),
             .unwrap(hint) { .small(.id("\(id)-hint"), .class("hint"), .text($0)) },
             .unwrap(error) { .p(.id("\(id)-error"), .class("field-error"), .text($0)) }
         )
