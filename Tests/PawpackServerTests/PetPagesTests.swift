@@ -43,4 +43,24 @@ import Vapor
             #expect(try await browser.get("/pets/\(ada.dogID)/vaccinations").html.contains(#"<span class="row-key">Next due 1 February 2027</span>"#))
         }
     }
+
+    @Test func aCatIsAskedNothingOnlyADogNeedsAndCalledACat() async throws {
+        try await TestServer.run { server in
+            // given Ada's cat, with no breed given
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon, dog: ["name": "Miso", "species": "cat"])
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+
+            // then its page says what it is, not a breed it lacks
+            let page = try await browser.get("/pets/\(ada.dogID)")
+            #expect(page.html.contains("<dt>Species</dt><dd>Cat</dd>") && !page.html.contains("<dt>Breed</dt>"))
+            // and its form asks nothing the deck needs of a dog
+            let edit = try await browser.get("/pets/\(ada.dogID)/edit")
+            #expect(edit.status == 200)
+            #expect(!edit.html.contains(#"id="dog-only""#) && !edit.html.contains("Plays (up to"))
+            // while a new pet's form asks it only for a dog, and says "Add pet"
+            let new = try await browser.get("/pets/new")
+            #expect(new.html.contains(#"<fieldset id="dog-only" data-for-species="dog">"#))
+            #expect(new.html.contains(">Add pet</button>") && !new.html.contains("Add dog"))
+        }
+    }
 }

@@ -68,13 +68,13 @@ struct PetPages {
                     mine.isEmpty,
                     .div(
                         .class("empty"), .id("no-pets"), Icon.dog.node(),
-                        .p(.text("No pets yet. Add your dog to find playmates nearby.")))),
+                        .p(.text("No pets yet. Add your dog, cat or any other pet: dogs find playmates nearby.")))),
                 .ul(
                     .class("dog-list"), .id("pet-list"),
                     .forEach(mine) { pet in
                         DogViews.row(pet.card, today: pets.today, key: keyFact(pet))
                     }),
-                .p(.a(.id("add-pet-link"), .class("button block"), .href(WebPath.newPet), .text(mine.isEmpty ? "Add your dog" : "Add a pet"))),
+                .p(.a(.id("add-pet-link"), .class("button block"), .href(WebPath.newPet), .text("Add a pet"))),
                 .if(
                     !invitations.isEmpty,
                     .section(
@@ -205,36 +205,45 @@ struct PetPages {
                         value: value(form?.weightKg, profile?.weightKg.map { String($0) }), autocomplete: "off",
                         required: false, hint: "The size follows from the weight when you do not choose one.",
                         limits: .init(min: String(rules.weightRange.lowerBound), max: String(Int(rules.weightRange.upperBound))), errors: errors),
-                    FormControls.select(
-                        "Size", name: "sizeClass",
-                        options: [("", "From the weight")] + SizeClass.allCases.map { ($0.rawValue, PetWords.name($0).capitalized) },
-                        selected: value(form?.sizeClass, profile?.sizeClass?.rawValue) ?? "", errors: errors),
-                    FormControls.select(
-                        "Energy", name: "energy", options: [("", "Not sure")] + EnergyLevel.allCases.map { ($0.rawValue, PetWords.energy($0)) },
-                        selected: value(form?.energy, profile?.energy?.rawValue) ?? "", errors: errors),
-                    .if(
-                        heldBack && speciesValue == "dog",
-                        .p(
-                            .class("notice"), .id("held-back-note"),
-                            .text(
-                                "While a dog is in Puppy Mode, play style, home and neuter status are kept for you but not used for matching or shown to others. They count once it reaches Social Mode."
-                            ))),
-                    FormControls.chips(
-                        "Plays (up to \(rules.maximumPlayStyles))", name: "playStyles",
-                        options: PlayStyle.allCases.map { ($0.rawValue, PetWords.playStyle($0)) }, selected: styles),
                     FormControls.toggle("Neutered", name: "neutered", checked: form.map { $0.neutered == "on" } ?? profile?.neutered ?? false),
-                    FormControls.select(
-                        "Home", name: "area", options: [("", "Not given")] + HomeArea.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
-                        selected: form?.area ?? env?.area.rawValue ?? ""),
-                    FormControls.toggle("Has a garden", name: "hasGarden", checked: env?.hasGarden ?? false),
-                    FormControls.toggle("Lives with other pets", name: "livesWithOtherPets", checked: env?.livesWithOtherPets ?? false),
-                    FormControls.toggle("Lives with children", name: "livesWithChildren", checked: env?.livesWithChildren ?? false),
+                    // What the deck matches dogs on: not asked of a cat or other pet (a new pet's
+                    // form shows it until another species is chosen, when the script hides it).
+                    .if(
+                        speciesValue == "dog" || pet == nil,
+                        .fieldset(
+                            .id("dog-only"), .data(named: "for-species", value: "dog"),
+                            .element(named: "legend", nodes: [.text("For playdates (dogs)")]),
+                            .if(
+                                heldBack,
+                                .p(
+                                    .class("notice"), .id("held-back-note"),
+                                    .text(
+                                        "While a dog is in Puppy Mode, play style, home and neuter status are kept for you but not used for matching or shown to others. They count once it reaches Social Mode."
+                                    ))),
+                            FormControls.select(
+                                "Size", name: "sizeClass",
+                                options: [("", "From the weight")] + SizeClass.allCases.map { ($0.rawValue, PetWords.name($0).capitalized) },
+                                selected: value(form?.sizeClass, profile?.sizeClass?.rawValue) ?? "", errors: errors),
+                            FormControls.select(
+                                "Energy", name: "energy",
+                                options: [("", "Not sure")] + EnergyLevel.allCases.map { ($0.rawValue, PetWords.energy($0)) },
+                                selected: value(form?.energy, profile?.energy?.rawValue) ?? "", errors: errors),
+                            FormControls.chips(
+                                "Plays (up to \(rules.maximumPlayStyles))", name: "playStyles",
+                                options: PlayStyle.allCases.map { ($0.rawValue, PetWords.playStyle($0)) }, selected: styles),
+                            FormControls.select(
+                                "Home", name: "area",
+                                options: [("", "Not given")] + HomeArea.allCases.map { ($0.rawValue, $0.rawValue.capitalized) },
+                                selected: form?.area ?? env?.area.rawValue ?? ""),
+                            FormControls.toggle("Has a garden", name: "hasGarden", checked: env?.hasGarden ?? false),
+                            FormControls.toggle("Lives with other pets", name: "livesWithOtherPets", checked: env?.livesWithOtherPets ?? false),
+                            FormControls.toggle("Lives with children", name: "livesWithChildren", checked: env?.livesWithChildren ?? false))),
                     WebPages.field(
                         "Personality (optional)", name: "personality",
                         value: value(form?.personality, profile?.personality.joined(separator: ", ")),
                         autocomplete: "off", required: false, hint: "A few words, separated by commas: curious, cuddly…",
                         limits: .init(maxLength: 250), errors: errors),
-                    WebPages.submit(pet == nil ? "Add \(speciesValue == "dog" ? "dog" : "pet")" : "Save", id: "pet-submit", busy: "Saving…")
+                    WebPages.submit(pet == nil ? "Add pet" : "Save", id: "pet-submit", busy: "Saving…")
                 ))
     }
 
@@ -339,7 +348,7 @@ struct PetPages {
         let welfare = canEdit ? pet.welfare : nil
         typealias Fact = (String, String)
         var facts: [Fact] = [
-            ("Breed", profile.breed ?? profile.species.rawValue.capitalized), ("Age", age),
+            profile.breed.map { ("Breed", $0) } ?? ("Species", profile.species.rawValue.capitalized), ("Age", age),
             ("Sex", PetWords.sex(profile.sex)),
         ]
         if let size = profile.effectiveSizeClass { facts.append(("Size", PetWords.name(size).capitalized)) }

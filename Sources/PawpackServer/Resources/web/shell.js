@@ -51,6 +51,18 @@ document.addEventListener('change', function (event) {
   else preview.removeAttribute('src');
 });
 
+// Fields for one species (`data-for-species`: the deck's questions, for dogs) follow the
+// species chosen on a new pet's form; without the script they stay, and are not asked later.
+document.querySelectorAll('select[name=species]').forEach(function (select) {
+  var follow = function () {
+    document.querySelectorAll('[data-for-species]').forEach(function (part) {
+      part.hidden = part.dataset.forSpecies !== select.value;
+    });
+  };
+  select.addEventListener('change', follow);
+  follow();
+});
+
 // Show-password toggles.
 document.querySelectorAll('.password-toggle').forEach(function (button) {
   var input = document.getElementById(button.dataset.toggles);
