@@ -72,6 +72,13 @@ extension PawpackClient {
         }
     }
 
+    /// Makes a photo the pet's main one, shown first everywhere; the previous one joins the others.
+    public func makeMainPhoto(_ photo: Pet.Photo.ID, of pet: Pet.ID) async throws {
+        try await signedIn {
+            _ = try await client.makeMainPetPhoto(path: .init(petId: pet.description, photoId: photo.description)).noContent
+        }
+    }
+
     // MARK: Vaccinations and welfare
 
     /// A pet's vaccination records, newest first (owner or guardian).

@@ -56,6 +56,11 @@ import Testing
             let photo = try await ada.uploadPhoto(try fixture("plain.jpg"), of: biscuit.id, as: .profile)
             #expect(try await ada.pet(biscuit.id).card.photos.map(\.id) == [photo.id])
             #expect(photo.url.path.hasPrefix("/media/pets/\(biscuit.id)/"))
+            // a second photo, made the main one, comes first
+            let another = try await ada.uploadPhoto(try fixture("plain.jpg"), of: biscuit.id, as: .gallery)
+            try await ada.makeMainPhoto(another.id, of: biscuit.id)
+            #expect(try await ada.pet(biscuit.id).card.photos.map(\.id) == [another.id, photo.id])
+            try await ada.deletePhoto(another.id, of: biscuit.id)
             try await ada.deletePhoto(photo.id, of: biscuit.id)
             #expect(try await ada.pet(biscuit.id).card.photos.isEmpty)
             let mistake = try await ada.addVaccination(to: biscuit.id, VaccinationInput(vaccine: .rabies, givenOn: "2025-01-05"))

@@ -63,4 +63,45 @@ import Vapor
             #expect(new.html.contains(">Add pet</button>") && !new.html.contains("Add dog"))
         }
     }
+
+    @Test func theOwnerChoosesTheMainPhotoAndDeletesOthersFromTheWeb() async throws {
+        try await TestServer.run { server in
+            // given Ada's dog with a main photo and another
+            let (ada, bob) = try await server.adaAndBob()
+            var photos: [String] = []
+            for kind in ["profile", "gallery"] {
+                let reply = try await server.upload(
+                    APIPath.photos(ada.dogID),
+                    parts: [
+                        .init(name: "photo", filename: "dog.jpg", contentType: "image/jpeg", data: try fixture("plain.jpg")),
+                        .init(name: "kind", data: Data(kind.utf8)),
+                    ], token: ada.token)
+                photos.append(try reply.decode(Components.Schemas.Photo.self).id)
+            }
+            let (main, other) = (photos[0], photos[1])
+            let browser = try await TestBrowser.signedIn(server, as: ada.member)
+            let page = try await browser.get("/pets/\(ada.dogID)")
+            #expect(page.html.contains(#"id="photo-manager""#) && page.html.contains(#"id="main-\#(other)""#))
+            #expect(!page.html.contains(#"id="main-\#(main)""#), "the main photo is marked, not offered")
+
+            // when another member tries either, nothing changes
+            let bobs = try await TestBrowser.signedIn(server, as: bob.member)
+            #expect(try await bobs.post("/pets/\(ada.dogID)/photos/\(other)/main", [:]).status == 403)
+            #expect(try await bobs.post("/pets/\(ada.dogID)/photos/\(other)/delete", [:]).status == 403)
+
+            // when Ada makes the other one main, it comes first
+            let made = try await browser.post("/pets/\(ada.dogID)/photos/\(other)/main", [:])
+            #expect(made.location == "/pets/\(ada.dogID)?flash=main-photo")
+            let card = try await server.get(APIPath.pet(ada.dogID), token: ada.token, as: Components.Schemas.PetView.self).card
+            #expect(card.photos.map(\.id) == [other, main])
+
+            // and deleting one removes it and its file
+            let files = server.storedMediaFiles().count
+            let deleted = try await browser.post("/pets/\(ada.dogID)/photos/\(main)/delete", [:])
+            #expect(deleted.location == "/pets/\(ada.dogID)?flash=photo-deleted")
+            let after = try await server.get(APIPath.pet(ada.dogID), token: ada.token, as: Components.Schemas.PetView.self).card
+            #expect(after.photos.map(\.id) == [other])
+            #expect(server.storedMediaFiles().count == files - 1)
+        }
+    }
 }

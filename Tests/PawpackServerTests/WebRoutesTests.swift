@@ -63,7 +63,7 @@ import Vapor
                 (.POST, WebPath.accountDelete),
                 (.GET, WebPath.pets), (.POST, WebPath.pets), (.GET, WebPath.newPet), (.GET, WebPath.pet(pet)),
                 (.GET, WebPath.editPet(pet)), (.POST, WebPath.editPet(pet)), (.POST, WebPath.deletePet(pet)),
-                (.POST, WebPath.petPhotos(pet)), (.POST, WebPath.deletePetPhoto(pet, photo)),
+                (.POST, WebPath.petPhotos(pet)), (.POST, WebPath.deletePetPhoto(pet, photo)), (.POST, WebPath.makeMainPetPhoto(pet, photo)),
                 (.GET, WebPath.vaccinations(pet)), (.POST, WebPath.vaccinations(pet)),
                 (.POST, WebPath.deleteVaccination(pet, vaccination)),
                 (.GET, WebPath.guardians(pet)), (.POST, WebPath.guardians(pet)), (.POST, WebPath.removeGuardian(pet, member)),

@@ -364,7 +364,8 @@ struct AccountPages {
                         .text(
                             user.latitude == nil
                                 ? "Not set yet: your dogs' decks need it to find dogs nearby."
-                                : "\(user.city.map { "In or near \($0)." } ?? "Set.") Pawpack keeps only the centre of the 500 m square you are in; others see a rounded distance.")),
+                                : "\(user.city.map { "In or near \($0)." } ?? "Set.") Pawpack keeps only the centre of the 500 m square you are in; others see a rounded distance."
+                        )),
                     .a(
                         .class("button secondary"), .id("location-link"), .href(WebPath.accountLocation),
                         .text(user.latitude == nil ? "Set where you are" : "Change where you are"))

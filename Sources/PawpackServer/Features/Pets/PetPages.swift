@@ -23,6 +23,7 @@ struct PetPages {
         routes.post(WebPath.deletePet(Param.pet).pathComponents, use: delete)
         routes.on(.POST, WebPath.petPhotos(Param.pet).pathComponents, body: .collect(maxSize: uploadLimit), use: uploadPhoto)
         routes.post(WebPath.deletePetPhoto(Param.pet, Param.photo).pathComponents, use: deletePhoto)
+        routes.post(WebPath.makeMainPetPhoto(Param.pet, Param.photo).pathComponents, use: makeMainPhoto)
         routes.get(WebPath.vaccinations(Param.pet).pathComponents, use: vaccinations)
         routes.post(WebPath.vaccinations(Param.pet).pathComponents, use: addVaccination)
         routes.post(WebPath.deleteVaccination(Param.pet, Param.vaccination).pathComponents, use: deleteVaccination)
@@ -429,6 +430,30 @@ struct PetPages {
                 .if(
                     canEdit,
                     .group(
+                        .if(
+                            !pet.photos.isEmpty,
+                            .section(
+                                .class("card"), .id("photo-manager"),
+                                .h2(.text("Photos")),
+                                .ul(
+                                    .class("photo-grid"),
+                                    .forEach(pet.photos) { photo in
+                                        .li(
+                                            .id("photo-\(photo.id)"),
+                                            .img(
+                                                .src(WebPath.media(photo.storageKey)), .alt(photo.kind == .profile ? "Main photo" : "Another photo"),
+                                                .attribute(named: "width", value: "96"), .attribute(named: "height", value: "96")),
+                                            .if(
+                                                photo.kind == .profile,
+                                                .span(.class("badge"), .text("Main")),
+                                                else: .form(
+                                                    .action(WebPath.makeMainPetPhoto(id, photo.id)), .method(.post), WebPages.csrfField(req),
+                                                    .button(.type(.submit), .class("button quiet"), .id("main-\(photo.id)"), .text("Make main")))),
+                                            DogViews.confirm(
+                                                req, summary: "Delete", question: "Delete this photo of \(profile.name)?",
+                                                action: WebPath.deletePetPhoto(id, photo.id), button: "Yes, delete",
+                                                id: "delete-photo-\(photo.id)"))
+                                    }))),
                         .section(
                             .class("card"),
                             .h2(.text("Add a photo")),
@@ -512,7 +537,15 @@ struct PetPages {
         try req.checkCSRF()
         let id = try req.idParameter(Param.pet)
         try await pets.deletePhoto(webUser.user, pet: id, photo: try req.idParameter(Param.photo), on: req.db)
-        return WebPages.redirect(WebPath.pet(id))
+        return WebPages.redirect(WebPath.pet(id), flash: .photoDeleted)
+    }
+
+    @Sendable func makeMainPhoto(_ req: Request) async throws -> Response {
+        let webUser = try req.requireWebUser()
+        try req.checkCSRF()
+        let id = try req.idParameter(Param.pet)
+        try await pets.makeMainPhoto(webUser.user, pet: id, photo: try req.idParameter(Param.photo), on: req.db)
+        return WebPages.redirect(WebPath.pet(id), flash: .mainPhoto)
     }
 
     // MARK: Vaccinations and mode

@@ -310,6 +310,20 @@ final class PetService: Sendable {
         await photos.remove([key])
     }
 
+    /// Makes one of the pet's photos its main one; the previous main photo joins the others.
+    func makeMainPhoto(_ user: UserRecord, pet id: Pet.ID, photo photoID: Pet.Photo.ID, on db: any Database) async throws {
+        let (pet, _) = try await authorized(user, pet: id, need: \.canEdit, on: db)
+        let petID = try pet.requireID()
+        guard try await PetPhotoRecord.query(on: db).filter(\.$id == photoID).filter(\.$pet.$id == petID).first() != nil else {
+            throw Problem.notFound
+        }
+        try await db.transaction { tx in
+            try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id == petID).filter(\.$kind == .profile)
+                .set(\.$kind, to: .gallery).update()
+            try await PetPhotoRecord.query(on: tx).filter(\.$id == photoID).set(\.$kind, to: .profile).update()
+        }
+    }
+
     /// A photo of `pet` for `viewer`, by its storage key: hidden, like the pet, from a member
     /// blocked by or blocking its owner.
     func photo(key: String, pet id: Pet.ID, viewer: UserRecord, on db: any Database) async throws -> StoredMedia {

@@ -92,6 +92,14 @@ extension APIHandler {
         return .noContent(.init())
     }
 
+    func makeMainPetPhoto(_ input: Operations.MakeMainPetPhoto.Input) async throws -> Operations.MakeMainPetPhoto.Output {
+        let auth = try await authenticated()
+        try await pets.makeMainPhoto(
+            auth.user, pet: try pathID(input.path.petId), photo: try pathID(input.path.photoId),
+            on: auth.request.db)
+        return .noContent(.init())
+    }
+
     func listVaccinations(_ input: Operations.ListVaccinations.Input) async throws -> Operations.ListVaccinations.Output {
         let auth = try await authenticated()
         let records = try await services.vaccinations.vaccinations(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)

@@ -32,7 +32,7 @@ extension Area {
         },
         home: { req, services in try await PetPages.home(req, services: services) },
         flashes: [
-            .petAdded, .petSaved, .petDeleted, .photoAdded, .photoRefused, .vaccinationAdded, .invited,
+            .petAdded, .petSaved, .petDeleted, .photoAdded, .photoDeleted, .mainPhoto, .photoRefused, .vaccinationAdded, .invited,
             .guardianAccepted, .guardianDeclined, .socialReached,
         ],
         uploadOperations: [Operations.UploadPetPhoto.id],
@@ -75,6 +75,8 @@ extension Flash {
     static let petSaved = Flash("pet-saved", "Saved.")
     static let petDeleted = Flash("pet-deleted", "Pet deleted.")
     static let photoAdded = Flash("photo-added", "Photo added.")
+    static let photoDeleted = Flash("photo-deleted", "Photo deleted.")
+    static let mainPhoto = Flash("main-photo", "That photo now comes first.")
     static let photoRefused = Flash(
         "photo-refused", "The pet was added, but the photo was refused: upload a JPEG, PNG, WebP or HEIC of at most 10 MB.")
     static let vaccinationAdded = Flash("vaccination-added", "Vaccination recorded.")

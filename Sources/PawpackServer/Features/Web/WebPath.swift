@@ -63,6 +63,9 @@ enum WebPath {
     static func editPet(_ id: some PathID<Pet>) -> String { pet(id) + "/edit" }
     static func deletePet(_ id: some PathID<Pet>) -> String { pet(id) + "/delete" }
     static func petPhotos(_ id: some PathID<Pet>) -> String { pet(id) + "/photos" }
+    static func makeMainPetPhoto(_ id: some PathID<Pet>, _ photo: some PathID<Pet.Photo>) -> String {
+        pet(id) + "/photos/\(photo)/main"
+    }
     static func deletePetPhoto(_ id: some PathID<Pet>, _ photo: some PathID<Pet.Photo>) -> String {
         petPhotos(id) + "/\(photo)/delete"
     }
