@@ -8,6 +8,8 @@ public enum NotificationKind: String, Sendable, Codable, CaseIterable {
     /// A proposal, its answer, a cancellation, completion, expiry or the reminder.
     case meetup
     case review
+    /// An invitation to guard another member's pet.
+    case guardianInvitation = "guardian_invitation"
 }
 
 extension NotificationKind {
@@ -19,6 +21,7 @@ extension NotificationKind {
         case .message: "Messages"
         case .meetup: "Meet-ups and their reminders"
         case .review: "Reviews of your dogs"
+        case .guardianInvitation: "Invitations to guard a pet"
         }
     }
 }

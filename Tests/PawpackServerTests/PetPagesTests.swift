@@ -104,4 +104,34 @@ import Vapor
             #expect(server.storedMediaFiles().count == files - 1)
         }
     }
+
+    @Test func anInvitationToGuardIsANotificationAndCountedOnThePetsTab() async throws {
+        try await TestServer.run { server in
+            // given Ada's dog and Bob
+            let (ada, bob) = try await server.adaAndBob()
+
+            // when Ada invites Bob to guard it
+            #expect(try await server.send(.POST, APIPath.guardians(ada.dogID), object: ["username": "bob"], token: ada.token).status == 201)
+
+            // then Bob's inbox says so, it opens his pets, and his Pets tab counts it
+            let inbox = try await server.get(APIPath.notifications, token: bob.token, as: Components.Schemas.NotificationPage.self)
+            let told = try #require(inbox.items.first { $0.kind == .guardianInvitation })
+            #expect(told.title == "Help look after Ada's dog?" && told.body.hasPrefix("Ada invites you to guard Ada's dog"))
+            let bobs = try await TestBrowser.signedIn(server, as: bob.member)
+            let home = try await bobs.get("/home")
+            #expect(ChatPagesTests.count("pets-count", in: home.html) == 1)
+            #expect(home.html.contains(#"id="home-invitations""#))
+            #expect(try await bobs.post("/notifications/\(told.id)/open", [:]).location == "/pets")
+
+            // and once he accepts, nothing is waiting; the list shows him as a row
+            let invitation = try #require(
+                try await server.get(
+                    APIPath.guardianInvitations, token: bob.token, as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self
+                ).items.first)
+            #expect(try await bobs.post("/guardian-invitations/\(invitation.id)/accept", [:]).status == 303)
+            #expect(ChatPagesTests.count("pets-count", in: try await bobs.get("/home").html) == nil)
+            let list = try await TestBrowser.signedIn(server, as: ada.member).get("/pets/\(ada.dogID)/guardians")
+            #expect(list.html.contains(#"<li class="dog-row" id="guardian-\#(bob.member.id)">"#))
+        }
+    }
 }

@@ -72,6 +72,7 @@ struct NotificationValue: Sendable, Equatable {
         case .match: chat.map { WebPath.chat($0) } ?? WebPath.matches
         case .matchRequest: WebPath.matchRequests
         case .meetup, .review: WebPath.meetups
+        case .guardianInvitation: WebPath.pets
         }
     }
     var cursor: ActivityCursor<Notifications.Notification> { .init(activity: activity, id: id) }

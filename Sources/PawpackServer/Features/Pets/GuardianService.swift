@@ -6,9 +6,13 @@ import PawpackCore
 /// and edit it (`PetPermissions`). The household Care's feeds and reminders reach.
 final class GuardianService: Sendable {
     let pets: PetService
+    let notifications: NotificationService
+    let realtime: RealtimeEvents
 
-    init(pets: PetService) {
+    init(pets: PetService, notifications: NotificationService, realtime: RealtimeEvents) {
         self.pets = pets
+        self.notifications = notifications
+        self.realtime = realtime
     }
 
     func guardians(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [GuardianValue] {
@@ -44,7 +48,16 @@ final class GuardianService: Sendable {
             throw CreationLimits.reached("guardians of a pet", limit: pets.limits.guardiansPerPet, field: "username")
         }
         let guardian = GuardianRecord(petID: petID, userID: inviteeID, now: pets.clock.now())
-        try await guardian.create(on: db)
+        // The invitee hears of it in the inbox (and by push), and the Pets tab counts it.
+        let told = NotificationDraft(
+            from: try user.requireID(), kind: .guardianInvitation, title: "Help look after \(pet.name)?",
+            body: "\(user.displayName) invites you to guard \(pet.name): you would see and edit its profile and records.",
+            pet: petID)
+        let events = try await db.transaction { tx in
+            try await guardian.create(on: tx)
+            return try await self.notifications.notify(told, to: inviteeID, on: tx)
+        }
+        await realtime.deliver(events)
         return try GuardianValue(guardian, user: invitee)
     }
 

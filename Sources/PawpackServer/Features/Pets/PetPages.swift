@@ -673,17 +673,25 @@ struct PetPages {
                 .p(.class("muted"), .text("Guardians help care for \(pet.name): they can edit the profile and records, but not delete the pet.")),
                 .if(guardians.isEmpty, .p(.text("No guardians yet."))),
                 .ul(
-                    .id("guardian-list"),
+                    .class("dog-list"), .id("guardian-list"),
                     .forEach(guardians) { guardian in
                         .li(
-                            .text("\(guardian.displayName) (@\(guardian.username))"),
-                            .if(guardian.status == .invited, .span(.class("badge"), .text("invited"))),
-                            .if(
-                                role == .owner || guardian.userID == me,
-                                .form(
-                                    .class("inline"), .action(WebPath.removeGuardian(id, guardian.userID)), .method(.post),
-                                    WebPages.csrfField(req),
-                                    .button(.type(.submit), .class("link"), .text(guardian.userID == me ? "Step down" : "Remove")))))
+                            .class("dog-row"), .id("guardian-\(guardian.userID)"),
+                            .div(
+                                .class("who"),
+                                .span(.class("avatar placeholder row-photo"), Icon.person.node()),
+                                .strong(.text(guardian.displayName)), .span(.text("@\(guardian.username)")),
+                                .if(guardian.status == .invited, .span(.class("row-key"), .text("Invited: waiting for an answer")))),
+                            .div(
+                                .class("row-actions"),
+                                .if(
+                                    role == .owner || guardian.userID == me,
+                                    DogViews.confirm(
+                                        req, summary: guardian.userID == me ? "Step down" : guardian.status == .invited ? "Withdraw" : "Remove",
+                                        question: guardian.userID == me
+                                            ? "Stop guarding \(pet.name)?" : "\(guardian.displayName) will no longer guard \(pet.name).",
+                                        action: WebPath.removeGuardian(id, guardian.userID), button: "Yes",
+                                        id: "remove-guardian-\(guardian.userID)"))))
                     }),
                 .if(
                     role == .owner,

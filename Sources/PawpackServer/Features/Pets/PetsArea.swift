@@ -17,7 +17,9 @@ extension Area {
                     for area in services.areas { if let read = area.petRatings { ratings.merge(try await read(pets, db)) { $1 } } }
                     return ratings
                 })
-            return [pets, VaccinationService(pets: pets), GuardianService(pets: pets)]
+            return [
+                pets, VaccinationService(pets: pets), GuardianService(pets: pets, notifications: services.notifications, realtime: services.realtime),
+            ]
         },
         migrations: PetMigrations.all,
         pages: { app, services in
@@ -27,15 +29,23 @@ extension Area {
             ).register(on: app)
             MediaRoutes(services: services).register(on: app)
         },
-        tab: .init(id: "pets", title: "Pets", path: WebPath.pets, icon: .dog, position: 20) { path in
+        tab: .init(id: "pets", title: "Pets", path: WebPath.pets, icon: .dog, position: 20, badge: WebPages.Badge.guardianInvitations) { path in
             path.hasPrefix(WebPath.pets) || path.hasPrefix("/guardian-invitations")
         },
         home: { req, services in try await PetPages.home(req, services: services) },
+        badges: [
+            .init(id: WebPages.Badge.guardianInvitations, one: " invitation waiting", many: " invitations waiting") { me in
+                """
+                SELECT COUNT(*) FROM "pet_guardians" WHERE "user_id" = \(bind: me) AND "status" = \(bind: GuardianRecord.Status.invited.rawValue)
+                """
+            }
+        ],
         flashes: [
             .petAdded, .petSaved, .petDeleted, .photoAdded, .photoDeleted, .mainPhoto, .photoRefused, .vaccinationAdded, .invited,
             .guardianAccepted, .guardianDeclined, .socialReached,
         ],
         uploadOperations: [Operations.UploadPetPhoto.id],
+        notificationKinds: [.guardianInvitation],
         export: { document, scope in
             // The member's own pets with their records and guardians, and the other members'
             // pets they guard or are invited to guard.
@@ -68,6 +78,10 @@ extension PawpackServices {
     var pets: PetService { area(PetService.self) }
     var vaccinations: VaccinationService { area(VaccinationService.self) }
     var guardians: GuardianService { area(GuardianService.self) }
+}
+
+extension WebPages.Badge {
+    static let guardianInvitations = "pets-count"
 }
 
 extension Flash {
