@@ -96,6 +96,13 @@ import Vapor
                 let listed = try await server.get("/v1/matches", token: owner.token, as: Matches.self)
                 #expect(listed.items.map(\.chatId) == [chat])
             }
+
+            // and once it ends, Matches does not say "yet" beside the chat it leaves
+            #expect(!matches.html.contains("No matches yet"))
+            let match = try #require(try await server.get("/v1/matches", token: ada.token, as: Matches.self).items.first).id
+            #expect(try await browser.post("/playdates/matches/\(match)/unmatch", [:]).status == 303)
+            let ended = try await browser.get("/playdates/matches")
+            #expect(ended.html.contains("No current matches.") && !ended.html.contains("No matches yet"))
         }
     }
 

@@ -193,3 +193,33 @@ def test_the_member_who_liked_first_hears_of_the_match_wherever_they_are(browser
     link = browser.driver.find_element(By.CSS_SELECTOR, "#toast a")
     assert link.text == "Say hello" and re.search(r"/chats/[0-9a-f-]{36}$", link.get_attribute("href"))
 
+
+
+def test_the_requests_and_chats_pages_follow_what_happens_elsewhere(browser: Browser) -> None:
+    # given a member in Harstad with Kiwi, looking at their requests, and Pip's owner nearby
+    member = Owner.fresh("kiwi")
+    api = Api(member)
+    kiwi = api.dog("Kiwi", 68.798, 16.541)
+    pip_owner = Api(Owner.fresh("pip"))
+    pip = pip_owner.dog("Pip", 68.798, 16.541)
+    browser.visit("/login", "live-login")
+    browser.log_in(member.email, member.password, "live-home")
+    browser.visit("/playdates/requests", "live-requests-empty")
+    open_socket = "return document.documentElement.dataset.realtime === 'open'"
+    browser.wait.until(lambda d: d.execute_script(open_socket))
+
+    # when Pip likes Kiwi, the request appears without a reload by hand
+    pip_owner.like(pip, kiwi)
+    browser.wait.until(lambda d: "Pip" in d.execute_script("return (document.getElementById('incoming-requests') || {}).textContent || ''"))
+    browser.screenshots.take(browser.driver, "live-requests-arrived")
+
+    # and on the chat list, the match's chat and then Pip's owner's message come in by themselves
+    browser.visit("/chats", "live-chats-empty")
+    browser.wait.until(lambda d: d.execute_script(open_socket))
+    api.like(kiwi, pip)
+    browser.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#chat-list .chat-row"))
+    browser.wait.until(lambda d: d.execute_script(open_socket))
+    chat = pip_owner.call("GET", "/v1/chats")["items"][0]["id"]
+    pip_owner.call("POST", f"/v1/chats/{chat}/messages", {"id": "8c4a1f52-6f3e-4d8e-9d2a-3b1f0c9e7a11", "text": "Walk by the harbour?"})
+    browser.wait.until(lambda d: "Walk by the harbour?" in d.execute_script("return document.getElementById('chat-list').textContent"))
+    browser.screenshots.take(browser.driver, "live-chats-message")

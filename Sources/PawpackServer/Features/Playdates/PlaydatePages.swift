@@ -505,6 +505,11 @@ struct PlaydatePages {
     @Sendable func matches(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
         let rows = try await playdates.matches(user, on: req.db)
+        // A member whose matches ended (their chats stay, closed) has had matches: "yet" would
+        // be untrue beside them.
+        let hadMatches =
+            rows.isEmpty
+            ? try await ChatRecord.query(on: req.db).involving(\.$userA.$id, \.$userB.$id, try user.requireID()).first() != nil : true
         let today = pets.today
         return WebPages.page(
             req, title: "Matches", back: (WebPath.playdates, "Playdates"),
@@ -513,7 +518,11 @@ struct PlaydatePages {
                     rows.isEmpty,
                     .div(
                         .class("empty"), .id("matches-empty"), Icon.heart.node(),
-                        .p(.text("No matches yet. When a dog you like likes yours back, you meet here.")),
+                        .p(
+                            .text(
+                                hadMatches
+                                    ? "No current matches. Chats with the dogs you matched before stay in Chats, closed."
+                                    : "No matches yet. When a dog you like likes yours back, you meet here.")),
                         .a(.class("button"), .href(WebPath.playdates), .text("Go to your deck")))),
                 .ul(
                     .class("dog-list"), .id("match-list"),

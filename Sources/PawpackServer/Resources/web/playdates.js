@@ -94,3 +94,15 @@ Pawpack.on('match', function (data) {
   Pawpack.toast("It's a match: " + data.match.myPet.name + ' and ' + data.match.otherPet.name + '!',
                 { href: '/chats/' + encodeURIComponent(data.match.chatId), text: 'Say hello' });
 });
+
+// The Requests and Matches pages follow what happens elsewhere: a request that arrives, or a
+// match made, draws the page again (a list has nothing typed to lose).
+var requestsPage = document.getElementById('incoming-requests') || document.getElementById('outgoing-requests');
+var matchesPage = document.getElementById('match-list');
+if (requestsPage || matchesPage) {
+  var redraw = function () { window.location.reload(); };
+  Pawpack.on('match_request', function () { if (requestsPage) redraw(); });
+  Pawpack.on('match', function () { redraw(); });
+  Pawpack.on('chat_closed', function () { if (matchesPage) redraw(); });
+}
+
