@@ -51,6 +51,15 @@ if (document.querySelectorAll('main').length !== 1) problems.push('not exactly o
 if (document.querySelectorAll('h1').length !== 1) problems.push('not exactly one <h1>');
 const nav = document.querySelector('nav[aria-label=Main]');
 if (signedIn && nav && nav.querySelectorAll('[aria-current=page]').length > 1) problems.push('more than one current tab');
+// nothing lies over the heading or the way back (a photo's placeholder, a toast)
+for (const el of document.querySelectorAll('main h1, main .back-link')) {
+  if (el.getClientRects().length === 0) continue;
+  el.scrollIntoView({block: 'center'});
+  const box = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(box.left + Math.min(box.width / 2, 40), box.top + box.height / 2);
+  if (hit && hit !== el && !el.contains(hit)) problems.push(`${el.tagName.toLowerCase()} is covered by ${hit.tagName.toLowerCase()}.${hit.className}`);
+}
+window.scrollTo(0, 0);
 // a password's Show button stays inside its input, whatever hint or error is below it
 for (const toggle of document.querySelectorAll('.password-toggle')) {
   const input = document.getElementById(toggle.dataset.toggles);
@@ -131,7 +140,8 @@ def community() -> dict:
     match = api.call("GET", "/v1/matches")["items"][0]["id"]
     chat = api.call("GET", "/v1/chats")["items"][0]["id"]
     matched.call("POST", f"/v1/chats/{chat}/messages", {"id": str(uuid.uuid4()), "text": "Hello Juno! Walk on Saturday?"})
-    api.call("POST", f"/v1/chats/{chat}/messages", {"id": str(uuid.uuid4()), "text": "Yes please, Hazel."})
+    # the last message is long, without a space to break at: the chat list must cut it, not widen
+    api.call("POST", f"/v1/chats/{chat}/messages", {"id": str(uuid.uuid4()), "text": "Yes please, Hazel! " + "Woof" * 60})
     starts = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0).isoformat()
     matched.call("POST", f"/v1/chats/{chat}/meetups", {"startsAt": starts, "placeName": "Hammerfest harbour",
                                                          "latitude": HAMMERFEST[0], "longitude": HAMMERFEST[1]})
@@ -233,3 +243,20 @@ def test_every_page_fits_loads_its_images_and_has_its_landmarks(community: dict,
     finally:
         driver.quit()
     assert not problems, f"{size}, {theme}:\n" + pformat(problems)
+
+
+def test_a_toast_stays_clear_of_the_heading_and_does_not_come_back_on_reload(community: dict, browser: Browser) -> None:
+    browser.visit("/login", "toast-login")
+    browser.log_in(community["member"].email, community["member"].password, "toast-home")
+    # given a page opened with a flash, as after saving a pet
+    browser.visit(f"/pets/{community['dog']}?flash=pet-saved", "toast-shown")
+    toast = browser.driver.find_element(By.ID, "toast").rect
+    heading = browser.driver.find_element(By.TAG_NAME, "h1").rect
+    # then the toast does not cover the heading
+    apart = toast["y"] >= heading["y"] + heading["height"] or toast["y"] + toast["height"] <= heading["y"]
+    assert apart, (toast, heading)
+    # and the address forgot it: a reload shows no toast
+    assert "flash=" not in browser.driver.current_url
+    browser.driver.refresh()
+    assert not browser.driver.find_elements(By.ID, "toast")
+
