@@ -76,4 +76,15 @@ import Testing
             #expect(home.html.contains(#"id="your-dogs""#))
         }
     }
+
+    @Test func aMemberWithOnlyACatIsNotPushedTowardsPlaydates() async throws {
+        try await TestServer.run { server in
+            // given Eve, whose only pet is a cat
+            let eve = try await server.owner("eve", at: TestServer.Place.lyon, dog: ["name": "Miso", "species": "cat"])
+            // when she opens Home, no checklist asks her to add a dog or like one
+            let home = try await TestBrowser.signedIn(server, as: eve.member).get("/home")
+            #expect(!home.html.contains(#"id="checklist""#) && !home.html.contains("Add your dog"))
+            #expect(home.html.contains(#"id="caught-up""#))
+        }
+    }
 }

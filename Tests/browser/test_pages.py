@@ -260,3 +260,18 @@ def test_a_toast_stays_clear_of_the_heading_and_does_not_come_back_on_reload(com
     browser.driver.refresh()
     assert not browser.driver.find_elements(By.ID, "toast")
 
+
+
+def test_home_shows_what_waits_for_the_member_across_areas(community: dict, browser: Browser) -> None:
+    browser.visit("/login", "home-cards-login")
+    browser.log_in(community["member"].email, community["member"].password, "home-cards")
+    browser.visit("/home", "home-cards-home")
+    # the Home tab is the current one, the account sits in the top bar
+    assert browser.driver.find_element(By.CSS_SELECTOR, "nav#app-nav [aria-current=page]").get_attribute("id") == "nav-home"
+    assert browser.has("a#topbar-me")
+    # and what waits comes first: Mabel's request and the meet-up Hazel's owner proposed, then the
+    # way to Juno's deck (the chat may have been read by the tests before)
+    ids = browser.driver.execute_script("return Array.from(document.querySelectorAll('main section.home-card')).map(s => s.id)")
+    for card in ("home-meetups-proposed", "waiting", "your-dogs"):
+        assert card in ids, ids
+    assert ids.index("waiting") < ids.index("home-meetups-proposed") < ids.index("your-dogs"), ids

@@ -13,7 +13,7 @@ from pprint import pformat
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import REPO_ROOT, Browser, Owner
+from conftest import REPO_ROOT, Api, Browser, Owner
 
 PHOTO = REPO_ROOT / "Tests" / "PawpackCoreTests" / "Fixtures" / "gps.jpg"
 PET_PATH = re.compile(r"^/pets/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -143,3 +143,49 @@ def test_owner_adds_a_puppy_with_photo_and_it_reaches_social_mode_by_itself_once
     check_layout("pets list, one pet")
 
     assert not problems, "pages that do not fit a phone or have unlabelled inputs:\n" + pformat(problems)
+
+
+def test_the_small_things_a_member_sees_on_their_pets_inbox_and_account(browser: Browser) -> None:
+    # given a member in Mo i Rana (a town of this test's own) with a dog with two photos and a
+    # cat, whom a neighbour invites to guard her dog
+    member = Owner.fresh("small").living_in("Mo i Rana")
+    api = Api(member)
+    dog = api.dog("Tinde", 66.313, 14.142)
+    api.upload_photo(dog, PHOTO)
+    api.upload_photo(dog, PHOTO)
+    cat = api.call("POST", "/v1/pets", {"name": "Miso", "species": "cat", "estimatedAgeMonths": 24})["card"]["id"]
+    neighbour = Api(Owner.fresh("neighbour"))
+    theirs = neighbour.dog("Fjord", 66.313, 14.142)
+    neighbour.call("POST", f"/v1/pets/{theirs}/guardians", {"username": member.username})
+    browser.visit("/login", "small-login")
+    browser.log_in(member.email, member.password, "small-home")
+
+    # then the Pets tab counts the invitation, and Home offers to answer it
+    assert browser.text_of("#pets-count").startswith("1")
+    assert browser.has("#home-invitations")
+
+    # and "Your pets" keeps each pet's mode on a line of its own; the cat is called a cat
+    browser.click("nav#app-nav a#nav-pets", "small-pets")
+    assert "Puppy Mode" in browser.text_of("#pet-list") or "Social Mode" in browser.text_of("#pet-list")
+    browser.visit(f"/pets/{cat}", "small-cat")
+    assert "Cat" in browser.text_of("#pet-facts") and "Breed" not in browser.text_of("#pet-facts")
+    browser.visit(f"/pets/{cat}/edit", "small-cat-edit")
+    assert not browser.has("#dog-only")
+
+    # and the dog's second photo can be made the main one
+    browser.visit(f"/pets/{dog}", "small-dog")
+    browser.click("#photo-manager button[id^=main-]", "small-main-photo")
+    assert "That photo now comes first." in browser.flashes
+
+    # and the inbox says who invited her, with the day and time, and which kinds she hears about
+    browser.click("a#bell", "small-inbox")
+    assert "invites you to guard Fjord" in browser.text_of("#inbox")
+    assert browser.driver.find_elements(By.CSS_SELECTOR, "#inbox time[data-style=full]")
+    assert browser.has("#notification-settings input#hear-guardian_invitation:checked")
+    assert browser.text_of("#bell-count") in ("", "0") or not browser.driver.find_element(By.ID, "bell-count").is_displayed()
+
+    # and the place she chooses is named on her account and offered again
+    browser.visit("/account/location?q=Mo%20i%20Rana", "small-location")
+    browser.click("#places li:first-child button", "small-location-saved")
+    browser.visit("/account", "small-account")
+    assert "In or near Mo i Rana" in browser.text_of("#location-card")

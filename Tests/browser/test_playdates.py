@@ -223,3 +223,22 @@ def test_the_requests_and_chats_pages_follow_what_happens_elsewhere(browser: Bro
     pip_owner.call("POST", f"/v1/chats/{chat}/messages", {"id": "8c4a1f52-6f3e-4d8e-9d2a-3b1f0c9e7a11", "text": "Walk by the harbour?"})
     browser.wait.until(lambda d: "Walk by the harbour?" in d.execute_script("return document.getElementById('chat-list').textContent"))
     browser.screenshots.take(browser.driver, "live-chats-message")
+
+
+def test_a_dog_opened_from_the_deck_leads_back_with_like_and_pass(browser: Browser) -> None:
+    # given a member in Bodø's neighbour Fauske with a dog, and Loki nearby
+    Api(Owner.fresh("loki")).dog("Loki", 67.259, 15.391)
+    member = Owner.fresh("fauske")
+    Api(member).dog("Skye", 67.259, 15.391)
+    browser.visit("/login", "from-deck-login")
+    browser.log_in(member.email, member.password, "from-deck-home")
+    browser.visit("/playdates", "from-deck-deck")
+    assert browser.text_of("#deck-name").startswith("Loki")
+
+    # when they open Loki's card, the page leads back to the deck and offers Like and Pass
+    browser.click("#deck .deck-card a", "from-deck-profile")
+    assert browser.text_of("a.back-link") == "Skye's deck"
+    # and Like sends the request and returns to the deck, saying so
+    browser.click("button#profile-like", "from-deck-liked")
+    assert DECK_PATH.match(browser.path), browser.path
+    assert "Liked! Their owner will be asked." in browser.flashes

@@ -599,7 +599,10 @@ extension PlaydatePages {
     /// deck.
     static func home(_ req: Request, services: PawpackServices) async throws -> [HomeCard] {
         let user = try req.requireWebUser().user
-        let dogs = try await services.pets.listMine(user, on: req.db).filter { $0.profile.species == .dog && $0.role == .owner }
+        let mine = try await services.pets.listMine(user, on: req.db)
+        let dogs = mine.filter { $0.profile.species == .dog && $0.role == .owner }
+        // A member with pets but no dog is offered no playdate: Playdates is for dogs.
+        if dogs.isEmpty, !mine.isEmpty { return [] }
         let firstDog = dogs.first
         let hasPhoto = dogs.contains { !$0.photos.isEmpty }
         let located = user.latitude != nil

@@ -92,7 +92,7 @@ if (list) {
 // The chat list follows its chats: a message, a read or a closed chat draws it again.
 if (document.getElementById('chat-list') && !document.getElementById('messages')) {
   ['message', 'read', 'chat_closed', 'match'].forEach(function (type) {
-    Pawpack.on(type, function () { window.location.reload(); });
+    Pawpack.on(type, Pawpack.redraw);
   });
 }
 

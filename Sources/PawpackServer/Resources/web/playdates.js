@@ -52,12 +52,13 @@ if (deck) {
     start = { x: event.clientX, y: event.clientY, card: card };
     moved = false;
     card.classList.add('dragging');
-    card.setPointerCapture(event.pointerId);
   });
   deck.addEventListener('pointermove', function (event) {
     if (!start) return;
     var dx = event.clientX - start.x, dy = event.clientY - start.y;
-    if (Math.abs(dx) > 6) moved = true;
+    // The card takes the pointer only once it is dragged: a tap stays a tap on its link,
+    // which opens the dog's page.
+    if (Math.abs(dx) > 6 && !moved) { moved = true; start.card.setPointerCapture(event.pointerId); }
     start.card.style.transform = 'translate(' + dx + 'px,' + dy * 0.3 + 'px) rotate(' + dx / 18 + 'deg)';
     var like = start.card.querySelector('.stamp.like'), pass = start.card.querySelector('.stamp.pass');
     if (like) like.style.opacity = Math.max(0, Math.min(1, dx / 90));
@@ -100,7 +101,7 @@ Pawpack.on('match', function (data) {
 var requestsPage = document.getElementById('incoming-requests') || document.getElementById('outgoing-requests');
 var matchesPage = document.getElementById('match-list');
 if (requestsPage || matchesPage) {
-  var redraw = function () { window.location.reload(); };
+  var redraw = Pawpack.redraw;
   Pawpack.on('match_request', function () { if (requestsPage) redraw(); });
   Pawpack.on('match', function () { redraw(); });
   Pawpack.on('chat_closed', function () { if (matchesPage) redraw(); });

@@ -15,6 +15,19 @@ if (document.getElementById('toast') && window.history.replaceState) {
   }
 }
 
+// A list that follows events elsewhere draws itself again with `Pawpack.redraw()`, unless the
+// member is leaving the page already (a form sent, a link followed): the event their own action
+// caused (accepting a request makes a match) must not take them back to the page they left.
+Pawpack.leaving = false;
+document.addEventListener('submit', function (event) { if (!event.defaultPrevented) Pawpack.leaving = true; });
+document.addEventListener('click', function (event) {
+  var link = event.target.closest && event.target.closest('a[href]');
+  if (link && !event.defaultPrevented && link.getAttribute('href').charAt(0) !== '#') Pawpack.leaving = true;
+});
+Pawpack.redraw = function () {
+  setTimeout(function () { if (!Pawpack.leaving) window.location.reload(); }, 300);
+};
+
 // A toast from a script (a like sent, a match made elsewhere): `link` is `{ href, text }`.
 Pawpack.toast = function (text, link) {
   var old = document.getElementById('toast');
