@@ -80,7 +80,6 @@ struct Area: Sendable {
 /// The pet page an area adds to (`Area.petPage`).
 struct PetPageContext {
     var pet: Pet.ID
-    var name: String
     /// The viewer may edit the pet (its owner or a guardian).
     var isViewers: Bool
 }

@@ -365,15 +365,13 @@ struct PetPages {
         }
         if !profile.personality.isEmpty { facts.append(("Personality", profile.personality.joined(separator: ", "))) }
         var parts: [PetPagePart] = []
-        let context = PetPageContext(pet: id, name: profile.name, isViewers: canEdit)
+        let context = PetPageContext(pet: id, isViewers: canEdit)
         for area in req.pawpack.areas {
             if let add = area.petPage, let part = try await add(req, context, req.pawpack) { parts.append(part) }
         }
         // Another member's dog leads back where the member came from: what an area says (its
         // deck), else the page before it on this site, else Home.
-        let cameFrom = req.headers.first(name: .referer).flatMap {
-            WebPages.localPath(fromReferer: $0, host: req.headers.first(name: .host))
-        }
+        let cameFrom = WebPages.cameFrom(req)
         let back: (path: String, title: String) =
             canEdit
             ? (WebPath.pets, "Your pets") : parts.lazy.compactMap(\.back).first ?? cameFrom.map { ($0, "Back") } ?? (WebPath.home, "Home")

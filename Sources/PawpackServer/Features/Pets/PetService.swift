@@ -283,11 +283,7 @@ final class PetService: Sendable {
         let now = clock.now()
         return try await photos.store(data, key: "pets/\(petID)/\(photoID)") { stored in
             try await db.transaction { tx in
-                if kind == .profile {
-                    // One profile photo: the previous one joins the gallery.
-                    try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id == petID).filter(\.$kind == .profile)
-                        .set(\.$kind, to: .gallery).update()
-                }
+                if kind == .profile { try await Self.demoteMainPhoto(of: petID, on: tx) }
                 try await PetPhotoRecord(
                     id: photoID, petID: petID, kind: kind, storageKey: stored.key,
                     contentType: stored.contentType, byteCount: stored.byteCount, now: now
@@ -318,10 +314,14 @@ final class PetService: Sendable {
             throw Problem.notFound
         }
         try await db.transaction { tx in
-            try await PetPhotoRecord.query(on: tx).filter(\.$pet.$id == petID).filter(\.$kind == .profile)
-                .set(\.$kind, to: .gallery).update()
+            try await Self.demoteMainPhoto(of: petID, on: tx)
             try await PetPhotoRecord.query(on: tx).filter(\.$id == photoID).set(\.$kind, to: .profile).update()
         }
+    }
+
+    /// A pet has one main (profile) photo: before another becomes it, the current one joins the others.
+    private static func demoteMainPhoto(of pet: Pet.ID, on db: any Database) async throws {
+        try await PetPhotoRecord.query(on: db).filter(\.$pet.$id == pet).filter(\.$kind == .profile).set(\.$kind, to: .gallery).update()
     }
 
     /// A photo of `pet` for `viewer`, by its storage key: hidden, like the pet, from a member

@@ -245,14 +245,17 @@ enum WebPages {
     /// came from (the Referer, when it is one of our pages), else to their home.
     @Sendable static func errorPage(_ problem: Problem, _ request: Request) -> Response {
         let fallback = request.webUser == nil ? WebPath.landing : WebPath.home
-        let back =
-            request.headers.first(name: .referer).flatMap { localPath(fromReferer: $0, host: request.headers.first(name: .host)) }
-            ?? fallback
+        let back = cameFrom(request) ?? fallback
         let errors = FormErrors(nil)
         errors.general = [problem.detail]
         return page(
             request, title: problem.title, status: .init(statusCode: problem.status), errors: errors,
             main: .p(.a(.class("button"), .id("error-back"), .href(back), .text(back == fallback ? "Back to Pawpack" : "Go back"))))
+    }
+
+    /// The page of this site the request came from (its Referer), if it is one.
+    static func cameFrom(_ request: Request) -> String? {
+        request.headers.first(name: .referer).flatMap { localPath(fromReferer: $0, host: request.headers.first(name: .host)) }
     }
 
     /// The path of a Referer that is one of our own pages (same host), else nil.

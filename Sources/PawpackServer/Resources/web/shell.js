@@ -22,7 +22,8 @@ Pawpack.leaving = false;
 document.addEventListener('submit', function (event) { if (!event.defaultPrevented) Pawpack.leaving = true; });
 document.addEventListener('click', function (event) {
   var link = event.target.closest && event.target.closest('a[href]');
-  if (link && !event.defaultPrevented && link.getAttribute('href').charAt(0) !== '#') Pawpack.leaving = true;
+  // A link to another tab (a meet-up's map) leaves nothing.
+  if (link && !event.defaultPrevented && !link.target && link.getAttribute('href').charAt(0) !== '#') Pawpack.leaving = true;
 });
 Pawpack.redraw = function () {
   setTimeout(function () { if (!Pawpack.leaving) window.location.reload(); }, 300);
