@@ -85,4 +85,9 @@ extension LocalDate {
     var spelledOut: String {
         "\(day) \(LocalDate.monthNames[month - 1]) \(year)"
     }
+
+    /// Whole months from this date to `other` (a birthday's month counts once its day came).
+    public func months(until other: LocalDate) -> Int {
+        (other.year - year) * 12 + (other.month - month) - (other.day < day ? 1 : 0)
+    }
 }

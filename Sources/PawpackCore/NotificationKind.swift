@@ -10,6 +10,10 @@ public enum NotificationKind: String, Sendable, Codable, CaseIterable {
     case review
     /// An invitation to guard another member's pet.
     case guardianInvitation = "guardian_invitation"
+    /// A request to join a family, its answer, an offer to take one over.
+    case family
+    /// A pet's food running low (where a threshold was set) or out.
+    case stock
 }
 
 extension NotificationKind {
@@ -22,6 +26,8 @@ extension NotificationKind {
         case .meetup: "Meet-ups and their reminders"
         case .review: "Reviews of your dogs"
         case .guardianInvitation: "Invitations to guard a pet"
+        case .family: "Family requests"
+        case .stock: "Food running low or out"
         }
     }
 }

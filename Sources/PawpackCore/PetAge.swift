@@ -4,7 +4,7 @@ import Foundation
 /// birth date is an estimate.
 public enum PetAge {
     public static func text(birthDate: LocalDate, estimated: Bool, today: LocalDate) -> String {
-        let months = (today.year - birthDate.year) * 12 + (today.month - birthDate.month) - (today.day < birthDate.day ? 1 : 0)
+        let months = birthDate.months(until: today)
         let words: String
         if months >= 24 {
             words = "\(months / 12) years"

@@ -39,6 +39,12 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case meetupPending = "meetup_pending"
     case meetupStateConflict = "meetup_state_conflict"
     case alreadyReviewed = "already_reviewed"
+    /// Another member fed the pet a moment ago: the client asks before logging anyway.
+    case recentlyFed = "recently_fed"
+    /// The owner of a family leaves it, or deletes their account, without handing it over.
+    case familyOwnerMustHandOver = "family_owner_must_hand_over"
+    /// A transfer answered where nobody offered one.
+    case noOfferWaiting = "no_offer_waiting"
     /// A client-chosen id (an idempotency key) sent again with a different body.
     case idempotencyKeyReused = "idempotency_key_reused"
 }

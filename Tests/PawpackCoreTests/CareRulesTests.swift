@@ -29,9 +29,15 @@ import Testing
     @Test func halfAPacketLastsHalfTheGapAndNoPortionMoreThanOneGap() {
         let fed = instant("2026-05-01T08:00:00Z")
         let gap: TimeInterval = 6 * 3_600
-        #expect(rules.nextFeed(lastFedAt: fed, lastGapShare: rules.gapShare(units: 2, kind: .wet, usualUnits: 4), gap: gap) == instant("2026-05-01T11:00:00Z"))
-        #expect(rules.nextFeed(lastFedAt: fed, lastGapShare: rules.gapShare(units: 1, kind: .wet, usualUnits: 4), gap: gap) == instant("2026-05-01T09:30:00Z"))
-        #expect(rules.nextFeed(lastFedAt: fed, lastGapShare: rules.gapShare(units: 4, kind: .wet, usualUnits: 4), gap: gap) == instant("2026-05-01T14:00:00Z"))
+        #expect(
+            rules.nextFeed(lastFedAt: fed, lastGapShare: rules.gapShare(units: 2, kind: .wet, usualUnits: 4), gap: gap)
+                == instant("2026-05-01T11:00:00Z"))
+        #expect(
+            rules.nextFeed(lastFedAt: fed, lastGapShare: rules.gapShare(units: 1, kind: .wet, usualUnits: 4), gap: gap)
+                == instant("2026-05-01T09:30:00Z"))
+        #expect(
+            rules.nextFeed(lastFedAt: fed, lastGapShare: rules.gapShare(units: 4, kind: .wet, usualUnits: 4), gap: gap)
+                == instant("2026-05-01T14:00:00Z"))
         #expect(rules.gapShare(units: 25, kind: .dry, usualUnits: 50) == 0.5)
         #expect(rules.gapShare(units: 200, kind: .dry, usualUnits: 50) == 1)
         #expect(rules.nextFeed(lastFedAt: nil, lastGapShare: 1, gap: gap) == nil)

@@ -53,6 +53,16 @@ import Testing
             }
         ) { $0.sessions.filter { $0.kind == .app }.count },
         "web_sessions": .init(owning: ["user_id"]) { $0.sessions.filter { $0.kind == .web }.count },
+        "families": .init(owning: ["owner_id", "pending_owner_id"]) {
+            $0.families.filter { $0.myRole == .owner || $0.pendingOwner == "ada" }.count
+        },
+        "family_members": .init(owning: ["user_id"]) { $0.families.count },
+        "family_join_requests": .init(owning: ["user_id"]) { $0.familyJoinRequests.filter { $0.direction == .outgoing }.count },
+        "family_pets": .init(owning: ["pet_id"]) { $0.care.filter { $0.familyId != nil }.count },
+        "care_settings": .init(owning: ["pet_id"]) { $0.care.filter { $0.settings != nil }.count },
+        "foods": .init(owning: ["pet_id"]) { $0.care.map(\.foods.count).reduce(0, +) },
+        "feeds": .init(owning: ["pet_id", "fed_by_id"]) { $0.care.map(\.feeds.count).reduce(0, +) + $0.feedsLogged.count },
+        "pet_weights": .init(owning: ["pet_id"]) { $0.care.map(\.weights.count).reduce(0, +) },
     ]
 
     /// Columns that refer to the member or their pets and are not exported, with why.
@@ -138,7 +148,8 @@ import Testing
     /// Ada with two dogs, a photo, a vaccination, saved preferences, a guardian invited, a pet
     /// she guards and an invitation to guard another, likes, a pass, requests both ways, a
     /// match with its chat, a meet-up reviewed both ways with a report, a muted kind of
-    /// notification, a block each way, app and web sessions and a pending change of email.
+    /// notification, a block each way, app and web sessions and a pending change of email; a
+    /// family, a shared pet's care and a request to join another family.
     static func memberWithEverything(_ server: TestServer) async throws -> (TestServer.Owner, TestBrowser) {
         var ada = try await server.owner("ada", at: TestServer.Place.lyon)
         let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
@@ -224,6 +235,23 @@ import Testing
                     "platform": "apns", "token": String(repeating: "ab", count: 32), "appId": "org.pawpack.app",
                 ], token: adaAgain.token), 201)
         ada = adaAgain
+
+        // Care: Ada's family shares her dog, which has settings, a food, a feed and a weight;
+        // she feeds Cyd's dog, which she guards, and asks to join Bob's family.
+        let family = try await server.family(of: ada.token)
+        try await server.share(ada.dogID, with: family.id, token: ada.token)
+        try check(try await server.send(.PATCH, APIPath.petCare(ada.dogID), object: ["feedingGapHours": 8], token: ada.token), 200)
+        let food = try await server.food(for: ada.dogID, token: ada.token)
+        try check(try await server.feed(ada.dogID, food: food.id, token: ada.token), 201)
+        try check(try await server.send(.POST, APIPath.weights(ada.dogID), object: ["kilograms": 14.2], token: ada.token), 201)
+        let cydAgain = try await server.signedInAgain(cyd)
+        let cydsFood = try await server.food(for: cyd.dogID, token: cydAgain.token)
+        try check(try await server.feed(cyd.dogID, food: cydsFood.id, token: ada.token), 201)
+        let bobAgain = try await server.signedInAgain(bob)
+        let bobs = try await server.family(of: bobAgain.token)
+        let code = try await server.send(.POST, APIPath.inviteCode(bobs.id), object: [:], token: bobAgain.token)
+            .decode(Components.Schemas.FamilyInviteCode.self)
+        try check(try await server.send(.POST, APIPath.joinFamily, object: ["code": code.code], token: ada.token), 202)
 
         let browser = TestBrowser(server)
         _ = try await browser.get("/login")

@@ -134,6 +134,9 @@ struct PetFollowers: Sendable {
 /// the database cannot reach is listed here: files in the media store (read before the rows go,
 /// removed once the deletion committed) and state held in memory.
 struct Deletion: Sendable {
+    /// Before a member is deleted: throws what they must do first (Care: hand over or delete a
+    /// family they own), so that nothing of other members goes with them.
+    var mustWait: (@Sendable (User.ID, any Database) async throws -> Void)?
     /// The stored files of what deleting these pets removes.
     var filesOfPets: (@Sendable ([Pet.ID], any Database) async throws -> [String])?
     /// The stored files of what deleting this member removes, beyond their pets'.

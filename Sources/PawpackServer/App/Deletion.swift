@@ -7,6 +7,9 @@ extension PawpackServices {
     /// Deletes the member and everything that belongs to them: their pets, and every row that
     /// refers to either, in every area.
     func deleteMember(_ member: User.ID, on db: any Database) async throws {
+        for area in areas {
+            try await area.deletion.mustWait?(member, db)
+        }
         let (pets, files) = try await db.transaction { tx in
             let pets = try await PetRecord.query(on: tx).filter(\.$owner.$id == member).all().map { try $0.requireID() }
             var files = try await self.files(ofPets: pets, on: tx)

@@ -1,5 +1,6 @@
 import HTTPTypes
 import OpenAPIRuntime
+import PawpackAPI
 import PawpackCore
 
 /// Decides, before an operation runs, whether its client can take the JSON every operation
@@ -25,13 +26,22 @@ struct ContentNegotiationMiddleware: ServerMiddleware {
             return try await next(request, body, metadata)
         }
         let ranges = AcceptHeader(accept)
-        guard ranges.accepts(type: "application", subtype: "json") || ranges.accepts(type: "application", subtype: "problem+json")
+        let answer = Self.otherAnswers[operationID] ?? ("application", "json")
+        guard
+            ranges.accepts(type: answer.type, subtype: answer.subtype) || ranges.accepts(type: "application", subtype: "json")
+                || ranges.accepts(type: "application", subtype: "problem+json")
         else { throw Problem.notAcceptable }
-        // What the generated code checks against: JSON, and problems in their own type.
+        // What the generated code checks against: the answer's type, and problems in their own.
         var request = request
-        request.headerFields[.accept] = "application/json, application/problem+json"
+        request.headerFields[.accept] = "\(answer.type)/\(answer.subtype), application/problem+json"
         return try await next(request, body, metadata)
     }
+
+    /// The operations that answer with something other than JSON (a client that takes only
+    /// JSON gets it all the same, as for a body after a 204 above).
+    static let otherAnswers: [String: (type: String, subtype: String)] = [
+        Operations.DownloadFeeds.id: ("text", "csv")
+    ]
 }
 
 /// An `Accept` header's media ranges with their weights.

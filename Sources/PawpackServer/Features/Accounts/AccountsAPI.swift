@@ -98,7 +98,8 @@ extension APIHandler {
         var document = Components.Schemas.AccountExport(
             exportedAt: services.dependencies.clock.now(), account: .init(try user.account), sessions: [], pets: [],
             guardianships: [], swipes: [], matchRequests: [], matches: [], blocks: [], chats: [], meetups: [],
-            reviewsWritten: [], reviewsReceived: [], reviewReports: [], notificationSettings: .init(muted: []), devices: [])
+            reviewsWritten: [], reviewsReceived: [], reviewReports: [], notificationSettings: .init(muted: []), devices: [],
+            families: [], familyJoinRequests: [], care: [], feedsLogged: [])
         for area in services.areas {
             try await area.export?(&document, scope)
         }

@@ -73,6 +73,7 @@ struct NotificationValue: Sendable, Equatable {
         case .matchRequest: WebPath.matchRequests
         case .meetup, .review: WebPath.meetups
         case .guardianInvitation: WebPath.pets
+        case .family, .stock: WebPath.home
         }
     }
     var cursor: ActivityCursor<Notifications.Notification> { .init(activity: activity, id: id) }

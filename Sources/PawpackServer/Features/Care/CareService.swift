@@ -1,0 +1,739 @@
+import Fluent
+import Foundation
+import PawpackCore
+import SQLKit
+
+/// Care: what a household logs about its pets' feeding and health, and what it reads back
+/// (the next feed, today, stock, calories, the insight). Every read and write starts with
+/// `context`, which decides the member's `CareAccess` to the pet.
+final class CareService: Sendable {
+    let pets: PetService
+    let families: FamilyService
+    let notifications: NotificationService
+    let realtime: RealtimeEvents
+    let feeding = FeedingRules()
+    let energy = EnergyRules()
+    /// Foods one pet may have.
+    let foodsPerPet = 30
+    /// Feeds one request may log (`POST /v1/feeds`).
+    let feedsPerRequest = 20
+    let foodNameRule = TextRule.name(max: 60)
+    let notesRule = TextRule.paragraphs(max: 1_000)
+
+    init(pets: PetService, families: FamilyService, notifications: NotificationService, realtime: RealtimeEvents) {
+        self.pets = pets
+        self.families = families
+        self.notifications = notifications
+        self.realtime = realtime
+    }
+
+    var clock: any AppClock { pets.clock }
+
+    // MARK: Access
+
+    /// A pet as the member reaches it for care.
+    struct PetCare {
+        var pet: PetRecord
+        var access: CareAccess
+        var family: FamilyRecord?
+        var settings: CareSettingsRecord?
+
+        var id: Pet.ID { pet.id! }
+        var gap: TimeInterval { Double(settings?.feedingGapMinutes ?? Int(FeedingRules.defaultGapHours * 60)) * 60 }
+        /// The family's time zone while the pet is shared with one, else the owner's for it.
+        var timeZone: String { family?.timeZone ?? settings?.timeZone ?? "UTC" }
+        var days: HouseholdDays { HouseholdDays(timeZone: HouseholdDays.timeZone(named: timeZone) ?? .gmt) }
+    }
+
+    /// The pet and the member's access to it. A pet they may not see is "not found", exactly
+    /// as one that does not exist; one they may see but not change this way, 403.
+    func context(_ user: UserRecord, pet id: Pet.ID, need: (CareAccess) -> Bool, on db: any Database) async throws -> PetCare {
+        guard let pet = try? await pets.pet(id, on: db) else { throw Problem.notFound }
+        let me = try user.requireID()
+        let petRole = try await pets.role(of: user, for: pet, on: db)
+        let (family, familyRole) = try await FamilyService.sharing(of: id, with: me, on: db)
+        let access = CareAccess(petRole: petRole, familyRole: familyRole)
+        guard access.canView else { throw Problem.notFound }
+        guard need(access) else {
+            throw Problem(
+                status: 403, code: .forbidden, title: "Not allowed",
+                detail: access.canLog
+                    ? "Only the pet's owner and guardians may change this."
+                    : "You may see this pet's care but not change it: ask the family's owner to make you a member.")
+        }
+        let settings = try await CareSettingsRecord.query(on: db).filter(\.$pet.$id == id).first()
+        return PetCare(pet: pet, access: access, family: family, settings: settings)
+    }
+
+    /// Everyone who sees this pet's care: its owner, its guardians and its family's members.
+    func household(of pet: PetRecord, on db: any Database) async throws -> [User.ID] {
+        let id = try pet.requireID()
+        var members: Set<User.ID> = [pet.$owner.id]
+        for guardian in try await GuardianRecord.query(on: db).filter(\.$pet.$id == id).filter(\.$status == .active).all() {
+            members.insert(guardian.$user.id)
+        }
+        if let shared = try await FamilyPetRecord.query(on: db).filter(\.$pet.$id == id).first() {
+            for member in try await FamilyMemberRecord.query(on: db).filter(\.$family.$id == shared.$family.id).all() {
+                members.insert(member.$user.id)
+            }
+        }
+        return Array(members)
+    }
+
+    /// The pets whose care this member sees: their own, those they guard, and those shared
+    /// with their families; ordered by name.
+    func caredPets(of user: UserRecord, on db: any Database) async throws -> [Pet.ID] {
+        let me = try user.requireID()
+        let rows = try await db.sql.raw(
+            """
+            SELECT "id", "name" FROM "pets" WHERE "owner_id" = \(bind: me)
+            UNION SELECT "pets"."id", "pets"."name" FROM "pets" JOIN "pet_guardians" ON "pet_guardians"."pet_id" = "pets"."id"
+                WHERE "pet_guardians"."user_id" = \(bind: me) AND "pet_guardians"."status" = \(bind: GuardianRecord.Status.active.rawValue)
+            UNION SELECT "pets"."id", "pets"."name" FROM "pets" JOIN "family_pets" ON "family_pets"."pet_id" = "pets"."id"
+                JOIN "family_members" ON "family_members"."family_id" = "family_pets"."family_id"
+                WHERE "family_members"."user_id" = \(bind: me)
+            """
+        ).all()
+        return try rows.map { (try $0.decode(column: "id", as: Pet.ID.self), try $0.decode(column: "name", as: String.self)) }
+            .sorted { $0.1.localizedCaseInsensitiveCompare($1.1) == .orderedAscending }.map(\.0)
+    }
+
+    // MARK: Settings
+
+    func updateSettings(_ user: UserRecord, pet id: Pet.ID, draft: CareSettingsDraft, on db: any Database) async throws
+        -> CareSummaryValue
+    {
+        let care = try await context(user, pet: id, need: \.canManage, on: db)
+        let settings = care.settings ?? CareSettingsRecord()
+        if care.settings == nil {
+            settings.$pet.id = id
+            settings.feedingGapMinutes = Int(FeedingRules.defaultGapHours * 60)
+        }
+        var errors: [FieldError] = []
+        if let hours = draft.feedingGapHours {
+            do { settings.feedingGapMinutes = Int(try feeding.gap(hours: hours) / 60) } catch { errors += error.errors }
+        }
+        if let zone = draft.timeZone {
+            if HouseholdDays.timeZone(named: zone) == nil {
+                errors.append(.init(field: "timeZone", message: "is not a time zone's IANA name"))
+            } else {
+                settings.timeZone = zone
+            }
+        }
+        if let notes = draft.dietaryNotes {
+            switch notesRule.check(notes) {
+            case .success(let text): settings.dietaryNotes = text.isEmpty ? nil : text
+            case .failure(let refusal): errors.append(.init(field: "dietaryNotes", message: refusal.message))
+            }
+        }
+        if draft.defaultEnergyFactor {
+            settings.energyFactor = nil
+        } else if let factor = draft.energyFactor {
+            do { settings.energyFactor = try energy.checkFactor(factor) } catch { errors += error.errors }
+        }
+        guard errors.isEmpty else { throw Problem.validation(errors) }
+        try await answeringRacesAsSequential { try await settings.save(on: db) }
+        return try await summary(user, pet: id, on: db)
+    }
+
+    // MARK: Foods and stock
+
+    func foods(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [FoodValue] {
+        let care = try await context(user, pet: id, need: \.canView, on: db)
+        return try await foods(of: care, on: db)
+    }
+
+    private func foods(of care: PetCare, on db: any Database) async throws -> [FoodValue] {
+        let rows = try await FoodRecord.query(on: db).filter(\.$pet.$id == care.id).sort(\.$createdAt).all()
+        let usage = try await usage(of: care, on: db)
+        return try rows.map { try value(of: $0, usage: usage) }
+    }
+
+    /// Units each food gave in the last `usageDays` days, and over how many days it was used.
+    private func usage(of care: PetCare, on db: any Database) async throws -> [Care.Food.ID: (units: Int, days: Int)] {
+        let now = clock.now()
+        let today = care.days.day(of: now)
+        let since = care.days.start(of: today.adding(days: -feeding.usageDays))
+        let rows = try await db.sql.raw(
+            """
+            SELECT "food_id", CAST(SUM("units") AS BIGINT) AS "units", MIN("activity") AS "first" FROM "feeds"
+            WHERE "pet_id" = \(bind: care.id) AND "activity" >= \(bind: ActivityCursor<Care.Feed>.activity(at: since))
+                AND "food_id" IS NOT NULL
+            GROUP BY "food_id"
+            """
+        ).all()
+        var usage: [Care.Food.ID: (Int, Int)] = [:]
+        for row in rows {
+            let first = ActivityCursor<Care.Feed>.date(ofActivity: try row.decode(column: "first", as: Int64.self))
+            let days = min(feeding.usageDays, max(1, care.days.day(of: first).days(until: today) + 1))
+            usage[try row.decode(column: "food_id", as: Care.Food.ID.self)] = (try row.decode(column: "units", as: Int.self), days)
+        }
+        return usage
+    }
+
+    private func value(of food: FoodRecord, usage: [Care.Food.ID: (units: Int, days: Int)]) throws -> FoodValue {
+        let id = try food.requireID()
+        let used = usage[id]
+        return FoodValue(
+            id: id, pet: food.$pet.id, name: food.name, kind: food.foodKind, kcal: food.kcal, packetsPerBox: food.packetsPerBox,
+            packetsPerBag: food.packetsPerBag, usualUnits: food.usualUnits, stockUnits: food.stockUnits,
+            lowStockUnits: food.lowStockUnits,
+            daysLeft: food.stockUnits.flatMap { stock in used.flatMap { feeding.daysLeft(stock: stock, usedUnits: $0.units, overDays: $0.days) } })
+    }
+
+    func addFood(_ user: UserRecord, pet id: Pet.ID, draft: FoodDraft, on db: any Database) async throws -> FoodValue {
+        let care = try await context(user, pet: id, need: \.canManage, on: db)
+        guard let kind = draft.kind else { throw Problem.invalidField("kind", "is required: wet or dry") }
+        guard draft.name != nil else { throw Problem.invalidField("name", "is required") }
+        guard try await FoodRecord.query(on: db).filter(\.$pet.$id == id).count() < foodsPerPet else {
+            throw CreationLimits.reached("foods of a pet", limit: foodsPerPet, field: "name")
+        }
+        let food = FoodRecord()
+        food.id = .init()
+        food.$pet.id = id
+        food.kind = kind.rawValue
+        food.usualUnits = kind == .wet ? 4 : 50
+        food.lowAlertSent = false
+        food.emptyAlertSent = false
+        food.createdAt = clock.now()
+        try apply(draft, to: food)
+        try await food.create(on: db)
+        return try await value(of: food, care: care, on: db)
+    }
+
+    func updateFood(_ user: UserRecord, food id: Care.Food.ID, draft: FoodDraft, on db: any Database) async throws -> FoodValue {
+        let (food, care) = try await food(user, id: id, need: \.canManage, on: db)
+        if let kind = draft.kind, kind != food.foodKind { throw Problem.invalidField("kind", "cannot change: add a new food") }
+        try apply(draft, to: food)
+        if draft.lowStockAt != nil {
+            // A new threshold: the next crossing alerts again.
+            food.lowAlertSent = false
+        }
+        try await food.save(on: db)
+        return try await value(of: food, care: care, on: db)
+    }
+
+    func deleteFood(_ user: UserRecord, food id: Care.Food.ID, on db: any Database) async throws {
+        let (food, _) = try await food(user, id: id, need: \.canManage, on: db)
+        // Its feeds stay in the log with the food's name (`FeedRecord.foodName`).
+        try await food.delete(on: db)
+    }
+
+    /// A food and the member's access to its pet: a food of a pet they may not see is not found.
+    private func food(_ user: UserRecord, id: Care.Food.ID, need: (CareAccess) -> Bool, on db: any Database) async throws
+        -> (FoodRecord, PetCare)
+    {
+        guard let food = try await FoodRecord.find(id, on: db) else { throw Problem.notFound }
+        return (food, try await context(user, pet: food.$pet.id, need: need, on: db))
+    }
+
+    private func value(of food: FoodRecord, care: PetCare, on db: any Database) async throws -> FoodValue {
+        try value(of: food, usage: try await usage(of: care, on: db))
+    }
+
+    private func apply(_ draft: FoodDraft, to food: FoodRecord) throws {
+        let kind = food.foodKind
+        var errors: [FieldError] = []
+        if let name = draft.name {
+            switch foodNameRule.check(name) {
+            case .success(let text): food.name = text
+            case .failure(let refusal): errors.append(.init(field: "name", message: refusal.message))
+            }
+        }
+        if let kcal = draft.kcal {
+            let range: ClosedRange<Double> = kind == .wet ? 1...2_000 : 1...1_000
+            if kcal.isFinite, range.contains(kcal) {
+                food.kcal = (kcal * 10).rounded() / 10
+            } else {
+                errors.append(
+                    .init(field: "kcal", message: "must be from 1 to \(Int(range.upperBound)) kcal per \(kind == .wet ? "packet" : "100 g")"))
+            }
+        }
+        for (field, count, keyPath) in [
+            ("packetsPerBox", draft.packetsPerBox, \FoodRecord.packetsPerBox), ("packetsPerBag", draft.packetsPerBag, \FoodRecord.packetsPerBag),
+        ] {
+            guard let count else { continue }
+            if kind == .dry {
+                errors.append(.init(field: field, message: "is for wet food only"))
+            } else if (1...200).contains(count) {
+                food[keyPath: keyPath] = count
+            } else {
+                errors.append(.init(field: field, message: "must be from 1 to 200"))
+            }
+        }
+        if let portion = draft.usualPortion {
+            do { food.usualUnits = try feeding.units(of: portion, kind: kind, field: "usualPortion") } catch { errors += error.errors }
+        }
+        if let low = draft.lowStockAt {
+            if low == 0 {
+                food.lowStockUnits = nil
+            } else if let units = kind.units(of: low), units <= Self.maximumStock(kind) {
+                food.lowStockUnits = units
+            } else {
+                errors.append(
+                    .init(field: "lowStockAt", message: kind == .wet ? "must be whole or quarter packets" : "must be whole grams"))
+            }
+        }
+        guard errors.isEmpty else { throw Problem.validation(errors) }
+    }
+
+    /// The most a stock may hold: 10,000 packets, or a tonne of dry food.
+    static func maximumStock(_ kind: FoodKind) -> Int { kind == .wet ? 40_000 : 1_000_000 }
+
+    /// Sets a stock or adds a purchase (boxes and bags counted in the food's packets).
+    func changeStock(_ user: UserRecord, food id: Care.Food.ID, change: StockChange, on db: any Database) async throws -> FoodValue {
+        let (food, care) = try await food(user, id: id, need: \.canLog, on: db)
+        let kind = food.foodKind
+        let packetsPer: Int?
+        switch (change.unit, kind) {
+        case (.packets, .wet), (.grams, .dry), (.kilograms, .dry): packetsPer = 1
+        case (.boxes, .wet): packetsPer = food.packetsPerBox
+        case (.bags, .wet): packetsPer = food.packetsPerBag
+        default: throw Problem.invalidField("unit", kind == .wet ? "must be packets, boxes or bags" : "must be grams or kilograms")
+        }
+        guard let packetsPer else {
+            throw Problem.invalidField("unit", "needs the food's packets per \(change.unit == .boxes ? "box" : "bag") first")
+        }
+        let amount = change.unit == .kilograms ? (change.amount * 1_000).rounded() : change.amount * Double(packetsPer)
+        guard amount >= 0, let units = kind.units(of: amount), units <= Self.maximumStock(kind) else {
+            throw Problem.invalidField(
+                "amount", kind == .wet ? "must be whole or quarter packets, at most 10,000" : "must be whole grams, at most 1,000 kg")
+        }
+        let household = try await household(of: care.pet, on: db)
+        let me = try user.requireID()
+        let events = try await db.transaction { tx in
+            let (_, alert) = try await self.adjustStock(of: id, on: tx) { stock in
+                let next = change.action == .set ? units : (stock ?? 0) + units
+                guard next <= Self.maximumStock(kind) else { throw Problem.invalidField("amount", "would make the stock too large") }
+                return next
+            }
+            return try await self.announce(alert, food: food, pet: care.pet, by: me, to: household, on: tx)
+        }
+        await realtime.deliver(events)
+        guard let saved = try await FoodRecord.find(id, on: db) else { throw Problem.notFound }
+        return try await value(of: saved, care: care, on: db)
+    }
+
+    /// Changes a food's stock as `change` says from what it holds now, with a conditional
+    /// write retried until it lands: two feeds at once each take their own portion. Its old
+    /// stock, and the alert the change calls for.
+    @discardableResult
+    func adjustStock(of food: Care.Food.ID, on tx: any Database, _ change: (Int?) throws -> Int?) async throws -> (old: Int?, alert: StockAlert?) {
+        for _ in 0..<20 {
+            guard let row = try await FoodRecord.find(food, on: tx) else { return (nil, nil) }
+            guard let next = try change(row.stockUnits) else { return (row.stockUnits, nil) }
+            let (state, alert) = feeding.alert(
+                stock: next, threshold: row.lowStockUnits, state: StockAlertState(lowSent: row.lowAlertSent, emptySent: row.emptyAlertSent))
+            let matches: SQLQueryString =
+                row.stockUnits.map { #""stock_units" = \#(bind: $0)"# } ?? #""stock_units" IS NULL"#
+            let changed = try await tx.sql.raw(
+                """
+                UPDATE "foods" SET "stock_units" = \(bind: next), "low_alert_sent" = \(bind: state.lowSent),
+                    "empty_alert_sent" = \(bind: state.emptySent)
+                WHERE "id" = \(bind: food) AND \(matches) RETURNING "id"
+                """
+            ).all()
+            if !changed.isEmpty { return (row.stockUnits, alert) }
+        }
+        throw LostRace()
+    }
+
+    /// The household hears of a stock running low or out (not the member who changed it: they
+    /// see it on the page).
+    private func announce(
+        _ alert: StockAlert?, food: FoodRecord, pet: PetRecord, by me: User.ID, to household: [User.ID], on tx: any Database
+    ) async throws -> [StoredRealtimeEvent] {
+        guard let alert else { return [] }
+        let title = alert == .empty ? "\(pet.name)'s \(food.name) ran out" : "\(pet.name)'s \(food.name) is running low"
+        let draft = NotificationDraft(
+            from: me, kind: .stock, title: title,
+            body: alert == .empty
+                ? "There is no \(food.name) left for \(pet.name). Add a purchase on the Care tab once you have bought more."
+                : "\(pet.name)'s \(food.name) is at or below the level you set. Time to buy more.",
+            pet: try pet.requireID())
+        var events: [StoredRealtimeEvent] = []
+        for member in household where member != me {
+            events += try await notifications.notify(draft, to: member, on: tx)
+        }
+        return events
+    }
+
+    // MARK: Feeds
+
+    /// Logs feeds, all or none. A retry with a client id already used by this member answers
+    /// the feed it logged; a feed within `recentFeedWindow` of another member's feed of the same
+    /// pet is refused with who fed and when, unless `logAnyway`.
+    func logFeeds(_ user: UserRecord, _ drafts: [FeedDraft], logAnyway: Bool, on db: any Database) async throws
+        -> [(feed: FeedValue, created: Bool)]
+    {
+        guard (1...feedsPerRequest).contains(drafts.count) else {
+            throw Problem.invalidField("items", "must hold from 1 to \(feedsPerRequest) feeds")
+        }
+        guard Set(drafts.map(\.clientID)).count == drafts.count else { throw Problem.invalidField("id", "must differ for each feed") }
+        return try await answeringRacesAsSequential { try await logFeedsOnce(user, drafts, logAnyway: logAnyway, on: db) }
+    }
+
+    private struct PreparedFeed {
+        var draft: FeedDraft
+        var care: PetCare
+        var food: FoodRecord
+        var units: Int
+        var fedAt: Date
+        var earlier: FeedRecord?
+    }
+
+    private func logFeedsOnce(_ user: UserRecord, _ drafts: [FeedDraft], logAnyway: Bool, on db: any Database) async throws
+        -> [(feed: FeedValue, created: Bool)]
+    {
+        let me = try user.requireID()
+        let now = clock.now()
+        let prefix = drafts.count > 1
+        var prepared: [PreparedFeed] = []
+        for (index, draft) in drafts.enumerated() {
+            let field = { (name: String) in prefix ? "items[\(index)].\(name)" : name }
+            let care = try await context(user, pet: draft.pet, need: \.canLog, on: db)
+            guard let food = try await FoodRecord.query(on: db).filter(\.$id == draft.food).filter(\.$pet.$id == draft.pet).first() else {
+                throw Problem.invalidField(field("foodId"), "is not one of this pet's foods")
+            }
+            let units =
+                try draft.portion.map { portion throws(Problem) in try feeding.units(of: portion, kind: food.foodKind, field: field("portion")) }
+                ?? food.usualUnits
+            let fedAt = draft.fedAt ?? now
+            try feeding.checkFeedTime(fedAt, now: now, field: field("fedAt"))
+            let earlier = try await FeedRecord.query(on: db).filter(\.$fedBy.$id == me).filter(\.$clientID == draft.clientID).first()
+            if let earlier {
+                // The same feed again (a retry): its pet, food and portion, and its time when one was given.
+                let same =
+                    earlier.$pet.id == draft.pet && earlier.$food.id == draft.food && earlier.units == units
+                    && (draft.fedAt.map { abs($0.timeIntervalSince(earlier.fedAt)) < 0.001 } ?? true)
+                guard same else { throw Problem.idempotencyKeyReused(field: field("id")) }
+            }
+            prepared.append(PreparedFeed(draft: draft, care: care, food: food, units: units, fedAt: fedAt, earlier: earlier))
+        }
+        let fresh = prepared.filter { $0.earlier == nil }
+        if !logAnyway {
+            var recent: [String] = []
+            for feed in fresh {
+                if let other = try await recentFeed(of: feed.care.id, near: feed.fedAt, notBy: me, on: db) {
+                    recent.append(sentence(other, pet: feed.care.pet.name, now: now))
+                }
+            }
+            if !recent.isEmpty {
+                throw Problem(
+                    status: 409, code: .recentlyFed, title: "Fed a moment ago",
+                    detail: recent.joined(separator: " ") + " Log anyway?",
+                    errors: recent.map { FieldError(field: "logAnyway", message: $0) })
+            }
+        }
+        var householdOf: [Pet.ID: [User.ID]] = [:]
+        for feed in fresh where householdOf[feed.care.id] == nil {
+            householdOf[feed.care.id] = try await household(of: feed.care.pet, on: db)
+        }
+        let households = householdOf
+        let (created, events) = try await db.transaction { tx in
+            var created: [UUID: FeedRecord] = [:]
+            var events: [StoredRealtimeEvent] = []
+            for feed in fresh {
+                let (old, alert) = try await self.adjustStock(of: try feed.food.requireID(), on: tx) { stock in
+                    stock.map { $0 - (self.feeding.taken(units: feed.units, from: $0) ?? 0) }
+                }
+                let record = FeedRecord()
+                record.id = .timeOrdered(at: now)
+                record.$pet.id = feed.care.id
+                record.$food.id = try feed.food.requireID()
+                record.foodName = feed.food.name
+                record.kind = feed.food.kind
+                record.$fedBy.id = me
+                record.clientID = feed.draft.clientID
+                record.fedAt = feed.fedAt
+                record.activity = ActivityCursor<Care.Feed>.activity(at: feed.fedAt)
+                record.units = feed.units
+                record.gapShare = self.feeding.gapShare(units: feed.units, kind: feed.food.foodKind, usualUnits: feed.food.usualUnits)
+                record.kcal = self.energy.kilocalories(units: feed.units, kind: feed.food.foodKind, kcalPerAmount: feed.food.kcal)
+                record.takenUnits = self.feeding.taken(units: feed.units, from: old)
+                record.createdAt = now
+                try await record.create(on: tx)
+                created[feed.draft.clientID] = record
+                let household = households[feed.care.id] ?? []
+                events += try await self.announce(alert, food: feed.food, pet: feed.care.pet, by: me, to: household, on: tx)
+                let value = try self.value(of: record, fedBy: user, days: feed.care.days)
+                events += try await self.realtime.record(.feed(value), for: household, on: tx)
+            }
+            return (created, events)
+        }
+        await realtime.deliver(events)
+        return try prepared.map { feed in
+            if let earlier = feed.earlier { return (try value(of: earlier, fedBy: user, days: feed.care.days), false) }
+            guard let record = created[feed.draft.clientID] else { throw Problem.notFound }
+            return (try value(of: record, fedBy: user, days: feed.care.days), true)
+        }
+    }
+
+    /// Another member's feed of this pet within the window around `time`, with who fed.
+    private func recentFeed(of pet: Pet.ID, near time: Date, notBy me: User.ID, on db: any Database) async throws -> FeedRecord? {
+        let window = feeding.recentFeedWindow
+        return try await FeedRecord.query(on: db).filter(\.$pet.$id == pet)
+            .filter(\.$activity >= ActivityCursor<Care.Feed>.activity(at: time.addingTimeInterval(-window)))
+            .filter(\.$activity <= ActivityCursor<Care.Feed>.activity(at: time.addingTimeInterval(window)))
+            .group(.or) { $0.filter(\.$fedBy.$id != me).filter(\.$fedBy.$id == nil) }
+            .sort(\.$activity, .descending).with(\.$fedBy).first()
+    }
+
+    /// "Sam fed Miso 12 minutes ago."
+    private func sentence(_ feed: FeedRecord, pet: String, now: Date) -> String {
+        let minutes = max(0, Int(now.timeIntervalSince(feed.fedAt) / 60))
+        let when = minutes == 0 ? "just now" : minutes == 1 ? "a minute ago" : "\(minutes) minutes ago"
+        return "\(feed.fedBy?.displayName ?? "Someone") fed \(pet) \(when)."
+    }
+
+    /// Changes a feed: its author while they may log, or the pet's owner. What it took from
+    /// its food's stock goes back, and the new portion is taken.
+    func updateFeed(
+        _ user: UserRecord, feed id: Care.Feed.ID, food newFood: Care.Food.ID?, portion: Portion?, fedAt: Date?, on db: any Database
+    ) async throws -> FeedValue {
+        let (feed, care) = try await feed(user, id: id, on: db)
+        let foodID = newFood ?? feed.$food.id
+        guard let foodID, let food = try await FoodRecord.query(on: db).filter(\.$id == foodID).filter(\.$pet.$id == care.id).first()
+        else { throw Problem.invalidField("foodId", "is not one of this pet's foods") }
+        let units =
+            try portion.map { portion throws(Problem) in try feeding.units(of: portion, kind: food.foodKind) }
+            ?? (food.$id.value == feed.$food.id && food.foodKind == feed.foodKind ? feed.units : food.usualUnits)
+        let now = clock.now()
+        if let fedAt { try feeding.checkFeedTime(fedAt, now: now) }
+        let household = try await household(of: care.pet, on: db)
+        let me = try user.requireID()
+        let events = try await db.transaction { tx in
+            var events: [StoredRealtimeEvent] = []
+            if let taken = feed.takenUnits, let oldFood = feed.$food.id {
+                try await self.adjustStock(of: oldFood, on: tx) { stock in stock.map { $0 + taken } }
+            }
+            let (old, alert) = try await self.adjustStock(of: foodID, on: tx) { stock in
+                stock.map { $0 - (self.feeding.taken(units: units, from: $0) ?? 0) }
+            }
+            feed.$food.id = foodID
+            feed.foodName = food.name
+            feed.kind = food.kind
+            feed.units = units
+            feed.gapShare = self.feeding.gapShare(units: units, kind: food.foodKind, usualUnits: food.usualUnits)
+            feed.kcal = self.energy.kilocalories(units: units, kind: food.foodKind, kcalPerAmount: food.kcal)
+            feed.takenUnits = self.feeding.taken(units: units, from: old)
+            if let fedAt {
+                feed.fedAt = fedAt
+                feed.activity = ActivityCursor<Care.Feed>.activity(at: fedAt)
+            }
+            try await feed.save(on: tx)
+            events += try await self.announce(alert, food: food, pet: care.pet, by: me, to: household, on: tx)
+            let fedBy = try await feed.$fedBy.get(on: tx)
+            events += try await self.realtime.record(.feed(try self.value(of: feed, fedBy: fedBy, days: care.days)), for: household, on: tx)
+            return events
+        }
+        await realtime.deliver(events)
+        return try value(of: feed, fedBy: try await feed.$fedBy.get(on: db), days: care.days)
+    }
+
+    /// Deletes a feed (its author while they may log, or the pet's owner); its food gets back
+    /// exactly what the feed took.
+    func deleteFeed(_ user: UserRecord, feed id: Care.Feed.ID, on db: any Database) async throws {
+        let (feed, care) = try await feed(user, id: id, on: db)
+        let household = try await household(of: care.pet, on: db)
+        let events = try await db.transaction { tx in
+            if let taken = feed.takenUnits, let food = feed.$food.id {
+                try await self.adjustStock(of: food, on: tx) { stock in stock.map { $0 + taken } }
+            }
+            guard !(try await tx.sql.raw(#"DELETE FROM "feeds" WHERE "id" = \#(bind: id) RETURNING "id""#).all()).isEmpty else {
+                throw Problem.notFound
+            }
+            return try await self.realtime.record(.feedDeleted(feed: id, pet: care.id), for: household, on: tx)
+        }
+        await realtime.deliver(events)
+    }
+
+    /// A feed the member may change. One of a pet they cannot see is not found; one they may
+    /// see but not change, 403.
+    private func feed(_ user: UserRecord, id: Care.Feed.ID, on db: any Database) async throws -> (FeedRecord, PetCare) {
+        guard let feed = try await FeedRecord.find(id, on: db) else { throw Problem.notFound }
+        let care = try await context(user, pet: feed.$pet.id, need: \.canView, on: db)
+        guard care.access.canChangeFeed(loggedByMe: feed.$fedBy.id == user.id) else {
+            throw Problem(
+                status: 403, code: .forbidden, title: "Not your feed",
+                detail: "Only the member who logged a feed, or the pet's owner, may change it.")
+        }
+        return (feed, care)
+    }
+
+    func value(of feed: FeedRecord, fedBy: UserRecord?, days: HouseholdDays, firstOfDay: Bool = false) throws -> FeedValue {
+        FeedValue(
+            id: try feed.requireID(), clientID: feed.clientID, pet: feed.$pet.id, food: feed.$food.id, foodName: feed.foodName,
+            kind: feed.foodKind, units: feed.units, kcal: feed.kcal, fedAt: feed.fedAt, fedBy: feed.$fedBy.id,
+            fedByUsername: fedBy?.username, fedByDisplayName: fedBy?.displayName, day: days.day(of: feed.fedAt),
+            firstOfDay: firstOfDay, createdAt: feed.createdAt)
+    }
+
+    /// The pet's log, newest first, a page at a time; each feed with its household day and
+    /// whether it was that day's first.
+    func history(_ user: UserRecord, pet id: Pet.ID, limit: Int, cursor: String?, on db: any Database) async throws
+        -> (items: [FeedValue], next: ActivityCursor<Care.Feed>?)
+    {
+        let care = try await context(user, pet: id, need: \.canView, on: db)
+        let after = try cursor.map(ActivityCursor<Care.Feed>.init(text:))
+        let rows = try await FeedRecord.query(on: db).filter(\.$pet.$id == id).newestFirst(after: after, activity: \.$activity)
+            .with(\.$fedBy).limit(limit + 1).all()
+        let page = Array(rows.prefix(limit))
+        let firsts = try await firstFeeds(of: id, on: Set(page.map { care.days.day(of: $0.fedAt) }), days: care.days, on: db)
+        let items = try page.map { try value(of: $0, fedBy: $0.fedBy, days: care.days, firstOfDay: firsts.contains(try $0.requireID())) }
+        let next = rows.count > limit ? page.last.map { ActivityCursor<Care.Feed>(activity: $0.activity, id: $0.id!) } : nil
+        return (items, next)
+    }
+
+    /// The first feed of each of these days (the oldest, the id breaking a tie).
+    private func firstFeeds(of pet: Pet.ID, on days: Set<LocalDate>, days household: HouseholdDays, on db: any Database) async throws
+        -> Set<Care.Feed.ID>
+    {
+        var firsts: Set<Care.Feed.ID> = []
+        for day in days {
+            let range = household.range(of: day)
+            if let first = try await FeedRecord.query(on: db).filter(\.$pet.$id == pet)
+                .filter(\.$activity >= ActivityCursor<Care.Feed>.activity(at: range.lowerBound))
+                .filter(\.$activity < ActivityCursor<Care.Feed>.activity(at: range.upperBound))
+                .sort(\.$activity).sort(\.$id).first()
+            {
+                firsts.insert(try first.requireID())
+            }
+        }
+        return firsts
+    }
+
+    /// Every feed of the pet, oldest first, for the CSV download (a year of a pet's feeds is a
+    /// few thousand rows).
+    func log(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> (PetCare, [FeedValue]) {
+        let care = try await context(user, pet: id, need: \.canView, on: db)
+        let rows = try await FeedRecord.query(on: db).filter(\.$pet.$id == id).sort(\.$activity).sort(\.$id).with(\.$fedBy).all()
+        let firsts = care.days.firstOfDay(rows.map(\.fedAt))
+        return (care, try zip(rows, firsts).map { try value(of: $0, fedBy: $0.fedBy, days: care.days, firstOfDay: $1) })
+    }
+
+    /// The feeds this member logged for other members' pets, oldest first (the export).
+    func feedsLogged(by user: UserRecord, on db: any Database) async throws -> [FeedValue] {
+        let me = try user.requireID()
+        let rows = try await FeedRecord.query(on: db).filter(\.$fedBy.$id == me)
+            .join(PetRecord.self, on: \FeedRecord.$pet.$id == \PetRecord.$id).filter(PetRecord.self, \.$owner.$id != me)
+            .sort(\.$activity).all()
+        return try rows.map { try value(of: $0, fedBy: user, days: HouseholdDays(timeZone: .gmt)) }
+    }
+
+    // MARK: Weights
+
+    func weights(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [WeightValue] {
+        _ = try await context(user, pet: id, need: \.canView, on: db)
+        return try await WeightRecord.query(on: db).filter(\.$pet.$id == id).sort(\.$onDate).all().compactMap(WeightValue.init)
+    }
+
+    /// Logs the pet's weight on a day (today in the household's time zone by default); a day's
+    /// second weight replaces its first.
+    func logWeight(_ user: UserRecord, pet id: Pet.ID, kilograms: Double, on day: LocalDate?, on db: any Database) async throws
+        -> WeightValue
+    {
+        let care = try await context(user, pet: id, need: \.canLog, on: db)
+        let today = care.days.day(of: clock.now())
+        let kilograms = try energy.checkWeight(kilograms)
+        let day = day ?? today
+        guard day <= today, day >= today.adding(days: -3_660) else { throw Problem.invalidField("date", "must be today or in the last ten years") }
+        let record = try await answeringRacesAsSequential {
+            let record =
+                try await WeightRecord.query(on: db).filter(\.$pet.$id == id).filter(\.$onDate == day.description).first()
+                ?? WeightRecord()
+            if record.id == nil {
+                record.id = .init()
+                record.$pet.id = id
+                record.onDate = day.description
+            }
+            record.kilograms = kilograms
+            record.createdAt = clock.now()
+            try await record.save(on: db)
+            return record
+        }
+        guard let value = WeightValue(record) else { throw Problem.notFound }
+        return value
+    }
+
+    // MARK: Summary
+
+    /// The pet's care at a glance (`CareSummaryValue`).
+    func summary(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> CareSummaryValue {
+        try await summary(of: try await context(user, pet: id, need: \.canView, on: db), on: db)
+    }
+
+    func summary(of care: PetCare, on db: any Database) async throws -> CareSummaryValue {
+        let now = clock.now()
+        let days = care.days
+        let today = days.day(of: now)
+        let windowStart = today.adding(days: -energy.windowDays)
+        let rows = try await FeedRecord.query(on: db).filter(\.$pet.$id == care.id)
+            .filter(\.$activity >= ActivityCursor<Care.Feed>.activity(at: days.start(of: windowStart)))
+            .sort(\.$activity).sort(\.$id).with(\.$fedBy).all()
+        var last = rows.last
+        if last == nil {
+            last = try await FeedRecord.query(on: db).filter(\.$pet.$id == care.id).sort(\.$activity, .descending).with(\.$fedBy).first()
+        }
+        let firsts = days.firstOfDay(rows.map(\.fedAt))
+        var todays: [FeedValue] = []
+        var kcalByDay: [LocalDate: Double] = [:]
+        var kcalByFood: [Care.Food.ID: Double] = [:]
+        for (row, first) in zip(rows, firsts) {
+            let day = days.day(of: row.fedAt)
+            if day == today { todays.append(try value(of: row, fedBy: row.fedBy, days: days, firstOfDay: first)) }
+            kcalByDay[day, default: 0] += row.kcal
+            if day < today, let food = row.$food.id { kcalByFood[food, default: 0] += row.kcal }
+        }
+        let window = kcalByDay.filter { $0.key < today }
+        let foods = try await foods(of: care, on: db)
+        let latestWeight = try await WeightRecord.query(on: db).filter(\.$pet.$id == care.id).sort(\.$onDate, .descending).first()
+        let kilograms = latestWeight?.kilograms ?? care.pet.weightKg
+        let months = care.pet.birthLocalDate.months(until: today)
+        let defaultFactor = energy.defaultFactor(species: care.pet.species, neutered: care.pet.neutered, ageInMonths: months)
+        let factor = care.settings?.energyFactor ?? defaultFactor
+        let rer = kilograms.map(energy.restingEnergy(kilograms:))
+        let ideal = rer.flatMap { rer in factor.map { $0 * rer } }
+        let mainFood = kcalByFood.max { $0.value < $1.value }.flatMap { main in foods.first { $0.id == main.key } }
+        let insight = kilograms.flatMap { kilograms in
+            mainFood.flatMap { food in
+                energy.insight(
+                    InsightInput(
+                        petName: care.pet.name, kilograms: kilograms, idealKilocalories: ideal, kcalByDay: window,
+                        mainFood: (food.name, food.kind, food.kcal)))
+            }
+        }
+        let photo = try await pets.cards(ofPets: [care.id], on: db)[care.id]?.photos.first
+        let next = feeding.nextFeed(lastFedAt: last?.fedAt, lastGapShare: last?.gapShare ?? 1, gap: care.gap)
+        return CareSummaryValue(
+            pet: care.id, petName: care.pet.name, species: care.pet.species, photo: photo, timeZone: care.timeZone,
+            feedingGapHours: care.gap / 3_600, dietaryNotes: care.settings?.dietaryNotes,
+            family: try care.family.map { (try $0.requireID(), $0.name) }, nextFeedAt: next, state: feeding.state(next: next, now: now),
+            lastFeed: try last.map { try value(of: $0, fedBy: $0.fedBy, days: days) }, today: todays, foods: foods,
+            calories: CaloriesValue(
+                today: kcalByDay[today] ?? 0, averagePerFeedingDay: energy.averageIntake(kcalByDay: window), feedingDays: window.count,
+                windowDays: energy.windowDays, ideal: ideal, restingEnergy: rer, factor: factor,
+                factorIsDefault: care.settings?.energyFactor == nil, kilograms: kilograms,
+                byDay: (0...energy.windowDays).map { offset in
+                    let day = windowStart.adding(days: offset)
+                    return (day, kcalByDay[day] ?? 0)
+                }),
+            insight: insight, access: care.access)
+    }
+
+    /// Every pet whose care the member sees, at a glance: the Care tab.
+    func dashboard(_ user: UserRecord, on db: any Database) async throws -> [CareSummaryValue] {
+        var result: [CareSummaryValue] = []
+        for pet in try await caredPets(of: user, on: db) {
+            result.append(try await summary(user, pet: pet, on: db))
+        }
+        return result
+    }
+}
+
+extension WeightValue {
+    init?(_ record: WeightRecord) {
+        guard let id = record.id, let day = LocalDate(record.onDate) else { return nil }
+        self.init(id: id, day: day, kilograms: record.kilograms)
+    }
+}

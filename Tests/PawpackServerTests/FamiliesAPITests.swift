@@ -1,0 +1,236 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+import PawpackTestSupport
+import Testing
+
+@testable import PawpackServer
+
+/// Families through the HTTP API: a code to join, the owner's answer, roles, leaving and
+/// removing, handing over, sharing pets; strangers see nothing, codes cannot be walked.
+@Suite struct FamiliesAPITests {
+    typealias Family = Components.Schemas.Family
+
+    @Test func aMemberJoinsWithTheCodeTheOwnerAcceptsAndSharedPetsAppear() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            // given Ada's family and its code
+            let family = try await server.family(of: ada.token, name: "  The Lindqvists  ")
+            #expect(family.name == "The Lindqvists" && family.myRole == .owner && family.members.map(\.username) == ["ada"])
+            #expect(family.inviteCode == nil, "no code until the owner makes one")
+            let code = try await server.send(.POST, APIPath.inviteCode(family.id), object: [:], token: ada.token)
+                .decode(Components.Schemas.FamilyInviteCode.self)
+            #expect(code.code.count == 6 && code.code.allSatisfy(\.isNumber))
+            #expect(code.expiresAt == TestServer.startDate.addingTimeInterval(7 * 86_400))
+
+            // when Bob types it with a space, the owner sees his request and is told
+            let spaced = String(code.code.prefix(3)) + " " + String(code.code.suffix(3))
+            let asked = try await server.send(.POST, APIPath.joinFamily, object: ["code": spaced], token: bob.token)
+            #expect(asked.status == 202, "\(asked.text)")
+            let again = try await server.send(.POST, APIPath.joinFamily, object: ["code": code.code], token: bob.token)
+            let first = try asked.decode(Components.Schemas.FamilyJoinRequest.self)
+            let second = try again.decode(Components.Schemas.FamilyJoinRequest.self)
+            #expect(again.status == 202 && second.id == first.id, "asking twice is one request")
+            let requests = try await server.get(
+                APIPath.familyJoinRequests, token: ada.token, as: Operations.ListFamilyJoinRequests.Output.Ok.Body.JsonPayload.self)
+            #expect(requests.items.map(\.username) == ["bob"] && requests.items.first?.direction == .incoming)
+            let inbox = try await server.get(APIPath.notifications, token: ada.token, as: Components.Schemas.NotificationPage.self)
+            #expect(inbox.items.first?.kind == .family && inbox.items.first?.title == "Bob asks to join The Lindqvists")
+            // Bob sees nothing of the family until accepted
+            #expect(try await server.request(.GET, APIPath.family(family.id), token: bob.token).status == 404)
+            let request = try #require(requests.items.first)
+            let byBob = try await server.request(.POST, APIPath.familyJoinRequest(request.id, "accept"), token: bob.token)
+            #expect(byBob.status == 404, "\(byBob.text)")
+
+            // then accepted, Bob is a member and sees the pet Ada shares, not the code
+            #expect(try await server.request(.POST, APIPath.familyJoinRequest(request.id, "accept"), token: ada.token).status == 204)
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            let bobs = try await server.get(APIPath.family(family.id), token: bob.token, as: Family.self)
+            #expect(bobs.myRole == .member && bobs.members.map(\.username) == ["ada", "bob"] && bobs.inviteCode == nil)
+            #expect(bobs.pets.map(\.name) == ["Ada's dog"])
+            let care = try await server.get(APIPath.petCare(ada.dogID), token: bob.token, as: Components.Schemas.CareSummary.self)
+            #expect(care.canLog && !care.canManage && !care.canShare && care.familyName == "The Lindqvists")
+            #expect(care.timeZone == "Europe/Oslo", "a shared pet's days are the family's")
+            let dashboard = try await server.get(APIPath.care, token: bob.token, as: Operations.GetCareDashboard.Output.Ok.Body.JsonPayload.self)
+            #expect(dashboard.items.map(\.petName) == ["Ada's dog", "Bob's dog"])
+            let adaInbox = try await server.get(APIPath.notifications, token: bob.token, as: Components.Schemas.NotificationPage.self)
+            #expect(adaInbox.items.first?.title == "Welcome to The Lindqvists")
+        }
+    }
+
+    @Test func aStrangerAndAMemberOfAnotherFamilySeeNothingAsForAPetThatDoesNotExist() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
+            let family = try await server.family(of: ada.token)
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            _ = try await server.family(of: eve.token, name: "Eve's")
+            let food = try await server.food(for: ada.dogID, token: ada.token)
+            let fed = try await server.feed(ada.dogID, food: food.id, token: ada.token)
+            let feed = try fed.decode(Components.Schemas.Feed.self)
+
+            for stranger in [bob, eve] {
+                var answers: [[String]] = []
+                for (pet, family, food, feed) in [
+                    (ada.dogID, family.id, food.id, feed.id),
+                    (UUID().uuidString.lowercased(), UUID().uuidString.lowercased(), UUID().uuidString.lowercased(), UUID().uuidString.lowercased()),
+                ] {
+                    let replies = [
+                        try await server.request(.GET, APIPath.petCare(pet), token: stranger.token),
+                        try await server.request(.GET, APIPath.foods(pet), token: stranger.token),
+                        try await server.request(.GET, APIPath.feeds(pet), token: stranger.token),
+                        try await server.request(.GET, APIPath.feedsCSV(pet), token: stranger.token),
+                        try await server.request(.GET, APIPath.weights(pet), token: stranger.token),
+                        try await server.feed(pet, food: food, token: stranger.token),
+                        try await server.send(.POST, APIPath.stock(food), object: ["add": 4, "unit": "packets"], token: stranger.token),
+                        try await server.send(.PATCH, APIPath.food(food), object: ["name": "Mine"], token: stranger.token),
+                        try await server.request(.DELETE, APIPath.feed(feed), token: stranger.token),
+                        try await server.request(.GET, APIPath.family(family), token: stranger.token),
+                        try await server.request(.POST, APIPath.inviteCode(family), token: stranger.token),
+                        try await server.request(.DELETE, APIPath.family(family), token: stranger.token),
+                    ]
+                    #expect(replies.map(\.status) == Array(repeating: 404, count: replies.count), "\(replies.map(\.text))")
+                    answers.append(
+                        replies.map {
+                            [pet, family, food, feed].reduce($0.text) { text, id in text.replacingOccurrences(of: id, with: "…") }
+                        })
+                }
+                #expect(answers[0] == answers[1])
+            }
+            // and nothing changed
+            let care = try await server.get(APIPath.petCare(ada.dogID), token: ada.token, as: Components.Schemas.CareSummary.self)
+            #expect(care.today.count == 1 && care.foods.first?.name == "Salmon pouches")
+        }
+    }
+
+    @Test func aViewerReadsButLogsNothingAndAMemberChangesOnlyTheirOwnFeeds() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNear)
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: bob.token)
+            try await server.join(family.id, owner: ada.token, member: cyd.token, role: "viewer")
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            let food = try await server.food(for: ada.dogID, token: ada.token)
+
+            // the viewer reads but may not log, and the refusal says why
+            let viewed = try await server.get(APIPath.petCare(ada.dogID), token: cyd.token, as: Components.Schemas.CareSummary.self)
+            #expect(!viewed.canLog)
+            let refused = try await server.feed(ada.dogID, food: food.id, token: cyd.token)
+            #expect(refused.status == 403 && refused.text.contains("ask the family's owner"), "\(refused.text)")
+            // a member logs, but may not add foods or change settings
+            let bobs = try await server.feed(ada.dogID, food: food.id, token: bob.token)
+            #expect(bobs.status == 201)
+            #expect(try await server.send(.POST, APIPath.foods(ada.dogID), object: ["name": "X", "kind": "dry"], token: bob.token).status == 403)
+            #expect(try await server.send(.PATCH, APIPath.petCare(ada.dogID), object: ["feedingGapHours": 8], token: bob.token).status == 403)
+            #expect(try await server.request(.PUT, APIPath.familyPet(family.id, ada.dogID), token: bob.token).status == 403)
+            // Ada's feed is hers and the owner's: Bob may not delete it, Ada may delete Bob's
+            let adas = try await server.feed(ada.dogID, food: food.id, token: ada.token, ["logAnyway": true])
+            #expect(try await server.request(.DELETE, APIPath.feed(try adas.decode(Components.Schemas.Feed.self).id), token: bob.token).status == 403)
+            #expect(try await server.request(.DELETE, APIPath.feed(try bobs.decode(Components.Schemas.Feed.self).id), token: ada.token).status == 204)
+
+            // made a viewer, Bob can no longer change even his own feed
+            #expect(try await server.send(.PATCH, APIPath.familyMember(family.id, "bob"), object: ["role": "viewer"], token: ada.token).status == 204)
+            let again = try await server.feed(ada.dogID, food: food.id, token: bob.token, ["logAnyway": true])
+            #expect(again.status == 403)
+        }
+    }
+
+    @Test func codesAreOneFamilysExpireAndCannotBeWalked() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            let family = try await server.family(of: ada.token)
+            let first = try await server.send(.POST, APIPath.inviteCode(family.id), object: [:], token: ada.token)
+                .decode(Components.Schemas.FamilyInviteCode.self)
+            let second = try await server.send(.POST, APIPath.inviteCode(family.id), object: [:], token: ada.token)
+                .decode(Components.Schemas.FamilyInviteCode.self)
+            // a member asks: a bad code names the field; the old code no longer works
+            let bad = try await server.send(.POST, APIPath.joinFamily, object: ["code": "12a456"], token: bob.token)
+            #expect(bad.status == 422 && bad.text.contains("\"field\":\"code\""))
+            if first.code != second.code {
+                let old = try await server.send(.POST, APIPath.joinFamily, object: ["code": first.code], token: bob.token)
+                #expect(old.status == 404 && old.text.contains("\"field\":\"code\""))
+            }
+            // a week later the code has expired
+            server.clock.advance(by: 7 * 86_400)
+            let bobAgain = try await server.signedInAgain(bob)
+            let expired = try await server.send(.POST, APIPath.joinFamily, object: ["code": second.code], token: bobAgain.token)
+            #expect(expired.status == 404, "\(expired.text)")
+            // ten attempts an hour, right or wrong (the expired one counted): the eleventh waits, even with the right code
+            let adaAgain = try await server.signedInAgain(ada)
+            let live = try await server.send(.POST, APIPath.inviteCode(family.id), object: [:], token: adaAgain.token)
+                .decode(Components.Schemas.FamilyInviteCode.self)
+            for attempt in 0..<9 {
+                let wrong = String(format: "%06d", (Int(live.code)! + 1 + attempt) % 1_000_000)
+                #expect(try await server.send(.POST, APIPath.joinFamily, object: ["code": wrong], token: bobAgain.token).status == 404)
+            }
+            let limited = try await server.send(.POST, APIPath.joinFamily, object: ["code": live.code], token: bobAgain.token)
+            #expect(limited.status == 429, "\(limited.text)")
+            #expect(limited.headers.first(name: "Retry-After") != nil)
+            #expect(try await server.get(APIPath.family(family.id), token: adaAgain.token, as: Family.self).members.count == 1)
+        }
+    }
+
+    @Test func theOwnerHandsOverBeforeLeavingOrDeletingTheirAccount() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: bob.token)
+            try await server.share(bob.dogID, with: family.id, token: bob.token)
+            // the owner cannot leave, nor delete her account, while she owns it
+            let leave = try await server.request(.DELETE, APIPath.familyMember(family.id, "ada"), token: ada.token)
+            #expect(leave.status == 409 && leave.text.contains("family_owner_must_hand_over"))
+            let delete = try await server.send(.DELETE, APIPath.me, object: ["password": ada.member.password], token: ada.token)
+            #expect(delete.status == 409 && delete.text.contains("Hand it over"), "\(delete.text)")
+            // a member cannot take it without an offer; offered, Bob takes it over
+            #expect(try await server.request(.POST, APIPath.familyTransfer(family.id, "accept"), token: bob.token).status == 409)
+            #expect(try await server.send(.POST, APIPath.familyTransfer(family.id), object: ["username": "bob"], token: ada.token).status == 204)
+            #expect(try await server.get(APIPath.family(family.id), token: ada.token, as: Family.self).pendingOwner == "bob")
+            #expect(try await server.request(.POST, APIPath.familyTransfer(family.id, "accept"), token: bob.token).status == 204)
+            let after = try await server.get(APIPath.family(family.id), token: ada.token, as: Family.self)
+            #expect(after.myRole == .member && after.members.first { $0.username == "bob" }?.role == .owner && after.pendingOwner == nil)
+            // Ada leaves (taking nothing of Bob's) and may now delete her account
+            #expect(try await server.request(.DELETE, APIPath.familyMember(family.id, "ada"), token: ada.token).status == 204)
+            #expect(try await server.send(.DELETE, APIPath.me, object: ["password": ada.member.password], token: ada.token).status == 204)
+            let kept = try await server.get(APIPath.family(family.id), token: bob.token, as: Family.self)
+            #expect(kept.members.map(\.username) == ["bob"] && kept.pets.map(\.name) == ["Bob's dog"])
+        }
+    }
+
+    @Test func aMemberLeavingTakesTheirPetsAndDeletingTheFamilyUnsharesAll() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: bob.token)
+            try await server.share(bob.dogID, with: family.id, token: bob.token)
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            #expect(try await server.request(.GET, APIPath.petCare(bob.dogID), token: ada.token).status == 200)
+            #expect(try await server.request(.DELETE, APIPath.familyMember(family.id, "bob"), token: bob.token).status == 204)
+            #expect(try await server.request(.GET, APIPath.petCare(bob.dogID), token: ada.token).status == 404)
+            #expect(try await server.request(.GET, APIPath.petCare(ada.dogID), token: bob.token).status == 404)
+            #expect(try await server.request(.DELETE, APIPath.family(family.id), token: ada.token).status == 204)
+            let families = try await server.get(APIPath.families, token: ada.token, as: Operations.ListFamilies.Output.Ok.Body.JsonPayload.self)
+            #expect(families.items.isEmpty)
+            let care = try await server.get(APIPath.petCare(ada.dogID), token: ada.token, as: Components.Schemas.CareSummary.self)
+            #expect(care.familyId == nil && care.timeZone == "UTC")
+        }
+    }
+
+    @Test func badFamilyInputNamesTheFieldAndWritesNothing() async throws {
+        try await TestServer.run { server in
+            let (ada, _) = try await server.adaAndBob()
+            for (body, field) in [
+                (["name": "", "timeZone": "Europe/Oslo"], "name"), (["name": "Home", "timeZone": "Mars/Olympus"], "timeZone"),
+                (["name": String(repeating: "a", count: 41), "timeZone": "UTC"], "name"),
+            ] {
+                let reply = try await server.send(.POST, APIPath.families, object: body, token: ada.token)
+                #expect(reply.status == 422 && reply.text.contains("\"field\":\"\(field)\""), "\(reply.text)")
+            }
+            for index in 0..<5 { _ = try await server.family(of: ada.token, name: "Home \(index)") }
+            let sixth = try await server.send(.POST, APIPath.families, object: ["name": "Sixth", "timeZone": "UTC"], token: ada.token)
+            #expect(sixth.status == 409 && sixth.text.contains("limit_reached"))
+            let families = try await server.get(APIPath.families, token: ada.token, as: Operations.ListFamilies.Output.Ok.Body.JsonPayload.self)
+            #expect(families.items.count == 5)
+        }
+    }
+}
