@@ -127,6 +127,75 @@ public struct DogPortrait: Sendable, Equatable {
     }
 }
 
+/// Drawn cat portraits, as `DogPortrait` draws dogs: for the demo household's cats, and any
+/// pet shown without a photo of its own.
+public struct CatPortrait: Sendable, Equatable {
+    public typealias RGB = DogPortrait.RGB
+
+    public var coat: RGB
+    /// Muzzle, chest and the insides of the ears.
+    public var secondary: RGB
+    public var background: RGB
+    public var eyes: RGB
+    public var stripes: Bool
+
+    public init(coat: RGB, secondary: RGB, background: RGB, eyes: RGB, stripes: Bool) {
+        self.coat = coat
+        self.secondary = secondary
+        self.background = background
+        self.eyes = eyes
+        self.stripes = stripes
+    }
+
+    public func png(width: Int = 360, height: Int = 450) -> Data {
+        var canvas = Canvas(width: width, height: height)
+        let w = Double(width)
+        let h = Double(height)
+        canvas.verticalGradient(top: background.mixed(with: RGB(255, 255, 255), 0.35), bottom: background)
+        let cx = w / 2
+        let cy = h * 0.52
+        let head = w * 0.27
+        let dark = coat.mixed(with: RGB(20, 15, 10), 0.4)
+        canvas.ellipse(cx: cx, cy: h * 1.0, rx: head * 1.3, ry: h * 0.3, colour: coat)
+        canvas.ellipse(cx: cx, cy: h * 0.97, rx: head * 0.6, ry: h * 0.2, colour: secondary)
+        // Tall pointed ears, set wide.
+        for side in [-1.0, 1.0] {
+            canvas.ellipse(
+                cx: cx + side * head * 0.66, cy: cy - head * 0.88, rx: head * 0.3, ry: head * 0.62, rotation: side * 0.45, colour: coat)
+            canvas.ellipse(
+                cx: cx + side * head * 0.64, cy: cy - head * 0.8, rx: head * 0.15, ry: head * 0.38, rotation: side * 0.45,
+                colour: secondary.mixed(with: RGB(235, 160, 170), 0.5))
+        }
+        canvas.ellipse(cx: cx, cy: cy, rx: head * 1.05, ry: head * 0.92, colour: coat)
+        if stripes {
+            for offset in [-0.22, 0.0, 0.22] {
+                canvas.ellipse(cx: cx + offset * head, cy: cy - head * 0.62, rx: head * 0.06, ry: head * 0.22, colour: dark)
+            }
+        }
+        // Cheeks and a small muzzle, a pink nose, whiskers.
+        for side in [-1.0, 1.0] {
+            canvas.ellipse(cx: cx + side * head * 0.2, cy: cy + head * 0.38, rx: head * 0.25, ry: head * 0.19, colour: secondary)
+        }
+        canvas.ellipse(cx: cx, cy: cy + head * 0.22, rx: head * 0.1, ry: head * 0.07, colour: RGB(214, 110, 130))
+        for side in [-1.0, 1.0] {
+            for tilt in [-0.12, 0.08] {
+                canvas.ellipse(
+                    cx: cx + side * head * 0.72, cy: cy + head * (0.32 + tilt), rx: head * 0.36, ry: head * 0.012,
+                    rotation: side * tilt * 2, colour: RGB(250, 248, 240))
+            }
+        }
+        // Almond eyes with slit pupils.
+        for side in [-1.0, 1.0] {
+            let ex = cx + side * head * 0.4
+            let ey = cy - head * 0.1
+            canvas.ellipse(cx: ex, cy: ey, rx: head * 0.19, ry: head * 0.14, rotation: side * -0.2, colour: eyes)
+            canvas.ellipse(cx: ex, cy: ey, rx: head * 0.04, ry: head * 0.12, colour: RGB(25, 20, 18))
+            canvas.ellipse(cx: ex - head * 0.05, cy: ey - head * 0.05, rx: head * 0.03, ry: head * 0.03, colour: RGB(255, 255, 255))
+        }
+        return PNGEncoder.encode(width: width, height: height, rgb: canvas.bytes)
+    }
+}
+
 /// A pixel buffer that fills shapes with smooth (anti-aliased) edges.
 private struct Canvas {
     let width: Int, height: Int

@@ -112,6 +112,15 @@ import Vapor
             let proposed = try await server.propose(ada, in: chat, place: texts.petName, extra: ["note": texts.notes])
             guard proposed.status == 201 else { throw TestFailure("setting up: \(proposed.status) \(proposed.text)") }
             let meetupID = try proposed.decode(Components.Schemas.Meetup.self).id
+            // Ada's family, with Bob in it, shares her dog, which eats a food of the same words;
+            // Bob fed it, and it has a weight
+            let family = try await server.family(of: ada.token, name: texts.petName)
+            try await server.join(family.id, owner: ada.token, member: bob.token)
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            let food = try await server.food(for: ada.dogID, token: ada.token, ["name": texts.petName])
+            let fed = try await server.feed(ada.dogID, food: food.id, token: bob.token)
+            let weighed = try await server.send(.POST, APIPath.weights(ada.dogID), object: ["kilograms": 14.2], token: ada.token)
+            for reply in [fed, weighed] where reply.status != 201 { throw TestFailure("setting up: \(reply.status) \(reply.text)") }
 
             var pages: [String: String] = [:]
             func keep(_ key: String, _ page: TestBrowser.Page) throws {
@@ -135,7 +144,7 @@ import Vapor
                         of: route,
                         values: [
                             "petId": owner.dogID, "matchId": matchID,
-                            "chatId": chat, "meetupId": meetupID,
+                            "chatId": chat, "meetupId": meetupID, "familyId": family.id,
                         ])
                     try keep("\(name): GET /\(route.path.string)", try await browser.get(path))
                     if name != "ada", path.contains(owner.dogID) {
@@ -191,6 +200,10 @@ import Vapor
                     ]
                 ),
                 (WebPath.guardians(ada.dog), ["username": texts.displayName]),
+                (WebPath.careFeeds(ada.dog), ["id": UUID().uuidString, "food": food.id, "time": texts.notes]),
+                (WebPath.careFoods(ada.dog), ["name": texts.petName, "kind": "dry", "kcal": "5000"]),
+                (WebPath.families, ["name": texts.petName, "timeZone": texts.city]),
+                (WebPath.joinFamily, ["code": texts.notes]),
             ]
             for (path, form) in signedInMistakes {
                 let page = try await browser.post(path, form)

@@ -105,7 +105,7 @@ import Vapor
         }
     }
 
-    @Test func anInvitationToGuardIsANotificationAndCountedOnThePetsTab() async throws {
+    @Test func anInvitationToGuardIsANotificationAndCountedOnTheCareTab() async throws {
         try await TestServer.run { server in
             // given Ada's dog and Bob
             let (ada, bob) = try await server.adaAndBob()
@@ -113,13 +113,13 @@ import Vapor
             // when Ada invites Bob to guard it
             #expect(try await server.send(.POST, APIPath.guardians(ada.dogID), object: ["username": "bob"], token: ada.token).status == 201)
 
-            // then Bob's inbox says so, it opens his pets, and his Pets tab counts it
+            // then Bob's inbox says so, it opens his pets, and his Care tab (which holds the pets) counts it
             let inbox = try await server.get(APIPath.notifications, token: bob.token, as: Components.Schemas.NotificationPage.self)
             let told = try #require(inbox.items.first { $0.kind == .guardianInvitation })
             #expect(told.title == "Help look after Ada's dog?" && told.body.hasPrefix("Ada invites you to guard Ada's dog"))
             let bobs = try await TestBrowser.signedIn(server, as: bob.member)
             let home = try await bobs.get("/home")
-            #expect(ChatPagesTests.count("pets-count", in: home.html) == 1)
+            #expect(ChatPagesTests.count("care-count", in: home.html) == 1)
             #expect(home.html.contains(#"id="home-invitations""#))
             #expect(try await bobs.post("/notifications/\(told.id)/open", [:]).location == "/pets")
 

@@ -43,7 +43,8 @@ import Vapor
             let (member, guardianship) = (User.ID(), Pet.Guardianship.ID())
             let (request, match) = (Playdates.MatchRequest.ID(), Playdates.Match.ID())
             let (chat, meetup, notification) = (Chats.Chat.ID(), Meetups.Meetup.ID(), Notifications.Notification.ID())
-            let named: [(HTTPMethod, String)] = [
+            let (feed, food, family, joinRequest) = (Care.Feed.ID(), Care.Food.ID(), Care.Family.ID(), Care.JoinRequest.ID())
+            var named: [(HTTPMethod, String)] = [
                 (.GET, WebPath.landing), (.GET, WebPath.home), (.GET, server.app.pawpack.assets.stylesheet.path),
                 (.GET, server.app.pawpack.assets.script.path),
                 (.GET, WebPath.devMail), (.GET, WebPath.devPush), (.GET, WebPath.devClock), (.POST, WebPath.devClock), (.GET, WebPath.devPages),
@@ -81,8 +82,17 @@ import Vapor
                 (.GET, WebPath.petReviews(pet)), (.POST, WebPath.reportReview(Meetups.Review.ID())),
                 (.GET, WebPath.notifications), (.POST, WebPath.openNotification(notification)), (.POST, WebPath.notificationSettings),
                 (.POST, WebPath.pushSubscription), (.POST, WebPath.pushUnsubscription),
+                (.GET, WebPath.care), (.GET, WebPath.carePet(pet)), (.POST, WebPath.careFeeds(pet)), (.POST, WebPath.deleteFeed(feed)),
+                (.GET, WebPath.careHistory(pet)), (.GET, WebPath.careHealth(pet)), (.POST, WebPath.careWeights(pet)),
+                (.POST, WebPath.careSettings(pet)), (.POST, WebPath.careFoods(pet)), (.POST, WebPath.foodStock(food)),
+                (.POST, WebPath.foodLowAlert(food)), (.POST, WebPath.deleteFood(food)), (.POST, WebPath.careShare(pet)),
+                (.GET, WebPath.careLogCSV(pet)), (.GET, WebPath.families), (.POST, WebPath.families), (.POST, WebPath.joinFamily),
+                (.GET, WebPath.family(family)),
+                (.POST, WebPath.answerJoinRequest(joinRequest, accept: true)), (.POST, WebPath.answerJoinRequest(joinRequest, accept: false)),
             ]
             let routes = Self.webRoutes(server)
+            named += FamilyAction.allCases.filter { ![.viewer, .member, .remove].contains($0) }.map { (.POST, WebPath.familyAction(family, $0)) }
+            named += [FamilyAction.viewer, .member, .remove].map { (.POST, WebPath.familyMember(family, member, $0)) }
             for (method, path) in named {
                 #expect(routes.contains { Self.route($0, matches: path, method: method) }, "nothing serves \(method) \(path)")
             }
@@ -133,11 +143,16 @@ import Vapor
         let match = try #require(try await server.like(ada, eve).match)
         _ = try await server.member("fay", password: "fay's own secret")
         _ = try await server.send(.POST, APIPath.blocks, object: ["username": "fay"], token: ada.token)
+        let family = try await server.family(of: ada.token)
+        try await server.share(ada.dogID, with: family.id, token: ada.token)
+        let food = try await server.food(for: ada.dogID, token: ada.token)
+        let feed = try await server.feed(ada.dogID, food: food.id, token: ada.token).decode(Components.Schemas.Feed.self)
         return World(
             ada: ada,
             values: [
                 "petId": ada.dogID, "photoId": photo.id, "vaccinationId": vaccination.id, "userId": bob.member.id,
                 "invitationId": invitation.id, "requestId": request.id, "matchId": match.id,
+                "familyId": family.id, "foodId": food.id, "feedId": feed.id,
                 // Refused before they are read: any id does.
                 "chatId": Chats.Chat.ID().description, "meetupId": Meetups.Meetup.ID().description,
                 "notificationId": Notifications.Notification.ID().description, "reviewId": Meetups.Review.ID().description,

@@ -173,11 +173,12 @@ import Vapor
             #expect(reply.status == 200)
             let pages = try reply.decode([Listed].self)
             // each area's pages, under the tab it declares; nothing of the API
-            #expect(pages.contains(Listed(area: "Pets", path: "/pets/:petId/vaccinations", tab: "pets")))
+            #expect(pages.contains(Listed(area: "Pets", path: "/pets/:petId/vaccinations", tab: "care")))
             #expect(pages.contains(Listed(area: "Playdates", path: "/pets/:petId/deck", tab: "playdates")))
             #expect(pages.contains(Listed(area: "Meetups", path: "/chats/:chatId/meetups/new", tab: "chats")))
             #expect(pages.contains(Listed(area: "Notifications", path: "/notifications", tab: nil)))
             #expect(pages.contains(Listed(area: "Shell", path: "/home", tab: "home")))
+            #expect(pages.contains(Listed(area: "Care", path: "/care/pets/:petId/health", tab: "care")))
             #expect(!pages.contains { $0.path.hasPrefix("/v1/") && $0.path != "/v1/realtime" })
             #expect(Set(pages.map(\.area)).isSuperset(of: Areas.all.list.filter { $0.tab != nil }.map(\.name)))
         }

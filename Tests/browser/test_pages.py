@@ -145,7 +145,15 @@ def community() -> dict:
     starts = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0).isoformat()
     matched.call("POST", f"/v1/chats/{chat}/meetups", {"startsAt": starts, "placeName": "Hammerfest harbour",
                                                          "latitude": HAMMERFEST[0], "longitude": HAMMERFEST[1]})
-    return {"member": member, "dog": dog, "stranger": others["Finn"], "match": match, "chat": chat}
+    # Care: Juno is shared with the member's family, eats a food with a stock, was fed and weighed
+    family = api.call("POST", "/v1/families", {"name": "Juno's home", "timeZone": "Europe/Oslo"})["id"]
+    api.call("PUT", f"/v1/families/{family}/pets/{dog}")
+    food = api.call("POST", f"/v1/pets/{dog}/foods", {"name": "Salmon pouches", "kind": "wet", "kcal": 80, "packetsPerBox": 12})["id"]
+    api.call("POST", f"/v1/foods/{food}/stock", {"set": 12, "unit": "packets"})
+    api.call("POST", f"/v1/pets/{dog}/feeds", {"id": str(uuid.uuid4()), "foodId": food})
+    for days, kilograms in ((14, 14.4), (0, 14.1)):
+        api.call("POST", f"/v1/pets/{dog}/weights", {"kilograms": kilograms, "date": (date.today() - timedelta(days=days)).isoformat()})
+    return {"member": member, "dog": dog, "stranger": others["Finn"], "match": match, "chat": chat, "family": family}
 
 
 # The pages come from the server (`/dev/pages`: each area's GET routes, and the tab each shows
@@ -159,6 +167,7 @@ NOT_PAGES = {
     "/account/export": "a download", "/v1/realtime": "the realtime socket",
     "/media/pets/:petId/:file": "a photo", "/media/chats/:chatId/:file": "a photo",
     "/meetups/:meetupId/review": "needs a finished meet-up: test_chats.py",
+    "/care/pets/:petId/feeds.csv": "a download",
 }
 SIGNED_OUT = ("/", "/signup", "/login", "/forgot-password")
 # Full-screen pages without the tab bar.
@@ -173,6 +182,8 @@ NAMES = {
     "/account": "account", "/account/location": "where are you", "/offline": "offline", "/chats": "chats",
     "/chats/:chatId": "chat", "/chats/:chatId/meetups/new": "propose meet-up", "/meetups": "meet-ups",
     "/notifications": "notifications", "/playdates": "playdates", "/pets/:petId/reviews": "reviews",
+    "/care": "care", "/care/pets/:petId": "pet care", "/care/pets/:petId/history": "feed history",
+    "/care/pets/:petId/health": "health", "/care/family": "families", "/care/families/:familyId": "family",
 }
 
 
@@ -186,7 +197,7 @@ def listed_pages() -> list[dict]:
 def pages(world: dict) -> list[tuple[str, str, str | None, bool]]:
     """(name, path, the tab it marks current, whether it has the tab bar) of each signed-in page,
     its parameters filled from `world`; fails on a page it cannot visit and no one excused."""
-    values = {":petId": world["dog"], ":chatId": world["chat"], ":matchId": world["match"]}
+    values = {":petId": world["dog"], ":chatId": world["chat"], ":matchId": world["match"], ":familyId": world["family"]}
     visits, unvisitable = [], []
     for page in listed_pages():
         template = page["path"]

@@ -56,7 +56,9 @@ def test_owner_adds_a_puppy_with_photo_and_it_reaches_social_mode_by_itself_once
 
     # Given a new owner, signed in by the link in their verification mail
     browser.sign_up_and_verify(owner, "pets-")
-    browser.click("nav#app-nav a#nav-pets", "pets-empty")
+    browser.click("nav#app-nav a#nav-care", "care-empty")
+    assert browser.has("#care-empty"), "a new owner's Care tab says what it is for"
+    browser.click("a#care-your-pets", "pets-empty")
     assert browser.path == "/pets"
     assert browser.has("#no-pets"), "a new owner's pets page says there are none yet"
     check_layout("pets list, empty")
@@ -137,7 +139,8 @@ def test_owner_adds_a_puppy_with_photo_and_it_reaches_social_mode_by_itself_once
     assert browser.text_of("#mode-badge") == "Social Mode"
 
     # And the pets list shows Biscuit, in Social Mode
-    browser.click("nav#app-nav a#nav-pets", "pets-one")
+    browser.click("nav#app-nav a#nav-care", "care-one")
+    browser.click("a#care-your-pets", "pets-one")
     rows = browser.texts("#pet-list li")
     assert len(rows) == 1 and "Biscuit" in rows[0] and "Social Mode" in rows[0], rows
     check_layout("pets list, one pet")
@@ -160,12 +163,13 @@ def test_the_small_things_a_member_sees_on_their_pets_inbox_and_account(browser:
     browser.visit("/login", "small-login")
     browser.log_in(member.email, member.password, "small-home")
 
-    # then the Pets tab counts the invitation, and Home offers to answer it
-    assert browser.text_of("#pets-count").startswith("1")
+    # then the Care tab (which holds the pets) counts the invitation, and Home offers to answer it
+    assert browser.text_of("#care-count").startswith("1")
     assert browser.has("#home-invitations")
 
     # and "Your pets" keeps each pet's mode on a line of its own; the cat is called a cat
-    browser.click("nav#app-nav a#nav-pets", "small-pets")
+    browser.click("nav#app-nav a#nav-care", "small-care")
+    browser.click("a#care-your-pets", "small-pets")
     assert "Puppy Mode" in browser.text_of("#pet-list") or "Social Mode" in browser.text_of("#pet-list")
     browser.visit(f"/pets/{cat}", "small-cat")
     assert "Cat" in browser.text_of("#pet-facts") and "Breed" not in browser.text_of("#pet-facts")

@@ -45,6 +45,9 @@ struct Area: Sendable {
     var jobs: @Sendable (PawpackServices) -> [ScheduledJobs.Job] = { _ in [] }
     /// Its part of the account export.
     var export: (@Sendable (inout Components.Schemas.AccountExport, AccountExportScope) async throws -> Void)?
+    /// What it adds to `serve --demo`'s community, once the members and their dogs are in
+    /// (Care: the demo member's household), given the members' shared password hash.
+    var demo: (@Sendable (PawpackServices, any Database, _ passwordHash: String, _ now: Date) async throws -> Void)?
     /// What it keeps derived from pets (Playdates: the deck's index), told of their changes.
     var followsPets: (@Sendable (PawpackServices) -> PetFollower)?
     /// What it must do when a member or pets are deleted beyond what the database's cascading

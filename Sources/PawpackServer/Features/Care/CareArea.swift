@@ -15,6 +15,30 @@ extension Area {
             ]
         },
         migrations: CareMigrations.all,
+        pages: { app, services in
+            CarePages(care: services.care).register(on: app)
+            FamilyPages(families: services.families).register(on: app)
+        },
+        script: "care",
+        // Pets' place in the bar, and its pages: a pet's profile, photos and records are part
+        // of its care (`WebShell` gives a later area's tab the place and pages of an earlier one).
+        tab: .init(id: "care", title: "Care", path: WebPath.care, icon: .bowl, position: 20, badge: WebPages.Badge.careWaiting) { path in
+            path.hasPrefix(WebPath.care) || path.hasPrefix("/care/")
+        },
+        home: { req, services in try await CarePages.home(req, services: services) },
+        badges: [
+            .init(id: WebPages.Badge.careWaiting, one: " answer waiting", many: " answers waiting") { me in
+                """
+                (SELECT COUNT(*) FROM "family_join_requests" JOIN "families" ON "families"."id" = "family_join_requests"."family_id"
+                    WHERE "families"."owner_id" = \(bind: me))
+                + (SELECT COUNT(*) FROM "pet_guardians" WHERE "user_id" = \(bind: me) AND "status" = \(bind: GuardianRecord.Status.invited.rawValue))
+                """
+            }
+        ],
+        flashes: [
+            .fed, .feedDeleted, .weightLogged, .careSaved, .foodAdded, .stockSaved, .shared, .unshared, .familyCreated, .joinAsked,
+            .familyDeleted, .familyLeft, .familyOffered, .joinAccepted,
+        ],
         notificationKinds: [.family, .stock],
         export: { document, scope in
             let (services, db, me) = (scope.services, scope.db, scope.me)
@@ -38,6 +62,7 @@ extension Area {
             }
             document.feedsLogged = try await services.care.feedsLogged(by: scope.user, on: db).map { Components.Schemas.Feed($0, viewer: me) }
         },
+        demo: { services, db, hash, now in try await CareDemo.seed(services, on: db, passwordHash: hash, now: now) },
         deletion: .init(mustWait: { member, db in try await FamilyService.refuseDeletionWhileOwning(member, on: db) })
     )
 }
@@ -45,4 +70,26 @@ extension Area {
 extension PawpackServices {
     var care: CareService { area(CareService.self) }
     var families: FamilyService { area(FamilyService.self) }
+}
+
+extension WebPages.Badge {
+    /// Requests to join the member's families and invitations to guard a pet.
+    static let careWaiting = "care-count"
+}
+
+extension Flash {
+    static let fed = Flash("fed", "Feed logged. The household sees it.")
+    static let feedDeleted = Flash("feed-deleted", "Feed deleted; its portion went back to the stock.")
+    static let weightLogged = Flash("weight-logged", "Weight logged.")
+    static let careSaved = Flash("care-saved", "Saved.")
+    static let foodAdded = Flash("food-added", "Food added.")
+    static let stockSaved = Flash("stock-saved", "Stock saved.")
+    static let shared = Flash("shared", "Shared: the family sees and logs its care.")
+    static let unshared = Flash("unshared", "No longer shared.")
+    static let familyCreated = Flash("family-created", "Family made. Make a code to invite your household.")
+    static let joinAsked = Flash("join-asked", "Asked. The family's owner answers.")
+    static let familyDeleted = Flash("family-deleted", "Family deleted.")
+    static let familyLeft = Flash("family-left", "You left the family.")
+    static let familyOffered = Flash("family-offered", "Offered. They take it over when they accept.")
+    static let joinAccepted = Flash("join-accepted", "Accepted: they now share the family's pets.")
 }

@@ -219,6 +219,11 @@ final class CareService: Sendable {
         try await food.delete(on: db)
     }
 
+    /// The pet a food is for, to a member who may see it.
+    func foodPet(_ user: UserRecord, food id: Care.Food.ID, on db: any Database) async throws -> Pet.ID {
+        try await food(user, id: id, need: \.canView, on: db).1.id
+    }
+
     /// A food and the member's access to its pet: a food of a pet they may not see is not found.
     private func food(_ user: UserRecord, id: Care.Food.ID, need: (CareAccess) -> Bool, on db: any Database) async throws
         -> (FoodRecord, PetCare)

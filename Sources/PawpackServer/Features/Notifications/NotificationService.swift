@@ -73,7 +73,8 @@ struct NotificationValue: Sendable, Equatable {
         case .matchRequest: WebPath.matchRequests
         case .meetup, .review: WebPath.meetups
         case .guardianInvitation: WebPath.pets
-        case .family, .stock: WebPath.home
+        case .family: WebPath.families
+        case .stock: WebPath.care
         }
     }
     var cursor: ActivityCursor<Notifications.Notification> { .init(activity: activity, id: id) }

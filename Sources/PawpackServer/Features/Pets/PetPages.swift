@@ -385,7 +385,7 @@ struct PetPages {
                         .text("\(profile.name) reached Social Mode by itself: the vaccinations recorded allow meet-ups now."))),
                 .div(
                     .class("profile-photos"), .id("pet-photos"),
-                    .if(pet.photos.isEmpty, WebPages.noPhoto(profile.name, class: "profile-photo-none")),
+                    .if(pet.photos.isEmpty, WebPages.noPhoto(profile.name, species: profile.species, class: "profile-photo-none")),
                     .forEach(pet.photos) { photo in
                         .img(
                             .src(WebPath.media(photo.storageKey)),

@@ -289,10 +289,12 @@ extension PawpackServices {
     ) async throws -> Bool {
         if onlyIfEmpty, try await UserRecord.query(on: db).count() > 0 { return false }
         let hash = try await hasher.hash(DemoCommunity.demoPassword)
+        let now = dependencies.clock.now()
         try await DemoCommunity(dogs: dogs, seed: seed)
-            .insert(
-                on: db, deckIndex: deck.deckIndex, media: photos.media, passwordHash: hash, now: dependencies.clock.now(),
-                progress: progress)
+            .insert(on: db, deckIndex: deck.deckIndex, media: photos.media, passwordHash: hash, now: now, progress: progress)
+        for area in areas {
+            try await area.demo?(self, db, hash, now)
+        }
         return true
     }
 }

@@ -13,7 +13,7 @@ enum DogViews {
                 .img(
                     .src(WebPath.media(photo.storageKey)), .alt("Photo of \(pet.name)"), .class(large ? "avatar large" : "avatar"),
                     .attribute(named: "width", value: large ? "112" : "56"), .attribute(named: "height", value: large ? "112" : "56"))
-            }, else: WebPages.noPhoto(pet.name, class: large ? "avatar large placeholder" : "avatar placeholder"))
+            }, else: WebPages.noPhoto(pet.name, species: pet.species, class: large ? "avatar large placeholder" : "avatar placeholder"))
     }
 
     /// "Beagle · 3 years · medium".

@@ -4,7 +4,7 @@ import Plot
 /// follow the theme and need no request of their own. Decorative: the text beside an icon (or
 /// the button's `aria-label`) names it.
 enum Icon: String, CaseIterable {
-    case paw, dog, person, heart, cross, undo, sliders, pin, camera, check, chat, back, sparkle, shield, bell, calendar, star, home
+    case paw, dog, cat, person, heart, cross, undo, sliders, pin, camera, check, chat, back, sparkle, shield, bell, calendar, star, home, bowl
 
     /// The drawing inside the `<svg>`: fixed markup, never built from input.
     private var drawing: String {
@@ -26,6 +26,17 @@ enum Icon: String, CaseIterable {
             return """
                 <circle cx="12" cy="8" r="4" fill="none" stroke="currentColor" stroke-width="1.8"/>\
                 <path d="M4.5 20c.8-4 3.8-6 7.5-6s6.7 2 7.5 6" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"/>
+                """
+        case .cat:
+            return """
+                <path d="M5 3.8 8.6 8h6.8L19 3.8l.9 8.3c.4 4.3-3.3 7.9-7.9 7.9s-8.3-3.6-7.9-7.9z" fill="none" stroke="currentColor" \
+                stroke-width="1.8" stroke-linejoin="round"/><ellipse cx="9.6" cy="12" rx="1" ry="1.3"/><ellipse cx="14.4" cy="12" rx="1" ry="1.3"/>\
+                <path d="M10.9 14.8h2.2L12 16z"/>
+                """
+        case .bowl:
+            return """
+                <path d="M7 11c.7-2.4 2.7-4 5-4s4.3 1.6 5 4" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"/>\
+                <path d="M2.8 11.2h18.4c-.3 4.3-3.8 7.6-8.1 7.6h-2.2c-4.3 0-7.8-3.3-8.1-7.6z"/>
                 """
         case .heart:
             return """

@@ -281,11 +281,13 @@ enum WebPages {
         return Response(status: .seeOther, headers: ["Location": location])
     }
 
-    /// A placeholder where a dog has no photo yet.
-    static func noPhoto<Context: HTML.BodyContext>(_ name: String, class className: String = "avatar placeholder") -> Node<Context> {
+    /// A placeholder where a pet has no photo yet, drawn for its species.
+    static func noPhoto<Context: HTML.BodyContext>(
+        _ name: String, species: Species = .dog, class className: String = "avatar placeholder"
+    ) -> Node<Context> {
         .span(
             .class(className), .attribute(named: "role", value: "img"), .attribute(named: "aria-label", value: "\(name) has no photo yet"),
-            Icon.dog.node())
+            (species == .cat ? Icon.cat : species == .dog ? Icon.dog : Icon.paw).node())
     }
 }
 

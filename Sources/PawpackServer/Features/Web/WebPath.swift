@@ -137,6 +137,42 @@ enum WebPath {
     /// The browser's Web Push subscription (the page's script).
     static let pushSubscription = "/notifications/push"
     static let pushUnsubscription = "/notifications/push/off"
+
+    // MARK: Care
+
+    /// Every pet whose care the member sees, a card each.
+    static let care = "/care"
+    static func carePet(_ id: some PathID<Pet>) -> String { care + "/pets/\(id)" }
+    static func careFeeds(_ id: some PathID<Pet>) -> String { carePet(id) + "/feeds" }
+    static func careHistory(_ id: some PathID<Pet>) -> String { carePet(id) + "/history" }
+    static func careHealth(_ id: some PathID<Pet>) -> String { carePet(id) + "/health" }
+    static func careWeights(_ id: some PathID<Pet>) -> String { carePet(id) + "/weights" }
+    static func careSettings(_ id: some PathID<Pet>) -> String { carePet(id) + "/settings" }
+    static func careFoods(_ id: some PathID<Pet>) -> String { carePet(id) + "/foods" }
+    static func careShare(_ id: some PathID<Pet>) -> String { carePet(id) + "/share" }
+    static func careLogCSV(_ id: some PathID<Pet>) -> String { carePet(id) + "/feeds.csv" }
+    static func deleteFeed(_ id: some PathID<Care.Feed>) -> String { care + "/feeds/\(id)/delete" }
+    static func foodStock(_ id: some PathID<Care.Food>) -> String { care + "/foods/\(id)/stock" }
+    static func foodLowAlert(_ id: some PathID<Care.Food>) -> String { care + "/foods/\(id)/low" }
+    static func deleteFood(_ id: some PathID<Care.Food>) -> String { care + "/foods/\(id)/delete" }
+    /// The member's families, joining one, making one.
+    static let families = "/care/family"
+    static let joinFamily = "/care/family/join"
+    static func family(_ id: some PathID<Care.Family>) -> String { "/care/families/\(id)" }
+    static func familyAction(_ id: some PathID<Care.Family>, _ action: FamilyAction) -> String { family(id) + "/\(action.rawValue)" }
+    static func familyMember(_ id: some PathID<Care.Family>, _ member: some PathID<User>, _ action: FamilyAction) -> String {
+        family(id) + "/members/\(member)/\(action.rawValue)"
+    }
+    static func answerJoinRequest(_ id: some PathID<Care.JoinRequest>, accept: Bool) -> String {
+        "/care/join-requests/\(id)/" + (accept ? "accept" : "decline")
+    }
+}
+
+/// What a family's page may do, each a form posted to `WebPath.familyAction`.
+enum FamilyAction: String, CaseIterable, Sendable {
+    case code, rename, delete, leave, offer, takeOver = "take-over", declineOffer = "decline-offer"
+    /// A member's: make them a viewer or a member again, remove them.
+    case viewer, member, remove
 }
 
 /// A path segment naming a record of `Owner`: its id in a link (`Identifier`), or the route's
@@ -168,6 +204,10 @@ enum Param {
     static let meetup = RouteParameter<Meetups.Meetup>(name: "meetupId")
     static let review = RouteParameter<Meetups.Review>(name: "reviewId")
     static let notification = RouteParameter<Notifications.Notification>(name: "notificationId")
+    static let feed = RouteParameter<Care.Feed>(name: "feedId")
+    static let food = RouteParameter<Care.Food>(name: "foodId")
+    static let family = RouteParameter<Care.Family>(name: "familyId")
+    static let joinRequest = RouteParameter<Care.JoinRequest>(name: "requestId")
     /// A stored file's name under its pet (`MediaRoutes`).
     static let file = RouteParameter<MediaFile>(name: "file")
 

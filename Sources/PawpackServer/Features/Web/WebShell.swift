@@ -13,14 +13,22 @@ struct WebShell: Sendable {
     private let claims: [WebPages.TabPages]
 
     init(areas: [Area]) {
-        tabs = ([.home] + areas.compactMap(\.tab)).sorted { $0.position < $1.position }
+        // A later area's tab at an earlier one's place takes it over, with its pages: Care
+        // takes Pets' (`docs/DESIGN-SYSTEM.md`, "Navigation").
+        var byPosition: [Int: WebPages.Tab] = [:]
+        var takenOver: [WebPages.TabPages] = []
+        for tab in [.home] + areas.compactMap(\.tab) {
+            if let earlier = byPosition[tab.position] { takenOver.append(.init(tab: tab.id, owns: earlier.owns)) }
+            byPosition[tab.position] = tab
+        }
+        tabs = byPosition.values.sorted { $0.position < $1.position }
         badges = areas.flatMap(\.badges)
         var flashes: [String: Flash] = [:]
         for flash in areas.flatMap(\.flashes) {
             precondition(flashes.updateValue(flash, forKey: flash.name) == nil, "two flashes named \(flash.name)")
         }
         self.flashes = flashes
-        let others = areas.flatMap(\.pagesUnderTab)
+        let others = areas.flatMap(\.pagesUnderTab) + takenOver
         claims = tabs.flatMap { tab in [WebPages.TabPages(tab: tab.id, owns: tab.owns)] + others.filter { $0.tab == tab.id } }
     }
 

@@ -1,0 +1,68 @@
+// Care: the cards count down to the next feed and follow what the household logs, live; the
+// undo buttons go once their two minutes are over; a new family takes the browser's zone.
+(function () {
+  "use strict";
+
+  function words(ms) {
+    var minutes = Math.floor(Math.abs(ms) / 60000);
+    if (minutes < 1) return "less than a minute";
+    if (minutes < 60) return minutes + " min";
+    return Math.floor(minutes / 60) + " h" + (minutes % 60 ? " " + (minutes % 60) + " min" : "");
+  }
+
+  function tick() {
+    var now = Date.now();
+    document.querySelectorAll(".care-countdown[data-next]").forEach(function (span) {
+      var left = Date.parse(span.getAttribute("data-next")) - now;
+      if (isNaN(left)) return;
+      var badge = span.parentNode.querySelector(".badge");
+      var state = left > 0 ? "fed" : left > -3600000 ? "due" : "overdue";
+      span.textContent = state === "fed" ? "Next feed in " + words(left) : state === "due" ? "Next feed due now" : "Overdue by " + words(left);
+      if (badge) {
+        badge.className = "badge state-" + state;
+        badge.textContent = state === "fed" ? "Fed" : state === "due" ? "Due" : "Overdue";
+      }
+    });
+    document.querySelectorAll("form[data-until]").forEach(function (form) {
+      if (Date.parse(form.getAttribute("data-until")) <= now) form.remove();
+    });
+  }
+
+  function init() {
+    if (!document.querySelector(".care-card, #create-family")) return;
+    tick();
+    setInterval(tick, 30000);
+    var zone = document.querySelector("[data-browser-time-zone]");
+    if (zone && window.Intl) {
+      try { zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* the server falls back to UTC */ }
+    }
+    // What another member logged (or this member, in another tab) replaces the pet's card in
+    // place, drawn by the server as on a load: the page itself stays, scroll and forms untouched.
+    if (window.Pawpack && Pawpack.on) {
+      ["feed", "feed_deleted"].forEach(function (type) {
+        Pawpack.on(type, function (data) {
+          if (data && document.getElementById("care-" + data.petId)) refresh(data.petId);
+        });
+      });
+    }
+  }
+
+  function refresh(pet) {
+    if (Pawpack.leaving) return;
+    fetch(window.location.href, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (answer) { return answer.ok ? answer.text() : Promise.reject(answer.status); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("care-" + pet);
+        var shown = document.getElementById("care-" + pet);
+        if (fresh && shown && !Pawpack.leaving) {
+          shown.replaceWith(document.importNode(fresh, true));
+          if (Pawpack.localize) Pawpack.localize(document.getElementById("care-" + pet));
+          tick();
+        }
+      })
+      .catch(function () { /* the next event or load draws it */ });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
