@@ -20,6 +20,10 @@ public enum RealtimeEvent: Sendable, Equatable {
     case chatClosed(Chat.ID)
     /// A meet-up proposed or changed.
     case meetup(Meetup)
+    /// A feed logged or changed for a pet of your household (by you on another device too).
+    case feed(Feed)
+    /// A feed deleted from a pet's log.
+    case feedDeleted(Feed.ID, pet: Pet.ID)
     /// A new notification, or one that counts one more message, and your unread count.
     case notification(InboxNotification, unreadCount: Int)
     /// The server no longer keeps everything you missed: read again what you show, then go on.
@@ -184,6 +188,10 @@ extension RealtimeEnvelope {
             event = .match(try Match(match.match), chat: try match.chatId.map(serverID))
         case "chat_closed": event = .chatClosed(try serverID(try data(Components.Schemas.RealtimeChatClosed.self).chatId))
         case "meetup": event = .meetup(try Meetup(try data(Components.Schemas.Meetup.self)))
+        case "feed": event = .feed(try Feed(try data(Components.Schemas.Feed.self)))
+        case "feed_deleted":
+            let deleted = try data(Components.Schemas.RealtimeFeedDeleted.self)
+            event = .feedDeleted(try serverID(deleted.feedId), pet: try serverID(deleted.petId))
         case "notification":
             let told = try data(Components.Schemas.RealtimeNotification.self)
             event = .notification(try InboxNotification(told.notification), unreadCount: told.unreadCount)

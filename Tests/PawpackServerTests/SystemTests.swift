@@ -49,6 +49,13 @@ import Vapor
                 #expect(reply.code == "method_not_allowed")
                 #expect(reply.headers.first(name: "Allow") == allowed, "\(method) \(path)")
             }
+            // a path the contract names literally is no id of the route beside it
+            // (`/v1/families/join` is not `/v1/families/{familyId}`)
+            let ada = try await server.member("ada")
+            for method in [HTTPMethod.GET, .PATCH, .DELETE] {
+                let reply = try await server.request(method, APIPath.joinFamily, raw: method == .PATCH ? "{}" : nil, token: ada.accessToken)
+                #expect(reply.status == 405 && reply.headers.first(name: "Allow") == "POST", "\(method): \(reply.text)")
+            }
             // a path nothing serves is still not found, whatever the method
             #expect(try await server.request(.DELETE, "/v1/nothing-here").status == 404)
         }

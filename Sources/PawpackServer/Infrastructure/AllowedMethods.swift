@@ -14,6 +14,17 @@ extension Routes {
         return methods.sorted { $0.rawValue < $1.rawValue }
     }
 
+    /// The methods of the routes whose every segment is `path`'s own (no parameter).
+    func methods(servingLiterally path: String) -> [HTTPMethod] {
+        let segments = path.split(separator: "/").map(String.init)
+        return all.filter { route in
+            route.path.count == segments.count
+                && zip(route.path, segments).allSatisfy { component, segment in
+                    if case .constant(let text) = component { text == segment } else { false }
+                }
+        }.map(\.method)
+    }
+
     private static func route(_ components: [PathComponent], matches segments: [String]) -> Bool {
         var index = 0
         for component in components {

@@ -22,6 +22,15 @@ struct ProblemMiddleware: AsyncMiddleware {
             if error is any AbortError, problem.code == .notFound, request.route == nil {
                 allowed = request.application.routes.methods(serving: request.url.path)
                 if !allowed.isEmpty { problem = .methodNotAllowed }
+            } else if problem.code == .notFound, request.route != nil {
+                // A path the contract names literally (`/v1/families/join`), asked with a method it
+                // lacks, reached a route with a parameter in its place (`/v1/families/{familyId}`),
+                // whose id it is not: the method is what is wrong here too.
+                let literal = request.application.routes.methods(servingLiterally: request.url.path)
+                if !literal.isEmpty, !literal.contains(request.method) {
+                    allowed = literal
+                    problem = .methodNotAllowed
+                }
             }
             if problem.status >= 500 {
                 // By code and cause; the request id is in the logger's metadata. Never the request

@@ -18,7 +18,9 @@ enum CareDemo {
         let today = days.day(of: now)
         var random = SeededRandom(seed: 35)
 
+        // Seeded ids: the same demo is the same household.
         let alex = UserRecord(
+            id: User.ID(random.uuid()),
             signUp: ValidSignUp(
                 email: alexEmail, password: "", username: "alex", displayName: "Alex Rivera",
                 dateOfBirth: LocalDate(year: 1988, month: 4, day: 2)!, city: "Lyon"),
@@ -30,7 +32,7 @@ enum CareDemo {
         func cat(_ name: String, months: Int, kilograms: Double, sex: PetSex) -> PetRecord {
             PetRecord(
                 PetProfile(
-                    id: .init(), ownerID: samID, name: name, species: .cat, breed: "Domestic shorthair", sex: sex, neutered: true,
+                    id: Pet.ID(random.uuid()), ownerID: samID, name: name, species: .cat, breed: "Domestic shorthair", sex: sex, neutered: true,
                     birthDate: today.monthsEarlier(months), birthDateIsEstimate: false, weightKg: kilograms, sizeClass: nil,
                     playStyles: [], energy: nil, environment: nil, personality: [], notes: nil),
                 now: now)
@@ -38,8 +40,12 @@ enum CareDemo {
         let miso = cat("Miso", months: 62, kilograms: 4.2, sex: .female)
         let tofu = cat("Tofu", months: 38, kilograms: 3.6, sex: .male)
         let looks = [
-            CatPortrait(coat: .init(hex: 0xE08A3C), secondary: .init(hex: 0xFFF1DD), background: .init(hex: 0x9ED3D0), eyes: .init(hex: 0x7FB241), stripes: true),
-            CatPortrait(coat: .init(hex: 0x4A4A52), secondary: .init(hex: 0xF4F1EC), background: .init(hex: 0xE9B872), eyes: .init(hex: 0xE2B33C), stripes: false),
+            CatPortrait(
+                coat: .init(hex: 0xE08A3C), secondary: .init(hex: 0xFFF1DD), background: .init(hex: 0x9ED3D0), eyes: .init(hex: 0x7FB241),
+                stripes: true),
+            CatPortrait(
+                coat: .init(hex: 0x4A4A52), secondary: .init(hex: 0xF4F1EC), background: .init(hex: 0xE9B872), eyes: .init(hex: 0xE2B33C),
+                stripes: false),
         ]
         var photos: [PetPhotoRecord] = []
         for (pet, look) in zip([miso, tofu], looks) {

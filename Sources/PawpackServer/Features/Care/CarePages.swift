@@ -117,7 +117,9 @@ struct CarePages {
                     .class("care-links"),
                     .a(.class("button quiet"), .href(WebPath.careHistory(id)), .text("History")), .text(" "),
                     .a(.class("button quiet"), .href(WebPath.careHealth(id)), .text("Health and weight")), .text(" "),
-                    .a(.class("button quiet"), .href(WebPath.careLogCSV(id)), .attribute(named: "download", value: "feeds.csv"), .text("Download the log (CSV)"))),
+                    .a(
+                        .class("button quiet"), .href(WebPath.careLogCSV(id)), .attribute(named: "download", value: "feeds.csv"),
+                        .text("Download the log (CSV)"))),
                 foodsSection(req, summary, errors: errors),
                 .if(summary.access.canManage, settingsForm(req, summary, errors: errors)),
                 .if(summary.access.canShare, shareSection(req, summary, families: myFamilies)),
@@ -343,7 +345,8 @@ struct CarePages {
         } catch let problem as Problem where problem.code == .recentlyFed {
             return askFirst(req, problem: problem, form: form, pet: id, back: back)
         } catch let problem as Problem where problem.status == 422 {
-            return try await petPage(req, errors: FormErrors(problem.renamingFields(["foodId": "food", "fedAt": "time"])), status: .unprocessableEntity)
+            return try await petPage(
+                req, errors: FormErrors(problem.renamingFields(["foodId": "food", "fedAt": "time"])), status: .unprocessableEntity)
         }
     }
 
@@ -423,7 +426,8 @@ struct CarePages {
             main: .group(
                 .if(
                     page.items.isEmpty,
-                    .div(.class("empty"), Icon.bowl.node(), .p(.text("No feeds logged yet.")),
+                    .div(
+                        .class("empty"), Icon.bowl.node(), .p(.text("No feeds logged yet.")),
                         .a(.class("button"), .href(WebPath.carePet(id)), .text("Log a feed")))),
                 .forEach(days) { entry in
                     .section(
@@ -472,14 +476,18 @@ struct CarePages {
             } ?? "No feeds in the last \(calories.windowDays) days yet."
         let need: String? = calories.ideal.map { ideal in
             let kilograms = Self.number(((calories.kilograms ?? 0) * 10).rounded() / 10)
-            return "An estimate of its daily need: about \(Int(ideal.rounded())) kcal (\(Self.number(calories.factor ?? 0)) × 70 × \(kilograms) kg^0.75). Ask your vet before changing its diet."
+            return
+                "An estimate of its daily need: about \(Int(ideal.rounded())) kcal (\(Self.number(calories.factor ?? 0)) × 70 × \(kilograms) kg^0.75). Ask your vet before changing its diet."
         }
-        let caption = "Kcal a day, the last \(calories.windowDays) days and today" + (calories.ideal == nil ? "" : ", with the estimated need as a line")
+        let caption =
+            "Kcal a day, the last \(calories.windowDays) days and today" + (calories.ideal == nil ? "" : ", with the estimated need as a line")
         let rows: [Node<HTML.TableContext>] = calories.byDay.reversed().map { entry in
             .tr(.td(.text(DateWords.long(entry.day, for: req))), .td(.text(String(Int(entry.kcal.rounded())))))
         }
         let insight: Node<HTML.BodyContext> = .unwrap(summary.insight) { insight in
-            .div(.class("notice care-insight"), .id("care-insight"), Icon.sparkle.node(), .strong(.text(" \(insight.headline)")), .p(.text(insight.why)))
+            .div(
+                .class("notice care-insight"), .id("care-insight"), Icon.sparkle.node(), .strong(.text(" \(insight.headline)")),
+                .p(.text(insight.why)))
         }
         return .section(
             .class("card"), .id("intake"),
@@ -489,7 +497,9 @@ struct CarePages {
             .unwrap(need) { .p(.class("muted"), .text($0)) },
             .if(
                 need == nil,
-                .p(.class("muted"), .text("Log its weight (and, for pets other than cats and dogs, set its energy factor) to see an estimate of its daily need."))),
+                .p(
+                    .class("muted"),
+                    .text("Log its weight (and, for pets other than cats and dogs, set its energy factor) to see an estimate of its daily need."))),
             insight,
             CareViews.figure(CareViews.intakeChart(calories), captionID: "intake-caption", caption: caption),
             .element(
@@ -517,7 +527,8 @@ struct CarePages {
             .class("card"), .id("weights"),
             .h2(.text("Weight")),
             .if(weights.isEmpty, .p(.class("muted"), .text("No weight logged yet."))),
-            .if(weights.count >= 2, CareViews.figure(CareViews.weightChart(weights), captionID: "weight-caption", caption: "Weight over time, in kg")),
+            .if(
+                weights.count >= 2, CareViews.figure(CareViews.weightChart(weights), captionID: "weight-caption", caption: "Weight over time, in kg")),
             .if(!weights.isEmpty, .table(.tr(.th(.text("Day")), .th(.text("Weight"))), .group(rows))),
             .if(summary.access.canLog, form))
     }

@@ -83,7 +83,8 @@ struct FamilyPages {
                 .form(
                     .class("card"), .id("create-family"), .action(WebPath.families), .method(.post), WebPages.csrfField(req),
                     .h2(.text("Make a family")),
-                    WebPages.field("Name", name: "name", autocomplete: "off", hint: "Such as \"The Lindqvists\".", limits: .init(maxLength: 40), errors: errors),
+                    WebPages.field(
+                        "Name", name: "name", autocomplete: "off", hint: "Such as \"The Lindqvists\".", limits: .init(maxLength: 40), errors: errors),
                     WebPages.field(
                         "Time zone", name: "timeZone", autocomplete: "off", required: false,
                         hint: "Where its pets' days begin at midnight, such as Europe/Oslo. Empty: your browser's, or UTC.",
@@ -208,7 +209,8 @@ struct FamilyPages {
                         .class("card"), .action(WebPath.familyAction(family.id, .rename)), .method(.post), WebPages.csrfField(req),
                         .h2(.text("Name and time zone")),
                         WebPages.field("Name", name: "name", value: family.name, autocomplete: "off", limits: .init(maxLength: 40), errors: errors),
-                        WebPages.field("Time zone", name: "timeZone", value: family.timeZone, autocomplete: "off", limits: .init(maxLength: 64), errors: errors),
+                        WebPages.field(
+                            "Time zone", name: "timeZone", value: family.timeZone, autocomplete: "off", limits: .init(maxLength: 64), errors: errors),
                         WebPages.submit("Save", id: "rename"))),
                 .if(
                     owner,
@@ -299,7 +301,8 @@ struct FamilyPages {
         let member = try req.idParameter(Param.member)
         guard let username = try await UserRecord.find(member, on: req.db)?.username else { throw Problem.notFound }
         switch action {
-        case .viewer, .member: try await families.setRole(user, family: id, username: username, role: action == .viewer ? .viewer : .member, on: req.db)
+        case .viewer, .member:
+            try await families.setRole(user, family: id, username: username, role: action == .viewer ? .viewer : .member, on: req.db)
         case .remove: try await families.remove(user, family: id, username: username, on: req.db)
         default: throw Problem.notFound
         }

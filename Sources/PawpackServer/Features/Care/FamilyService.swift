@@ -103,7 +103,10 @@ final class FamilyService: Sendable {
 
     private func value(of family: FamilyRecord, role: FamilyRole, on db: any Database) async throws -> FamilyValue {
         let id = try family.requireID()
-        let members = try await FamilyMemberRecord.query(on: db).filter(\.$family.$id == id).with(\.$user).sort(\.$createdAt).all()
+        // Oldest first; members who joined at the same moment, the owner first, then by name.
+        let members = try await FamilyMemberRecord.query(on: db).filter(\.$family.$id == id).with(\.$user).all().sorted {
+            ($0.createdAt, $0.familyRole == .owner ? 0 : 1, $0.user.username) < ($1.createdAt, $1.familyRole == .owner ? 0 : 1, $1.user.username)
+        }
         let shared = try await FamilyPetRecord.query(on: db).filter(\.$family.$id == id).with(\.$pet) { $0.with(\.$owner) }
             .sort(\.$createdAt).all()
         let pending = try await family.$pendingOwner.get(on: db)

@@ -170,7 +170,9 @@ enum WebPath {
 
 /// What a family's page may do, each a form posted to `WebPath.familyAction`.
 enum FamilyAction: String, CaseIterable, Sendable {
-    case code, rename, delete, leave, offer, takeOver = "take-over", declineOffer = "decline-offer"
+    case code, rename, delete, leave, offer
+    case takeOver = "take-over"
+    case declineOffer = "decline-offer"
     /// A member's: make them a viewer or a member again, remove them.
     case viewer, member, remove
 }
