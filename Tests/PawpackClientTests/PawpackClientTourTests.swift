@@ -206,7 +206,7 @@ import Testing
             #expect(try await ada.weights(of: biscuit.id).map(\.kilograms) == [14.5])
             let glance = try await bob.care(of: biscuit.id)
             #expect(glance.today.map(\.id) == [fed.id] && glance.calories.kilograms == 14.5 && glance.canLog && !glance.canManage)
-            #expect(try await bob.careDashboard().map(\.petName) == ["Biscuit", "Rex"])
+            #expect(try await bob.careDashboard().map(\.petName) == ["Rex", "Biscuit"], "his own first")
             // Ada offers Bob the family: he declines, then takes it over; she leaves, he deletes it
             try await ada.offerFamily(home.id, to: "bob")
             try await bob.declineFamilyOffer(home.id)

@@ -52,7 +52,7 @@ import Testing
             #expect(care.canLog && !care.canManage && !care.canShare && care.familyName == "The Lindqvists")
             #expect(care.timeZone == "Europe/Oslo", "a shared pet's days are the family's")
             let dashboard = try await server.get(APIPath.care, token: bob.token, as: Operations.GetCareDashboard.Output.Ok.Body.JsonPayload.self)
-            #expect(dashboard.items.map(\.petName) == ["Ada's dog", "Bob's dog"])
+            #expect(dashboard.items.map(\.petName) == ["Bob's dog", "Ada's dog"], "his own first")
             let adaInbox = try await server.get(APIPath.notifications, token: bob.token, as: Components.Schemas.NotificationPage.self)
             #expect(adaInbox.items.first?.title == "Welcome to The Lindqvists")
         }

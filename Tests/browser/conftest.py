@@ -434,6 +434,16 @@ def browser(driver: webdriver.Chrome, screenshots: Screenshots) -> Browser:
 
 
 @pytest.fixture
+def two_browsers(screenshots: Screenshots):
+    """Two members at once: one on a phone (light), one on a desktop (dark)."""
+    phone = make_driver()
+    desktop = make_driver(DESKTOP_WIDTH, DESKTOP_HEIGHT, dark=True)
+    yield Browser(phone, screenshots), Browser(desktop, screenshots)
+    phone.quit()
+    desktop.quit()
+
+
+@pytest.fixture
 def owner() -> Owner:
     return Owner.fresh()
 

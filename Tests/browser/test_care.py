@@ -12,10 +12,9 @@ import urllib.request
 import uuid
 from datetime import datetime, timedelta
 
-import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import BASE_URL, DESKTOP_HEIGHT, DESKTOP_WIDTH, Api, Browser, Owner, Screenshots, make_driver
+from conftest import BASE_URL, Api, Browser, Owner
 
 
 def server_now() -> datetime:
@@ -23,15 +22,6 @@ def server_now() -> datetime:
     with urllib.request.urlopen(f"{BASE_URL}/dev/clock", timeout=10) as answer:
         page = answer.read().decode()
     return datetime.fromisoformat(re.search(r'id="server-time">([^<]+)<', page).group(1).replace("Z", "+00:00"))
-
-
-@pytest.fixture
-def two_browsers(screenshots: Screenshots):
-    phone = make_driver()
-    desktop = make_driver(DESKTOP_WIDTH, DESKTOP_HEIGHT, dark=True)
-    yield Browser(phone, screenshots), Browser(desktop, screenshots)
-    phone.quit()
-    desktop.quit()
 
 
 def card_feeds(browser: Browser, pet: str) -> list[str]:

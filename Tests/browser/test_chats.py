@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import DESKTOP_HEIGHT, DESKTOP_WIDTH, Api, Browser, Owner, Screenshots, make_driver
+from conftest import Api, Browser, Owner
 
 # Trondheim's centre; each test's members live in a town of their own.
 TRONDHEIM = (63.430, 10.395)
@@ -41,15 +40,6 @@ def messages_text(browser: Browser) -> str:
 def socket_open(browser: Browser) -> None:
     """Waits until the page's realtime socket is open (the script marks <html data-realtime>)."""
     browser.wait.until(lambda d: d.execute_script("return document.documentElement.dataset.realtime") == "open")
-
-
-@pytest.fixture
-def two_browsers(screenshots: Screenshots):
-    phone = make_driver()
-    desktop = make_driver(DESKTOP_WIDTH, DESKTOP_HEIGHT, dark=True)
-    yield Browser(phone, screenshots), Browser(desktop, screenshots)
-    phone.quit()
-    desktop.quit()
 
 
 def test_two_owners_chat_live_plan_a_meetup_meet_and_review_each_other(two_browsers) -> None:

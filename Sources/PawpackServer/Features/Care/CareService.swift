@@ -80,22 +80,29 @@ final class CareService: Sendable {
         return Array(members)
     }
 
-    /// The pets whose care this member sees: their own, those they guard, and those shared
-    /// with their families; ordered by name.
+    /// The pets whose care this member sees: their own first, then those they guard and those
+    /// shared with their families; each by name.
     func caredPets(of user: UserRecord, on db: any Database) async throws -> [Pet.ID] {
         let me = try user.requireID()
         let rows = try await db.sql.raw(
             """
-            SELECT "id", "name" FROM "pets" WHERE "owner_id" = \(bind: me)
-            UNION SELECT "pets"."id", "pets"."name" FROM "pets" JOIN "pet_guardians" ON "pet_guardians"."pet_id" = "pets"."id"
+            SELECT "id", "name", "owner_id" FROM "pets" WHERE "owner_id" = \(bind: me)
+            UNION SELECT "pets"."id", "pets"."name", "pets"."owner_id" FROM "pets" JOIN "pet_guardians" ON "pet_guardians"."pet_id" = "pets"."id"
                 WHERE "pet_guardians"."user_id" = \(bind: me) AND "pet_guardians"."status" = \(bind: GuardianRecord.Status.active.rawValue)
-            UNION SELECT "pets"."id", "pets"."name" FROM "pets" JOIN "family_pets" ON "family_pets"."pet_id" = "pets"."id"
+            UNION SELECT "pets"."id", "pets"."name", "pets"."owner_id" FROM "pets" JOIN "family_pets" ON "family_pets"."pet_id" = "pets"."id"
                 JOIN "family_members" ON "family_members"."family_id" = "family_pets"."family_id"
                 WHERE "family_members"."user_id" = \(bind: me)
             """
         ).all()
-        return try rows.map { (try $0.decode(column: "id", as: Pet.ID.self), try $0.decode(column: "name", as: String.self)) }
-            .sorted { $0.1.localizedCaseInsensitiveCompare($1.1) == .orderedAscending }.map(\.0)
+        let pets = try rows.map { row in
+            (
+                id: try row.decode(column: "id", as: Pet.ID.self), name: try row.decode(column: "name", as: String.self),
+                mine: try row.decode(column: "owner_id", as: User.ID.self) == me
+            )
+        }
+        return pets.sorted { a, b in
+            a.mine != b.mine ? a.mine : a.name.localizedCaseInsensitiveCompare(b.name) == .orderedAscending
+        }.map(\.id)
     }
 
     // MARK: Settings

@@ -48,7 +48,7 @@ final class GuardianService: Sendable {
             throw CreationLimits.reached("guardians of a pet", limit: pets.limits.guardiansPerPet, field: "username")
         }
         let guardian = GuardianRecord(petID: petID, userID: inviteeID, now: pets.clock.now())
-        // The invitee hears of it in the inbox (and by push), and the Pets tab counts it.
+        // The invitee hears of it in the inbox (and by push), and the pets' tab counts it.
         let told = NotificationDraft(
             from: try user.requireID(), kind: .guardianInvitation, title: "Help look after \(pet.name)?",
             body: "\(user.displayName) invites you to guard \(pet.name): you would see and edit its profile and records.",
