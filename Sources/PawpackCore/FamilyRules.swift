@@ -6,6 +6,8 @@ public struct FamilyRules: Sendable, Equatable {
     public var inviteLifetime: TimeInterval = 7 * 24 * 60 * 60
     public var membersPerFamily = 20
     public var familiesPerMember = 5
+    /// Requests waiting for a family's owner: more wait until some are answered.
+    public var requestsPerFamily = 50
     /// Join attempts (right or wrong codes) one member, and one network address, may make in
     /// `joinAttemptWindow`: a million codes cannot be walked at this pace.
     public var joinAttemptsPerMember = 10

@@ -171,13 +171,15 @@ public struct HouseholdDays: Sendable {
         start(of: day)..<start(of: day.adding(days: 1))
     }
 
-    /// Feeds' times marked with the first of each local day: `firsts[i]` for `times[i]`.
+    /// Feeds' times marked with the first of each local day: `firsts[i]` for `times[i]`. One a
+    /// day: of feeds at the same moment (a batch), the first listed.
     public func firstOfDay(_ times: [Date]) -> [Bool] {
-        var earliest: [LocalDate: Date] = [:]
-        for time in times {
+        var earliest: [LocalDate: Int] = [:]
+        for (index, time) in times.enumerated() {
             let day = day(of: time)
-            if earliest[day].map({ time < $0 }) ?? true { earliest[day] = time }
+            if earliest[day].map({ time < times[$0] }) ?? true { earliest[day] = index }
         }
-        return times.map { earliest[day(of: $0)] == $0 }
+        let firsts = Set(earliest.values)
+        return times.indices.map { firsts.contains($0) }
     }
 }

@@ -121,6 +121,8 @@ import Testing
         #expect(oslo.day(of: after) == LocalDate("2026-01-15"))
         #expect(oslo.firstOfDay([before, after]) == [true, true])
         #expect(oslo.firstOfDay([after, instant("2026-01-15T06:00:00Z"), before]) == [true, false, true])
+        // feeds logged together (a batch) at one moment: one is the day's first
+        #expect(oslo.firstOfDay([after, after, before]) == [true, false, true])
     }
 
     @Test func theDayTheClocksGoForwardIsTwentyThreeHoursAndBackTwentyFive() {

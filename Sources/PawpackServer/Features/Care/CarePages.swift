@@ -388,10 +388,14 @@ struct CarePages {
         guard parts.count == 2, let day = LocalDate(String(parts[0])) else {
             throw Problem.invalidField("time", "must be a date and time")
         }
-        let clock = parts[1].split(separator: ":").compactMap { Int($0) }
-        guard clock.count >= 2, (0..<24).contains(clock[0]), (0..<60).contains(clock[1]) else {
-            throw Problem.invalidField("time", "must be a date and time")
-        }
+        // HH:MM, and the seconds some browsers add (SS or SS.sss), nothing else.
+        let fields = parts[1].split(separator: ":", omittingEmptySubsequences: false)
+        let digits = { (text: Substring) in text.count == 2 && text.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard (2...3).contains(fields.count), digits(fields[0]), digits(fields[1]),
+            fields.count == 2 || digits(fields[2].prefix { $0 != "." }),
+            let hour = Int(fields[0]), let minute = Int(fields[1]), (0..<24).contains(hour), (0..<60).contains(minute)
+        else { throw Problem.invalidField("time", "must be a date and time") }
+        let clock = [hour, minute]
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = days.timeZone
         guard
@@ -602,8 +606,15 @@ struct CarePages {
                 guard let value = Double(text.replacingOccurrences(of: ",", with: ".")) else { throw Problem.invalidField(field, "must be a number") }
                 return value
             }
-            let usual = try number("usual", form.usual).map { kind == .wet ? Portion.packets($0) : .grams(Int($0)) }
-            let box = try number("packetsPerBox", form.packetsPerBox).map { Int($0) }
+            let usual = try number("usual", form.usual).map { value throws -> Portion in
+                guard kind == .dry else { return .packets(value) }
+                guard let grams = Int(exactly: value) else { throw Problem.invalidField("usual", "must be whole grams") }
+                return .grams(grams)
+            }
+            let box = try number("packetsPerBox", form.packetsPerBox).map { value throws -> Int in
+                guard let count = Int(exactly: value) else { throw Problem.invalidField("packetsPerBox", "must be a whole number") }
+                return count
+            }
             _ = try await care.addFood(
                 user, pet: id,
                 draft: FoodDraft(

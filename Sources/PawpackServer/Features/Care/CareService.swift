@@ -18,6 +18,8 @@ final class CareService: Sendable {
     /// Feeds one request may log (`POST /v1/feeds`).
     let feedsPerRequest = 20
     let foodNameRule = TextRule.name(max: 60)
+    /// Feed requests one member may send a minute (each up to `feedsPerRequest` feeds).
+    private let feedRequests = RateLimiter(limit: 30, window: 60)
     let notesRule = TextRule.paragraphs(max: 1_000)
 
     init(pets: PetService, families: FamilyService, notifications: NotificationService, realtime: RealtimeEvents) {
@@ -63,6 +65,15 @@ final class CareService: Sendable {
         }
         let settings = try await CareSettingsRecord.query(on: db).filter(\.$pet.$id == id).first()
         return PetCare(pet: pet, access: access, family: family, settings: settings)
+    }
+
+    /// A pet's household days, whoever asks: its family's time zone, else its owner's for it.
+    static func householdDays(of pet: Pet.ID, on db: any Database) async throws -> HouseholdDays {
+        var zone = try await CareSettingsRecord.query(on: db).filter(\.$pet.$id == pet).first()?.timeZone
+        if let shared = try await FamilyPetRecord.query(on: db).filter(\.$pet.$id == pet).with(\.$family).first() {
+            zone = shared.family.timeZone
+        }
+        return HouseholdDays(timeZone: zone.flatMap(HouseholdDays.timeZone(named:)) ?? .gmt)
     }
 
     /// Everyone who sees this pet's care: its owner, its guardians and its family's members.
@@ -111,11 +122,13 @@ final class CareService: Sendable {
         -> CareSummaryValue
     {
         let care = try await context(user, pet: id, need: \.canManage, on: db)
-        let settings = care.settings ?? CareSettingsRecord()
-        if care.settings == nil {
-            settings.$pet.id = id
-            settings.feedingGapMinutes = Int(FeedingRules.defaultGapHours * 60)
-        }
+        // Checked on a copy; saved onto the row read again in each try (two first saves at once:
+        // the second finds the first's row).
+        let settings = CareSettingsRecord()
+        settings.feedingGapMinutes = care.settings?.feedingGapMinutes ?? Int(FeedingRules.defaultGapHours * 60)
+        settings.timeZone = care.settings?.timeZone
+        settings.dietaryNotes = care.settings?.dietaryNotes
+        settings.energyFactor = care.settings?.energyFactor
         var errors: [FieldError] = []
         if let hours = draft.feedingGapHours {
             do { settings.feedingGapMinutes = Int(try feeding.gap(hours: hours) / 60) } catch { errors += error.errors }
@@ -139,7 +152,15 @@ final class CareService: Sendable {
             do { settings.energyFactor = try energy.checkFactor(factor) } catch { errors += error.errors }
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
-        try await answeringRacesAsSequential { try await settings.save(on: db) }
+        try await answeringRacesAsSequential {
+            let row = try await CareSettingsRecord.query(on: db).filter(\.$pet.$id == id).first() ?? CareSettingsRecord()
+            row.$pet.id = id
+            row.feedingGapMinutes = settings.feedingGapMinutes
+            row.timeZone = settings.timeZone
+            row.dietaryNotes = settings.dietaryNotes
+            row.energyFactor = settings.energyFactor
+            try await row.save(on: db)
+        }
         return try await summary(user, pet: id, on: db)
     }
 
@@ -160,7 +181,7 @@ final class CareService: Sendable {
     private func usage(of care: PetCare, on db: any Database) async throws -> [Care.Food.ID: (units: Int, days: Int)] {
         let now = clock.now()
         let today = care.days.day(of: now)
-        let since = care.days.start(of: today.adding(days: -feeding.usageDays))
+        let since = care.days.start(of: today.adding(days: -(feeding.usageDays - 1)))
         let rows = try await db.sql.raw(
             """
             SELECT "food_id", CAST(SUM("units") AS BIGINT) AS "units", MIN("activity") AS "first" FROM "feeds"
@@ -382,6 +403,7 @@ final class CareService: Sendable {
             throw Problem.invalidField("items", "must hold from 1 to \(feedsPerRequest) feeds")
         }
         guard Set(drafts.map(\.clientID)).count == drafts.count else { throw Problem.invalidField("id", "must differ for each feed") }
+        try await feedRequests.take("member:\(try user.requireID())", now: clock.now(), what: "feeds logged")
         return try await answeringRacesAsSequential { try await logFeedsOnce(user, drafts, logAnyway: logAnyway, on: db) }
     }
 
@@ -445,7 +467,8 @@ final class CareService: Sendable {
         let (created, events) = try await db.transaction { tx in
             var created: [UUID: FeedRecord] = [:]
             var events: [StoredRealtimeEvent] = []
-            for feed in fresh {
+            // The foods' rows in the order of their ids: two batches never wait on each other.
+            for feed in fresh.sorted(by: { $0.food.id!.description < $1.food.id!.description }) {
                 let (old, alert) = try await self.adjustStock(of: try feed.food.requireID(), on: tx) { stock in
                     stock.map { $0 - (self.feeding.taken(units: feed.units, from: $0) ?? 0) }
                 }
@@ -498,43 +521,90 @@ final class CareService: Sendable {
         return "\(feed.fedBy?.displayName ?? "Someone") fed \(pet) \(when)."
     }
 
-    /// Changes a feed: its author while they may log, or the pet's owner. What it took from
-    /// its food's stock goes back, and the new portion is taken.
+    /// Changes a feed: its author while they may log, or the pet's owner. A new food or portion
+    /// gives back what the feed took and takes the new portion; a new time alone leaves the
+    /// stock as it is. The feed's row is claimed first by a write conditional on what was read,
+    /// so two changes at once cannot both give back what it took (the second is run again).
     func updateFeed(
         _ user: UserRecord, feed id: Care.Feed.ID, food newFood: Care.Food.ID?, portion: Portion?, fedAt: Date?, on db: any Database
     ) async throws -> FeedValue {
+        try await answeringRacesAsSequential {
+            try await updateFeedOnce(user, feed: id, food: newFood, portion: portion, fedAt: fedAt, on: db)
+        }
+    }
+
+    private func updateFeedOnce(
+        _ user: UserRecord, feed id: Care.Feed.ID, food newFood: Care.Food.ID?, portion: Portion?, fedAt: Date?, on db: any Database
+    ) async throws -> FeedValue {
         let (feed, care) = try await feed(user, id: id, on: db)
-        let foodID = newFood ?? feed.$food.id
-        guard let foodID, let food = try await FoodRecord.query(on: db).filter(\.$id == foodID).filter(\.$pet.$id == care.id).first()
-        else { throw Problem.invalidField("foodId", "is not one of this pet's foods") }
-        let units =
-            try portion.map { portion throws(Problem) in try feeding.units(of: portion, kind: food.foodKind) }
-            ?? (food.$id.value == feed.$food.id && food.foodKind == feed.foodKind ? feed.units : food.usualUnits)
         let now = clock.now()
         if let fedAt { try feeding.checkFeedTime(fedAt, now: now) }
+        // What was read, which the write below must still find.
+        let (oldFood, oldUnits, oldTaken, oldActivity) = (feed.$food.id, feed.units, feed.takenUnits, feed.activity)
+        let changesPortion = (newFood != nil && newFood != oldFood) || portion != nil
+        var food: FoodRecord?
+        if changesPortion {
+            guard let foodID = newFood ?? oldFood,
+                let found = try await FoodRecord.query(on: db).filter(\.$id == foodID).filter(\.$pet.$id == care.id).first()
+            else { throw Problem.invalidField("foodId", "is not one of this pet's foods") }
+            let units =
+                try portion.map { portion throws(Problem) in try feeding.units(of: portion, kind: found.foodKind) }
+                ?? (foodID == oldFood && found.foodKind == feed.foodKind ? oldUnits : found.usualUnits)
+            feed.$food.id = foodID
+            feed.foodName = found.name
+            feed.kind = found.kind
+            feed.units = units
+            feed.gapShare = feeding.gapShare(units: units, kind: found.foodKind, usualUnits: found.usualUnits)
+            feed.kcal = energy.kilocalories(units: units, kind: found.foodKind, kcalPerAmount: found.kcal)
+            food = found
+        }
+        if let fedAt {
+            feed.fedAt = fedAt
+            feed.activity = ActivityCursor<Care.Feed>.activity(at: fedAt)
+        }
         let household = try await household(of: care.pet, on: db)
         let me = try user.requireID()
+        let chosen = food
         let events = try await db.transaction { tx in
             var events: [StoredRealtimeEvent] = []
-            if let taken = feed.takenUnits, let oldFood = feed.$food.id {
-                try await self.adjustStock(of: oldFood, on: tx) { stock in stock.map { $0 + taken } }
+            var alert: StockAlert?
+            if let food = chosen {
+                let foodID = try food.requireID()
+                // Give back, then take; the two foods' rows in the order of their ids, so that two
+                // changes in opposite directions never wait on each other.
+                var taken: Int?
+                let giveBack = { (tx: any Database) in
+                    if let oldTaken, let oldFood { try await self.adjustStock(of: oldFood, on: tx) { stock in stock.map { $0 + oldTaken } } }
+                }
+                let take = { (tx: any Database) in
+                    let (old, newAlert) = try await self.adjustStock(of: foodID, on: tx) { stock in
+                        stock.map { $0 - (self.feeding.taken(units: feed.units, from: $0) ?? 0) }
+                    }
+                    taken = self.feeding.taken(units: feed.units, from: old)
+                    alert = newAlert
+                }
+                if let oldFood, oldFood.description > foodID.description {
+                    try await take(tx)
+                    try await giveBack(tx)
+                } else {
+                    try await giveBack(tx)
+                    try await take(tx)
+                }
+                feed.takenUnits = taken
             }
-            let (old, alert) = try await self.adjustStock(of: foodID, on: tx) { stock in
-                stock.map { $0 - (self.feeding.taken(units: units, from: $0) ?? 0) }
-            }
-            feed.$food.id = foodID
-            feed.foodName = food.name
-            feed.kind = food.kind
-            feed.units = units
-            feed.gapShare = self.feeding.gapShare(units: units, kind: food.foodKind, usualUnits: food.usualUnits)
-            feed.kcal = self.energy.kilocalories(units: units, kind: food.foodKind, kcalPerAmount: food.kcal)
-            feed.takenUnits = self.feeding.taken(units: units, from: old)
-            if let fedAt {
-                feed.fedAt = fedAt
-                feed.activity = ActivityCursor<Care.Feed>.activity(at: fedAt)
-            }
-            try await feed.save(on: tx)
-            events += try await self.announce(alert, food: food, pet: care.pet, by: me, to: household, on: tx)
+            let claimed = try await tx.sql.raw(
+                """
+                UPDATE "feeds" SET "food_id" = \(bind: feed.$food.id), "food_name" = \(bind: feed.foodName), "kind" = \(bind: feed.kind),
+                    "units" = \(bind: feed.units), "gap_share" = \(bind: feed.gapShare), "kcal" = \(bind: feed.kcal),
+                    "taken_units" = \(bind: feed.takenUnits), "fed_at" = \(bind: feed.fedAt), "activity" = \(bind: feed.activity)
+                WHERE "id" = \(bind: id) AND "units" = \(bind: oldUnits) AND "activity" = \(bind: oldActivity)
+                    AND COALESCE("taken_units", -1) = \(bind: oldTaken ?? -1)
+                    AND COALESCE("food_id", \(bind: id)) = \(bind: oldFood?.rawValue ?? id.rawValue)
+                RETURNING "id"
+                """
+            ).all()
+            guard !claimed.isEmpty else { throw LostRace() }
+            if let food = chosen { events += try await self.announce(alert, food: food, pet: care.pet, by: me, to: household, on: tx) }
             let fedBy = try await feed.$fedBy.get(on: tx)
             events += try await self.realtime.record(.feed(try self.value(of: feed, fedBy: fedBy, days: care.days)), for: household, on: tx)
             return events
@@ -544,16 +614,21 @@ final class CareService: Sendable {
     }
 
     /// Deletes a feed (its author while they may log, or the pet's owner); its food gets back
-    /// exactly what the feed took.
+    /// exactly what the feed took, read from the row the deletion removed (two deletions at once
+    /// give it back once).
     func deleteFeed(_ user: UserRecord, feed id: Care.Feed.ID, on db: any Database) async throws {
-        let (feed, care) = try await feed(user, id: id, on: db)
+        let (_, care) = try await feed(user, id: id, on: db)
         let household = try await household(of: care.pet, on: db)
         let events = try await db.transaction { tx in
-            if let taken = feed.takenUnits, let food = feed.$food.id {
+            guard
+                let removed = try await tx.sql.raw(
+                    #"DELETE FROM "feeds" WHERE "id" = \#(bind: id) RETURNING "food_id", "taken_units""#
+                ).first()
+            else { throw Problem.notFound }
+            if let taken = try removed.decode(column: "taken_units", as: Int?.self),
+                let food = try removed.decode(column: "food_id", as: Care.Food.ID?.self)
+            {
                 try await self.adjustStock(of: food, on: tx) { stock in stock.map { $0 + taken } }
-            }
-            guard !(try await tx.sql.raw(#"DELETE FROM "feeds" WHERE "id" = \#(bind: id) RETURNING "id""#).all()).isEmpty else {
-                throw Problem.notFound
             }
             return try await self.realtime.record(.feedDeleted(feed: id, pet: care.id), for: household, on: tx)
         }
@@ -630,7 +705,13 @@ final class CareService: Sendable {
         let rows = try await FeedRecord.query(on: db).filter(\.$fedBy.$id == me)
             .join(PetRecord.self, on: \FeedRecord.$pet.$id == \PetRecord.$id).filter(PetRecord.self, \.$owner.$id != me)
             .sort(\.$activity).all()
-        return try rows.map { try value(of: $0, fedBy: user, days: HouseholdDays(timeZone: .gmt)) }
+        var days: [Pet.ID: HouseholdDays] = [:]
+        var values: [FeedValue] = []
+        for row in rows {
+            if days[row.$pet.id] == nil { days[row.$pet.id] = try await Self.householdDays(of: row.$pet.id, on: db) }
+            values.append(try value(of: row, fedBy: user, days: days[row.$pet.id]!))
+        }
+        return values
     }
 
     // MARK: Weights

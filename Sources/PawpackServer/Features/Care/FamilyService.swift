@@ -243,6 +243,9 @@ final class FamilyService: Sendable {
             {
                 return try FamilyJoinRequestValue(earlier, family: family, user: user, incoming: false)
             }
+            guard try await FamilyJoinRequestRecord.query(on: db).filter(\.$family.$id == familyID).count() < rules.requestsPerFamily else {
+                throw CreationLimits.reached("requests waiting to join a family", limit: rules.requestsPerFamily, field: "code")
+            }
             let request = FamilyJoinRequestRecord()
             request.id = .init()
             request.$family.id = familyID
@@ -290,12 +293,6 @@ final class FamilyService: Sendable {
             return
         }
         let familyID = try request.family.requireID()
-        guard try await FamilyMemberRecord.query(on: db).filter(\.$family.$id == familyID).count() < rules.membersPerFamily else {
-            throw CreationLimits.reached("members of a family", limit: rules.membersPerFamily, field: "role")
-        }
-        guard try await FamilyMemberRecord.query(on: db).filter(\.$user.$id == request.$user.id).count() < rules.familiesPerMember else {
-            throw CreationLimits.reached("families a member belongs to", limit: rules.familiesPerMember, field: "role")
-        }
         let member = FamilyMemberRecord()
         member.$family.id = familyID
         member.$user.id = request.$user.id
@@ -304,12 +301,20 @@ final class FamilyService: Sendable {
         let told = NotificationDraft(
             from: me, kind: .family, title: "Welcome to \(request.family.name)",
             body: "\(user.displayName) accepted you into \(request.family.name): its pets' care is on your Care tab.")
-        let events = try await answeringRacesAsSequential {
-            try await db.transaction { tx in
-                try await request.delete(on: tx)
-                try await member.create(on: tx)
-                return try await self.notifications.notify(told, to: request.$user.id, on: tx)
+        let events = try await db.transaction { tx in
+            // Claimed by its deletion: a request withdrawn or answered a moment ago is gone.
+            guard !(try await tx.sql.raw(#"DELETE FROM "family_join_requests" WHERE "id" = \#(bind: id) RETURNING "id""#).all()).isEmpty
+            else { throw Problem.notFound }
+            guard try await FamilyMemberRecord.query(on: tx).filter(\.$family.$id == familyID).count() < self.rules.membersPerFamily else {
+                throw CreationLimits.reached("members of a family", limit: self.rules.membersPerFamily, field: "role")
             }
+            guard
+                try await FamilyMemberRecord.query(on: tx).filter(\.$user.$id == request.$user.id).count() < self.rules.familiesPerMember
+            else {
+                throw CreationLimits.reached("families a member belongs to", limit: self.rules.familiesPerMember, field: "role")
+            }
+            try await member.create(on: tx)
+            return try await self.notifications.notify(told, to: request.$user.id, on: tx)
         }
         await realtime.deliver(events)
     }
@@ -411,8 +416,13 @@ final class FamilyService: Sendable {
     /// another moves it).
     func share(_ user: UserRecord, pet petID: Pet.ID, with id: Care.Family.ID, on db: any Database) async throws {
         _ = try await membership(user, family: id, need: \.canSee, on: db)
-        let pet = try await pets.pet(petID, on: db)
-        guard pet.$owner.id == (try user.requireID()) else {
+        guard let pet = try? await pets.pet(petID, on: db) else { throw Problem.notFound }
+        let me = try user.requireID()
+        guard pet.$owner.id == me else {
+            // Only those who see its care learn that it is not theirs to share.
+            let (_, familyRole) = try await Self.sharing(of: petID, with: me, on: db)
+            let access = CareAccess(petRole: try await pets.role(of: user, for: pet, on: db), familyRole: familyRole)
+            guard access.canView else { throw Problem.notFound }
             throw Problem(status: 403, code: .forbidden, title: "Not your pet", detail: "Only the pet's owner shares it with a family.")
         }
         try await answeringRacesAsSequential {

@@ -41,10 +41,17 @@
     if (window.Pawpack && Pawpack.on) {
       ["feed", "feed_deleted"].forEach(function (type) {
         Pawpack.on(type, function (data) {
-          if (data && document.getElementById("care-" + data.petId)) refresh(data.petId);
+          if (data && document.getElementById("care-" + data.petId)) later(data.petId);
         });
       });
     }
+  }
+
+  // A batch of feeds is one redraw: the card is fetched once its events stop for a moment.
+  var waiting = {};
+  function later(pet) {
+    clearTimeout(waiting[pet]);
+    waiting[pet] = setTimeout(function () { delete waiting[pet]; refresh(pet); }, 600);
   }
 
   function refresh(pet) {
