@@ -52,7 +52,7 @@ import Vapor
             // a path the contract names literally is no id of the route beside it
             // (`/v1/families/join` is not `/v1/families/{familyId}`)
             let ada = try await server.member("ada")
-            for method in [HTTPMethod.GET, .PATCH, .DELETE] {
+            for method in [HTTPMethod.GET, .PATCH, .DELETE, .OPTIONS] {
                 let reply = try await server.request(method, APIPath.joinFamily, raw: method == .PATCH ? "{}" : nil, token: ada.accessToken)
                 #expect(reply.status == 405 && reply.headers.first(name: "Allow") == "POST", "\(method): \(reply.text)")
             }

@@ -5,9 +5,14 @@ extension Routes {
     /// exists but not for the method asked. Empty when no route serves the path at all.
     func methods(serving path: String) -> [HTTPMethod] {
         let segments = path.split(separator: "/").map(String.init)
+        // A path the routes name literally (`/v1/families/join`) is that resource alone, not
+        // also an id of the route with a parameter in its place (`/v1/families/{familyId}`).
         var methods: [HTTPMethod] = []
-        for route in all where Self.route(route.path, matches: segments) && !methods.contains(route.method) {
-            methods.append(route.method)
+        for method in self.methods(servingLiterally: path) where !methods.contains(method) { methods.append(method) }
+        if methods.isEmpty {
+            for route in all where Self.route(route.path, matches: segments) && !methods.contains(route.method) {
+                methods.append(route.method)
+            }
         }
         // Vapor answers HEAD wherever it answers GET.
         if methods.contains(.GET), !methods.contains(.HEAD) { methods.append(.HEAD) }
