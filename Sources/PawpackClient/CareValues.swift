@@ -124,18 +124,83 @@ public struct Feed: Sendable, Equatable, Identifiable {
 /// A feed to log: the food (its usual portion unless `portion` is given) and when (now when nil).
 public struct FeedInput: Sendable, Equatable {
     public var pet: Pet.ID
-    public var food: Food.ID
+    /// Nil: the usual feed (the food of the pet's last feed at its usual portion).
+    public var food: Food.ID?
     public var portion: FeedPortion?
     public var fedAt: Date?
     /// Chosen once per feed: a retry with it never logs twice.
     public var id: UUID
 
-    public init(pet: Pet.ID, food: Food.ID, portion: FeedPortion? = nil, fedAt: Date? = nil, id: UUID = UUID()) {
+    public init(pet: Pet.ID, food: Food.ID?, portion: FeedPortion? = nil, fedAt: Date? = nil, id: UUID = UUID()) {
         self.pet = pet
         self.food = food
         self.portion = portion
         self.fedAt = fedAt
         self.id = id
+    }
+}
+
+/// A medication schedule with its next dose and the latest doses given.
+public struct Medication: Sendable, Equatable, Identifiable {
+    public typealias ID = Care.Medication.ID
+
+    public struct Dose: Sendable, Equatable, Identifiable {
+        public typealias ID = Care.Dose.ID
+        public var id: ID
+        public var givenAt: Date
+        /// Who gave it; nil once their account is gone.
+        public var givenBy: FeedAuthor?
+        public var givenByMe: Bool
+    }
+
+    public var id: ID
+    public var pet: Pet.ID
+    public var name: String
+    public var dose: String
+    public var interval: MedicationInterval
+    public var startsAt: Date
+    /// The course's last day; nil: until deleted.
+    public var until: LocalDate?
+    /// Nil once the course has ended.
+    public var nextDueAt: Date?
+    /// The latest, newest first.
+    public var doses: [Dose]
+    public var createdAt: Date
+
+    init(_ dto: Components.Schemas.Medication) throws {
+        id = try serverID(dto.id)
+        pet = try serverID(dto.petId)
+        name = dto.name
+        dose = dto.dose
+        interval = dto.unit == .days ? .days(dto.every) : .hours(dto.every)
+        startsAt = dto.startsAt
+        until = dto.until.flatMap(LocalDate.init)
+        nextDueAt = dto.nextDueAt
+        doses = try dto.doses.map { dose in
+            Dose(
+                id: try serverID(dose.id), givenAt: dose.givenAt,
+                givenBy: dose.givenBy.map { FeedAuthor(username: $0.username, displayName: $0.displayName) }, givenByMe: dose.givenByMe)
+        }
+        createdAt = dto.createdAt
+    }
+}
+
+/// A new medication schedule.
+public struct MedicationInput: Sendable, Equatable {
+    public var name: String
+    /// As the vet wrote it: "½ tablet", "0.5 ml".
+    public var dose: String
+    public var interval: MedicationInterval
+    /// The first dose; now when nil.
+    public var startsAt: Date?
+    public var until: LocalDate?
+
+    public init(name: String, dose: String, every interval: MedicationInterval, startsAt: Date? = nil, until: LocalDate? = nil) {
+        self.name = name
+        self.dose = dose
+        self.interval = interval
+        self.startsAt = startsAt
+        self.until = until
     }
 }
 
@@ -184,6 +249,8 @@ public struct CareSummary: Sendable, Equatable {
     public var photoURL: URL?
     public var timeZone: String
     public var feedingGapHours: Double
+    /// Days before a vaccination's next due date its reminder goes.
+    public var vaccinationReminderDays: Int
     public var dietaryNotes: String?
     public var familyID: Family.ID?
     public var familyName: String?
@@ -205,6 +272,7 @@ public struct CareSummary: Sendable, Equatable {
         photoURL = dto.photoUrl.flatMap(URL.init(string:))
         timeZone = dto.timeZone
         feedingGapHours = dto.feedingGapHours
+        vaccinationReminderDays = dto.vaccinationReminderDays
         dietaryNotes = dto.dietaryNotes
         familyID = try dto.familyId.map(serverID)
         familyName = dto.familyName
@@ -234,6 +302,8 @@ public struct CareSummary: Sendable, Equatable {
 /// What to change of a pet's care settings (nil: unchanged).
 public struct CareSettingsChange: Sendable, Equatable {
     public var feedingGapHours: Double?
+    /// Days before a vaccination's next due date its reminder goes (0–60).
+    public var vaccinationReminderDays: Int?
     /// An IANA name: the pet's days while it is not shared with a family.
     public var timeZone: String?
     public var dietaryNotes: String?
@@ -242,10 +312,11 @@ public struct CareSettingsChange: Sendable, Equatable {
     public var defaultEnergyFactor: Bool
 
     public init(
-        feedingGapHours: Double? = nil, timeZone: String? = nil, dietaryNotes: String? = nil, energyFactor: Double? = nil,
-        defaultEnergyFactor: Bool = false
+        feedingGapHours: Double? = nil, vaccinationReminderDays: Int? = nil, timeZone: String? = nil, dietaryNotes: String? = nil,
+        energyFactor: Double? = nil, defaultEnergyFactor: Bool = false
     ) {
         self.feedingGapHours = feedingGapHours
+        self.vaccinationReminderDays = vaccinationReminderDays
         self.timeZone = timeZone
         self.dietaryNotes = dietaryNotes
         self.energyFactor = energyFactor

@@ -24,7 +24,8 @@ extension PawpackClient {
         try await signedIn {
             let body = Components.Schemas.CareSettingsInput(
                 feedingGapHours: change.feedingGapHours, timeZone: change.timeZone, dietaryNotes: change.dietaryNotes,
-                energyFactor: change.energyFactor, defaultEnergyFactor: change.defaultEnergyFactor ? true : nil)
+                energyFactor: change.energyFactor, vaccinationReminderDays: change.vaccinationReminderDays,
+                defaultEnergyFactor: change.defaultEnergyFactor ? true : nil)
             return try CareSummary(try await client.updatePetCare(path: .init(petId: pet.description), body: .json(body)).ok.body.json)
         }
     }
@@ -84,7 +85,7 @@ extension PawpackClient {
         try await retryingLostAnswers {
             try await signedIn {
                 let body = Components.Schemas.FeedInput(
-                    id: feed.id.text(uppercase: false), foodId: feed.food.description, portion: feed.portion?.dto, fedAt: feed.fedAt,
+                    id: feed.id.text(uppercase: false), foodId: feed.food?.description, portion: feed.portion?.dto, fedAt: feed.fedAt,
                     logAnyway: logAnyway ? true : nil)
                 switch try await client.logFeed(path: .init(petId: feed.pet.description), body: .json(body)) {
                 case .created(let created): return try Feed(try created.body.json)
@@ -95,6 +96,13 @@ extension PawpackClient {
         }
     }
 
+    /// "Mark as fed" on a `feeding` reminder (its push or the inbox): the pet's usual feed,
+    /// logged with the notification's id, so answering the same reminder twice logs once.
+    @discardableResult
+    public func markFed(_ pet: Pet.ID, answering notification: UUID, logAnyway: Bool = false) async throws -> Feed {
+        try await logFeed(FeedInput(pet: pet, food: nil, id: notification), logAnyway: logAnyway)
+    }
+
     /// Logs feeds of several pets at once, all or none; retried like ``logFeed(_:logAnyway:)``.
     @discardableResult
     public func logFeeds(_ feeds: [FeedInput], logAnyway: Bool = false) async throws -> [Feed] {
@@ -103,7 +111,8 @@ extension PawpackClient {
                 let body = Components.Schemas.FeedBatch(
                     items: feeds.map {
                         .init(
-                            id: $0.id.text(uppercase: false), petId: $0.pet.description, foodId: $0.food.description,
+                            // A batch names each food: one without is refused naming `items[i].foodId`.
+                            id: $0.id.text(uppercase: false), petId: $0.pet.description, foodId: $0.food?.description ?? "",
                             portion: $0.portion?.dto, fedAt: $0.fedAt)
                     }, logAnyway: logAnyway ? true : nil)
                 switch try await client.logFeeds(body: .json(body)) {
@@ -157,6 +166,50 @@ extension PawpackClient {
         try await signedIn {
             let body = Components.Schemas.WeightInput(kilograms: kilograms, date: day?.description)
             return try WeightEntry(try await client.logWeight(path: .init(petId: pet.description), body: .json(body)).created.body.json)
+        }
+    }
+
+    // MARK: Medications
+
+    /// The pet's medication schedules, each with its next dose.
+    public func medications(of pet: Pet.ID) async throws -> [Medication] {
+        try await signedIn {
+            try await client.listMedications(path: .init(petId: pet.description)).ok.body.json.items.map(Medication.init)
+        }
+    }
+
+    /// Adds a schedule (owner and guardians); the household is reminded of each dose.
+    @discardableResult
+    public func addMedication(to pet: Pet.ID, _ input: MedicationInput) async throws -> Medication {
+        try await signedIn {
+            let (every, unit): (Int, Components.Schemas.MedicationInput.UnitPayload) =
+                switch input.interval {
+                case .hours(let hours): (hours, .hours)
+                case .days(let days): (days, .days)
+                }
+            let body = Components.Schemas.MedicationInput(
+                name: input.name, dose: input.dose, every: every, unit: unit, startsAt: input.startsAt, until: input.until?.description)
+            return try Medication(try await client.createMedication(path: .init(petId: pet.description), body: .json(body)).created.body.json)
+        }
+    }
+
+    public func deleteMedication(_ medication: Medication.ID) async throws {
+        try await signedIn { _ = try await client.deleteMedication(path: .init(medicationId: medication.description)).noContent }
+    }
+
+    /// Marks a dose given (now unless `at`); retried with the same id after a lost answer, so
+    /// a dose is never marked twice.
+    @discardableResult
+    public func giveDose(of medication: Medication.ID, at givenAt: Date? = nil, id: UUID = UUID()) async throws -> Medication {
+        try await retryingLostAnswers {
+            try await signedIn {
+                let body = Components.Schemas.DoseInput(id: id.text(uppercase: false), givenAt: givenAt)
+                switch try await client.giveDose(path: .init(medicationId: medication.description), body: .json(body)) {
+                case .created(let created): return try Medication(try created.body.json)
+                case .ok(let ok): return try Medication(try ok.body.json)
+                case .default(let status, _): throw PawpackError.unexpectedResponse("HTTP \(status)")
+                }
+            }
         }
     }
 

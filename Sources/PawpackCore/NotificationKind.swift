@@ -14,6 +14,12 @@ public enum NotificationKind: String, Sendable, Codable, CaseIterable {
     case family
     /// A pet's food running low (where a threshold was set) or out.
     case stock
+    /// A pet's next feed is due (to its household's members who may log feeds).
+    case feeding
+    /// Another member fed a pet ("Sam fed Miso").
+    case fed
+    /// A medication dose or a vaccination falling due.
+    case health
 }
 
 extension NotificationKind {
@@ -28,6 +34,9 @@ extension NotificationKind {
         case .guardianInvitation: "Invitations to guard a pet"
         case .family: "Family requests"
         case .stock: "Food running low or out"
+        case .feeding: "Feeding reminders"
+        case .fed: "Feeds others log"
+        case .health: "Medication and vaccination reminders"
         }
     }
 }

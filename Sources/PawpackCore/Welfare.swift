@@ -60,7 +60,7 @@ public enum Vaccine: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// The name used in sentences for owners.
-    var spokenName: String {
+    public var spokenName: String {
         switch self {
         case .dap: return "combined DAP"
         default: return code

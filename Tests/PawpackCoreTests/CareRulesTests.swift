@@ -282,3 +282,57 @@ import Testing
         #expect(!rules.isLive(expiresAt: nil, now: now))
     }
 }
+
+@Suite struct ReminderRulesTests {
+    let rules = ReminderRules()
+    let oslo = HouseholdDays(timeZone: HouseholdDays.timeZone(named: "Europe/Oslo")!)
+
+    func instant(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
+
+    @Test func intervalsAreHoursOrDaysWithinTheirBoundsAndReadBackAsWritten() throws {
+        #expect(try rules.interval(every: 1, unit: "hours") == .hours(1))
+        #expect(try rules.interval(every: 72, unit: "hours") == .hours(72))
+        #expect(try rules.interval(every: 90, unit: "days") == .days(90))
+        for (count, unit) in [(0, "hours"), (73, "hours"), (0, "days"), (91, "days"), (1, "weeks")] {
+            #expect(throws: Problem.self) { try rules.interval(every: count, unit: unit) }
+        }
+        #expect(MedicationInterval(minutes: MedicationInterval.hours(8).minutes) == .hours(8))
+        #expect(MedicationInterval(minutes: MedicationInterval.days(3).minutes) == .days(3))
+        #expect(MedicationInterval.hours(48).minutes == MedicationInterval.days(2).minutes, "48 hours is 2 days")
+        #expect(MedicationInterval.days(1).words == "every day" && MedicationInterval.hours(8).words == "every 8 hours")
+    }
+
+    @Test func aCourseEndsOnItsLastDayAndNotBeforeItsFirstNorPastAYear() throws {
+        let first = LocalDate(year: 2026, month: 3, day: 1)!
+        try rules.checkUntil(first, firstDay: first)
+        try rules.checkUntil(first.adding(days: 366), firstDay: first)
+        #expect(throws: Problem.self) { try rules.checkUntil(first.adding(days: -1), firstDay: first) }
+        #expect(throws: Problem.self) { try rules.checkUntil(first.adding(days: 367), firstDay: first) }
+    }
+
+    @Test func theNextDoseIsAnIntervalAfterTheLastGivenNeverBeforeTheStartAndNoneAfterTheEnd() {
+        let start = instant("2026-03-01T08:00:00Z")
+        let end = oslo.range(of: LocalDate(year: 2026, month: 3, day: 2)!).upperBound
+        #expect(rules.nextDose(lastGiven: nil, startsAt: start, interval: .hours(8), endsAt: end) == start)
+        // given late: the schedule moves with it
+        let late = instant("2026-03-01T09:30:00Z")
+        #expect(rules.nextDose(lastGiven: late, startsAt: start, interval: .hours(8), endsAt: end) == instant("2026-03-01T17:30:00Z"))
+        // given before the course began (logged early): the first is still at the start
+        #expect(rules.nextDose(lastGiven: instant("2026-02-28T20:00:00Z"), startsAt: start, interval: .hours(8), endsAt: end) == start)
+        // the 2nd of March ends at 23:00 UTC in Oslo: a dose due then or later is none
+        #expect(rules.nextDose(lastGiven: instant("2026-03-02T15:00:00Z"), startsAt: start, interval: .hours(8), endsAt: end) == nil)
+        #expect(rules.nextDose(lastGiven: instant("2026-03-02T14:59:00Z"), startsAt: start, interval: .hours(8), endsAt: end) != nil)
+        #expect(rules.nextDose(lastGiven: late, startsAt: start, interval: .days(30), endsAt: nil) == late.addingTimeInterval(30 * 86_400))
+    }
+
+    @Test func aVaccinationIsRemindedAtNineInTheHouseholdsMorningTheChosenDaysBefore() {
+        // due 10 April: 14 days before is 27 March, a day before the clocks go forward (UTC+1)
+        let due = LocalDate(year: 2026, month: 4, day: 10)!
+        #expect(rules.vaccinationReminder(due: due, leadDays: 14, days: oslo) == instant("2026-03-27T08:00:00Z"))
+        // 5 days before is 5 April, in summer time (UTC+2)
+        #expect(rules.vaccinationReminder(due: due, leadDays: 5, days: oslo) == instant("2026-04-05T07:00:00Z"))
+        #expect(rules.vaccinationReminder(due: due, leadDays: 0, days: oslo) == instant("2026-04-10T07:00:00Z"))
+        #expect(throws: Problem.self) { try rules.checkLeadDays(61) }
+        #expect(throws: Problem.self) { try rules.checkLeadDays(-1) }
+    }
+}

@@ -63,6 +63,7 @@ import Testing
         "foods": .init(owning: ["pet_id"]) { $0.care.map(\.foods.count).reduce(0, +) },
         "feeds": .init(owning: ["pet_id", "fed_by_id"]) { $0.care.map(\.feeds.count).reduce(0, +) + $0.feedsLogged.count },
         "pet_weights": .init(owning: ["pet_id"]) { $0.care.map(\.weights.count).reduce(0, +) },
+        "medications": .init(owning: ["pet_id"]) { $0.care.map(\.medications.count).reduce(0, +) },
     ]
 
     /// Columns that refer to the member or their pets and are not exported, with why.
@@ -78,6 +79,13 @@ import Testing
         "push_outbox.user_id": "pushes waiting to go: copies of notifications, kept seconds to a day",
         "notifications.from_user_id": "who caused a notification in another member's inbox: words of that inbox, gone with the sender",
         "notifications.pet_id": "the dog a notification in someone's inbox speaks of: words of that inbox, gone with the dog",
+        "medications.created_by_id": "who set up a schedule: it is the pet's record, in `care[].medications` of its owner's export",
+        "medication_doses.given_by_id":
+            "who marked a dose given: the pet's record, with every dose in `care[].medications` of its owner's export",
+        "care_reminders.pet_id": "reminders waiting for their time: derived from feeds, medications and vaccinations, all exported",
+        "care_pushes.pet_id": "when the member last got a Care push about a pet: the cooldown's clock, a minute long",
+        "care_pushes.user_id": "when the member last got a Care push about a pet: the cooldown's clock, a minute long",
+        "push_outbox.pet_id": "pushes waiting to go: copies of notifications, kept seconds to a day",
     ]
 
     @Test func theExportCoversEveryTableThatRefersToAMemberOrTheirPets() async throws {
@@ -244,6 +252,8 @@ import Testing
         let food = try await server.food(for: ada.dogID, token: ada.token)
         try check(try await server.feed(ada.dogID, food: food.id, token: ada.token), 201)
         try check(try await server.send(.POST, APIPath.weights(ada.dogID), object: ["kilograms": 14.2], token: ada.token), 201)
+        let medication = try await server.medication(for: ada.dogID, token: ada.token)
+        try check(try await server.send(.POST, APIPath.doses(medication.id), object: ["id": UUID().uuidString], token: ada.token), 201)
         let cydAgain = try await server.signedInAgain(cyd)
         let cydsFood = try await server.food(for: cyd.dogID, token: cydAgain.token)
         try check(try await server.feed(cyd.dogID, food: cydsFood.id, token: ada.token), 201)

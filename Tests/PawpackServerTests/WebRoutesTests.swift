@@ -86,7 +86,9 @@ import Vapor
                 (.GET, WebPath.careHistory(pet)), (.GET, WebPath.careHealth(pet)), (.POST, WebPath.careWeights(pet)),
                 (.POST, WebPath.careSettings(pet)), (.POST, WebPath.careFoods(pet)), (.POST, WebPath.foodStock(food)),
                 (.POST, WebPath.foodLowAlert(food)), (.POST, WebPath.deleteFood(food)), (.POST, WebPath.careShare(pet)),
-                (.GET, WebPath.careLogCSV(pet)), (.GET, WebPath.families), (.POST, WebPath.families), (.POST, WebPath.joinFamily),
+                (.GET, WebPath.careLogCSV(pet)), (.POST, WebPath.careMedications(pet)),
+                (.POST, WebPath.medicationDoses(Care.Medication.ID())), (.POST, WebPath.deleteMedication(Care.Medication.ID())),
+                (.GET, WebPath.families), (.POST, WebPath.families), (.POST, WebPath.joinFamily),
                 (.GET, WebPath.family(family)),
                 (.POST, WebPath.answerJoinRequest(joinRequest, accept: true)), (.POST, WebPath.answerJoinRequest(joinRequest, accept: false)),
             ]
@@ -156,6 +158,7 @@ import Vapor
                 // Refused before they are read: any id does.
                 "chatId": Chats.Chat.ID().description, "meetupId": Meetups.Meetup.ID().description,
                 "notificationId": Notifications.Notification.ID().description, "reviewId": Meetups.Review.ID().description,
+                "medicationId": Care.Medication.ID().description,
             ])
     }
 

@@ -62,6 +62,9 @@ struct Area: Sendable {
     /// What it shows below the inbox (Push: the card that turns notifications on for this
     /// browser); nil where it has nothing to show.
     var inboxPanel: (@Sendable (Request, PawpackServices) async throws -> Node<HTML.BodyContext>?)?
+    /// What it adds to an entry of the inbox (Care: "Mark as fed" on a feeding reminder nobody
+    /// answered yet); nil where it adds nothing.
+    var inboxItem: (@Sendable (Request, NotificationValue, PawpackServices) async throws -> Node<HTML.BodyContext>?)?
     /// What it adds to a pet's page (Playdates: on another member's dog opened from a deck,
     /// the way back to it, and Like and Pass; Reviews: the latest review and the way to all).
     var petPage: (@Sendable (Request, PetPageContext, PawpackServices) async throws -> PetPagePart?)?

@@ -13,6 +13,9 @@ extension APIPath {
     package static let feedBatch = "/v1/feeds"
     package static func feed(_ feed: some CustomStringConvertible) -> String { "/v1/feeds/\(feed)" }
     package static func weights(_ pet: some CustomStringConvertible) -> String { self.pet(pet) + "/weights" }
+    package static func medications(_ pet: some CustomStringConvertible) -> String { self.pet(pet) + "/medications" }
+    package static func medication(_ medication: some CustomStringConvertible) -> String { "/v1/medications/\(medication)" }
+    package static func doses(_ medication: some CustomStringConvertible) -> String { self.medication(medication) + "/doses" }
     package static let families = "/v1/families"
     package static func family(_ family: some CustomStringConvertible) -> String { "\(families)/\(family)" }
     package static func inviteCode(_ family: some CustomStringConvertible) -> String { self.family(family) + "/invite-code" }
@@ -75,5 +78,19 @@ extension TestServer {
         var object: [String: any Sendable] = ["id": id, "foodId": food]
         object.merge(fields) { _, new in new }
         return try await send(.POST, APIPath.feeds(pet), object: object, token: token)
+    }
+}
+
+extension TestServer {
+    /// A medication for `pet`, every `every` `unit`, its first dose at `startsAt` (now by default).
+    package func medication(
+        for pet: some CustomStringConvertible, name: String = "Metacam", dose: String = "0.5 ml", every: Int = 12, unit: String = "hours",
+        startsAt: Date? = nil, token: String
+    ) async throws -> Components.Schemas.Medication {
+        var object: [String: any Sendable] = ["name": name, "dose": dose, "every": every, "unit": unit]
+        if let startsAt { object["startsAt"] = startsAt.formatted(.iso8601) }
+        let created = try await send(.POST, APIPath.medications(pet), object: object, token: token)
+        guard created.status == 201 else { throw TestFailure("medication: \(created.status) \(created.text)") }
+        return try created.decode(Components.Schemas.Medication.self)
     }
 }

@@ -23,10 +23,50 @@ extension APIHandler {
         guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
         let draft = CareSettingsDraft(
-            feedingGapHours: body.feedingGapHours, timeZone: body.timeZone, dietaryNotes: body.dietaryNotes,
-            energyFactor: body.energyFactor, defaultEnergyFactor: body.defaultEnergyFactor ?? false)
+            feedingGapHours: body.feedingGapHours, vaccinationReminderDays: body.vaccinationReminderDays, timeZone: body.timeZone,
+            dietaryNotes: body.dietaryNotes, energyFactor: body.energyFactor, defaultEnergyFactor: body.defaultEnergyFactor ?? false)
         let summary = try await care.updateSettings(auth.user, pet: try pathID(input.path.petId), draft: draft, on: auth.request.db)
         return .ok(.init(body: .json(Components.Schemas.CareSummary(summary, viewer: try auth.user.requireID(), mapping))))
+    }
+
+    // MARK: Medications
+
+    var medications: MedicationService { services.medications }
+
+    func listMedications(_ input: Operations.ListMedications.Input) async throws -> Operations.ListMedications.Output {
+        let auth = try await authenticated()
+        let me = try auth.user.requireID()
+        let items = try await medications.list(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: items.map { Components.Schemas.Medication($0, viewer: me) }))))
+    }
+
+    func createMedication(_ input: Operations.CreateMedication.Input) async throws -> Operations.CreateMedication.Output {
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        let until = try body.until.map { text in
+            guard let day = LocalDate(text) else { throw Problem.invalidField("until", "must be a date (YYYY-MM-DD)") }
+            return day
+        }
+        let draft = MedicationDraft(
+            name: body.name, dose: body.dose, every: body.every, unit: body.unit.rawValue, startsAt: body.startsAt, until: until)
+        let medication = try await medications.create(auth.user, pet: try pathID(input.path.petId), draft: draft, on: auth.request.db)
+        return .created(.init(body: .json(Components.Schemas.Medication(medication, viewer: try auth.user.requireID()))))
+    }
+
+    func deleteMedication(_ input: Operations.DeleteMedication.Input) async throws -> Operations.DeleteMedication.Output {
+        let auth = try await authenticated()
+        try await medications.delete(auth.user, medication: try pathID(input.path.medicationId), on: auth.request.db)
+        return .noContent(.init())
+    }
+
+    func giveDose(_ input: Operations.GiveDose.Input) async throws -> Operations.GiveDose.Output {
+        guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
+        let auth = try await authenticated()
+        let (medication, created) = try await medications.give(
+            auth.user, medication: try pathID(input.path.medicationId), clientID: try Self.uuid(body.id, field: "id"),
+            givenAt: body.givenAt, on: auth.request.db)
+        let value = Components.Schemas.Medication(medication, viewer: try auth.user.requireID())
+        return created ? .created(.init(body: .json(value))) : .ok(.init(body: .json(value)))
     }
 
     // MARK: Foods
@@ -94,7 +134,7 @@ extension APIHandler {
         let auth = try await authenticated()
         let draft = FeedDraft(
             clientID: try Self.uuid(body.id, field: "id"), pet: try pathID(input.path.petId),
-            food: try Self.id(body.foodId, field: "foodId"), portion: try body.portion.map { try Portion($0, field: "portion") },
+            food: try body.foodId.map { try Self.id($0, field: "foodId") }, portion: try body.portion.map { try Portion($0, field: "portion") },
             fedAt: body.fedAt)
         let logged = try await care.logFeeds(auth.user, [draft], logAnyway: body.logAnyway ?? false, on: auth.request.db)[0]
         let feed = Components.Schemas.Feed(logged.feed, viewer: try auth.user.requireID())
@@ -239,6 +279,27 @@ extension Components.Schemas.Feed {
     }
 }
 
+extension Components.Schemas.Medication {
+    init(_ medication: MedicationValue, viewer: User.ID) {
+        let (every, unit): (Int, Components.Schemas.Medication.UnitPayload) =
+            switch medication.interval {
+            case .hours(let hours): (hours, .hours)
+            case .days(let days): (days, .days)
+            }
+        self.init(
+            id: medication.id.description, petId: medication.pet.description, name: medication.name, dose: medication.dose,
+            every: every, unit: unit, startsAt: medication.startsAt, until: medication.until?.description,
+            nextDueAt: medication.nextDueAt,
+            doses: medication.doses.map { dose in
+                .init(
+                    id: dose.id.description, givenAt: dose.givenAt,
+                    givenBy: dose.givenByUsername.map { .init(username: $0, displayName: dose.givenByDisplayName ?? $0) },
+                    givenByMe: dose.givenBy == viewer)
+            },
+            createdAt: medication.createdAt)
+    }
+}
+
 extension Components.Schemas.Weight {
     init(_ weight: WeightValue) {
         self.init(id: weight.id.description, date: weight.day.description, kilograms: weight.kilograms)
@@ -251,7 +312,8 @@ extension Components.Schemas.CareSummary {
         self.init(
             petId: summary.pet.description, petName: summary.petName, species: .init(rawValue: summary.species.rawValue) ?? .other,
             photoUrl: summary.photo.map { mapping.baseURL + WebPath.media($0.storageKey) }, timeZone: summary.timeZone,
-            feedingGapHours: summary.feedingGapHours, dietaryNotes: summary.dietaryNotes, familyId: summary.family?.id.description,
+            feedingGapHours: summary.feedingGapHours, vaccinationReminderDays: summary.vaccinationReminderDays,
+            dietaryNotes: summary.dietaryNotes, familyId: summary.family?.id.description,
             familyName: summary.family?.name, nextFeedAt: summary.nextFeedAt, state: .init(rawValue: summary.state.rawValue) ?? .due,
             lastFeed: summary.lastFeed.map { .init($0, viewer: viewer) }, today: summary.today.map { .init($0, viewer: viewer) },
             foods: summary.foods.map(Components.Schemas.Food.init),

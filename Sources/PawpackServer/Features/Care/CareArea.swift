@@ -9,14 +9,12 @@ extension Area {
         name: "Care",
         services: { services in
             let families = FamilyService(pets: services.pets, notifications: services.notifications, realtime: services.realtime)
-            return [
-                families,
-                CareService(pets: services.pets, families: families, notifications: services.notifications, realtime: services.realtime),
-            ]
+            let care = CareService(pets: services.pets, families: families, notifications: services.notifications, realtime: services.realtime)
+            return [families, care, MedicationService(care: care)]
         },
         migrations: CareMigrations.all,
         pages: { app, services in
-            CarePages(care: services.care).register(on: app)
+            CarePages(care: services.care, medications: services.medications).register(on: app)
             FamilyPages(families: services.families).register(on: app)
         },
         script: "care",
@@ -25,7 +23,9 @@ extension Area {
         tab: .init(id: "care", title: "Care", path: WebPath.care, icon: .bowl, position: 20, badge: WebPages.Badge.careWaiting) { path in
             path.hasPrefix(WebPath.care) || path.hasPrefix("/care/")
         },
-        home: { req, services in try await CarePages.home(req, services: services) },
+        home: { req, services in
+            try await CarePages.home(req, services: services) + CarePages.dosesDue(req, services: services)
+        },
         badges: [
             .init(id: WebPages.Badge.careWaiting, one: " answer waiting", many: " answers waiting") { me in
                 """
@@ -37,9 +37,13 @@ extension Area {
         ],
         flashes: [
             .fed, .feedDeleted, .weightLogged, .careSaved, .foodAdded, .stockSaved, .shared, .unshared, .familyCreated, .joinAsked,
-            .familyDeleted, .familyLeft, .familyOffered, .joinAccepted,
+            .familyDeleted, .familyLeft, .familyOffered, .joinAccepted, .medicationAdded, .doseGiven, .medicationDeleted,
         ],
-        notificationKinds: [.family, .stock],
+        notificationKinds: [.family, .stock, .feeding, .fed, .health],
+        // Feeds falling due, doses and vaccinations: rows moved by what the household does.
+        jobs: { services in
+            [.init(name: "care-reminders") { db in try await services.care.reminders.runDue(on: db, logger: services.logger) }]
+        },
         export: { document, scope in
             let (services, db, me) = (scope.services, scope.db, scope.me)
             document.families = try await services.families.families(of: scope.user, on: db).map(Components.Schemas.Family.init)
@@ -54,22 +58,28 @@ extension Area {
                         settings: care.settings.map {
                             .init(
                                 feedingGapHours: Double($0.feedingGapMinutes) / 60, timeZone: $0.timeZone,
-                                dietaryNotes: $0.dietaryNotes, energyFactor: $0.energyFactor)
+                                dietaryNotes: $0.dietaryNotes, energyFactor: $0.energyFactor,
+                                vaccinationReminderDays: $0.vaccinationLeadDays)
                         },
                         foods: try await services.care.foods(scope.user, pet: care.id, on: db).map(Components.Schemas.Food.init),
                         feeds: feeds.map { Components.Schemas.Feed($0, viewer: me) },
-                        weights: try await services.care.weights(scope.user, pet: care.id, on: db).map(Components.Schemas.Weight.init)))
+                        weights: try await services.care.weights(scope.user, pet: care.id, on: db).map(Components.Schemas.Weight.init),
+                        medications: try await services.medications.values(of: care, allDoses: true, on: db).map {
+                            Components.Schemas.Medication($0, viewer: me)
+                        }))
             }
             document.feedsLogged = try await services.care.feedsLogged(by: scope.user, on: db).map { Components.Schemas.Feed($0, viewer: me) }
         },
         demo: { services, db, hash, now in try await CareDemo.seed(services, on: db, passwordHash: hash, now: now) },
-        deletion: .init(mustWait: { member, db in try await FamilyService.refuseDeletionWhileOwning(member, on: db) })
+        deletion: .init(mustWait: { member, db in try await FamilyService.refuseDeletionWhileOwning(member, on: db) }),
+        inboxItem: { req, item, services in try await CarePages.inboxItem(req, item, services: services) }
     )
 }
 
 extension PawpackServices {
     var care: CareService { area(CareService.self) }
     var families: FamilyService { area(FamilyService.self) }
+    var medications: MedicationService { area(MedicationService.self) }
 }
 
 extension WebPages.Badge {
@@ -79,6 +89,9 @@ extension WebPages.Badge {
 
 extension Flash {
     static let fed = Flash("fed", "Feed logged. The household sees it.")
+    static let medicationAdded = Flash("medication-added", "Medication added. The household is reminded of each dose.")
+    static let doseGiven = Flash("dose-given", "Dose marked given. The next one is reminded of in time.")
+    static let medicationDeleted = Flash("medication-deleted", "Medication deleted with its doses.")
     static let feedDeleted = Flash("feed-deleted", "Feed deleted; its portion went back to the stock.")
     static let weightLogged = Flash("weight-logged", "Weight logged.")
     static let careSaved = Flash("care-saved", "Saved.")

@@ -9,6 +9,7 @@ import Vapor
 /// without JavaScript; the script keeps the cards live and counts down to the next feed.
 struct CarePages {
     let care: CareService
+    let medications: MedicationService
 
     var pets: PetService { care.pets }
     var families: FamilyService { care.families }
@@ -28,6 +29,7 @@ struct CarePages {
         routes.post(WebPath.deleteFood(Param.food).pathComponents, use: deleteFood)
         routes.post(WebPath.careShare(Param.pet).pathComponents, use: share)
         routes.get(WebPath.careLogCSV(Param.pet).pathComponents, use: csv)
+        registerMedications(on: routes)
     }
 
     // MARK: The tab
@@ -289,6 +291,11 @@ struct CarePages {
                 hint: "Daily need = factor × 70 × kg^0.75. Empty: the usual factor for its kind and age"
                     + (calories.factorIsDefault ? (calories.factor.map { " (\(Self.number($0)))." } ?? ".") : "."),
                 limits: .init(min: "0.5", max: "5", step: "0.05"), errors: errors),
+            WebPages.field(
+                "Vaccination reminders, days before", name: "vaccinationReminderDays", type: .number,
+                value: String(summary.vaccinationReminderDays), autocomplete: "off",
+                hint: "The household hears this many days before a vaccination's next due date.",
+                limits: .init(min: "0", max: "60", step: "1"), errors: errors),
             FormControls.textarea(
                 "Dietary notes", name: "dietaryNotes", id: "dietaryNotes", value: summary.dietaryNotes, maxLength: 1_000, errors: errors),
             WebPages.submit("Save settings", id: "save-care-settings"))
@@ -334,7 +341,11 @@ struct CarePages {
         let back = WebPages.safeNext(form.back) ?? WebPath.carePet(id)
         do {
             guard let clientID = form.id.flatMap(UUID.init(text:)) else { throw Problem.invalidField("id", "must be a feed id") }
-            guard let food = form.food.flatMap(Care.Food.ID.init(string:)) else { throw Problem.invalidField("food", "choose a food") }
+            // No food: the usual feed ("Mark as fed" from a reminder, in the inbox or a push).
+            let food = try form.food.map { text in
+                guard let food = Care.Food.ID(string: text) else { throw Problem.invalidField("food", "choose a food") }
+                return food
+            }
             let portion = try Self.portion(packets: form.portion, grams: form.grams)
             let context = try await care.context(user, pet: id, need: \.canView, on: req.db)
             let fedAt = try Self.localTime(form.time, in: context.days)
@@ -467,9 +478,12 @@ struct CarePages {
         let id = try req.idParameter(Param.pet)
         let summary = try await care.summary(user, pet: id, on: req.db)
         let weights = try await care.weights(user, pet: id, on: req.db)
+        let medicationList = try await medications.list(user, pet: id, on: req.db)
         return WebPages.page(
             req, title: "\(summary.petName)'s health", status: status, errors: errors, back: (WebPath.carePet(id), summary.petName),
-            main: .group(intakeSection(req, summary), weightSection(req, summary, weights: weights, errors: errors)))
+            main: .group(
+                medicationSection(req, summary, medications: medicationList, errors: errors), intakeSection(req, summary),
+                weightSection(req, summary, weights: weights, errors: errors)))
     }
 
     private func intakeSection(_ req: Request, _ summary: CareSummaryValue) -> Node<HTML.BodyContext> {
@@ -572,6 +586,7 @@ struct CarePages {
             var timeZone: String?
             var energyFactor: String?
             var dietaryNotes: String?
+            var vaccinationReminderDays: String?
         }
         let form = try req.content.decode(SettingsForm.self)
         let id = try req.idParameter(Param.pet)
@@ -583,10 +598,15 @@ struct CarePages {
             let factorText = form.energyFactor?.trimmingCharacters(in: .whitespaces) ?? ""
             guard factorText.isEmpty || Double(factorText) != nil else { throw Problem.invalidField("energyFactor", "must be a number") }
             let zone = form.timeZone?.trimmingCharacters(in: .whitespaces)
+            let leadText = form.vaccinationReminderDays?.trimmingCharacters(in: .whitespaces) ?? ""
+            guard leadText.isEmpty || Int(leadText) != nil else {
+                throw Problem.invalidField("vaccinationReminderDays", "must be a whole number of days")
+            }
             _ = try await care.updateSettings(
                 user, pet: id,
                 draft: CareSettingsDraft(
-                    feedingGapHours: gap, timeZone: zone?.isEmpty == false ? zone : nil, dietaryNotes: form.dietaryNotes ?? "",
+                    feedingGapHours: gap, vaccinationReminderDays: Int(leadText), timeZone: zone?.isEmpty == false ? zone : nil,
+                    dietaryNotes: form.dietaryNotes ?? "",
                     energyFactor: Double(factorText), defaultEnergyFactor: factorText.isEmpty), on: req.db)
             return WebPages.redirect(WebPath.carePet(id), flash: .careSaved)
         } catch let problem as Problem where problem.status == 422 {

@@ -72,6 +72,8 @@ final class CareSettingsRecord: Model, @unchecked Sendable {
     @OptionalField(key: "dietary_notes") var dietaryNotes: String?
     /// Nil: the default for the pet's species, neutering and age (`EnergyRules.defaultFactor`).
     @OptionalField(key: "energy_factor") var energyFactor: Double?
+    /// Days before a vaccination's due date its reminder goes; nil: the default (14).
+    @OptionalField(key: "vaccination_lead_days") var vaccinationLeadDays: Int?
 
     init() {}
 }
@@ -133,6 +135,72 @@ final class FeedRecord: Model, @unchecked Sendable {
     var foodKind: FoodKind { FoodKind(rawValue: kind) ?? .wet }
 }
 
+/// A medication schedule: a dose every so often from a first dose until a last day.
+final class MedicationRecord: Model, @unchecked Sendable {
+    static let schema = "medications"
+
+    @ID(custom: .id) var id: Care.Medication.ID?
+    @Parent(key: "pet_id") var pet: PetRecord
+    @Field(key: "name") var name: String
+    @Field(key: "dose") var dose: String
+    @Field(key: "every_minutes") var everyMinutes: Int
+    @Field(key: "starts_at") var startsAt: Date
+    /// The course's last day in the household's calendar; nil: until stopped.
+    @OptionalField(key: "until_on") var untilOn: String?
+    @OptionalParent(key: "created_by_id") var createdBy: UserRecord?
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+
+    var interval: MedicationInterval { MedicationInterval(minutes: everyMinutes) }
+}
+
+/// One dose marked given, idempotent by the client's id as feeds are.
+final class DoseRecord: Model, @unchecked Sendable {
+    static let schema = "medication_doses"
+
+    @ID(custom: .id) var id: Care.Dose.ID?
+    @Parent(key: "medication_id") var medication: MedicationRecord
+    @OptionalParent(key: "given_by_id") var givenBy: UserRecord?
+    @Field(key: "client_id") var clientID: UUID
+    @Field(key: "given_at") var givenAt: Date
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+}
+
+/// A reminder waiting for its time: one row per pet and subject (the pet itself for its next
+/// feed, a medication, a vaccination), moved when someone acts, sent once by the scheduled job
+/// (`CareReminders`).
+final class CareReminderRecord: Model, @unchecked Sendable {
+    static let schema = "care_reminders"
+
+    enum Kind: String, Codable { case feeding, medication, vaccination }
+
+    @ID(custom: .id) var id: Care.Reminder.ID?
+    @Parent(key: "pet_id") var pet: PetRecord
+    @Field(key: "kind") var kind: String
+    @Field(key: "subject_id") var subjectID: UUID
+    @Field(key: "due_at") var dueAt: Date
+    /// The vaccination's due day this reminder was planned for (a changed date plans anew).
+    @OptionalField(key: "for_day") var forDay: String?
+    @OptionalField(key: "sent_at") var sentAt: Date?
+
+    init() {}
+}
+
+/// When a member last got a push about a pet from Care: at most one per `pushCooldown`.
+final class CarePushRecord: Model, @unchecked Sendable {
+    static let schema = "care_pushes"
+
+    @ID(custom: .id) var id: UUID?
+    @Parent(key: "pet_id") var pet: PetRecord
+    @Parent(key: "user_id") var user: UserRecord
+    @Field(key: "pushed_at") var pushedAt: Date
+
+    init() {}
+}
+
 /// A pet's weight on a day: one per day, the latest write wins.
 final class WeightRecord: Model, @unchecked Sendable {
     static let schema = "pet_weights"
@@ -164,6 +232,17 @@ enum CareMigrations {
                 // A pet's log newest first, its last feed and its days: every Care page.
                 IndexSpec(name: "feeds_by_pet_time", table: "feeds", columns: ["pet_id", "activity", "id"]),
                 IndexSpec(name: "feeds_by_food", table: "feeds", columns: ["food_id"]),
+            ]),
+        CreateMedications(), CreateDoses(), CreateCareReminders(), CreateCarePushes(), AddVaccinationLeadDays(),
+        AddIndexes(
+            name: "CareReminderIndexes",
+            indexes: [
+                IndexSpec(name: "medications_by_pet", table: "medications", columns: ["pet_id"]),
+                IndexSpec(name: "medication_doses_by_time", table: "medication_doses", columns: ["medication_id", "given_at"]),
+                // The job's one question: what is due and not sent.
+                IndexSpec(name: "care_reminders_due", table: "care_reminders", columns: ["sent_at", "due_at"]),
+                // Vaccinations falling due soon, for their reminders.
+                IndexSpec(name: "vaccinations_by_next_due", table: "vaccinations", columns: ["next_due_on"]),
             ]),
     ]
 }
@@ -306,5 +385,82 @@ struct CreateWeights: CreatesTable {
             .field("created_at", .datetime, .required)
             .unique(on: "pet_id", "on_date")
             .create()
+    }
+}
+
+struct CreateMedications: CreatesTable {
+    static let table = MedicationRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("name", .string, .required)
+            .field("dose", .string, .required)
+            .field("every_minutes", .int, .required)
+            .field("starts_at", .datetime, .required)
+            .field("until_on", .string)
+            .field("created_by_id", .uuid, .references(UserRecord.schema, "id", onDelete: .setNull))
+            .field("created_at", .datetime, .required)
+            .create()
+    }
+}
+
+struct CreateDoses: CreatesTable {
+    static let table = DoseRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("medication_id", .uuid, .required, .references(MedicationRecord.schema, "id", onDelete: .cascade))
+            .field("given_by_id", .uuid, .references(UserRecord.schema, "id", onDelete: .setNull))
+            .field("client_id", .uuid, .required)
+            .field("given_at", .datetime, .required)
+            .field("created_at", .datetime, .required)
+            // A retry with the same client id finds the first (`MedicationService.give`).
+            .unique(on: "medication_id", "client_id")
+            .create()
+    }
+}
+
+struct CreateCareReminders: CreatesTable {
+    static let table = CareReminderRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("kind", .string, .required)
+            .field("subject_id", .uuid, .required)
+            .field("due_at", .datetime, .required)
+            .field("for_day", .string)
+            .field("sent_at", .datetime)
+            // One reminder per subject: moving it is an upsert.
+            .unique(on: "kind", "subject_id")
+            .create()
+    }
+}
+
+struct CreateCarePushes: CreatesTable {
+    static let table = CarePushRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .field("user_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("pushed_at", .datetime, .required)
+            .unique(on: "pet_id", "user_id")
+            .create()
+    }
+}
+
+struct AddVaccinationLeadDays: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(CareSettingsRecord.schema).field("vaccination_lead_days", .int).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(CareSettingsRecord.schema).deleteField("vaccination_lead_days").update()
     }
 }

@@ -11,6 +11,7 @@ final class CareService: Sendable {
     let families: FamilyService
     let notifications: NotificationService
     let realtime: RealtimeEvents
+    let reminders: CareReminders
     let feeding = FeedingRules()
     let energy = EnergyRules()
     /// Foods one pet may have.
@@ -27,6 +28,7 @@ final class CareService: Sendable {
         self.families = families
         self.notifications = notifications
         self.realtime = realtime
+        self.reminders = CareReminders(notifications: notifications, realtime: realtime, clock: pets.clock)
     }
 
     var clock: any AppClock { pets.clock }
@@ -129,7 +131,14 @@ final class CareService: Sendable {
         settings.timeZone = care.settings?.timeZone
         settings.dietaryNotes = care.settings?.dietaryNotes
         settings.energyFactor = care.settings?.energyFactor
+        settings.vaccinationLeadDays = care.settings?.vaccinationLeadDays
         var errors: [FieldError] = []
+        if let days = draft.vaccinationReminderDays {
+            do {
+                try reminders.rules.checkLeadDays(days)
+                settings.vaccinationLeadDays = days
+            } catch { errors += error.errors }
+        }
         if let hours = draft.feedingGapHours {
             do { settings.feedingGapMinutes = Int(try feeding.gap(hours: hours) / 60) } catch { errors += error.errors }
         }
@@ -159,7 +168,15 @@ final class CareService: Sendable {
             row.timeZone = settings.timeZone
             row.dietaryNotes = settings.dietaryNotes
             row.energyFactor = settings.energyFactor
-            try await row.save(on: db)
+            row.vaccinationLeadDays = settings.vaccinationLeadDays
+            try await db.transaction { tx in
+                try await row.save(on: tx)
+                // The next feed follows the new gap; vaccination reminders not sent yet are
+                // planned again with the new lead on the next round.
+                try await self.reminders.feedsChanged(pet: id, gap: Double(settings.feedingGapMinutes) * 60, on: tx)
+                try await CareReminderRecord.query(on: tx).filter(\.$pet.$id == id)
+                    .filter(\.$kind == CareReminderRecord.Kind.vaccination.rawValue).filter(\.$sentAt == nil).delete()
+            }
         }
         return try await summary(user, pet: id, on: db)
     }
@@ -383,7 +400,7 @@ final class CareService: Sendable {
             body: alert == .empty
                 ? "There is no \(food.name) left for \(pet.name). Add a purchase on the Care tab once you have bought more."
                 : "\(pet.name)'s \(food.name) is at or below the level you set. Time to buy more.",
-            pet: try pet.requireID())
+            pet: try pet.requireID(), mayPush: reminders.pushAtMostOncePerCooldown(pet: try pet.requireID()))
         var events: [StoredRealtimeEvent] = []
         for member in household where member != me {
             events += try await notifications.notify(draft, to: member, on: tx)
@@ -426,8 +443,17 @@ final class CareService: Sendable {
         for (index, draft) in drafts.enumerated() {
             let field = { (name: String) in prefix ? "items[\(index)].\(name)" : name }
             let care = try await context(user, pet: draft.pet, need: \.canLog, on: db)
-            guard let food = try await FoodRecord.query(on: db).filter(\.$id == draft.food).filter(\.$pet.$id == draft.pet).first() else {
-                throw Problem.invalidField(field("foodId"), "is not one of this pet's foods")
+            let food: FoodRecord
+            if let foodID = draft.food {
+                guard let found = try await FoodRecord.query(on: db).filter(\.$id == foodID).filter(\.$pet.$id == draft.pet).first() else {
+                    throw Problem.invalidField(field("foodId"), "is not one of this pet's foods")
+                }
+                food = found
+            } else {
+                guard let usual = try await usualFood(of: draft.pet, on: db) else {
+                    throw Problem.invalidField(field("foodId"), "is needed: this pet has no foods yet")
+                }
+                food = usual
             }
             let units =
                 try draft.portion.map { portion throws(Problem) in try feeding.units(of: portion, kind: food.foodKind, field: field("portion")) }
@@ -438,7 +464,7 @@ final class CareService: Sendable {
             if let earlier {
                 // The same feed again (a retry): its pet, food and portion, and its time when one was given.
                 let same =
-                    earlier.$pet.id == draft.pet && earlier.$food.id == draft.food && earlier.units == units
+                    earlier.$pet.id == draft.pet && earlier.$food.id == food.id && earlier.units == units
                     && (draft.fedAt.map { abs($0.timeIntervalSince(earlier.fedAt)) < 0.001 } ?? true)
                 guard same else { throw Problem.idempotencyKeyReused(field: field("id")) }
             }
@@ -494,6 +520,15 @@ final class CareService: Sendable {
                 let value = try self.value(of: record, fedBy: user, days: feed.care.days)
                 events += try await self.realtime.record(.feed(value), for: household, on: tx)
             }
+            // The feeding reminders follow each pet's latest feed, and the ones still waiting
+            // are answered; the others hear who fed.
+            var fedPets: [(care: PetCare, household: [User.ID])] = []
+            for feed in fresh where !fedPets.contains(where: { $0.care.id == feed.care.id }) {
+                fedPets.append((feed.care, households[feed.care.id] ?? []))
+                try await self.reminders.feedsChanged(pet: feed.care.id, gap: feed.care.gap, on: tx)
+                try await self.reminders.acted(.feeding, pet: feed.care.id, on: tx)
+            }
+            events += try await self.announceFed(fedPets, by: user, on: tx)
             return (created, events)
         }
         await realtime.deliver(events)
@@ -519,6 +554,41 @@ final class CareService: Sendable {
         let minutes = max(0, Int(now.timeIntervalSince(feed.fedAt) / 60))
         let when = minutes == 0 ? "just now" : minutes == 1 ? "a minute ago" : "\(minutes) minutes ago"
         return "\(feed.fedBy?.displayName ?? "Someone") fed \(pet) \(when)."
+    }
+
+    /// The food "Mark as fed" gives: the one of the pet's last feed while it exists, else the
+    /// pet's first food.
+    func usualFood(of pet: Pet.ID, on db: any Database) async throws -> FoodRecord? {
+        if let last = try await FeedRecord.query(on: db).filter(\.$pet.$id == pet).filter(\.$food.$id != nil)
+            .sort(\.$activity, .descending).first(), let food = last.$food.id,
+            let record = try await FoodRecord.find(food, on: db)
+        {
+            return record
+        }
+        return try await FoodRecord.query(on: db).filter(\.$pet.$id == pet).sort(\.$createdAt).sort(\.$id).first()
+    }
+
+    /// "Sam fed Miso and Tofu", once per member of the pets' households but the one who fed.
+    private func announceFed(_ fed: [(care: PetCare, household: [User.ID])], by user: UserRecord, on tx: any Database) async throws
+        -> [StoredRealtimeEvent]
+    {
+        let me = try user.requireID()
+        var petsOf: [User.ID: [PetCare]] = [:]
+        for (care, household) in fed {
+            for member in household where member != me { petsOf[member, default: []].append(care) }
+        }
+        var events: [StoredRealtimeEvent] = []
+        for (member, cares) in petsOf.sorted(by: { $0.key.description < $1.key.description }) {
+            let list = cares.map(\.pet.name)
+            let names = list.count == 1 ? list[0] : list.dropLast().joined(separator: ", ") + " and " + list[list.count - 1]
+            let first = cares[0]
+            let draft = NotificationDraft(
+                from: me, kind: .fed, title: "\(user.displayName) fed \(names)",
+                body: "No need to feed \(names) now: the next feed is on the Care tab.",
+                pet: first.id, mayPush: reminders.pushAtMostOncePerCooldown(pet: first.id))
+            events += try await notifications.notify(draft, to: member, on: tx)
+        }
+        return events
     }
 
     /// Changes a feed: its author while they may log, or the pet's owner. A new food or portion
@@ -607,6 +677,7 @@ final class CareService: Sendable {
             if let food = chosen { events += try await self.announce(alert, food: food, pet: care.pet, by: me, to: household, on: tx) }
             let fedBy = try await feed.$fedBy.get(on: tx)
             events += try await self.realtime.record(.feed(try self.value(of: feed, fedBy: fedBy, days: care.days)), for: household, on: tx)
+            try await self.reminders.feedsChanged(pet: care.id, gap: care.gap, on: tx)
             return events
         }
         await realtime.deliver(events)
@@ -630,6 +701,7 @@ final class CareService: Sendable {
             {
                 try await self.adjustStock(of: food, on: tx) { stock in stock.map { $0 + taken } }
             }
+            try await self.reminders.feedsChanged(pet: care.id, gap: care.gap, on: tx)
             return try await self.realtime.record(.feedDeleted(feed: id, pet: care.id), for: household, on: tx)
         }
         await realtime.deliver(events)
@@ -800,7 +872,9 @@ final class CareService: Sendable {
         let next = feeding.nextFeed(lastFedAt: last?.fedAt, lastGapShare: last?.gapShare ?? 1, gap: care.gap)
         return CareSummaryValue(
             pet: care.id, petName: care.pet.name, species: care.pet.species, photo: photo, timeZone: care.timeZone,
-            feedingGapHours: care.gap / 3_600, dietaryNotes: care.settings?.dietaryNotes,
+            feedingGapHours: care.gap / 3_600,
+            vaccinationReminderDays: care.settings?.vaccinationLeadDays ?? ReminderRules.defaultVaccinationLeadDays,
+            dietaryNotes: care.settings?.dietaryNotes,
             family: try care.family.map { (try $0.requireID(), $0.name) }, nextFeedAt: next, state: feeding.state(next: next, now: now),
             lastFeed: try last.map { try value(of: $0, fedBy: $0.fedBy, days: days) }, today: todays, foods: foods,
             calories: CaloriesValue(

@@ -70,6 +70,7 @@ struct CareSummaryValue: Sendable {
     var photo: PetPhotoRecordValue?
     var timeZone: String
     var feedingGapHours: Double
+    var vaccinationReminderDays: Int
     var dietaryNotes: String?
     var family: (id: Care.Family.ID, name: String)?
     var nextFeedAt: Date?
@@ -87,7 +88,8 @@ struct CareSummaryValue: Sendable {
 struct FeedDraft: Sendable {
     var clientID: UUID
     var pet: Pet.ID
-    var food: Care.Food.ID
+    /// Nil: the usual feed (`CareService.usualFood`), as "Mark as fed" sends.
+    var food: Care.Food.ID?
     var portion: Portion?
     var fedAt: Date?
 }
@@ -116,6 +118,7 @@ struct StockChange: Sendable {
 /// A pet's care settings as changed (nil: unchanged).
 struct CareSettingsDraft: Sendable {
     var feedingGapHours: Double?
+    var vaccinationReminderDays: Int?
     var timeZone: String?
     var dietaryNotes: String?
     var energyFactor: Double?

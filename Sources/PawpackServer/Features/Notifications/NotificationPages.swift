@@ -33,6 +33,13 @@ struct NotificationPages {
         for area in services.areas {
             if let panel = area.inboxPanel, let node = try await panel(req, services) { panels.append(node) }
         }
+        // What areas add to entries (Care: "Mark as fed").
+        var extras: [Notifications.Notification.ID: [Node<HTML.BodyContext>]] = [:]
+        for item in page.items {
+            for area in services.areas {
+                if let extra = area.inboxItem, let node = try await extra(req, item, services) { extras[item.id, default: []].append(node) }
+            }
+        }
         return WebPages.page(
             req, title: "Notifications",
             main: .group(
@@ -53,7 +60,8 @@ struct NotificationPages {
                                     .strong(.text(item.title)),
                                     .span(.class("inbox-body"), .text(item.count > 1 ? "\(item.body) (\(item.count) messages)" : item.body)),
                                     TimeViews.time(item.updatedAt, style: .full),
-                                    .if(item.readAt == nil, .span(.class("visually-hidden"), .text(" (new)"))))))
+                                    .if(item.readAt == nil, .span(.class("visually-hidden"), .text(" (new)"))))),
+                            .group(extras[item.id] ?? []))
                     }),
                 .unwrap(page.next) { next in
                     .p(

@@ -13,8 +13,11 @@ struct NotificationDraft: Sendable {
     var body: String
     var chat: Chats.Chat.ID?
     var meetup: Meetups.Meetup.ID?
-    /// The other member's dog it is about.
+    /// The other member's dog it is about; for Care, the household's pet.
     var pet: Pet.ID?
+    /// Whether it may be pushed to `user` as well (Care: once per pet a minute); nil: always.
+    /// Asked only once the notification is stored.
+    var mayPush: (@Sendable (User.ID, any SQLWriteStatements) async throws -> Bool)? = nil
 }
 
 /// One entry of the inbox, as its member sees it.
@@ -74,7 +77,9 @@ struct NotificationValue: Sendable, Equatable {
         case .meetup, .review: WebPath.meetups
         case .guardianInvitation: WebPath.pets
         case .family: WebPath.families
-        case .stock: WebPath.care
+        case .stock, .fed: WebPath.care
+        case .feeding: pet.map { WebPath.carePet($0) } ?? WebPath.care
+        case .health: pet.map { WebPath.careHealth($0) } ?? WebPath.care
         }
     }
     var cursor: ActivityCursor<Notifications.Notification> { .init(activity: activity, id: id) }
@@ -174,7 +179,8 @@ final class NotificationService: Sendable {
             ).map { try $0.decode(column: "unread", as: Int.self) } ?? 0
         let events = try await realtime.record(.notification(value, unreadCount: unread), for: [user], in: statements)
         // A message is pushed only if no socket acknowledges its event in time.
-        try await carry(value, unread, draft.kind == .message ? events.first?.seq : nil, user, statements)
+        let pushes = try await draft.mayPush?(user, statements) ?? true
+        if pushes { try await carry(value, unread, draft.kind == .message ? events.first?.seq : nil, user, statements) }
         return events
     }
 

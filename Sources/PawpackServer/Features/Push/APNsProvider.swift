@@ -99,6 +99,9 @@ package final class APNsProvider: PushProvider {
         }
     }
 
+    /// The category an iOS app registers with a "Mark as fed" action (`UNNotificationCategory`).
+    static let feedingCategory = "FEEDING_REMINDER"
+
     /// The JSON APNs delivers to the app: `aps` for the system, the rest for the app.
     static func payload(_ message: PushMessage) -> Data {
         struct Payload: Encodable {
@@ -111,20 +114,25 @@ package final class APNsProvider: PushProvider {
                 var badge: Int
                 var sound = "default"
                 var threadID: String?
+                /// The app's notification category with its actions: "Mark as fed".
+                var category: String?
                 enum CodingKeys: String, CodingKey {
-                    case alert, badge, sound
+                    case alert, badge, sound, category
                     case threadID = "thread-id"
                 }
             }
             var aps: APS
             var kind: String
             var path: String
+            var notificationId: String?
+            var petId: String?
         }
         let payload = Payload(
             aps: .init(
                 alert: .init(title: message.title, body: message.body), badge: message.badge,
-                threadID: message.collapseKey),
-            kind: message.kind.rawValue, path: message.path)
+                threadID: message.collapseKey, category: message.marksFed ? Self.feedingCategory : nil),
+            kind: message.kind.rawValue, path: message.path, notificationId: message.notification?.uuidString.lowercased(),
+            petId: message.pet?.uuidString.lowercased())
         return (try? JSONEncoder().encode(payload)) ?? Data("{}".utf8)
     }
 

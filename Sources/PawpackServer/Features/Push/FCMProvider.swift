@@ -164,10 +164,15 @@ package final class FCMProvider: PushProvider {
             var message: Message
         }
         let seconds = max(0, Int(message.expiresAt.timeIntervalSince(now)))
+        var data = ["kind": message.kind.rawValue, "path": message.path, "badge": String(message.badge)]
+        if let notification = message.notification { data["notificationId"] = notification.uuidString.lowercased() }
+        if let pet = message.pet { data["petId"] = pet.uuidString.lowercased() }
+        // An Android app shows its "Mark as fed" action for this.
+        if message.marksFed { data["action"] = "mark_fed" }
         let body = Body(
             message: .init(
                 token: token, notification: .init(title: message.title, body: message.body),
-                data: ["kind": message.kind.rawValue, "path": message.path, "badge": String(message.badge)],
+                data: data,
                 android: .init(collapseKey: message.collapseKey, ttl: "\(seconds)s")))
         return (try? JSONEncoder().encode(body)) ?? Data("{}".utf8)
     }

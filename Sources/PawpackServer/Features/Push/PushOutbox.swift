@@ -53,13 +53,14 @@ final class PushOutbox: Sendable {
             """
             (\(bind: UUID()), \(bind: device), \(bind: user), \(bind: notification.id), \(bind: notification.kind.rawValue),
              \(bind: notification.title), \(bind: notification.body), \(bind: notification.opens), \(bind: collapseKey),
-             \(bind: badge), \(bind: ackSeq), \(bind: due), 0, \(bind: now.addingTimeInterval(PushRules.deadline)), \(bind: now))
+             \(bind: badge), \(bind: ackSeq), \(bind: due), 0, \(bind: now.addingTimeInterval(PushRules.deadline)), \(bind: now),
+             \(bind: notification.pet))
             """ as SQLQueryString
         }.joined(separator: ", ")
         try await statements.run(
             """
             INSERT INTO "push_outbox" ("id", "device_id", "user_id", "notification_id", "kind", "title", "body", "path",
-                "collapse_key", "badge", "ack_seq", "due_at", "attempts", "deadline", "created_at")
+                "collapse_key", "badge", "ack_seq", "due_at", "attempts", "deadline", "created_at", "pet_id")
             VALUES \(rows)
             """)
     }
@@ -160,7 +161,7 @@ final class PushOutbox: Sendable {
         let message = PushMessage(
             id: row.id ?? UUID(), kind: NotificationKind(rawValue: row.kind) ?? .message,
             title: row.title, body: row.body, path: row.path, collapseKey: row.collapseKey,
-            badge: row.badge, expiresAt: row.deadline)
+            badge: row.badge, expiresAt: row.deadline, notification: row.notificationID.rawValue, pet: row.petID?.rawValue)
         let target = PushTarget(
             device: device.id ?? .init(), platform: platform, token: device.token, appID: device.appID,
             environment: device.environment.flatMap(APNsEnvironment.init) ?? .production,

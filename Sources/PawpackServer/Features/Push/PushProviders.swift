@@ -21,6 +21,13 @@ package struct PushMessage: Sendable, Equatable {
     package var badge: Int
     /// Past this, the service need not deliver it any more.
     package var expiresAt: Date
+    /// The notification it carries, and the pet it is about (Care).
+    package var notification: UUID? = nil
+    package var pet: UUID? = nil
+
+    /// "Mark as fed" on a feeding reminder: the app sends the pet's usual feed with the
+    /// notification's id as the feed's, so a second tap logs nothing more.
+    package var marksFed: Bool { kind == .feeding && pet != nil && notification != nil }
 }
 
 /// Where one push goes.

@@ -47,6 +47,8 @@ final class PushOutboxRecord: Model, @unchecked Sendable {
     /// A message waits this long for a socket to acknowledge the realtime event of this number;
     /// if one did, its owner saw it in the app and nothing is pushed.
     @OptionalField(key: "ack_seq") var ackSeq: Int64?
+    /// The pet a Care notification is about: its push offers "Mark as fed".
+    @OptionalField(key: "pet_id") var petID: Pet.ID?
     @Field(key: "due_at") var dueAt: Date
     @Field(key: "attempts") var attempts: Int
     @Field(key: "deadline") var deadline: Date
@@ -78,6 +80,7 @@ enum PushMigrations {
                 IndexSpec(name: "push_outbox_by_notification", table: "push_outbox", columns: ["notification_id"]),
                 IndexSpec(name: "push_outbox_deadline", table: "push_outbox", columns: ["deadline"]),
             ]),
+        AddPushPet(),
     ]
 }
 
@@ -121,5 +124,17 @@ struct CreatePushOutbox: CreatesTable {
             .field("deadline", .datetime, .required)
             .field("created_at", .datetime, .required)
             .create()
+    }
+}
+
+/// A push names the pet of its notification, so a feeding reminder's push can answer it
+/// ("Mark as fed") without opening the app.
+struct AddPushPet: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(PushOutboxRecord.schema).field("pet_id", .uuid).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(PushOutboxRecord.schema).deleteField("pet_id").update()
     }
 }

@@ -119,10 +119,14 @@ package final class WebPushProvider: PushProvider {
 
     /// What the service worker reads (`Resources/Web/sw.js`).
     static func payload(_ message: PushMessage) -> Data {
-        let fields: [String: String] = [
+        var fields: [String: String] = [
             "title": message.title, "body": message.body, "path": message.path,
             "kind": message.kind.rawValue, "tag": message.collapseKey ?? message.id.uuidString,
         ]
+        if let notification = message.notification { fields["notificationId"] = notification.uuidString.lowercased() }
+        if let pet = message.pet { fields["petId"] = pet.uuidString.lowercased() }
+        // The service worker shows "Mark as fed" for this.
+        if message.marksFed { fields["action"] = "mark_fed" }
         return (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 

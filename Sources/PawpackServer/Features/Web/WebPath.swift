@@ -150,6 +150,9 @@ enum WebPath {
     static func careSettings(_ id: some PathID<Pet>) -> String { carePet(id) + "/settings" }
     static func careFoods(_ id: some PathID<Pet>) -> String { carePet(id) + "/foods" }
     static func careShare(_ id: some PathID<Pet>) -> String { carePet(id) + "/share" }
+    static func careMedications(_ id: some PathID<Pet>) -> String { carePet(id) + "/medications" }
+    static func medicationDoses(_ id: some PathID<Care.Medication>) -> String { care + "/medications/\(id)/doses" }
+    static func deleteMedication(_ id: some PathID<Care.Medication>) -> String { care + "/medications/\(id)/delete" }
     static func careLogCSV(_ id: some PathID<Pet>) -> String { carePet(id) + "/feeds.csv" }
     static func deleteFeed(_ id: some PathID<Care.Feed>) -> String { care + "/feeds/\(id)/delete" }
     static func foodStock(_ id: some PathID<Care.Food>) -> String { care + "/foods/\(id)/stock" }
@@ -208,6 +211,7 @@ enum Param {
     static let notification = RouteParameter<Notifications.Notification>(name: "notificationId")
     static let feed = RouteParameter<Care.Feed>(name: "feedId")
     static let food = RouteParameter<Care.Food>(name: "foodId")
+    static let medication = RouteParameter<Care.Medication>(name: "medicationId")
     static let family = RouteParameter<Care.Family>(name: "familyId")
     static let joinRequest = RouteParameter<Care.JoinRequest>(name: "requestId")
     /// A stored file's name under its pet (`MediaRoutes`).

@@ -24,17 +24,47 @@ self.addEventListener('fetch', function (event) {
   }
 });
 // Web Push (the server's `WebPushProvider`): show the notification, one per tag (a
-// chat's messages replace each other), and open its page when it is tapped.
+// chat's messages replace each other), and open its page when it is tapped. A feeding
+// reminder offers "Mark as fed", which logs the pet's usual feed without opening a page.
+var ID = /^[0-9a-f-]{36}$/;
 self.addEventListener('push', function (event) {
   var data = {};
   try { data = event.data ? event.data.json() : {}; } catch (e) {}
+  var marksFed = data.action === 'mark_fed' && ID.test(data.petId || '') && ID.test(data.notificationId || '');
   event.waitUntil(self.registration.showNotification(data.title || 'Pawpack', {
     body: data.body || '', tag: data.tag, renotify: !!data.tag, icon: '{{icon}}',
-    data: { path: typeof data.path === 'string' && data.path.charAt(0) === '/' ? data.path : '/home' }
+    actions: marksFed ? [{ action: 'mark_fed', title: 'Mark as fed' }] : [],
+    data: {
+      path: typeof data.path === 'string' && data.path.charAt(0) === '/' ? data.path : '/home',
+      pet: marksFed ? data.petId : null, notification: marksFed ? data.notificationId : null
+    }
   }));
 });
+// The feed goes as the page's own form would: the session's cookie, and the form token read
+// from the Care page (this worker has no other way to learn it). The notification's id is the
+// feed's, so a second tap, or the inbox's button after it, logs nothing more.
+function markFed(data) {
+  var care = '/care/pets/' + data.pet;
+  return fetch('/care', { credentials: 'same-origin' }).then(function (page) { return page.text(); }).then(function (html) {
+    var token = /name="_csrf" value="([^"]+)"/.exec(html);
+    if (!token) throw new Error('signed out');
+    var body = new URLSearchParams({ _csrf: token[1], id: data.notification, back: care });
+    return fetch(care + '/feeds', { method: 'POST', body: body, credentials: 'same-origin', redirect: 'manual' });
+  }).then(function (answer) {
+    // A redirect is the page's "Fed"; 409 says another member fed a moment ago.
+    if (answer.type === 'opaqueredirect' || answer.ok) {
+      return self.registration.showNotification('Marked as fed', { body: 'The household sees it now.', tag: 'fed-' + data.pet, icon: '{{icon}}' });
+    }
+    return clients.openWindow(care);
+  }).catch(function () { return clients.openWindow(care); });
+}
 self.addEventListener('notificationclick', function (event) {
   event.notification.close();
+  var data = event.notification.data || {};
+  if (event.action === 'mark_fed' && data.pet && data.notification) {
+    event.waitUntil(markFed(data));
+    return;
+  }
   var path = (event.notification.data && event.notification.data.path) || '/home';
   var target = new URL(path, self.location.origin).href;
   event.waitUntil(clients.matchAll({ type: 'window', includeUncontrolled: true }).then(function (open) {
