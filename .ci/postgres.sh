@@ -15,7 +15,7 @@ start)
   su postgres -c "$pgbin/initdb -D $state/data -A trust -U postgres --no-sync" >/dev/null
   # Every test gets its own database (from a migrated template) and pool, in parallel.
   su postgres -c "$pgbin/pg_ctl -D $state/data -l $state/server.log -w \
-    -o '-c listen_addresses=127.0.0.1 -p $port -k $state -c max_connections=1000 -c fsync=off' start" >/dev/null
+    -o '-c listen_addresses=127.0.0.1 -p $port -k $state -c max_connections=2000 -c fsync=off' start" >/dev/null
   su postgres -c "$pgbin/createdb -h 127.0.0.1 -p $port pawpack_test"
   echo "postgres://postgres@127.0.0.1:$port/pawpack_test"
   ;;

@@ -65,6 +65,9 @@ package struct TestServer: Sendable {
         } else if let url = postgresURL {
             // A database of its own, made from one migrated once for the run (`MigratedTemplate`).
             config.database = .postgres(url: try await MigratedTemplate.shared.postgresDatabase(named: String(schema), from: url))
+            // Two, the fewest that keep a request from waiting behind a scheduled round: the
+            // suite runs hundreds of servers against one PostgreSQL.
+            config.databaseConnectionsPerEventLoop = 2
         } else {
             // A copy of a file migrated once for the whole run (`MigratedTemplate`), removed at the end.
             config.database = .sqliteFile(MigratedTemplate.sqliteCopyPath(for: schema))

@@ -110,11 +110,9 @@ private func configureDatabase(_ app: Application, config: Config) throws {
         }
         app.databases.use(.sqlite(.file(path), maxConnectionsPerEventLoop: 1), as: .sqlite)
     case .postgres(let url):
-        // Four connections per event loop, not Fluent's one: a scheduled round holds its
-        // connection (and its advisory lock) while it waits on an outside service such as
-        // APNs, and requests on that loop must not queue behind it.
         app.databases.use(
-            .postgres(configuration: try SQLPostgresConfiguration(url: url), maxConnectionsPerEventLoop: 4),
+            .postgres(
+                configuration: try SQLPostgresConfiguration(url: url), maxConnectionsPerEventLoop: config.databaseConnectionsPerEventLoop),
             as: .psql)
     }
 }

@@ -26,6 +26,10 @@ package struct Config: Sendable {
     package var port = 8080
     package var dataDirectory = "./data"
     package var database: Database = .sqliteFile("./data/pawpack.sqlite")
+    /// PostgreSQL connections per event loop (per core). More than Fluent's one: a scheduled
+    /// round holds its connection, and its advisory lock, while it waits on an outside service
+    /// such as APNs, and requests on that loop must not queue behind it.
+    package var databaseConnectionsPerEventLoop = 4
     package var publicBaseURL = "http://127.0.0.1:8080"
     /// Signs email links; at least 32 bytes.
     package var secret: String = ""
@@ -140,6 +144,8 @@ package struct Config: Sendable {
             }
             config.database = .postgres(url: url)
         }
+        config.databaseConnectionsPerEventLoop =
+            try reader.int("PAWPACK_DATABASE_CONNECTIONS", in: 2...64) ?? config.databaseConnectionsPerEventLoop
         config.publicBaseURL = reader.string("PAWPACK_PUBLIC_URL") ?? "http://\(config.hostname):\(config.port)"
         while config.publicBaseURL.hasSuffix("/") { config.publicBaseURL.removeLast() }
         guard URL(string: config.publicBaseURL)?.host != nil,

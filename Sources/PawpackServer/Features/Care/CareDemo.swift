@@ -152,7 +152,31 @@ enum CareDemo {
         settings.feedingGapMinutes = 6 * 60
         settings.dietaryNotes = "Sensitive stomach: no dairy, no fish-based kibble."
 
-        let (newPhotos, newMembers, newShared, newFeeds, newWeights) = (photos, members, shared, feeds, weights)
+        // Miso's thyroid tablet twice a day for the last ten days, the next one due soon.
+        let tablet = MedicationRecord()
+        tablet.id = .timeOrdered(at: now.addingTimeInterval(-10 * 86_400))
+        tablet.$pet.id = try miso.requireID()
+        tablet.name = "Thyroid tablet"
+        tablet.dose = "½ tablet"
+        tablet.everyMinutes = MedicationInterval.hours(12).minutes
+        tablet.startsAt = days.start(of: today.adding(days: -10)).addingTimeInterval(8 * 3_600)
+        tablet.$createdBy.id = samID
+        tablet.createdAt = tablet.startsAt
+        var doses: [DoseRecord] = []
+        var given = tablet.startsAt
+        while given < now {
+            let dose = DoseRecord()
+            dose.id = .timeOrdered(at: given)
+            dose.$medication.id = try tablet.requireID()
+            dose.$givenBy.id = random.next() % 2 == 0 ? samID : alexID
+            dose.clientID = UUID()
+            dose.givenAt = min(now, given.addingTimeInterval(random.unit() * 900))
+            dose.createdAt = dose.givenAt
+            doses.append(dose)
+            given = given.addingTimeInterval(12 * 3_600)
+        }
+
+        let (newPhotos, newMembers, newShared, newFeeds, newWeights, newDoses) = (photos, members, shared, feeds, weights, doses)
         try await db.transaction { tx in
             try await alex.create(on: tx)
             try await miso.create(on: tx)
@@ -166,6 +190,15 @@ enum CareDemo {
             try await newFeeds.create(on: tx)
             try await newWeights.create(on: tx)
             try await settings.create(on: tx)
+            try await tablet.create(on: tx)
+            try await newDoses.create(on: tx)
+            // Their reminders, as the household's own feeds and doses would have set them.
+            for pet in [miso, tofu] {
+                try await services.care.reminders.feedsChanged(pet: try pet.requireID(), gap: 6 * 3_600, on: tx)
+            }
+            let next = ReminderRules().nextDose(
+                lastGiven: newDoses.last?.givenAt, startsAt: tablet.startsAt, interval: tablet.interval, endsAt: nil)
+            try await CareReminders.arm(.medication, pet: try miso.requireID(), subject: try tablet.requireID().rawValue, dueAt: next, on: tx)
         }
     }
 }

@@ -32,15 +32,13 @@ extension CarePages {
                     "Every", name: "every", type: .number, autocomplete: "off", limits: .init(min: "1", max: "90", step: "1"), errors: errors),
                 FormControls.select(
                     "Hours or days", name: "unit", options: [("hours", "hours"), ("days", "days")], selected: "hours", errors: errors)),
-            .div(
-                .class("row"),
-                WebPages.field(
-                    "First dose", name: "startsAt", type: .init(rawValue: "datetime-local") ?? .text, autocomplete: "off", required: false,
-                    hint: "Empty: now.",
-                    errors: errors),
-                WebPages.field(
-                    "Last day", name: "until", type: .date, autocomplete: "off", required: false, hint: "Empty: until you delete it.",
-                    errors: errors)),
+            // One per line: a phone has no room for two date fields side by side.
+            WebPages.field(
+                "First dose", name: "startsAt", type: .init(rawValue: "datetime-local") ?? .text, autocomplete: "off", required: false,
+                hint: "Empty: now.", errors: errors),
+            WebPages.field(
+                "Last day", name: "until", type: .date, autocomplete: "off", required: false, hint: "Empty: until you delete it.",
+                errors: errors),
             WebPages.submit("Add medication", id: "add-medication"))
         return .section(
             .class("card"), .id("medications"),
@@ -57,7 +55,7 @@ extension CarePages {
                         .span(.class("muted"), .text(" · \(medication.dose), \(medication.interval.words)")),
                         .p(
                             .class(medication.nextDueAt.map { $0 <= now } == true ? "medication-due due" : "medication-due"),
-                            .text(Self.nextDose(medication, now: now, days: days))),
+                            .text(Self.nextDose(medication, now: now, days: days, dayWords: DateWords.writer(for: req)))),
                         .if(
                             summary.access.canLog && medication.nextDueAt != nil,
                             .form(
@@ -83,12 +81,20 @@ extension CarePages {
     }
 
     /// "Next dose today at 20:00", "Due since 08:00", "Course ended".
-    static func nextDose(_ medication: MedicationValue, now: Date, days: HouseholdDays) -> String {
+    static func nextDose(
+        _ medication: MedicationValue, now: Date, days: HouseholdDays, dayWords: (LocalDate) -> String
+    ) -> String {
         guard let next = medication.nextDueAt else { return "Course ended." }
         let time = CareReminders.time(next, days: days)
-        let dayGap = days.day(of: now).days(until: days.day(of: next))
-        let when = dayGap == 0 ? "today at \(time)" : dayGap == 1 ? "tomorrow at \(time)" : "on \(days.day(of: next)) at \(time)"
-        return next <= now ? "Due since \(dayGap == 0 ? time : "\(days.day(of: next)) \(time)")." : "Next dose \(when)."
+        let day = days.day(of: next)
+        let words =
+            switch days.day(of: now).days(until: day) {
+            case 0: "today at \(time)"
+            case 1: "tomorrow at \(time)"
+            case -1: "yesterday at \(time)"
+            default: "\(dayWords(day)) at \(time)"
+            }
+        return next <= now ? "Due since \(words)." : "Next dose \(words)."
     }
 
     struct MedicationForm: Content {
