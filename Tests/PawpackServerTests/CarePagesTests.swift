@@ -40,6 +40,21 @@ import Testing
             #expect(
                 try await server.get(APIPath.foods(ada.dogID), token: ada.token, as: Operations.ListFoods.Output.Ok.Body.JsonPayload.self)
                     .items.count == 1)
+
+            // a feed kept offline comes later with the instant it was logged (`at`), read exactly;
+            // one that is not an instant is refused
+            let kept = TestServer.startDate.addingTimeInterval(-20 * 60 - 0.5)
+            let javaScriptTime = ISO8601DateFormatter()
+            javaScriptTime.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let offline = try await browser.post(
+                WebPath.careFeeds(ada.dog),
+                ["id": UUID().uuidString, "food": food.id, "at": javaScriptTime.string(from: kept), "logAnyway": "1"])
+            #expect(offline.status == 303, "\(offline.html)")
+            let after = try await server.get(APIPath.feeds(ada.dogID), token: ada.token, as: Components.Schemas.FeedPage.self)
+            #expect(after.items.first.map { abs($0.fedAt.timeIntervalSince(kept)) < 1 } == true, "\(after.items.map(\.fedAt))")
+            let unreadable = try await browser.post(
+                WebPath.careFeeds(ada.dog), ["id": UUID().uuidString, "food": food.id, "at": "yesterday"])
+            #expect(unreadable.status == 422 && unreadable.html.contains("time-error"))
         }
     }
 

@@ -99,3 +99,80 @@ def test_a_household_sees_each_feed_live_and_the_insight_after_a_week(two_browse
     assert re.search(r"counting only the [78] days with feeds: a day nobody logged is not counted", intake), intake
     sam_browser.visit(f"/care/pets/{miso}/history", "care-history-phone")
     assert len(sam_browser.texts(".history-day")) >= 8
+
+
+class WorkerNetwork:
+    """The service worker's own network, switched off and on through Chromium's DevTools
+    protocol: emulating a page offline leaves its worker online, so the worker's target is
+    attached to and told instead."""
+
+    def __init__(self, driver) -> None:
+        import json as _json
+        import websocket
+
+        self._json = _json
+        address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        with urllib.request.urlopen(f"http://{address}/json/version", timeout=10) as answer:
+            endpoint = _json.load(answer)["webSocketDebuggerUrl"]
+        self.socket = websocket.create_connection(endpoint, suppress_origin=True, timeout=10)
+        self.next_id = 0
+        workers = [t for t in self.call("Target.getTargets")["targetInfos"] if t["type"] == "service_worker"]
+        assert workers, "no service worker runs"
+        self.session = self.call("Target.attachToTarget", {"targetId": workers[0]["targetId"], "flatten": True})["sessionId"]
+        self.call("Network.enable", session=self.session)
+
+    def call(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        self.socket.send(self._json.dumps(message))
+        while True:
+            reply = self._json.loads(self.socket.recv())
+            if reply.get("id") == self.next_id:
+                assert "error" not in reply, reply
+                return reply.get("result", {})
+
+    def offline(self, offline: bool) -> None:
+        self.call("Network.emulateNetworkConditions",
+                  {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}, self.session)
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+def test_a_feed_logged_offline_waits_on_the_device_and_is_sent_once(browser) -> None:
+    # given Nora's cat and its food, her Care tab open in a phone whose worker runs it
+    nora = Owner.fresh("nora")
+    api = Api(nora)
+    luna = api.call("POST", "/v1/pets", {"name": "Luna", "species": "cat", "estimatedAgeMonths": 30, "weightKg": 3.9,
+                                         "neutered": True})["card"]["id"]
+    api.call("POST", f"/v1/pets/{luna}/foods", {"name": "Tuna pouches", "kind": "wet", "kcal": 70})
+    browser.visit("/login", "offline-login")
+    browser.log_in(nora.email, nora.password, "offline-home")
+    browser.visit("/care", "offline-care-first")
+    browser.wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)")
+                       or d.refresh() or False)
+    network = WorkerNetwork(browser.driver)
+    try:
+        # when the connection is gone and she taps to feed Luna
+        network.offline(True)
+        browser.click(f"#care-{luna} .care-feed button", "care-offline-kept-phone")
+
+        # then the page says the feed waits on the device, and the server has none yet
+        assert browser.h1 == "Saved on this device", browser.h1
+        assert "sent as soon as there is one" in browser.text_of("#feed-waiting")
+        assert api.call("GET", f"/v1/pets/{luna}/feeds")["items"] == []
+
+        # when the connection is back and a page loads, the feed goes, once, with its time
+        network.offline(False)
+        browser.visit("/care", "care-offline-back-phone")
+        browser.wait.until(lambda d: len(api.call("GET", f"/v1/pets/{luna}/feeds")["items"]) == 1)
+        browser.driver.execute_script("navigator.serviceWorker.controller.postMessage('replay-feeds')")
+        browser.wait.until(lambda d: not d.execute_script("return !!document.getElementById('feeds-waiting')"))
+        browser.visit("/care", "care-offline-sent-phone")
+        feeds = api.call("GET", f"/v1/pets/{luna}/feeds")["items"]
+        assert len(feeds) == 1 and feeds[0]["foodName"] == "Tuna pouches", feeds
+        assert len(card_feeds(browser, luna)) == 1, card_feeds(browser, luna)
+    finally:
+        network.close()

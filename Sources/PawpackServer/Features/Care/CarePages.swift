@@ -98,6 +98,9 @@ struct CarePages {
         var grams: String?
         /// `datetime-local` in the household's time zone; now when empty.
         var time: String?
+        /// The instant (RFC 3339) a feed kept offline was logged, when `time` is empty: the
+        /// service worker sends it later with this (`sw.js`).
+        var at: String?
         var logAnyway: String?
         var back: String?
     }
@@ -348,7 +351,7 @@ struct CarePages {
             }
             let portion = try Self.portion(packets: form.portion, grams: form.grams)
             let context = try await care.context(user, pet: id, need: \.canView, on: req.db)
-            let fedAt = try Self.localTime(form.time, in: context.days)
+            let fedAt = try Self.localTime(form.time, in: context.days) ?? Self.instant(form.at)
             _ = try await care.logFeeds(
                 user, [FeedDraft(clientID: clientID, pet: id, food: food, portion: portion, fedAt: fedAt)],
                 logAnyway: form.logAnyway == "1", on: req.db)
@@ -378,6 +381,16 @@ struct CarePages {
                     .input(.type(.hidden), .name("back"), .value(back)),
                     .button(.type(.submit), .class("button"), .id("log-anyway"), .text("Log anyway")), .text(" "),
                     .a(.class("button secondary"), .href(back), .id("do-not-log"), .text("Don't log")))))
+    }
+
+    /// An RFC 3339 instant, with or without fractions of a second; nil when empty.
+    static func instant(_ text: String?) throws -> Date? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard text.utf8.count <= 40,
+            let date = (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+                ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
+        else { throw Problem.invalidField("time", "must be a date and time") }
+        return date
     }
 
     static func portion(packets: String?, grams: String?) throws -> Portion? {

@@ -46,6 +46,7 @@ struct WebAssets: Sendable {
         let worker = try Self.resource("sw.js")
             .replacingOccurrences(of: "/* {{shell}} */", with: shell.map { "'\($0)'" }.joined(separator: ","))
             .replacingOccurrences(of: "{{offline}}", with: WebPath.offline)
+            .replacingOccurrences(of: "{{stylesheet}}", with: stylesheet.path)
             .replacingOccurrences(of: "{{icon}}", with: WebPath.icon(size: 192))
         serviceWorker = worker.replacingOccurrences(of: "{{cache}}", with: "pawpack-" + Self.hash(worker + css + js))
     }

@@ -28,7 +28,51 @@
     });
   }
 
+  // Feeds the service worker kept without a connection (`sw.js`): sent on every page's load and
+  // when the connection comes back; the Care tab says how many wait, and reloads once sent.
+  function replay() {
+    if (navigator.serviceWorker && navigator.serviceWorker.controller && navigator.onLine !== false) {
+      navigator.serviceWorker.controller.postMessage("replay-feeds");
+    }
+  }
+
+  function showWaiting() {
+    if (!window.indexedDB || !document.querySelector(".care-card")) return;
+    var open = indexedDB.open("pawpack-offline", 1);
+    open.onupgradeneeded = function () { open.result.createObjectStore("feeds", { autoIncrement: true }); };
+    open.onsuccess = function () {
+      var db = open.result;
+      var count = db.transaction("feeds").objectStore("feeds").count();
+      count.onsuccess = function () {
+        db.close();
+        var main = document.querySelector("main");
+        if (!count.result || !main || document.getElementById("feeds-waiting")) return;
+        var note = document.createElement("p");
+        note.className = "notice";
+        note.id = "feeds-waiting";
+        note.setAttribute("role", "status");
+        note.textContent = count.result === 1
+          ? "1 feed saved on this device is waiting for a connection."
+          : count.result + " feeds saved on this device are waiting for a connection.";
+        main.insertBefore(note, main.firstChild);
+      };
+    };
+  }
+
+  function offlineFeeds() {
+    showWaiting();
+    replay();
+    window.addEventListener("online", replay);
+    if (!navigator.serviceWorker) return;
+    navigator.serviceWorker.addEventListener("message", function (event) {
+      if (event.data && event.data.type === "feeds-sent" && document.querySelector(".care-card, #feeds-waiting")) {
+        window.location.reload();
+      }
+    });
+  }
+
   function init() {
+    offlineFeeds();
     if (!document.querySelector(".care-card, #create-family")) return;
     tick();
     setInterval(tick, 30000);

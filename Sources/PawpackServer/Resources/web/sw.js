@@ -14,6 +14,10 @@ self.addEventListener('activate', function (event) {
 });
 self.addEventListener('fetch', function (event) {
   var request = event.request;
+  if (request.method === 'POST' && FEED_FORM.test(new URL(request.url).pathname) && new URL(request.url).origin === self.location.origin) {
+    event.respondWith(sendFeed(request));
+    return;
+  }
   if (request.method !== 'GET') return;
   var url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
@@ -23,6 +27,73 @@ self.addEventListener('fetch', function (event) {
     event.respondWith(fetch(request).catch(function () { return caches.match('{{offline}}'); }));
   }
 });
+// A feed logged without a connection (Pawfolio kept an offline copy of its database): the
+// form is kept on this device, with its feed id and the moment it was logged, and sent once a
+// connection is back (Background Sync where the browser has it, and on every page's load).
+// The id makes a second sending log nothing more; it goes with `logAnyway`, as the pet was fed.
+var FEED_FORM = /^\/care\/pets\/[0-9a-f-]{36}\/feeds$/;
+var WAITING_PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+  '<title>Saved on this device · Pawpack</title><link rel="stylesheet" href="{{stylesheet}}"></head><body><main class="main">' +
+  '<section class="card" id="feed-waiting"><h1>Saved on this device</h1><p>There is no connection. The feed is kept here and sent ' +
+  'as soon as there is one, with its own id, so it is never logged twice.</p><p><a class="button" href="/care">Back to Care</a></p>' +
+  '</section></main></body></html>';
+function sendFeed(request) {
+  var kept = request.clone().text();
+  return fetch(request).catch(function () {
+    return kept.then(function (body) {
+      var form = new URLSearchParams(body);
+      if (!form.get('time')) form.set('at', new Date().toISOString());
+      form.set('logAnyway', '1');
+      return withFeeds('readwrite', function (store) { store.add({ url: request.url, body: form.toString() }); });
+    }).then(function () {
+      if (self.registration.sync) self.registration.sync.register('feeds').catch(function () {});
+      return new Response(WAITING_PAGE, { status: 202, headers: { 'Content-Type': 'text/html; charset=utf-8' } });
+    });
+  });
+}
+// The kept feeds, in IndexedDB (the page reads their count there too: `care.js`).
+function withFeeds(mode, work) {
+  return new Promise(function (resolve, reject) {
+    var open = indexedDB.open('pawpack-offline', 1);
+    open.onupgradeneeded = function () { open.result.createObjectStore('feeds', { autoIncrement: true }); };
+    open.onerror = function () { reject(open.error); };
+    open.onsuccess = function () {
+      var db = open.result, tx = db.transaction('feeds', mode), out = { items: [] };
+      work(tx.objectStore('feeds'), out);
+      tx.oncomplete = function () { db.close(); resolve(out.items); };
+      tx.onerror = tx.onabort = function () { db.close(); reject(tx.error); };
+    };
+  });
+}
+var replaying = null;
+function replayFeeds() {
+  if (replaying) return replaying;
+  replaying = withFeeds('readonly', function (store, out) {
+    store.openCursor().onsuccess = function (event) {
+      var cursor = event.target.result;
+      if (cursor) { out.items.push({ key: cursor.key, value: cursor.value }); cursor.continue(); }
+    };
+  }).then(function (items) {
+    // One after the other; any answer (logged, or refused for good) ends its keeping, a network
+    // error keeps it and the rest for the next time.
+    return items.reduce(function (done, item) {
+      return done.then(function () {
+        return fetch(item.value.url, {
+          method: 'POST', body: item.value.body, credentials: 'same-origin', redirect: 'manual',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' }
+        }).then(function () { return withFeeds('readwrite', function (store) { store.delete(item.key); }); });
+      });
+    }, Promise.resolve()).then(function () { return items.length; });
+  }).then(function (sent) {
+    if (!sent) return;
+    return clients.matchAll({ type: 'window' }).then(function (open) {
+      open.forEach(function (client) { client.postMessage({ type: 'feeds-sent', count: sent }); });
+    });
+  }).catch(function () {}).then(function () { replaying = null; });
+  return replaying;
+}
+self.addEventListener('sync', function (event) { if (event.tag === 'feeds') event.waitUntil(replayFeeds()); });
+self.addEventListener('message', function (event) { if (event.data === 'replay-feeds') event.waitUntil(replayFeeds()); });
 // Web Push (the server's `WebPushProvider`): show the notification, one per tag (a
 // chat's messages replace each other), and open its page when it is tapped. A feeding
 // reminder offers "Mark as fed", which logs the pet's usual feed without opening a page.
