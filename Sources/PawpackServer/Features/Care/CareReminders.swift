@@ -25,8 +25,9 @@ final class CareReminders: Sendable {
 
     // MARK: Moving reminders
 
-    /// Sets the reminder of `subject` to `dueAt` (nil: none). One due at the same time as
-    /// before keeps whether it was sent, so reading the same state twice never sends twice.
+    /// Sets the reminder of `subject` to `dueAt` (nil: none). It goes again only when its time
+    /// moves later (the pet was fed, a dose given) or its vaccination's day changed: moved back
+    /// to a time already reminded of (the latest feed deleted, a shorter gap), it stays sent.
     static func arm(
         _ kind: CareReminderRecord.Kind, pet: Pet.ID, subject: UUID, dueAt: Date?, forDay: String? = nil, on db: any Database
     ) async throws {
@@ -39,7 +40,10 @@ final class CareReminders: Sendable {
             INSERT INTO "care_reminders" ("id", "pet_id", "kind", "subject_id", "due_at", "for_day", "sent_at")
             VALUES (\(bind: UUID()), \(bind: pet), \(bind: kind.rawValue), \(bind: subject), \(bind: dueAt), \(bind: forDay), NULL)
             ON CONFLICT ("kind", "subject_id") DO UPDATE SET "due_at" = excluded."due_at", "for_day" = excluded."for_day",
-                "sent_at" = CASE WHEN "care_reminders"."due_at" = excluded."due_at" THEN "care_reminders"."sent_at" ELSE NULL END
+                "sent_at" = CASE
+                    WHEN excluded."due_at" > "care_reminders"."due_at"
+                        OR COALESCE(excluded."for_day", '') <> COALESCE("care_reminders"."for_day", '') THEN NULL
+                    ELSE "care_reminders"."sent_at" END
             """
         ).run()
     }
@@ -53,12 +57,18 @@ final class CareReminders: Sendable {
     }
 
     /// Someone acted on the pet (fed it, gave a dose): the reminders of `kind` still unread
-    /// about it are read for everyone, so the inbox no longer asks and their pushes not yet
-    /// sent never go (`PushOutbox` skips read notifications).
-    func acted(_ kind: NotificationKind, pet: Pet.ID, on db: any Database) async throws {
-        try await NotificationRecord.query(on: db).filter(\.$petID == pet).filter(\.$kind == kind.rawValue)
-            .filter(\.$fromUserID == nil).filter(\.$readAt == nil).set(\.$readAt, to: clock.now()).update()
+    /// about it (with this title: one medication's, not another's) are read for everyone, so the
+    /// inbox no longer asks and their pushes not yet sent never go (`PushOutbox` skips read
+    /// notifications).
+    func acted(_ kind: NotificationKind, pet: Pet.ID, title: String? = nil, on db: any Database) async throws {
+        let query = NotificationRecord.query(on: db).filter(\.$petID == pet).filter(\.$kind == kind.rawValue)
+            .filter(\.$fromUserID == nil).filter(\.$readAt == nil)
+        if let title { query.filter(\.$title == title) }
+        try await query.set(\.$readAt, to: clock.now()).update()
     }
+
+    /// A medication's reminder, as its notification is titled (`acted` finds it by this).
+    static func medicationTitle(pet: String, medication: String) -> String { "\(pet)'s \(medication) is due" }
 
     /// Lets a Care notification to `user` about `pet` be pushed only when no other was in
     /// the last `pushCooldown`: the inbox and open apps still get every one.
@@ -80,16 +90,22 @@ final class CareReminders: Sendable {
     // MARK: Who hears
 
     /// The members who may act on the pet's care: its owner, its guardians and its family's
-    /// owner and members (viewers read only, so reminders would ask them for nothing).
-    static func caretakers(of pet: Pet.ID, on db: any Database) async throws -> [User.ID] {
+    /// owner and members (viewers read only, so reminders would ask them for nothing). Without
+    /// `family`, its owner and guardians alone: vaccinations are private to them.
+    static func caretakers(of pet: Pet.ID, family: Bool = true, on db: any Database) async throws -> [User.ID] {
+        let families: SQLQueryString =
+            family
+            ? """
+            UNION SELECT "family_members"."user_id" FROM "family_members"
+                JOIN "family_pets" ON "family_pets"."family_id" = "family_members"."family_id"
+                WHERE "family_pets"."pet_id" = \(bind: pet) AND "family_members"."role" <> \(bind: FamilyRole.viewer.rawValue)
+            """ : ""
         let rows = try await db.sql.raw(
             """
             SELECT "owner_id" AS "user_id" FROM "pets" WHERE "id" = \(bind: pet)
             UNION SELECT "user_id" FROM "pet_guardians" WHERE "pet_id" = \(bind: pet)
                 AND "status" = \(bind: GuardianRecord.Status.active.rawValue)
-            UNION SELECT "family_members"."user_id" FROM "family_members"
-                JOIN "family_pets" ON "family_pets"."family_id" = "family_members"."family_id"
-                WHERE "family_pets"."pet_id" = \(bind: pet) AND "family_members"."role" <> \(bind: FamilyRole.viewer.rawValue)
+            \(families)
             """
         ).all()
         return try rows.map { try $0.decode(column: "user_id", as: User.ID.self) }
@@ -105,17 +121,20 @@ final class CareReminders: Sendable {
             .sort(\.$dueAt).limit(batch).all()
         for reminder in due {
             let events = try await db.transaction { tx -> [StoredRealtimeEvent] in
-                // Claimed first: another instance, or a round after a restart, finds it sent.
+                // Claimed first: another instance, or a round after a restart, finds it sent; one
+                // moved later meanwhile (the pet was fed) is no longer due. (Not compared with the
+                // time read: SQLite gives a time back rounded to microseconds.)
                 let claimed = try await tx.sql.raw(
                     """
                     UPDATE "care_reminders" SET "sent_at" = \(bind: now)
-                    WHERE "id" = \(bind: try reminder.requireID()) AND "sent_at" IS NULL AND "due_at" = \(bind: reminder.dueAt)
+                    WHERE "id" = \(bind: try reminder.requireID()) AND "sent_at" IS NULL AND "due_at" <= \(bind: now)
                     RETURNING "id"
                     """
                 ).all()
                 guard !claimed.isEmpty, let draft = try await self.draft(for: reminder, now: now, on: tx) else { return [] }
                 var events: [StoredRealtimeEvent] = []
-                for member in try await Self.caretakers(of: reminder.$pet.id, on: tx) {
+                let vaccination = reminder.kind == CareReminderRecord.Kind.vaccination.rawValue
+                for member in try await Self.caretakers(of: reminder.$pet.id, family: !vaccination, on: tx) {
                     events += try await self.notifications.notify(draft, to: member, on: tx)
                 }
                 return events
@@ -126,7 +145,8 @@ final class CareReminders: Sendable {
     }
 
     /// Vaccinations due from yesterday to the longest lead ahead that have no reminder for
-    /// their due day yet: a reminder each, `leadDays` before at the household's morning.
+    /// their due day yet, soonest first: a reminder each, `leadDays` before at the household's
+    /// morning, waiting in its row until then (a changed lead plans them again).
     private func planVaccinations(on db: any Database) async throws {
         let today = LocalDate(utc: clock.now())
         let rows = try await db.sql.raw(
@@ -136,7 +156,7 @@ final class CareReminders: Sendable {
                 AND "vaccinations"."next_due_on" <= \(bind: today.adding(days: rules.vaccinationLeadDays.upperBound + 1).description)
                 AND NOT EXISTS (SELECT 1 FROM "care_reminders" WHERE "care_reminders"."kind" = \(bind: CareReminderRecord.Kind.vaccination.rawValue)
                     AND "care_reminders"."subject_id" = "vaccinations"."id" AND "care_reminders"."for_day" = "vaccinations"."next_due_on")
-            LIMIT \(unsafeRaw: String(batch))
+            ORDER BY "vaccinations"."next_due_on" LIMIT \(unsafeRaw: String(batch))
             """
         ).all()
         for row in rows {
@@ -146,8 +166,6 @@ final class CareReminders: Sendable {
             let settings = try await CareSettingsRecord.query(on: db).filter(\.$pet.$id == pet).first()
             let lead = settings?.vaccinationLeadDays ?? ReminderRules.defaultVaccinationLeadDays
             let days = try await CareService.householdDays(of: pet, on: db)
-            // Further ahead than this pet's lead: planned on a later round.
-            guard LocalDate(utc: clock.now()).days(until: due) <= lead + 1 else { continue }
             try await Self.arm(
                 .vaccination, pet: pet, subject: try row.decode(column: "id", as: UUID.self),
                 dueAt: rules.vaccinationReminder(due: due, leadDays: lead, days: days), forDay: dueText, on: db)
@@ -177,7 +195,7 @@ final class CareReminders: Sendable {
                 return nil
             }
             return NotificationDraft(
-                from: nil, kind: .health, title: "\(name)'s \(medication.name) is due",
+                from: nil, kind: .health, title: Self.medicationTitle(pet: name, medication: medication.name),
                 body: "Give \(medication.dose) (\(medication.interval.words)), then mark it given.", pet: pet, mayPush: push)
         case .vaccination:
             guard let vaccination = try await VaccinationRecord.find(Pet.Vaccination.ID(reminder.subjectID), on: tx),

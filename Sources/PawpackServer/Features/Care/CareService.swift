@@ -443,6 +443,14 @@ final class CareService: Sendable {
         for (index, draft) in drafts.enumerated() {
             let field = { (name: String) in prefix ? "items[\(index)].\(name)" : name }
             let care = try await context(user, pet: draft.pet, need: \.canLog, on: db)
+            let earlier = try await FeedRecord.query(on: db).filter(\.$fedBy.$id == me).filter(\.$clientID == draft.clientID).first()
+            // "Mark as fed" sent again: the feed it logged, whatever the usual food is now.
+            if let earlier, draft.food == nil, draft.portion == nil, draft.fedAt == nil, earlier.$pet.id == draft.pet,
+                let foodID = earlier.$food.id, let food = try await FoodRecord.find(foodID, on: db)
+            {
+                prepared.append(PreparedFeed(draft: draft, care: care, food: food, units: earlier.units, fedAt: earlier.fedAt, earlier: earlier))
+                continue
+            }
             let food: FoodRecord
             if let foodID = draft.food {
                 guard let found = try await FoodRecord.query(on: db).filter(\.$id == foodID).filter(\.$pet.$id == draft.pet).first() else {
@@ -460,7 +468,6 @@ final class CareService: Sendable {
                 ?? food.usualUnits
             let fedAt = draft.fedAt ?? now
             try feeding.checkFeedTime(fedAt, now: now, field: field("fedAt"))
-            let earlier = try await FeedRecord.query(on: db).filter(\.$fedBy.$id == me).filter(\.$clientID == draft.clientID).first()
             if let earlier {
                 // The same feed again (a retry): its pet, food and portion, and its time when one was given.
                 let same =

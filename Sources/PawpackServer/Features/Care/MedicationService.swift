@@ -99,6 +99,9 @@ final class MedicationService: Sendable {
         record.$createdBy.id = try user.requireID()
         record.createdAt = now
         try await db.transaction { tx in
+            // The pet's row first (PostgreSQL; SQLite writes one at a time): two adds at once
+            // count one after the other, so neither passes the limit.
+            try await tx.sql.select().column("id").from(PetRecord.schema).where("id", .equal, id).for(.update).run()
             let count = try await MedicationRecord.query(on: tx).filter(\.$pet.$id == id).count()
             guard count < self.rules.medicationsPerPet else {
                 throw Problem.invalidField("name", "is one too many: a pet has at most \(self.rules.medicationsPerPet) medications")
@@ -142,7 +145,8 @@ final class MedicationService: Sendable {
                 try await dose.create(on: tx)
                 let last = try await DoseRecord.query(on: tx).filter(\.$medication.$id == id).sort(\.$givenAt, .descending).first()
                 try await self.armReminder(of: record, lastGiven: last?.givenAt, days: context.days, on: tx)
-                try await self.care.reminders.acted(.health, pet: context.id, on: tx)
+                try await self.care.reminders.acted(
+                    .health, pet: context.id, title: CareReminders.medicationTitle(pet: context.pet.name, medication: record.name), on: tx)
                 return true
             }
         }

@@ -65,7 +65,29 @@ function withFeeds(mode, work) {
     };
   });
 }
+// The session's form token, read from the Care page as a browser would show it; null when
+// signed out (the page then is the login page, reached by a redirect).
+function formToken() {
+  return fetch('/care', { credentials: 'same-origin' }).then(function (page) {
+    if (page.redirected || !page.ok) return null;
+    return page.text().then(function (html) {
+      var token = /name="_csrf" value="([^"]+)"/.exec(html);
+      return token ? token[1] : null;
+    });
+  });
+}
+// A feed form's answer: logged (the form's redirect back to where it was sent from), refused
+// for good (a 4xx: the food or the pet is gone), or to try again (signed out: a redirect to the
+// login page; the server restarting).
+function outcome(answer) {
+  var path = new URL(answer.url || self.location.href).pathname;
+  if (answer.ok && answer.redirected && path.indexOf('/login') !== 0) return 'logged';
+  if (answer.status >= 400 && answer.status < 500 && answer.status !== 401 && answer.status !== 403 && answer.status !== 429) return 'refused';
+  return 'later';
+}
 var replaying = null;
+// Sends the kept feeds one after the other, with the session's token of now; resolves with how
+// many still wait.
 function replayFeeds() {
   if (replaying) return replaying;
   replaying = withFeeds('readonly', function (store, out) {
@@ -74,26 +96,53 @@ function replayFeeds() {
       if (cursor) { out.items.push({ key: cursor.key, value: cursor.value }); cursor.continue(); }
     };
   }).then(function (items) {
-    // One after the other; any answer (logged, or refused for good) ends its keeping, a network
-    // error keeps it and the rest for the next time.
-    return items.reduce(function (done, item) {
-      return done.then(function () {
-        return fetch(item.value.url, {
-          method: 'POST', body: item.value.body, credentials: 'same-origin', redirect: 'manual',
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded' }
-        }).then(function () { return withFeeds('readwrite', function (store) { store.delete(item.key); }); });
-      });
-    }, Promise.resolve()).then(function () { return items.length; });
-  }).then(function (sent) {
-    if (!sent) return;
-    return clients.matchAll({ type: 'window' }).then(function (open) {
-      open.forEach(function (client) { client.postMessage({ type: 'feeds-sent', count: sent }); });
+    if (!items.length) return { sent: 0, left: 0 };
+    return formToken().then(function (token) {
+      if (!token) return { sent: 0, left: items.length };
+      var sent = 0;
+      return items.reduce(function (done, item) {
+        return done.then(function () {
+          var form = new URLSearchParams(item.value.body);
+          form.set('_csrf', token);
+          return fetch(item.value.url, {
+            method: 'POST', body: form, credentials: 'same-origin',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' }
+          }).then(function (answer) {
+            var result = outcome(answer);
+            if (result === 'later') return;
+            if (result === 'logged') sent += 1;
+            return withFeeds('readwrite', function (store) { store.delete(item.key); });
+          }, function () {});
+        });
+      }, Promise.resolve()).then(function () {
+        return withFeeds('readonly', function (store, out) {
+          store.count().onsuccess = function (event) { out.items = event.target.result; };
+        });
+      }).then(function (left) { return { sent: sent, left: left }; });
     });
-  }).catch(function () {}).then(function () { replaying = null; });
+  }).then(function (result) {
+    if (!result.sent) return result;
+    return clients.matchAll({ type: 'window' }).then(function (open) {
+      open.forEach(function (client) { client.postMessage({ type: 'feeds-sent', count: result.sent }); });
+      return result;
+    });
+  }).then(function (result) {
+    replaying = null;
+    return result.left;
+  }, function (error) {
+    replaying = null;
+    throw error;
+  });
   return replaying;
 }
-self.addEventListener('sync', function (event) { if (event.tag === 'feeds') event.waitUntil(replayFeeds()); });
-self.addEventListener('message', function (event) { if (event.data === 'replay-feeds') event.waitUntil(replayFeeds()); });
+// Background Sync tries again later while feeds wait.
+self.addEventListener('sync', function (event) {
+  if (event.tag !== 'feeds') return;
+  event.waitUntil(replayFeeds().then(function (left) { if (left) throw new Error(left + ' feeds wait'); }));
+});
+self.addEventListener('message', function (event) {
+  if (event.data === 'replay-feeds') event.waitUntil(replayFeeds().catch(function () {}));
+});
 // Web Push (the server's `WebPushProvider`): show the notification, one per tag (a
 // chat's messages replace each other), and open its page when it is tapped. A feeding
 // reminder offers "Mark as fed", which logs the pet's usual feed without opening a page.
@@ -116,14 +165,14 @@ self.addEventListener('push', function (event) {
 // feed's, so a second tap, or the inbox's button after it, logs nothing more.
 function markFed(data) {
   var care = '/care/pets/' + data.pet;
-  return fetch('/care', { credentials: 'same-origin' }).then(function (page) { return page.text(); }).then(function (html) {
-    var token = /name="_csrf" value="([^"]+)"/.exec(html);
+  return formToken().then(function (token) {
     if (!token) throw new Error('signed out');
-    var body = new URLSearchParams({ _csrf: token[1], id: data.notification, back: care });
-    return fetch(care + '/feeds', { method: 'POST', body: body, credentials: 'same-origin', redirect: 'manual' });
+    var body = new URLSearchParams({ _csrf: token, id: data.notification, back: care });
+    return fetch(care + '/feeds', { method: 'POST', body: body, credentials: 'same-origin' });
   }).then(function (answer) {
-    // A redirect is the page's "Fed"; 409 says another member fed a moment ago.
-    if (answer.type === 'opaqueredirect' || answer.ok) {
+    // Logged: the form's redirect back to the pet. Anything else (409: another member fed a
+    // moment ago) opens the pet's page, which says what happened.
+    if (outcome(answer) === 'logged') {
       return self.registration.showNotification('Marked as fed', { body: 'The household sees it now.', tag: 'fed-' + data.pet, icon: '{{icon}}' });
     }
     return clients.openWindow(care);
