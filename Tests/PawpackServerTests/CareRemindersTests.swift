@@ -283,3 +283,43 @@ import Testing
         try await server.get(APIPath.petCare(owner.dogID), token: owner.token, as: Components.Schemas.CareSummary.self).petName
     }
 }
+
+/// What each push service is given for a feeding reminder: the pet and the notification, and
+/// the "Mark as fed" an app or the service worker shows; nothing of it on other kinds.
+@Suite struct FeedingPushPayloadTests {
+    let pet = UUID()
+    let notification = UUID()
+
+    func message(_ kind: NotificationKind) -> PushMessage {
+        PushMessage(
+            id: UUID(), kind: kind, title: "Time to feed Miso", body: "Miso was last fed by Sam at 18:05.", path: "/care/pets/x",
+            collapseKey: nil, badge: 1, expiresAt: TestServer.startDate.addingTimeInterval(3_600), notification: notification, pet: pet)
+    }
+
+    func json(_ data: Data) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test func aFeedingReminderCarriesMarkAsFedToEveryServiceAndOtherKindsDoNot() throws {
+        let (petID, notificationID) = (pet.uuidString.lowercased(), notification.uuidString.lowercased())
+
+        let web = try json(WebPushProvider.payload(message(.feeding)))
+        #expect(web["action"] as? String == "mark_fed" && web["petId"] as? String == petID)
+        #expect(web["notificationId"] as? String == notificationID)
+
+        let fcm = try json(FCMProvider.body(message(.feeding), token: "t", now: TestServer.startDate))
+        let data = try #require((fcm["message"] as? [String: Any])?["data"] as? [String: String])
+        #expect(data["action"] == "mark_fed" && data["petId"] == petID && data["notificationId"] == notificationID)
+
+        let apns = try json(APNsProvider.payload(message(.feeding)))
+        #expect((apns["aps"] as? [String: Any])?["category"] as? String == "FEEDING_REMINDER")
+
+        // a "fed" notification names the pet but offers nothing to do
+        #expect(try json(WebPushProvider.payload(message(.fed)))["action"] == nil)
+        let fedData = try #require(
+            (try json(FCMProvider.body(message(.fed), token: "t", now: TestServer.startDate))["message"] as? [String: Any])?["data"]
+                as? [String: String])
+        #expect(fedData["action"] == nil && fedData["petId"] == petID)
+        #expect((try json(APNsProvider.payload(message(.fed)))["aps"] as? [String: Any])?["category"] == nil)
+    }
+}
