@@ -9,7 +9,9 @@ extension Area {
         name: "Care",
         services: { services in
             let families = FamilyService(pets: services.pets, notifications: services.notifications, realtime: services.realtime)
-            let care = CareService(pets: services.pets, families: families, notifications: services.notifications, realtime: services.realtime)
+            let care = CareService(
+                pets: services.pets, families: families, notifications: services.notifications, realtime: services.realtime,
+                writes: services.writes)
             return [families, care, MedicationService(care: care)]
         },
         migrations: CareMigrations.all,

@@ -31,11 +31,20 @@ final class CareReminders: Sendable {
     static func arm(
         _ kind: CareReminderRecord.Kind, pet: Pet.ID, subject: UUID, dueAt: Date?, forDay: String? = nil, on db: any Database
     ) async throws {
+        try await arm(kind, pet: pet, subject: subject, dueAt: dueAt, forDay: forDay, in: FluentWriteStatements(db: db))
+    }
+
+    /// `arm` among the statements of a transaction under way (`SQLWrites`).
+    static func arm(
+        _ kind: CareReminderRecord.Kind, pet: Pet.ID, subject: UUID, dueAt: Date?, forDay: String? = nil,
+        in statements: any SQLWriteStatements
+    ) async throws {
         guard let dueAt else {
-            try await CareReminderRecord.query(on: db).filter(\.$kind == kind.rawValue).filter(\.$subjectID == subject).delete()
+            try await statements.run(
+                #"DELETE FROM "care_reminders" WHERE "kind" = \#(bind: kind.rawValue) AND "subject_id" = \#(bind: subject)"#)
             return
         }
-        try await db.sql.raw(
+        try await statements.run(
             """
             INSERT INTO "care_reminders" ("id", "pet_id", "kind", "subject_id", "due_at", "for_day", "sent_at")
             VALUES (\(bind: UUID()), \(bind: pet), \(bind: kind.rawValue), \(bind: subject), \(bind: dueAt), \(bind: forDay), NULL)
@@ -44,16 +53,27 @@ final class CareReminders: Sendable {
                     WHEN excluded."due_at" > "care_reminders"."due_at"
                         OR COALESCE(excluded."for_day", '') <> COALESCE("care_reminders"."for_day", '') THEN NULL
                     ELSE "care_reminders"."sent_at" END
-            """
-        ).run()
+            """)
     }
 
     /// The pet's next feed from its latest feed, after a feed was logged, changed or deleted
     /// or its gap changed.
     func feedsChanged(pet: Pet.ID, gap: TimeInterval, on db: any Database) async throws {
-        let last = try await FeedRecord.query(on: db).filter(\.$pet.$id == pet).sort(\.$activity, .descending).first()
-        let next = last.flatMap { feeding.nextFeed(lastFedAt: $0.fedAt, lastGapShare: $0.gapShare, gap: gap) }
-        try await Self.arm(.feeding, pet: pet, subject: pet.rawValue, dueAt: next, on: db)
+        try await feedsChanged(pet: pet, gap: gap, in: FluentWriteStatements(db: db))
+    }
+
+    /// `feedsChanged` among the statements of a transaction under way (`SQLWrites`).
+    func feedsChanged(pet: Pet.ID, gap: TimeInterval, in statements: any SQLWriteStatements) async throws {
+        let last = try await statements.first(
+            """
+            SELECT "fed_at", "gap_share" FROM "feeds" WHERE "pet_id" = \(bind: pet) ORDER BY "activity" DESC, "id" DESC LIMIT 1
+            """)
+        let next = try last.flatMap {
+            feeding.nextFeed(
+                lastFedAt: try $0.decode(column: "fed_at", as: Date.self), lastGapShare: try $0.decode(column: "gap_share", as: Double.self),
+                gap: gap)
+        }
+        try await Self.arm(.feeding, pet: pet, subject: pet.rawValue, dueAt: next, in: statements)
     }
 
     /// Someone acted on the pet (fed it, gave a dose): the reminders of `kind` still unread
@@ -61,10 +81,17 @@ final class CareReminders: Sendable {
     /// inbox no longer asks and their pushes not yet sent never go (`PushOutbox` skips read
     /// notifications).
     func acted(_ kind: NotificationKind, pet: Pet.ID, title: String? = nil, on db: any Database) async throws {
-        let query = NotificationRecord.query(on: db).filter(\.$petID == pet).filter(\.$kind == kind.rawValue)
-            .filter(\.$fromUserID == nil).filter(\.$readAt == nil)
-        if let title { query.filter(\.$title == title) }
-        try await query.set(\.$readAt, to: clock.now()).update()
+        try await acted(kind, pet: pet, title: title, in: FluentWriteStatements(db: db))
+    }
+
+    /// `acted` among the statements of a transaction under way (`SQLWrites`).
+    func acted(_ kind: NotificationKind, pet: Pet.ID, title: String? = nil, in statements: any SQLWriteStatements) async throws {
+        let titled: SQLQueryString = title.map { #" AND "title" = \#(bind: $0)"# } ?? ""
+        try await statements.run(
+            """
+            UPDATE "notifications" SET "read_at" = \(bind: clock.now())
+            WHERE "pet_id" = \(bind: pet) AND "kind" = \(bind: kind.rawValue) AND "from_user_id" IS NULL AND "read_at" IS NULL\(titled)
+            """)
     }
 
     /// A medication's reminder, as its notification is titled (`acted` finds it by this).

@@ -12,6 +12,7 @@ final class CareService: Sendable {
     let notifications: NotificationService
     let realtime: RealtimeEvents
     let reminders: CareReminders
+    let writes: SQLWrites
     let feeding = FeedingRules()
     let energy = EnergyRules()
     /// Foods one pet may have.
@@ -23,8 +24,9 @@ final class CareService: Sendable {
     private let feedRequests = RateLimiter(limit: 30, window: 60)
     let notesRule = TextRule.paragraphs(max: 1_000)
 
-    init(pets: PetService, families: FamilyService, notifications: NotificationService, realtime: RealtimeEvents) {
+    init(pets: PetService, families: FamilyService, notifications: NotificationService, realtime: RealtimeEvents, writes: SQLWrites) {
         self.pets = pets
+        self.writes = writes
         self.families = families
         self.notifications = notifications
         self.realtime = realtime
@@ -36,7 +38,7 @@ final class CareService: Sendable {
     // MARK: Access
 
     /// A pet as the member reaches it for care.
-    struct PetCare {
+    struct PetCare: Sendable {
         var pet: PetRecord
         var access: CareAccess
         var family: FamilyRecord?
@@ -369,21 +371,36 @@ final class CareService: Sendable {
     /// stock, and the alert the change calls for.
     @discardableResult
     func adjustStock(of food: Care.Food.ID, on tx: any Database, _ change: (Int?) throws -> Int?) async throws -> (old: Int?, alert: StockAlert?) {
+        try await adjustStock(of: food, in: FluentWriteStatements(db: tx), change)
+    }
+
+    /// `adjustStock` among the statements of a transaction under way (`SQLWrites`).
+    func adjustStock(
+        of food: Care.Food.ID, in statements: any SQLWriteStatements, _ change: (Int?) throws -> Int?
+    ) async throws -> (old: Int?, alert: StockAlert?) {
         for _ in 0..<20 {
-            guard let row = try await FoodRecord.find(food, on: tx) else { return (nil, nil) }
-            guard let next = try change(row.stockUnits) else { return (row.stockUnits, nil) }
+            guard
+                let row = try await statements.first(
+                    """
+                    SELECT "stock_units", "low_stock_units", "low_alert_sent", "empty_alert_sent" FROM "foods" WHERE "id" = \(bind: food)
+                    """)
+            else { return (nil, nil) }
+            let stock = try row.decodeNil(column: "stock_units") ? nil : try row.decode(column: "stock_units", as: Int.self)
+            guard let next = try change(stock) else { return (stock, nil) }
+            let threshold = try row.decodeNil(column: "low_stock_units") ? nil : try row.decode(column: "low_stock_units", as: Int.self)
             let (state, alert) = feeding.alert(
-                stock: next, threshold: row.lowStockUnits, state: StockAlertState(lowSent: row.lowAlertSent, emptySent: row.emptyAlertSent))
-            let matches: SQLQueryString =
-                row.stockUnits.map { #""stock_units" = \#(bind: $0)"# } ?? #""stock_units" IS NULL"#
-            let changed = try await tx.sql.raw(
+                stock: next, threshold: threshold,
+                state: StockAlertState(
+                    lowSent: try row.decode(column: "low_alert_sent", as: Bool.self),
+                    emptySent: try row.decode(column: "empty_alert_sent", as: Bool.self)))
+            let matches: SQLQueryString = stock.map { #""stock_units" = \#(bind: $0)"# } ?? #""stock_units" IS NULL"#
+            let changed = try await statements.rows(
                 """
                 UPDATE "foods" SET "stock_units" = \(bind: next), "low_alert_sent" = \(bind: state.lowSent),
                     "empty_alert_sent" = \(bind: state.emptySent)
                 WHERE "id" = \(bind: food) AND \(matches) RETURNING "id"
-                """
-            ).all()
-            if !changed.isEmpty { return (row.stockUnits, alert) }
+                """)
+            if !changed.isEmpty { return (stock, alert) }
         }
         throw LostRace()
     }
@@ -392,6 +409,12 @@ final class CareService: Sendable {
     /// see it on the page).
     private func announce(
         _ alert: StockAlert?, food: FoodRecord, pet: PetRecord, by me: User.ID, to household: [User.ID], on tx: any Database
+    ) async throws -> [StoredRealtimeEvent] {
+        try await announce(alert, food: food, pet: pet, by: me, to: household, in: FluentWriteStatements(db: tx))
+    }
+
+    private func announce(
+        _ alert: StockAlert?, food: FoodRecord, pet: PetRecord, by me: User.ID, to household: [User.ID], in statements: any SQLWriteStatements
     ) async throws -> [StoredRealtimeEvent] {
         guard let alert else { return [] }
         let title = alert == .empty ? "\(pet.name)'s \(food.name) ran out" : "\(pet.name)'s \(food.name) is running low"
@@ -403,7 +426,7 @@ final class CareService: Sendable {
             pet: try pet.requireID(), mayPush: reminders.pushAtMostOncePerCooldown(pet: try pet.requireID()))
         var events: [StoredRealtimeEvent] = []
         for member in household where member != me {
-            events += try await notifications.notify(draft, to: member, on: tx)
+            events += try await notifications.notify(draft, to: member, in: statements)
         }
         return events
     }
@@ -424,7 +447,7 @@ final class CareService: Sendable {
         return try await answeringRacesAsSequential { try await logFeedsOnce(user, drafts, logAnyway: logAnyway, on: db) }
     }
 
-    private struct PreparedFeed {
+    private struct PreparedFeed: Sendable {
         var draft: FeedDraft
         var care: PetCare
         var food: FoodRecord
@@ -497,12 +520,15 @@ final class CareService: Sendable {
             householdOf[feed.care.id] = try await household(of: feed.care.pet, on: db)
         }
         let households = householdOf
-        let (created, events) = try await db.transaction { tx in
+        // Through the writer of the paths that write most (`SQLWrites`): feeds come in bursts
+        // (a household's evening round), and on SQLite a Fluent transaction that reads the
+        // stock before writing fails at once when another writer committed in between.
+        let (created, events) = try await writes.transaction(on: db) { statements -> ([UUID: FeedRecord], [StoredRealtimeEvent]) in
             var created: [UUID: FeedRecord] = [:]
             var events: [StoredRealtimeEvent] = []
             // The foods' rows in the order of their ids: two batches never wait on each other.
             for feed in fresh.sorted(by: { $0.food.id!.description < $1.food.id!.description }) {
-                let (old, alert) = try await self.adjustStock(of: try feed.food.requireID(), on: tx) { stock in
+                let (old, alert) = try await self.adjustStock(of: try feed.food.requireID(), in: statements) { stock in
                     stock.map { $0 - (self.feeding.taken(units: feed.units, from: $0) ?? 0) }
                 }
                 let record = FeedRecord()
@@ -520,22 +546,29 @@ final class CareService: Sendable {
                 record.kcal = self.energy.kilocalories(units: feed.units, kind: feed.food.foodKind, kcalPerAmount: feed.food.kcal)
                 record.takenUnits = self.feeding.taken(units: feed.units, from: old)
                 record.createdAt = now
-                try await record.create(on: tx)
+                try await statements.run(
+                    """
+                    INSERT INTO "feeds" ("id", "pet_id", "food_id", "food_name", "kind", "fed_by_id", "client_id", "fed_at", "activity",
+                        "units", "gap_share", "kcal", "taken_units", "created_at")
+                    VALUES (\(bind: record.id), \(bind: record.$pet.id), \(bind: record.$food.id), \(bind: record.foodName), \(bind: record.kind),
+                        \(bind: me), \(bind: record.clientID), \(bind: record.fedAt), \(bind: record.activity), \(bind: record.units),
+                        \(bind: record.gapShare), \(bind: record.kcal), \(bind: record.takenUnits), \(bind: now))
+                    """)
                 created[feed.draft.clientID] = record
                 let household = households[feed.care.id] ?? []
-                events += try await self.announce(alert, food: feed.food, pet: feed.care.pet, by: me, to: household, on: tx)
+                events += try await self.announce(alert, food: feed.food, pet: feed.care.pet, by: me, to: household, in: statements)
                 let value = try self.value(of: record, fedBy: user, days: feed.care.days)
-                events += try await self.realtime.record(.feed(value), for: household, on: tx)
+                events += try await self.realtime.record(.feed(value), for: household, in: statements)
             }
             // The feeding reminders follow each pet's latest feed, and the ones still waiting
             // are answered; the others hear who fed.
             var fedPets: [(care: PetCare, household: [User.ID])] = []
             for feed in fresh where !fedPets.contains(where: { $0.care.id == feed.care.id }) {
                 fedPets.append((feed.care, households[feed.care.id] ?? []))
-                try await self.reminders.feedsChanged(pet: feed.care.id, gap: feed.care.gap, on: tx)
-                try await self.reminders.acted(.feeding, pet: feed.care.id, on: tx)
+                try await self.reminders.feedsChanged(pet: feed.care.id, gap: feed.care.gap, in: statements)
+                try await self.reminders.acted(.feeding, pet: feed.care.id, in: statements)
             }
-            events += try await self.announceFed(fedPets, by: user, on: tx)
+            events += try await self.announceFed(fedPets, by: user, in: statements)
             return (created, events)
         }
         await realtime.deliver(events)
@@ -576,7 +609,7 @@ final class CareService: Sendable {
     }
 
     /// "Sam fed Miso and Tofu", once per member of the pets' households but the one who fed.
-    private func announceFed(_ fed: [(care: PetCare, household: [User.ID])], by user: UserRecord, on tx: any Database) async throws
+    private func announceFed(_ fed: [(care: PetCare, household: [User.ID])], by user: UserRecord, in statements: any SQLWriteStatements) async throws
         -> [StoredRealtimeEvent]
     {
         let me = try user.requireID()
@@ -593,7 +626,7 @@ final class CareService: Sendable {
                 from: me, kind: .fed, title: "\(user.displayName) fed \(names)",
                 body: "No need to feed \(names) now: the next feed is on the Care tab.",
                 pet: first.id, mayPush: reminders.pushAtMostOncePerCooldown(pet: first.id))
-            events += try await notifications.notify(draft, to: member, on: tx)
+            events += try await notifications.notify(draft, to: member, in: statements)
         }
         return events
     }
