@@ -84,6 +84,44 @@ import Testing
         }
     }
 
+    /// The Care tab reads a household's pets together (`CareService.summaries`): each pet on it
+    /// is exactly what its own page shows, with its own feeds, weight and stock, including a pet
+    /// last fed before the tab's 14 days.
+    @Test func theCareTabShowsEachPetExactlyAsItsOwnPageDoes() async throws {
+        try await TestServer.run { server in
+            var (ada, bob) = try await server.adaAndBob()
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: bob.token)
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            try await server.share(bob.dogID, with: family.id, token: bob.token)
+            let adaFood = try await server.food(for: ada.dogID, token: ada.token)
+            let bobFood = try await server.food(for: bob.dogID, token: bob.token, ["name": "Tuna pouches", "kcal": 60.0])
+            // Bob's dog fed once, three weeks ago
+            let old = try await server.feed(bob.dogID, food: bobFood.id, token: bob.token)
+            #expect(old.status == 201, "\(old.text)")
+            server.clock.advance(by: 21 * 86_400)
+            (ada, bob) = (try await server.signedInAgain(ada), try await server.signedInAgain(bob))
+            // Ada's dog fed twice today, weighed, and its food stocked
+            try check(try await server.feed(ada.dogID, food: adaFood.id, token: ada.token), 201)
+            try check(try await server.feed(ada.dogID, food: adaFood.id, token: bob.token, ["logAnyway": true]), 201)
+            try check(try await server.send(.POST, APIPath.weights(ada.dogID), object: ["kilograms": 12.5], token: ada.token), 201)
+            try check(try await server.send(.POST, APIPath.stock(adaFood.id), object: ["set": 10, "unit": "packets"], token: ada.token), 200)
+
+            let tab = try await server.get(APIPath.care, token: bob.token, as: Operations.GetCareDashboard.Output.Ok.Body.JsonPayload.self).items
+            #expect(Set(tab.map(\.petId)) == [ada.dogID, bob.dogID] && tab.first?.petId == bob.dogID)
+            for item in tab {
+                let page = try await summary(server, item.petId, token: bob.token)
+                #expect(item == page)
+            }
+            let adas = try #require(tab.first { $0.petId == ada.dogID })
+            #expect(adas.today.count == 2 && adas.calories.kilograms == 12.5 && adas.calories.today == 160 && adas.foods.first?.stock == 10)
+            let bobs = try #require(tab.first { $0.petId == bob.dogID })
+            let oldID = try old.decode(Feed.self).id
+            #expect(bobs.today.isEmpty && bobs.lastFeed?.id == oldID && bobs.state == .overdue)
+            #expect(bobs.foods.map(\.name) == ["Tuna pouches"] && bobs.calories.feedingDays == 0)
+        }
+    }
+
     @Test func aSecondFeedSoonAfterAnotherMembersIsAskedAboutFirst() async throws {
         try await TestServer.run { server in
             let (ada, bob, food) = try await household(server)

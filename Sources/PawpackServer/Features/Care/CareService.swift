@@ -191,31 +191,49 @@ final class CareService: Sendable {
     }
 
     private func foods(of care: PetCare, on db: any Database) async throws -> [FoodValue] {
+        let now = clock.now()
         let rows = try await FoodRecord.query(on: db).filter(\.$pet.$id == care.id).sort(\.$createdAt).all()
-        let usage = try await usage(of: care, on: db)
+        let recent = try await recentFeeds(of: [care], now: now, on: db)[care.id] ?? []
+        let usage = usage(of: care, from: recent, now: now)
         return try rows.map { try value(of: $0, usage: usage) }
     }
 
-    /// Units each food gave in the last `usageDays` days, and over how many days it was used.
-    private func usage(of care: PetCare, on db: any Database) async throws -> [Care.Food.ID: (units: Int, days: Int)] {
-        let now = clock.now()
+    /// The first moment whose feeds `summaries` and the stock's "runs out in" read: the start of
+    /// the calories' window or of the usage days, whichever is earlier, in the pet's household.
+    private func recentSince(_ care: PetCare, now: Date) -> Date {
         let today = care.days.day(of: now)
-        let since = care.days.start(of: today.adding(days: -(feeding.usageDays - 1)))
-        let rows = try await db.sql.raw(
-            """
-            SELECT "food_id", CAST(SUM("units") AS BIGINT) AS "units", MIN("activity") AS "first" FROM "feeds"
-            WHERE "pet_id" = \(bind: care.id) AND "activity" >= \(bind: ActivityCursor<Care.Feed>.activity(at: since))
-                AND "food_id" IS NOT NULL
-            GROUP BY "food_id"
-            """
-        ).all()
-        var usage: [Care.Food.ID: (Int, Int)] = [:]
-        for row in rows {
-            let first = ActivityCursor<Care.Feed>.date(ofActivity: try row.decode(column: "first", as: Int64.self))
-            let days = min(feeding.usageDays, max(1, care.days.day(of: first).days(until: today) + 1))
-            usage[try row.decode(column: "food_id", as: Care.Food.ID.self)] = (try row.decode(column: "units", as: Int.self), days)
+        return care.days.start(of: today.adding(days: -max(energy.windowDays, feeding.usageDays - 1)))
+    }
+
+    /// The pets' feeds since `recentSince`, oldest first, each with who fed: one query for
+    /// them all (and one for the members), whatever the pets' number.
+    private func recentFeeds(of cares: [PetCare], now: Date, on db: any Database) async throws -> [Pet.ID: [FeedRecord]] {
+        guard let since = cares.map({ recentSince($0, now: now) }).min() else { return [:] }
+        let rows = try await FeedRecord.query(on: db).filter(\.$pet.$id ~~ cares.map(\.id))
+            .filter(\.$activity >= ActivityCursor<Care.Feed>.activity(at: since))
+            .sort(\.$activity).sort(\.$id).with(\.$fedBy).all()
+        var byPet: [Pet.ID: [FeedRecord]] = [:]
+        // The earliest start serves the pets of every zone; each keeps only what its own needs.
+        let starts = Dictionary(cares.map { ($0.id, ActivityCursor<Care.Feed>.activity(at: recentSince($0, now: now))) }) { a, _ in a }
+        for row in rows where row.activity >= starts[row.$pet.id] ?? .min { byPet[row.$pet.id, default: []].append(row) }
+        return byPet
+    }
+
+    /// Units each food gave in the last `usageDays` days, and over how many days it was used,
+    /// from the pet's recent feeds (`recentFeeds`).
+    private func usage(of care: PetCare, from recent: [FeedRecord], now: Date) -> [Care.Food.ID: (units: Int, days: Int)] {
+        let today = care.days.day(of: now)
+        let since = ActivityCursor<Care.Feed>.activity(at: care.days.start(of: today.adding(days: -(feeding.usageDays - 1))))
+        var totals: [Care.Food.ID: (units: Int, first: Int64)] = [:]
+        for feed in recent where feed.activity >= since {
+            guard let food = feed.$food.id else { continue }
+            let sum = totals[food] ?? (0, feed.activity)
+            totals[food] = (sum.units + feed.units, min(sum.first, feed.activity))
         }
-        return usage
+        return totals.mapValues { total in
+            let first = ActivityCursor<Care.Feed>.date(ofActivity: total.first)
+            return (total.units, min(feeding.usageDays, max(1, care.days.day(of: first).days(until: today) + 1)))
+        }
     }
 
     private func value(of food: FoodRecord, usage: [Care.Food.ID: (units: Int, days: Int)]) throws -> FoodValue {
@@ -280,7 +298,9 @@ final class CareService: Sendable {
     }
 
     private func value(of food: FoodRecord, care: PetCare, on db: any Database) async throws -> FoodValue {
-        try value(of: food, usage: try await usage(of: care, on: db))
+        let now = clock.now()
+        let recent = try await recentFeeds(of: [care], now: now, on: db)[care.id] ?? []
+        return try value(of: food, usage: usage(of: care, from: recent, now: now))
     }
 
     private func apply(_ draft: FoodDraft, to food: FoodRecord) throws {
@@ -869,17 +889,60 @@ final class CareService: Sendable {
     }
 
     func summary(of care: PetCare, on db: any Database) async throws -> CareSummaryValue {
+        try await summaries(of: [care], on: db)[0]
+    }
+
+    /// Several pets' care at a glance, in the order given, with the same few queries whatever
+    /// their number: the Care tab of a household of ten pets read each pet's feeds, foods,
+    /// weight and photo one pet at a time, a hundred and twenty statements.
+    func summaries(of cares: [PetCare], on db: any Database) async throws -> [CareSummaryValue] {
+        guard !cares.isEmpty else { return [] }
         let now = clock.now()
+        let ids = cares.map(\.id)
+        let recent = try await recentFeeds(of: cares, now: now, on: db)
+        let foods = Dictionary(grouping: try await FoodRecord.query(on: db).filter(\.$pet.$id ~~ ids).sort(\.$createdAt).all(), by: \.$pet.id)
+        let weights = try await latestWeights(of: ids, on: db)
+        let cards = try await pets.cards(ofPets: ids, on: db)
+        var summaries: [CareSummaryValue] = []
+        for care in cares {
+            var last = recent[care.id]?.last
+            if last == nil {
+                // Not fed lately: its latest feed, however old (one query for such a pet alone).
+                last = try await FeedRecord.query(on: db).filter(\.$pet.$id == care.id).sort(\.$activity, .descending).sort(\.$id, .descending)
+                    .with(\.$fedBy).first()
+            }
+            summaries.append(
+                try summary(
+                    of: care, recent: recent[care.id] ?? [], last: last, foods: foods[care.id] ?? [],
+                    kilograms: weights[care.id] ?? care.pet.weightKg, photo: cards[care.id]?.photos.first, now: now))
+        }
+        return summaries
+    }
+
+    /// Each pet's latest weight in kilograms, for those with one.
+    private func latestWeights(of pets: [Pet.ID], on db: any Database) async throws -> [Pet.ID: Double] {
+        let rows = try await db.sql.raw(
+            """
+            SELECT "pet_id", "kilograms" FROM "pet_weights" AS "latest"
+            WHERE "pet_id" IN (\(binds: pets)) AND "on_date" = (SELECT MAX("on_date") FROM "pet_weights" WHERE "pet_id" = "latest"."pet_id")
+            """
+        ).all()
+        var weights: [Pet.ID: Double] = [:]
+        for row in rows { weights[try row.decode(column: "pet_id", as: Pet.ID.self)] = try row.decode(column: "kilograms", as: Double.self) }
+        return weights
+    }
+
+    /// One pet's summary from what `summaries` read: its feeds since `recentSince` (oldest
+    /// first) and its latest, its foods, its weight and its photo.
+    private func summary(
+        of care: PetCare, recent: [FeedRecord], last: FeedRecord?, foods foodRows: [FoodRecord], kilograms: Double?,
+        photo: PetPhotoRecordValue?, now: Date
+    ) throws -> CareSummaryValue {
         let days = care.days
         let today = days.day(of: now)
         let windowStart = today.adding(days: -energy.windowDays)
-        let rows = try await FeedRecord.query(on: db).filter(\.$pet.$id == care.id)
-            .filter(\.$activity >= ActivityCursor<Care.Feed>.activity(at: days.start(of: windowStart)))
-            .sort(\.$activity).sort(\.$id).with(\.$fedBy).all()
-        var last = rows.last
-        if last == nil {
-            last = try await FeedRecord.query(on: db).filter(\.$pet.$id == care.id).sort(\.$activity, .descending).with(\.$fedBy).first()
-        }
+        let windowActivity = ActivityCursor<Care.Feed>.activity(at: days.start(of: windowStart))
+        let rows = recent.filter { $0.activity >= windowActivity }
         let firsts = days.firstOfDay(rows.map(\.fedAt))
         var todays: [FeedValue] = []
         var kcalByDay: [LocalDate: Double] = [:]
@@ -891,9 +954,8 @@ final class CareService: Sendable {
             if day < today, let food = row.$food.id { kcalByFood[food, default: 0] += row.kcal }
         }
         let window = kcalByDay.filter { $0.key < today }
-        let foods = try await foods(of: care, on: db)
-        let latestWeight = try await WeightRecord.query(on: db).filter(\.$pet.$id == care.id).sort(\.$onDate, .descending).first()
-        let kilograms = latestWeight?.kilograms ?? care.pet.weightKg
+        let usage = usage(of: care, from: recent, now: now)
+        let foods = try foodRows.map { try value(of: $0, usage: usage) }
         let months = care.pet.birthLocalDate.months(until: today)
         let defaultFactor = energy.defaultFactor(species: care.pet.species, neutered: care.pet.neutered, ageInMonths: months)
         let factor = care.settings?.energyFactor ?? defaultFactor
@@ -908,7 +970,6 @@ final class CareService: Sendable {
                         mainFood: (food.name, food.kind, food.kcal)))
             }
         }
-        let photo = try await pets.cards(ofPets: [care.id], on: db)[care.id]?.photos.first
         let next = feeding.nextFeed(lastFedAt: last?.fedAt, lastGapShare: last?.gapShare ?? 1, gap: care.gap)
         return CareSummaryValue(
             pet: care.id, petName: care.pet.name, species: care.pet.species, photo: photo, timeZone: care.timeZone,
@@ -930,11 +991,43 @@ final class CareService: Sendable {
 
     /// Every pet whose care the member sees, at a glance: the Care tab.
     func dashboard(_ user: UserRecord, on db: any Database) async throws -> [CareSummaryValue] {
-        var result: [CareSummaryValue] = []
-        for pet in try await caredPets(of: user, on: db) {
-            result.append(try await summary(user, pet: pet, on: db))
+        try await summaries(of: try await contexts(user, pets: try await caredPets(of: user, on: db), on: db), on: db)
+    }
+
+    /// `context` for several pets at once, with the same few queries whatever their number:
+    /// those the member may see among `ids`, in that order (the others left out, as `context`
+    /// answers them "not found").
+    func contexts(_ user: UserRecord, pets ids: [Pet.ID], on db: any Database) async throws -> [PetCare] {
+        guard !ids.isEmpty else { return [] }
+        let me = try user.requireID()
+        let records = Dictionary(try await PetRecord.query(on: db).filter(\.$id ~~ ids).all().map { (try $0.requireID(), $0) }) { a, _ in a }
+        // As `PetService.role` decides it for one pet: its owner, or an active guardian.
+        let guarded = Set(
+            try await GuardianRecord.query(on: db).filter(\.$pet.$id ~~ ids).filter(\.$user.$id == me).filter(\.$status == .active).all()
+                .map(\.$pet.id))
+        // As `FamilyService.sharing` decides it: the family each pet is shared with, and the
+        // member's role in it.
+        let shares = Dictionary(try await FamilyPetRecord.query(on: db).filter(\.$pet.$id ~~ ids).with(\.$family).all().map { ($0.$pet.id, $0) }) {
+            a, _ in a
         }
-        return result
+        let families = Array(Set(shares.values.map(\.$family.id)))
+        let roles =
+            families.isEmpty
+            ? [:]
+            : Dictionary(
+                try await FamilyMemberRecord.query(on: db).filter(\.$user.$id == me).filter(\.$family.$id ~~ families).all().map {
+                    ($0.$family.id, $0.familyRole)
+                }
+            ) { a, _ in a }
+        let settings = Dictionary(try await CareSettingsRecord.query(on: db).filter(\.$pet.$id ~~ ids).all().map { ($0.$pet.id, $0) }) { a, _ in a }
+        return ids.compactMap { id -> PetCare? in
+            guard let pet = records[id] else { return nil }
+            let petRole: PetRole? = pet.$owner.id == me ? .owner : guarded.contains(id) ? .guardian : nil
+            let share = shares[id]
+            let access = CareAccess(petRole: petRole, familyRole: share.flatMap { roles[$0.$family.id] })
+            guard access.canView else { return nil }
+            return PetCare(pet: pet, access: access, family: share?.family, settings: settings[id])
+        }
     }
 }
 
