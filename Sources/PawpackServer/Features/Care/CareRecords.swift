@@ -249,7 +249,7 @@ enum CareMigrations {
             indexes: [
                 // A family's pets: the Care tab's pets of a member's families, the family page.
                 // Without it SQLite read every pet (100,000 in the bench) for each Care tab.
-                IndexSpec(name: "family_pets_by_family", table: "family_pets", columns: ["family_id"]),
+                IndexSpec(name: "family_pets_by_family", table: "family_pets", columns: ["family_id"])
             ]),
     ]
 }

@@ -206,27 +206,43 @@ final class CareService: Sendable {
     }
 
     /// The pets' feeds since `recentSince`, oldest first, each with who fed: one query for
-    /// them all (and one for the members), whatever the pets' number.
-    private func recentFeeds(of cares: [PetCare], now: Date, on db: any Database) async throws -> [Pet.ID: [FeedRecord]] {
+    /// them all, whatever the pets' number, read column by column (`FeedRow`).
+    private func recentFeeds(of cares: [PetCare], now: Date, on db: any Database) async throws -> [Pet.ID: [FeedRow]] {
         guard let since = cares.map({ recentSince($0, now: now) }).min() else { return [:] }
-        let rows = try await FeedRecord.query(on: db).filter(\.$pet.$id ~~ cares.map(\.id))
-            .filter(\.$activity >= ActivityCursor<Care.Feed>.activity(at: since))
-            .sort(\.$activity).sort(\.$id).with(\.$fedBy).all()
-        var byPet: [Pet.ID: [FeedRecord]] = [:]
+        let rows = try await pets.reads.rows(
+            """
+            SELECT \(unsafeRaw: FeedRow.columns) FROM "feeds" LEFT JOIN "users" ON "users"."id" = "feeds"."fed_by_id"
+            WHERE "feeds"."pet_id" IN (\(binds: cares.map(\.id))) AND "feeds"."activity" >= \(bind: ActivityCursor<Care.Feed>.activity(at: since))
+            ORDER BY "feeds"."activity", "feeds"."id"
+            """, on: db)
+        var byPet: [Pet.ID: [FeedRow]] = [:]
         // The earliest start serves the pets of every zone; each keeps only what its own needs.
         let starts = Dictionary(cares.map { ($0.id, ActivityCursor<Care.Feed>.activity(at: recentSince($0, now: now))) }) { a, _ in a }
-        for row in rows where row.activity >= starts[row.$pet.id] ?? .min { byPet[row.$pet.id, default: []].append(row) }
+        for row in rows {
+            let feed = try FeedRow(row: row)
+            if feed.activity >= starts[feed.pet] ?? .min { byPet[feed.pet, default: []].append(feed) }
+        }
         return byPet
+    }
+
+    /// A pet's latest feed, however old, with who fed.
+    private func latestFeed(of pet: Pet.ID, on db: any Database) async throws -> FeedRow? {
+        try await pets.reads.rows(
+            """
+            SELECT \(unsafeRaw: FeedRow.columns) FROM "feeds" LEFT JOIN "users" ON "users"."id" = "feeds"."fed_by_id"
+            WHERE "feeds"."pet_id" = \(bind: pet) ORDER BY "feeds"."activity" DESC, "feeds"."id" DESC LIMIT 1
+            """, on: db
+        ).first.map { try FeedRow(row: $0) }
     }
 
     /// Units each food gave in the last `usageDays` days, and over how many days it was used,
     /// from the pet's recent feeds (`recentFeeds`).
-    private func usage(of care: PetCare, from recent: [FeedRecord], now: Date) -> [Care.Food.ID: (units: Int, days: Int)] {
+    private func usage(of care: PetCare, from recent: [FeedRow], now: Date) -> [Care.Food.ID: (units: Int, days: Int)] {
         let today = care.days.day(of: now)
         let since = ActivityCursor<Care.Feed>.activity(at: care.days.start(of: today.adding(days: -(feeding.usageDays - 1))))
         var totals: [Care.Food.ID: (units: Int, first: Int64)] = [:]
         for feed in recent where feed.activity >= since {
-            guard let food = feed.$food.id else { continue }
+            guard let food = feed.food else { continue }
             let sum = totals[food] ?? (0, feed.activity)
             totals[food] = (sum.units + feed.units, min(sum.first, feed.activity))
         }
@@ -908,8 +924,7 @@ final class CareService: Sendable {
             var last = recent[care.id]?.last
             if last == nil {
                 // Not fed lately: its latest feed, however old (one query for such a pet alone).
-                last = try await FeedRecord.query(on: db).filter(\.$pet.$id == care.id).sort(\.$activity, .descending).sort(\.$id, .descending)
-                    .with(\.$fedBy).first()
+                last = try await latestFeed(of: care.id, on: db)
             }
             summaries.append(
                 try summary(
@@ -935,7 +950,7 @@ final class CareService: Sendable {
     /// One pet's summary from what `summaries` read: its feeds since `recentSince` (oldest
     /// first) and its latest, its foods, its weight and its photo.
     private func summary(
-        of care: PetCare, recent: [FeedRecord], last: FeedRecord?, foods foodRows: [FoodRecord], kilograms: Double?,
+        of care: PetCare, recent: [FeedRow], last: FeedRow?, foods foodRows: [FoodRecord], kilograms: Double?,
         photo: PetPhotoRecordValue?, now: Date
     ) throws -> CareSummaryValue {
         let days = care.days
@@ -949,9 +964,9 @@ final class CareService: Sendable {
         var kcalByFood: [Care.Food.ID: Double] = [:]
         for (row, first) in zip(rows, firsts) {
             let day = days.day(of: row.fedAt)
-            if day == today { todays.append(try value(of: row, fedBy: row.fedBy, days: days, firstOfDay: first)) }
+            if day == today { todays.append(row.value(days: days, firstOfDay: first)) }
             kcalByDay[day, default: 0] += row.kcal
-            if day < today, let food = row.$food.id { kcalByFood[food, default: 0] += row.kcal }
+            if day < today, let food = row.food { kcalByFood[food, default: 0] += row.kcal }
         }
         let window = kcalByDay.filter { $0.key < today }
         let usage = usage(of: care, from: recent, now: now)
@@ -977,7 +992,7 @@ final class CareService: Sendable {
             vaccinationReminderDays: care.settings?.vaccinationLeadDays ?? ReminderRules.defaultVaccinationLeadDays,
             dietaryNotes: care.settings?.dietaryNotes,
             family: try care.family.map { (try $0.requireID(), $0.name) }, nextFeedAt: next, state: feeding.state(next: next, now: now),
-            lastFeed: try last.map { try value(of: $0, fedBy: $0.fedBy, days: days) }, today: todays, foods: foods,
+            lastFeed: last.map { $0.value(days: days) }, today: todays, foods: foods,
             calories: CaloriesValue(
                 today: kcalByDay[today] ?? 0, averagePerFeedingDay: energy.averageIntake(kcalByDay: window), feedingDays: window.count,
                 windowDays: energy.windowDays, ideal: ideal, restingEnergy: rer, factor: factor,
@@ -1035,5 +1050,58 @@ extension WeightValue {
     init?(_ record: WeightRecord) {
         guard let id = record.id, let day = LocalDate(record.onDate) else { return nil }
         self.init(id: id, day: day, kilograms: record.kilograms)
+    }
+}
+
+/// A feed as the summaries read it, with who fed, column by column (`SQLRowReadable`): the Care
+/// tab reads hundreds, and Fluent's decoding of them (reflection over every property of every
+/// row) was most of its time.
+struct FeedRow: SQLRowReadable, Sendable {
+    var id: Care.Feed.ID
+    var pet: Pet.ID
+    var food: Care.Food.ID?
+    var foodName: String
+    var kind: FoodKind
+    var fedBy: User.ID?
+    var fedByUsername: String?
+    var fedByDisplayName: String?
+    var clientID: UUID
+    var fedAt: Date
+    var activity: Int64
+    var units: Int
+    var gapShare: Double
+    var kcal: Double
+    var createdAt: Date
+
+    static let columns = """
+        "feeds"."id", "feeds"."pet_id", "feeds"."food_id", "feeds"."food_name", "feeds"."kind", "feeds"."fed_by_id", \
+        "feeds"."client_id", "feeds"."fed_at", "feeds"."activity", "feeds"."units", "feeds"."gap_share", "feeds"."kcal", \
+        "feeds"."created_at", "users"."username" AS "fed_by_username", "users"."display_name" AS "fed_by_display_name"
+        """
+
+    init<Row: SQLRow>(reading row: Row) throws {
+        id = try row.decode(column: "id", as: Care.Feed.ID.self)
+        pet = try row.decode(column: "pet_id", as: Pet.ID.self)
+        food = try row.decode(column: "food_id", as: Care.Food.ID?.self)
+        foodName = try row.decode(column: "food_name", as: String.self)
+        kind = FoodKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .wet
+        fedBy = try row.decode(column: "fed_by_id", as: User.ID?.self)
+        fedByUsername = try row.decode(column: "fed_by_username", as: String?.self)
+        fedByDisplayName = try row.decode(column: "fed_by_display_name", as: String?.self)
+        clientID = try row.decode(column: "client_id", as: UUID.self)
+        fedAt = try row.decode(column: "fed_at", as: Date.self)
+        activity = try row.decode(column: "activity", as: Int64.self)
+        units = try row.decode(column: "units", as: Int.self)
+        gapShare = try row.decode(column: "gap_share", as: Double.self)
+        kcal = try row.decode(column: "kcal", as: Double.self)
+        createdAt = try row.decode(column: "created_at", as: Date.self)
+    }
+
+    /// As `CareService.value(of:fedBy:days:firstOfDay:)` makes it from a record.
+    func value(days: HouseholdDays, firstOfDay: Bool = false) -> FeedValue {
+        FeedValue(
+            id: id, clientID: clientID, pet: pet, food: food, foodName: foodName, kind: kind, units: units, kcal: kcal, fedAt: fedAt,
+            fedBy: fedBy, fedByUsername: fedByUsername, fedByDisplayName: fedByDisplayName, day: days.day(of: fedAt),
+            firstOfDay: firstOfDay, createdAt: createdAt)
     }
 }
