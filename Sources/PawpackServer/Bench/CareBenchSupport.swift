@@ -78,14 +78,15 @@ extension PawpackServices {
             households.append((members.map(\.pet), members.map(\.owner)))
         }
 
-        // Families, their members and pets, and the foods, a thousand families at a time.
+        // Families, their members and pets, and the foods, two hundred families at a time:
+        // PostgreSQL takes at most 65,535 values in one statement.
         var foodOf: [Pet.ID: Care.Food.ID] = [:]
-        for start in stride(from: 0, to: households.count, by: 1_000) {
+        for start in stride(from: 0, to: households.count, by: 200) {
             var families: [FamilyRecord] = []
             var members: [FamilyMemberRecord] = []
             var shared: [FamilyPetRecord] = []
             var foods: [FoodRecord] = []
-            for number in start..<min(start + 1_000, households.count) {
+            for number in start..<min(start + 200, households.count) {
                 let household = households[number]
                 let family = FamilyRecord()
                 family.id = Care.Family.ID()

@@ -54,21 +54,15 @@ final class CareService: Sendable {
     /// The pet and the member's access to it. A pet they may not see is "not found", exactly
     /// as one that does not exist; one they may see but not change this way, 403.
     func context(_ user: UserRecord, pet id: Pet.ID, need: (CareAccess) -> Bool, on db: any Database) async throws -> PetCare {
-        guard let pet = try? await pets.pet(id, on: db) else { throw Problem.notFound }
-        let me = try user.requireID()
-        let petRole = try await pets.role(of: user, for: pet, on: db)
-        let (family, familyRole) = try await FamilyService.sharing(of: id, with: me, on: db)
-        let access = CareAccess(petRole: petRole, familyRole: familyRole)
-        guard access.canView else { throw Problem.notFound }
-        guard need(access) else {
+        guard let care = try await contexts(user, pets: [id], on: db).first else { throw Problem.notFound }
+        guard need(care.access) else {
             throw Problem(
                 status: 403, code: .forbidden, title: "Not allowed",
-                detail: access.canLog
+                detail: care.access.canLog
                     ? "Only the pet's owner and guardians may change this."
                     : "You may see this pet's care but not change it: ask the family's owner to make you a member.")
         }
-        let settings = try await CareSettingsRecord.query(on: db).filter(\.$pet.$id == id).first()
-        return PetCare(pet: pet, access: access, family: family, settings: settings)
+        return care
     }
 
     /// A pet's household days, whoever asks: its family's time zone, else its owner's for it.
@@ -84,13 +78,15 @@ final class CareService: Sendable {
     func household(of pet: PetRecord, on db: any Database) async throws -> [User.ID] {
         let id = try pet.requireID()
         var members: Set<User.ID> = [pet.$owner.id]
-        for guardian in try await GuardianRecord.query(on: db).filter(\.$pet.$id == id).filter(\.$status == .active).all() {
-            members.insert(guardian.$user.id)
-        }
-        if let shared = try await FamilyPetRecord.query(on: db).filter(\.$pet.$id == id).first() {
-            for member in try await FamilyMemberRecord.query(on: db).filter(\.$family.$id == shared.$family.id).all() {
-                members.insert(member.$user.id)
-            }
+        for row in try await pets.reads.rows(
+            """
+            SELECT "user_id" FROM "pet_guardians" WHERE "pet_id" = \(bind: id) AND "status" = \(bind: GuardianRecord.Status.active.rawValue)
+            UNION SELECT "family_members"."user_id" FROM "family_pets"
+                JOIN "family_members" ON "family_members"."family_id" = "family_pets"."family_id"
+                WHERE "family_pets"."pet_id" = \(bind: id)
+            """, on: db)
+        {
+            members.insert(try row.decode(column: "user_id", as: User.ID.self))
         }
         return Array(members)
     }
@@ -99,7 +95,7 @@ final class CareService: Sendable {
     /// shared with their families; each by name.
     func caredPets(of user: UserRecord, on db: any Database) async throws -> [Pet.ID] {
         let me = try user.requireID()
-        let rows = try await db.sql.raw(
+        let rows = try await pets.reads.rows(
             """
             SELECT "id", "name", "owner_id" FROM "pets" WHERE "owner_id" = \(bind: me)
             UNION SELECT "pets"."id", "pets"."name", "pets"."owner_id" FROM "pets" JOIN "pet_guardians" ON "pet_guardians"."pet_id" = "pets"."id"
@@ -107,8 +103,7 @@ final class CareService: Sendable {
             UNION SELECT "pets"."id", "pets"."name", "pets"."owner_id" FROM "pets" JOIN "family_pets" ON "family_pets"."pet_id" = "pets"."id"
                 JOIN "family_members" ON "family_members"."family_id" = "family_pets"."family_id"
                 WHERE "family_members"."user_id" = \(bind: me)
-            """
-        ).all()
+            """, on: db)
         let pets = try rows.map { row in
             (
                 id: try row.decode(column: "id", as: Pet.ID.self), name: try row.decode(column: "name", as: String.self),
@@ -192,10 +187,17 @@ final class CareService: Sendable {
 
     private func foods(of care: PetCare, on db: any Database) async throws -> [FoodValue] {
         let now = clock.now()
-        let rows = try await FoodRecord.query(on: db).filter(\.$pet.$id == care.id).sort(\.$createdAt).all()
+        let rows = try await foodRecords(of: [care.id], on: db)
         let recent = try await recentFeeds(of: [care], now: now, on: db)[care.id] ?? []
         let usage = usage(of: care, from: recent, now: now)
         return try rows.map { try value(of: $0, usage: usage) }
+    }
+
+    /// The pets' foods, oldest first.
+    private func foodRecords(of pets: [Pet.ID], on db: any Database) async throws -> [FoodRecord] {
+        try await self.pets.reads.rows(
+            #"SELECT * FROM "foods" WHERE "pet_id" IN (\#(binds: pets)) ORDER BY "created_at", "id""#, on: db
+        ).map { try FoodRecord(row: $0) }
     }
 
     /// The first moment whose feeds `summaries` and the stock's "runs out in" read: the start of
@@ -916,7 +918,7 @@ final class CareService: Sendable {
         let now = clock.now()
         let ids = cares.map(\.id)
         let recent = try await recentFeeds(of: cares, now: now, on: db)
-        let foods = Dictionary(grouping: try await FoodRecord.query(on: db).filter(\.$pet.$id ~~ ids).sort(\.$createdAt).all(), by: \.$pet.id)
+        let foods = Dictionary(grouping: try await foodRecords(of: ids, on: db), by: \.$pet.id)
         let weights = try await latestWeights(of: ids, on: db)
         let cards = try await pets.cards(ofPets: ids, on: db)
         var summaries: [CareSummaryValue] = []
@@ -936,12 +938,11 @@ final class CareService: Sendable {
 
     /// Each pet's latest weight in kilograms, for those with one.
     private func latestWeights(of pets: [Pet.ID], on db: any Database) async throws -> [Pet.ID: Double] {
-        let rows = try await db.sql.raw(
+        let rows = try await self.pets.reads.rows(
             """
             SELECT "pet_id", "kilograms" FROM "pet_weights" AS "latest"
             WHERE "pet_id" IN (\(binds: pets)) AND "on_date" = (SELECT MAX("on_date") FROM "pet_weights" WHERE "pet_id" = "latest"."pet_id")
-            """
-        ).all()
+            """, on: db)
         var weights: [Pet.ID: Double] = [:]
         for row in rows { weights[try row.decode(column: "pet_id", as: Pet.ID.self)] = try row.decode(column: "kilograms", as: Double.self) }
         return weights
@@ -1015,31 +1016,46 @@ final class CareService: Sendable {
     func contexts(_ user: UserRecord, pets ids: [Pet.ID], on db: any Database) async throws -> [PetCare] {
         guard !ids.isEmpty else { return [] }
         let me = try user.requireID()
-        let records = Dictionary(try await PetRecord.query(on: db).filter(\.$id ~~ ids).all().map { (try $0.requireID(), $0) }) { a, _ in a }
+        let reads = pets.reads
+        var records: [Pet.ID: PetRecord] = [:]
+        for row in try await reads.rows(#"SELECT * FROM "pets" WHERE "id" IN (\#(binds: ids))"#, on: db) {
+            let pet = try PetRecord(row: row)
+            records[try pet.requireID()] = pet
+        }
+        guard !records.isEmpty else { return [] }
         // As `PetService.role` decides it for one pet: its owner, or an active guardian.
         let guarded = Set(
-            try await GuardianRecord.query(on: db).filter(\.$pet.$id ~~ ids).filter(\.$user.$id == me).filter(\.$status == .active).all()
-                .map(\.$pet.id))
+            try await reads.rows(
+                """
+                SELECT "pet_id" FROM "pet_guardians" WHERE "user_id" = \(bind: me)
+                    AND "status" = \(bind: GuardianRecord.Status.active.rawValue) AND "pet_id" IN (\(binds: ids))
+                """, on: db
+            ).map { try $0.decode(column: "pet_id", as: Pet.ID.self) })
         // As `FamilyService.sharing` decides it: the family each pet is shared with, and the
-        // member's role in it.
-        let shares = Dictionary(try await FamilyPetRecord.query(on: db).filter(\.$pet.$id ~~ ids).with(\.$family).all().map { ($0.$pet.id, $0) }) {
-            a, _ in a
+        // member's role in it (none: not a member).
+        var shares: [Pet.ID: (family: FamilyRecord, role: FamilyRole?)] = [:]
+        for row in try await reads.rows(
+            """
+            SELECT "family_pets"."pet_id", \(unsafeRaw: FamilyRecord.prefixedColumns), "family_members"."role" FROM "family_pets"
+                JOIN "families" ON "families"."id" = "family_pets"."family_id"
+                LEFT JOIN "family_members" ON "family_members"."family_id" = "family_pets"."family_id"
+                    AND "family_members"."user_id" = \(bind: me)
+            WHERE "family_pets"."pet_id" IN (\(binds: ids))
+            """, on: db)
+        {
+            let role = try row.decode(column: "role", as: String?.self).map { FamilyRole(rawValue: $0) ?? .viewer }
+            shares[try row.decode(column: "pet_id", as: Pet.ID.self)] = (try FamilyRecord(row: row), role)
         }
-        let families = Array(Set(shares.values.map(\.$family.id)))
-        let roles =
-            families.isEmpty
-            ? [:]
-            : Dictionary(
-                try await FamilyMemberRecord.query(on: db).filter(\.$user.$id == me).filter(\.$family.$id ~~ families).all().map {
-                    ($0.$family.id, $0.familyRole)
-                }
-            ) { a, _ in a }
-        let settings = Dictionary(try await CareSettingsRecord.query(on: db).filter(\.$pet.$id ~~ ids).all().map { ($0.$pet.id, $0) }) { a, _ in a }
+        var settings: [Pet.ID: CareSettingsRecord] = [:]
+        for row in try await reads.rows(#"SELECT * FROM "care_settings" WHERE "pet_id" IN (\#(binds: ids))"#, on: db) {
+            let record = try CareSettingsRecord(row: row)
+            settings[record.$pet.id] = record
+        }
         return ids.compactMap { id -> PetCare? in
             guard let pet = records[id] else { return nil }
             let petRole: PetRole? = pet.$owner.id == me ? .owner : guarded.contains(id) ? .guardian : nil
             let share = shares[id]
-            let access = CareAccess(petRole: petRole, familyRole: share.flatMap { roles[$0.$family.id] })
+            let access = CareAccess(petRole: petRole, familyRole: share?.role)
             guard access.canView else { return nil }
             return PetCare(pet: pet, access: access, family: share?.family, settings: settings[id])
         }
