@@ -417,10 +417,15 @@ final class CareService: Sendable {
         of food: Care.Food.ID, in statements: any SQLWriteStatements, _ change: (Int?) throws -> Int?
     ) async throws -> (old: Int?, alert: StockAlert?) {
         for _ in 0..<20 {
+            // The food's row taken first, by a write that changes nothing: on PostgreSQL a feed of
+            // the same food waits here for the one before it to commit and reads what it left,
+            // where a plain read let it fail its conditional write and read again once per feed
+            // ahead of it (twenty members feeding at once took minutes on a busy machine).
             guard
                 let row = try await statements.first(
                     """
-                    SELECT "stock_units", "low_stock_units", "low_alert_sent", "empty_alert_sent" FROM "foods" WHERE "id" = \(bind: food)
+                    UPDATE "foods" SET "stock_units" = "stock_units" WHERE "id" = \(bind: food)
+                    RETURNING "stock_units", "low_stock_units", "low_alert_sent", "empty_alert_sent"
                     """)
             else { return (nil, nil) }
             let stock = try row.decodeNil(column: "stock_units") ? nil : try row.decode(column: "stock_units", as: Int.self)
