@@ -166,6 +166,48 @@ import Testing
         }
     }
 
+    /// A feed tells the household's other members in one pass, and each hears as if alone:
+    /// their own unread count on their phone's badge, nothing for one who muted "fed", a push
+    /// only to the devices of those told.
+    @Test func aFeedTellsEachOtherMemberAsIfAloneWithTheirOwnBadgeAndMutes() async throws {
+        // No worker rounds after the first: the pushes wait in the outbox to be read.
+        try await TestServer.run(adjust: { $0.push.interval = .seconds(3_600) }) { server in
+            let (ada, bob, cyd, food) = try await household(server)
+            let dee = try await server.owner("dee", at: TestServer.Place.lyon)
+            struct Families: Decodable { var items: [Components.Schemas.Family] }
+            let family = try #require(try await server.get(APIPath.families, token: ada.token, as: Families.self).items.first)
+            try await server.join(family.id, owner: ada.token, member: dee.token)
+            // a phone each (a token names one phone: registered again, it moves to its new member)
+            for (member, digit) in [(bob, "1"), (cyd, "2"), (dee, "3")] {
+                let device = try await server.send(
+                    .POST, APIPath.devices, object: ["platform": "apns", "token": String(repeating: digit, count: 64), "appId": "org.pawpack.app"],
+                    token: member.token)
+                #expect(device.status == 201)
+            }
+            #expect(try await server.send(.PUT, APIPath.notificationSettings, object: ["muted": ["fed"]], token: cyd.token).status == 200)
+            // Bob has read everything; Dee has not
+            #expect(try await server.request(.POST, APIPath.readAllNotifications, token: bob.token).status == 204)
+            func unread(_ owner: TestServer.Owner) async throws -> Int {
+                try await server.get(
+                    APIPath.notifications, token: try await server.signedInAgain(owner).token, as: Components.Schemas.NotificationPage.self
+                ).unreadCount
+            }
+            let deeBefore = try await unread(dee)
+            #expect(deeBefore > 0)
+
+            #expect(try await server.feed(ada.dogID, food: food, token: ada.token).status == 201)
+            #expect(try await inbox(server, bob).filter { $0.kind == .fed }.count == 1)
+            #expect(try await inbox(server, dee).filter { $0.kind == .fed }.count == 1)
+            #expect(try await inbox(server, cyd).filter { $0.kind == .fed }.isEmpty)
+            #expect(try await unread(bob) == 1)
+            #expect(try await unread(dee) == deeBefore + 1)
+            let pushes = try await PushOutboxRecord.query(on: server.app.db).filter(\.$kind == NotificationKind.fed.rawValue).all()
+            let badges = Dictionary(pushes.map { ($0.userID, $0.badge) }) { first, _ in first }
+            #expect(pushes.count == 2, "\(pushes.map(\.userID))")
+            #expect(badges[bob.member.userID] == 1 && badges[dee.member.userID] == deeBefore + 1)
+        }
+    }
+
     @Test func aDoseFallsDueIsRemindedUntilGivenAndTheNextFollowsTheLastGiven() async throws {
         try await TestServer.run { server in
             let (ada, bob, cyd, _) = try await household(server)

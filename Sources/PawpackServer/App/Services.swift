@@ -152,9 +152,7 @@ package final class PawpackServices: Sendable {
         // The inbox knows nothing of pushes: the spine hands each notification on to the outbox.
         self.notifications = NotificationService(
             realtime: realtime, clock: dependencies.clock, policy: config.notifications,
-            carry: { [push] notification, badge, ackSeq, user, statements in
-                try await push.enqueue(notification, badge: badge, ackSeq: ackSeq, for: user, in: statements)
-            })
+            carry: { [push] notifications, statements in try await push.enqueue(notifications, in: statements) })
         for area in areas {
             for service in area.services(self) {
                 areaServices.withLockedValue { $0[ObjectIdentifier(type(of: service))] = service }

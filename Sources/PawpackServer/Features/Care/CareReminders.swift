@@ -99,18 +99,23 @@ final class CareReminders: Sendable {
 
     /// Lets a Care notification to `user` about `pet` be pushed only when no other was in
     /// the last `pushCooldown`: the inbox and open apps still get every one.
-    func pushAtMostOncePerCooldown(pet: Pet.ID) -> @Sendable (User.ID, any SQLWriteStatements) async throws -> Bool {
+    func pushAtMostOncePerCooldown(pet: Pet.ID) -> @Sendable ([User.ID], any SQLWriteStatements) async throws -> Set<User.ID> {
         let now = clock.now()
         let cutoff = now.addingTimeInterval(-rules.pushCooldown)
-        return { user, statements in
-            try await statements.first(
-                """
-                INSERT INTO "care_pushes" ("id", "pet_id", "user_id", "pushed_at")
-                VALUES (\(bind: UUID()), \(bind: pet), \(bind: user), \(bind: now))
-                ON CONFLICT ("pet_id", "user_id") DO UPDATE SET "pushed_at" = excluded."pushed_at"
-                WHERE "care_pushes"."pushed_at" <= \(bind: cutoff)
-                RETURNING "id"
-                """) != nil
+        return { users, statements in
+            guard !users.isEmpty else { return [] }
+            // A member's row is written only when it is new or its last push is older than the
+            // cooldown: those the statement answers are the members pushed to now.
+            let rows = users.map { "(\(bind: UUID()), \(bind: pet), \(bind: $0), \(bind: now))" as SQLQueryString }.joined(separator: ", ")
+            return Set(
+                try await statements.rows(
+                    """
+                    INSERT INTO "care_pushes" ("id", "pet_id", "user_id", "pushed_at") VALUES \(rows)
+                    ON CONFLICT ("pet_id", "user_id") DO UPDATE SET "pushed_at" = excluded."pushed_at"
+                    WHERE "care_pushes"."pushed_at" <= \(bind: cutoff)
+                    RETURNING "user_id"
+                    """
+                ).map { try $0.decode(column: "user_id", as: User.ID.self) })
         }
     }
 
@@ -159,12 +164,9 @@ final class CareReminders: Sendable {
                     """
                 ).all()
                 guard !claimed.isEmpty, let draft = try await self.draft(for: reminder, now: now, on: tx) else { return [] }
-                var events: [StoredRealtimeEvent] = []
                 let vaccination = reminder.kind == CareReminderRecord.Kind.vaccination.rawValue
-                for member in try await Self.caretakers(of: reminder.$pet.id, family: !vaccination, on: tx) {
-                    events += try await self.notifications.notify(draft, to: member, on: tx)
-                }
-                return events
+                return try await self.notifications.notify(
+                    draft, to: try await Self.caretakers(of: reminder.$pet.id, family: !vaccination, on: tx), on: tx)
             }
             await realtime.deliver(events)
         }

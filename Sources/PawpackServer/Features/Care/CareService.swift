@@ -188,7 +188,7 @@ final class CareService: Sendable {
     private func foods(of care: PetCare, on db: any Database) async throws -> [FoodValue] {
         let now = clock.now()
         let rows = try await foodRecords(of: [care.id], on: db)
-        let recent = try await recentFeeds(of: [care], now: now, on: db)[care.id] ?? []
+        let recent = try await recentFeeds(of: [care], now: now, latest: false, on: db)[care.id] ?? RecentFeeds()
         let usage = usage(of: care, from: recent, now: now)
         return try rows.map { try value(of: $0, usage: usage) }
     }
@@ -200,41 +200,70 @@ final class CareService: Sendable {
         ).map { try FoodRecord(row: $0) }
     }
 
-    /// The first moment whose feeds `summaries` and the stock's "runs out in" read: the start of
-    /// the calories' window or of the usage days, whichever is earlier, in the pet's household.
-    private func recentSince(_ care: PetCare, now: Date) -> Date {
-        let today = care.days.day(of: now)
-        return care.days.start(of: today.adding(days: -max(energy.windowDays, feeding.usageDays - 1)))
-    }
+    /// The days before today whose feeds `summaries` and the stock's "runs out in" read: the
+    /// calories' window or the usage days, whichever is longer.
+    private var recentDays: Int { max(energy.windowDays, feeding.usageDays - 1) }
 
-    /// The pets' feeds since `recentSince`, oldest first, each with who fed: one query for
-    /// them all, whatever the pets' number, read column by column (`FeedRow`).
-    private func recentFeeds(of cares: [PetCare], now: Date, on db: any Database) async throws -> [Pet.ID: [FeedRow]] {
-        guard let since = cares.map({ recentSince($0, now: now) }).min() else { return [:] }
-        var feeds = try await pets.reads.rows(
+    /// The pets' recent feeds (`RecentFeeds`): today's in full, the `recentDays` before summed
+    /// by day and food in the database (the Care tab of ten pets read and decoded 450 feeds
+    /// one by one, most of its time), and the latest of a pet not fed today, with who fed:
+    /// the same few queries whatever the pets' number.
+    private func recentFeeds(of cares: [PetCare], now: Date, latest: Bool = true, on db: any Database) async throws
+        -> [Pet.ID: RecentFeeds]
+    {
+        var recent = Dictionary(cares.map { ($0.id, RecentFeeds()) }) { first, _ in first }
+        let todayStarts = Dictionary(
+            cares.map { ($0.id, ActivityCursor<Care.Feed>.activity(at: $0.days.start(of: $0.days.day(of: now)))) }
+        ) { first, _ in first }
+        guard let since = todayStarts.values.min() else { return [:] }
+        // The earliest start of today serves the pets of every zone; each keeps its own today.
+        var named = try await pets.reads.rows(
             """
             SELECT \(unsafeRaw: FeedRow.columns) FROM "feeds"
-            WHERE "pet_id" IN (\(binds: cares.map(\.id))) AND "activity" >= \(bind: ActivityCursor<Care.Feed>.activity(at: since))
+            WHERE "pet_id" IN (\(binds: cares.map(\.id))) AND "activity" >= \(bind: since)
             ORDER BY "activity", "id"
             """, on: db
-        ).map { try FeedRow(row: $0) }
-        try await nameFeeders(of: &feeds, on: db)
-        var byPet: [Pet.ID: [FeedRow]] = [:]
-        // The earliest start serves the pets of every zone; each keeps only what its own needs.
-        let starts = Dictionary(cares.map { ($0.id, ActivityCursor<Care.Feed>.activity(at: recentSince($0, now: now))) }) { a, _ in a }
-        for feed in feeds where feed.activity >= starts[feed.pet] ?? .min { byPet[feed.pet, default: []].append(feed) }
-        return byPet
-    }
-
-    /// A pet's latest feed, however old, with who fed.
-    private func latestFeed(of pet: Pet.ID, on db: any Database) async throws -> FeedRow? {
-        var feeds = try await pets.reads.rows(
-            """
-            SELECT \(unsafeRaw: FeedRow.columns) FROM "feeds" WHERE "pet_id" = \(bind: pet) ORDER BY "activity" DESC, "id" DESC LIMIT 1
-            """, on: db
-        ).map { try FeedRow(row: $0) }
-        try await nameFeeders(of: &feeds, on: db)
-        return feeds.first
+        ).map { try FeedRow(row: $0) }.filter { $0.activity >= todayStarts[$0.pet] ?? .max }
+        for (_, zone) in Dictionary(grouping: cares, by: \.timeZone) {
+            let days = zone[0].days
+            let first = days.day(of: now).adding(days: -recentDays)
+            let starts = (0...recentDays).map { ActivityCursor<Care.Feed>.activity(at: days.start(of: first.adding(days: $0))) }
+            // Each feed's day by the household's midnights (days of 23 or 25 hours included).
+            // PostgreSQL sums a BIGINT column into a NUMERIC: cast back to read an integer.
+            let day = (1..<starts.count).map { "WHEN \"activity\" < \(bind: starts[$0]) THEN \(literal: $0 - 1)" as SQLQueryString }
+                .joined(separator: " ")
+            for row in try await pets.reads.rows(
+                """
+                SELECT "pet_id", "food_id", CASE \(day) END AS "day_index", SUM("kcal") AS "kcal", CAST(SUM("units") AS BIGINT) AS "units" FROM "feeds"
+                WHERE "pet_id" IN (\(binds: zone.map(\.id))) AND "activity" >= \(bind: starts[0]) AND "activity" < \(bind: starts[recentDays])
+                GROUP BY "pet_id", "food_id", "day_index"
+                """, on: db)
+            {
+                let pet = try row.decode(column: "pet_id", as: Pet.ID.self)
+                recent[pet]?.earlier.append(
+                    .init(
+                        day: first.adding(days: try row.decode(column: "day_index", as: Int.self)),
+                        food: try row.decode(column: "food_id", as: Care.Food.ID?.self),
+                        kcal: try row.decode(column: "kcal", as: Double.self), units: try row.decode(column: "units", as: Int.self)))
+            }
+        }
+        let fedToday = Set(named.map(\.pet))
+        let unfed = latest ? cares.map(\.id).filter { !fedToday.contains($0) } : []
+        if !unfed.isEmpty {
+            // Each one's latest, however old: one indexed step per pet.
+            let each = unfed.map {
+                """
+                SELECT * FROM (SELECT \(unsafeRaw: FeedRow.columns) FROM "feeds" WHERE "pet_id" = \(bind: $0)
+                    ORDER BY "activity" DESC, "id" DESC LIMIT 1) AS "latest"
+                """ as SQLQueryString
+            }.joined(separator: " UNION ALL ")
+            named += try await pets.reads.rows("\(each)", on: db).map { try FeedRow(row: $0) }
+        }
+        try await nameFeeders(of: &named, on: db)
+        for feed in named {
+            if fedToday.contains(feed.pet) { recent[feed.pet]?.today.append(feed) } else { recent[feed.pet]?.last = feed }
+        }
+        return recent
     }
 
     /// Who fed each feed, by name: the few members of a household in one query. Joined to the
@@ -260,19 +289,17 @@ final class CareService: Sendable {
 
     /// Units each food gave in the last `usageDays` days, and over how many days it was used,
     /// from the pet's recent feeds (`recentFeeds`).
-    private func usage(of care: PetCare, from recent: [FeedRow], now: Date) -> [Care.Food.ID: (units: Int, days: Int)] {
+    private func usage(of care: PetCare, from recent: RecentFeeds, now: Date) -> [Care.Food.ID: (units: Int, days: Int)] {
         let today = care.days.day(of: now)
-        let since = ActivityCursor<Care.Feed>.activity(at: care.days.start(of: today.adding(days: -(feeding.usageDays - 1))))
-        var totals: [Care.Food.ID: (units: Int, first: Int64)] = [:]
-        for feed in recent where feed.activity >= since {
-            guard let food = feed.food else { continue }
-            let sum = totals[food] ?? (0, feed.activity)
-            totals[food] = (sum.units + feed.units, min(sum.first, feed.activity))
+        let since = today.adding(days: -(feeding.usageDays - 1))
+        var totals: [Care.Food.ID: (units: Int, first: LocalDate)] = [:]
+        for (day, food, units) in recent.earlier.map({ ($0.day, $0.food, $0.units) }) + recent.today.map({ (today, $0.food, $0.units) })
+        where day >= since {
+            guard let food else { continue }
+            let sum = totals[food] ?? (0, day)
+            totals[food] = (sum.units + units, min(sum.first, day))
         }
-        return totals.mapValues { total in
-            let first = ActivityCursor<Care.Feed>.date(ofActivity: total.first)
-            return (total.units, min(feeding.usageDays, max(1, care.days.day(of: first).days(until: today) + 1)))
-        }
+        return totals.mapValues { total in (total.units, min(feeding.usageDays, max(1, total.first.days(until: today) + 1))) }
     }
 
     private func value(of food: FoodRecord, usage: [Care.Food.ID: (units: Int, days: Int)]) throws -> FoodValue {
@@ -338,7 +365,7 @@ final class CareService: Sendable {
 
     private func value(of food: FoodRecord, care: PetCare, on db: any Database) async throws -> FoodValue {
         let now = clock.now()
-        let recent = try await recentFeeds(of: [care], now: now, on: db)[care.id] ?? []
+        let recent = try await recentFeeds(of: [care], now: now, latest: false, on: db)[care.id] ?? RecentFeeds()
         return try value(of: food, usage: usage(of: care, from: recent, now: now))
     }
 
@@ -488,11 +515,7 @@ final class CareService: Sendable {
                 ? "There is no \(food.name) left for \(pet.name). Add a purchase on the Care tab once you have bought more."
                 : "\(pet.name)'s \(food.name) is at or below the level you set. Time to buy more.",
             pet: try pet.requireID(), mayPush: reminders.pushAtMostOncePerCooldown(pet: try pet.requireID()))
-        var events: [StoredRealtimeEvent] = []
-        for member in household where member != me {
-            events += try await notifications.notify(draft, to: member, in: statements)
-        }
-        return events
+        return try await notifications.notify(draft, to: household.filter { $0 != me }, in: statements)
     }
 
     // MARK: Feeds
@@ -530,17 +553,21 @@ final class CareService: Sendable {
         for (index, draft) in drafts.enumerated() {
             let field = { (name: String) in prefix ? "items[\(index)].\(name)" : name }
             let care = try await context(user, pet: draft.pet, need: \.canLog, on: db)
-            let earlier = try await FeedRecord.query(on: db).filter(\.$fedBy.$id == me).filter(\.$clientID == draft.clientID).first()
+            let earlier = try await pets.reads.rows(
+                """
+                SELECT * FROM "feeds" WHERE "fed_by_id" = \(bind: me) AND "client_id" = \(bind: draft.clientID)
+                """, on: db
+            ).first.map { try $0.decode(model: FeedRecord.self) }
             // "Mark as fed" sent again: the feed it logged, whatever the usual food is now.
             if let earlier, draft.food == nil, draft.portion == nil, draft.fedAt == nil, earlier.$pet.id == draft.pet,
-                let foodID = earlier.$food.id, let food = try await FoodRecord.find(foodID, on: db)
+                let foodID = earlier.$food.id, let food = try await foodRecord(foodID, of: draft.pet, on: db)
             {
                 prepared.append(PreparedFeed(draft: draft, care: care, food: food, units: earlier.units, fedAt: earlier.fedAt, earlier: earlier))
                 continue
             }
             let food: FoodRecord
             if let foodID = draft.food {
-                guard let found = try await FoodRecord.query(on: db).filter(\.$id == foodID).filter(\.$pet.$id == draft.pet).first() else {
+                guard let found = try await foodRecord(foodID, of: draft.pet, on: db) else {
                     throw Problem.invalidField(field("foodId"), "is not one of this pet's foods")
                 }
                 food = found
@@ -663,13 +690,20 @@ final class CareService: Sendable {
     /// The food "Mark as fed" gives: the one of the pet's last feed while it exists, else the
     /// pet's first food.
     func usualFood(of pet: Pet.ID, on db: any Database) async throws -> FoodRecord? {
-        if let last = try await FeedRecord.query(on: db).filter(\.$pet.$id == pet).filter(\.$food.$id != nil)
-            .sort(\.$activity, .descending).first(), let food = last.$food.id,
-            let record = try await FoodRecord.find(food, on: db)
-        {
-            return record
-        }
-        return try await FoodRecord.query(on: db).filter(\.$pet.$id == pet).sort(\.$createdAt).sort(\.$id).first()
+        let last = try await pets.reads.rows(
+            """
+            SELECT * FROM "foods" WHERE "id" = (SELECT "food_id" FROM "feeds" WHERE "pet_id" = \(bind: pet) AND "food_id" IS NOT NULL
+                ORDER BY "activity" DESC LIMIT 1)
+            """, on: db)
+        if let row = last.first { return try FoodRecord(row: row) }
+        return try await foodRecords(of: [pet], on: db).first
+    }
+
+    /// One of the pet's foods; nil for a food of another pet, as for one that does not exist.
+    private func foodRecord(_ id: Care.Food.ID, of pet: Pet.ID, on db: any Database) async throws -> FoodRecord? {
+        try await pets.reads.rows(
+            #"SELECT * FROM "foods" WHERE "id" = \#(bind: id) AND "pet_id" = \#(bind: pet)"#, on: db
+        ).first.map { try FoodRecord(row: $0) }
     }
 
     /// "Sam fed Miso and Tofu", once per member of the pets' households but the one who fed.
@@ -681,8 +715,12 @@ final class CareService: Sendable {
         for (care, household) in fed {
             for member in household where member != me { petsOf[member, default: []].append(care) }
         }
+        // Members who share the same pets hear the same words, told together.
+        var membersOf: [[Pet.ID]: [User.ID]] = [:]
+        for (member, cares) in petsOf { membersOf[cares.map(\.id), default: []].append(member) }
         var events: [StoredRealtimeEvent] = []
-        for (member, cares) in petsOf.sorted(by: { $0.key.description < $1.key.description }) {
+        for (_, members) in membersOf.sorted(by: { $0.key.description < $1.key.description }) {
+            let cares = petsOf[members[0]] ?? []
             let list = cares.map(\.pet.name)
             let names = list.count == 1 ? list[0] : list.dropLast().joined(separator: ", ") + " and " + list[list.count - 1]
             let first = cares[0]
@@ -690,7 +728,7 @@ final class CareService: Sendable {
                 from: me, kind: .fed, title: "\(user.displayName) fed \(names)",
                 body: "No need to feed \(names) now: the next feed is on the Care tab.",
                 pet: first.id, mayPush: reminders.pushAtMostOncePerCooldown(pet: first.id))
-            events += try await notifications.notify(draft, to: member, in: statements)
+            events += try await notifications.notify(draft, to: members, in: statements)
         }
         return events
     }
@@ -949,15 +987,11 @@ final class CareService: Sendable {
         let cards = try await pets.cards(ofPets: ids, on: db)
         var summaries: [CareSummaryValue] = []
         for care in cares {
-            var last = recent[care.id]?.last
-            if last == nil {
-                // Not fed lately: its latest feed, however old (one query for such a pet alone).
-                last = try await latestFeed(of: care.id, on: db)
-            }
+            let feeds = recent[care.id] ?? RecentFeeds()
             summaries.append(
                 try summary(
-                    of: care, recent: recent[care.id] ?? [], last: last, foods: foods[care.id] ?? [],
-                    kilograms: weights[care.id] ?? care.pet.weightKg, photo: cards[care.id]?.photos.first, now: now))
+                    of: care, recent: feeds, foods: foods[care.id] ?? [], kilograms: weights[care.id] ?? care.pet.weightKg,
+                    photo: cards[care.id]?.photos.first, now: now))
         }
         return summaries
     }
@@ -974,28 +1008,24 @@ final class CareService: Sendable {
         return weights
     }
 
-    /// One pet's summary from what `summaries` read: its feeds since `recentSince` (oldest
-    /// first) and its latest, its foods, its weight and its photo.
+    /// One pet's summary from what `summaries` read: its recent feeds, its foods, its weight
+    /// and its photo.
     private func summary(
-        of care: PetCare, recent: [FeedRow], last: FeedRow?, foods foodRows: [FoodRecord], kilograms: Double?,
-        photo: PetPhotoRecordValue?, now: Date
+        of care: PetCare, recent: RecentFeeds, foods foodRows: [FoodRecord], kilograms: Double?, photo: PetPhotoRecordValue?, now: Date
     ) throws -> CareSummaryValue {
         let days = care.days
         let today = days.day(of: now)
         let windowStart = today.adding(days: -energy.windowDays)
-        let windowActivity = ActivityCursor<Care.Feed>.activity(at: days.start(of: windowStart))
-        let rows = recent.filter { $0.activity >= windowActivity }
-        let firsts = days.firstOfDay(rows.map(\.fedAt))
-        var todays: [FeedValue] = []
+        let todays = zip(recent.today, days.firstOfDay(recent.today.map(\.fedAt))).map { $0.value(days: days, firstOfDay: $1) }
         var kcalByDay: [LocalDate: Double] = [:]
         var kcalByFood: [Care.Food.ID: Double] = [:]
-        for (row, first) in zip(rows, firsts) {
-            let day = days.day(of: row.fedAt)
-            if day == today { todays.append(row.value(days: days, firstOfDay: first)) }
-            kcalByDay[day, default: 0] += row.kcal
-            if day < today, let food = row.food { kcalByFood[food, default: 0] += row.kcal }
+        if !recent.today.isEmpty { kcalByDay[today] = recent.today.reduce(0) { $0 + $1.kcal } }
+        for sum in recent.earlier where sum.day >= windowStart {
+            kcalByDay[sum.day, default: 0] += sum.kcal
+            if let food = sum.food { kcalByFood[food, default: 0] += sum.kcal }
         }
         let window = kcalByDay.filter { $0.key < today }
+        let last = recent.today.last ?? recent.last
         let usage = usage(of: care, from: recent, now: now)
         let foods = try foodRows.map { try value(of: $0, usage: usage) }
         let months = care.pet.birthLocalDate.months(until: today)
@@ -1093,6 +1123,24 @@ extension WeightValue {
         guard let id = record.id, let day = LocalDate(record.onDate) else { return nil }
         self.init(id: id, day: day, kilograms: record.kilograms)
     }
+}
+
+/// A pet's recent feeds as the summaries use them (`CareService.recentFeeds`).
+struct RecentFeeds: Sendable {
+    /// The feeds of one day and food, summed.
+    struct DaySum: Sendable {
+        var day: LocalDate
+        var food: Care.Food.ID?
+        var kcal: Double
+        var units: Int
+    }
+
+    /// Today's feeds in the household's time zone, oldest first.
+    var today: [FeedRow] = []
+    /// The days before today, summed by day and food.
+    var earlier: [DaySum] = []
+    /// The latest feed of a pet not fed today, however old (`today.last` otherwise).
+    var last: FeedRow?
 }
 
 /// A feed as the summaries read it, column by column, with who fed by name (`nameFeeders`) (`SQLRowReadable`): the Care

@@ -15,9 +15,9 @@ struct NotificationDraft: Sendable {
     var meetup: Meetups.Meetup.ID?
     /// The other member's dog it is about; for Care, the household's pet.
     var pet: Pet.ID?
-    /// Whether it may be pushed to `user` as well (Care: once per pet a minute); nil: always.
-    /// Asked only once the notification is stored.
-    var mayPush: (@Sendable (User.ID, any SQLWriteStatements) async throws -> Bool)? = nil
+    /// Those of the recipients it may be pushed to as well (Care: once per pet a minute); nil:
+    /// all. Asked once the notifications are stored, with every recipient who got one.
+    var mayPush: (@Sendable ([User.ID], any SQLWriteStatements) async throws -> Set<User.ID>)? = nil
 }
 
 /// One entry of the inbox, as its member sees it.
@@ -90,10 +90,18 @@ struct NotificationValue: Sendable, Equatable {
 /// bell's count), unless the member muted its kind. A chat's messages collapse into one
 /// notification while it is unread, and reading the chat reads it.
 final class NotificationService: Sendable {
-    /// What else carries a notification to its member, in its transaction: the pushes to
-    /// their devices (`PushOutbox.enqueue`), given the notification, the unread count, the
-    /// realtime event a socket may acknowledge instead (messages) and the member.
-    typealias Carrier = @Sendable (NotificationValue, Int, Int64?, User.ID, any SQLWriteStatements) async throws -> Void
+    /// What else carries notifications to their members, in their transaction: the pushes to
+    /// their devices (`PushOutbox.enqueue`).
+    typealias Carrier = @Sendable ([Stored], any SQLWriteStatements) async throws -> Void
+
+    /// A notification as stored for one member, with what its pushes need: the member's unread
+    /// count, and the realtime event a socket may acknowledge instead (messages).
+    struct Stored: Sendable {
+        var value: NotificationValue
+        var user: User.ID
+        var unread: Int
+        var ackSeq: Int64?
+    }
 
     let realtime: RealtimeEvents
     let carry: Carrier
@@ -112,102 +120,157 @@ final class NotificationService: Sendable {
     /// commit. Nothing for a muted kind, and as `NotificationPolicy` decides for a repeat or a
     /// flood: the unread one from the same member brought up to date, or nothing.
     func notify(_ draft: NotificationDraft, to user: User.ID, on tx: any Database) async throws -> [StoredRealtimeEvent] {
-        try await notify(draft, to: user, in: FluentWriteStatements(db: tx))
+        try await notify(draft, to: [user], in: FluentWriteStatements(db: tx))
     }
 
     /// `notify` among the statements of a transaction under way (`SQLWrites`).
     func notify(_ draft: NotificationDraft, to user: User.ID, in statements: any SQLWriteStatements) async throws
         -> [StoredRealtimeEvent]
     {
+        try await notify(draft, to: [user], in: statements)
+    }
+
+    /// `notify` for several members at once, each as if alone, with the same few statements
+    /// whatever their number: a feed told the nine others of a household one at a time, some
+    /// seventy statements.
+    func notify(_ draft: NotificationDraft, to users: [User.ID], on tx: any Database) async throws -> [StoredRealtimeEvent] {
+        try await notify(draft, to: users, in: FluentWriteStatements(db: tx))
+    }
+
+    func notify(_ draft: NotificationDraft, to users: [User.ID], in statements: any SQLWriteStatements) async throws
+        -> [StoredRealtimeEvent]
+    {
+        // In one order whatever the cause, as `RealtimeEvents.record` takes its rows.
+        let recipients = Set(users).sorted(by: { $0.description < $1.description })
+        guard !recipients.isEmpty else { return [] }
         let kind = draft.kind.rawValue
-        guard
-            try await statements.first(
+        let muted = Set(
+            try await statements.rows(
                 """
-                SELECT 1 AS "muted" FROM "notification_mutes" WHERE "user_id" = \(bind: user) AND "kind" = \(bind: kind)
-                """) == nil
-        else { return [] }
+                SELECT "user_id" FROM "notification_mutes" WHERE "kind" = \(bind: kind) AND "user_id" IN (\(binds: recipients))
+                """
+            ).map { try $0.decode(column: "user_id", as: User.ID.self) })
         let now = clock.now()
         let activity = ActivityCursor<Notifications.Notification>.activity(at: now)
-        var stored: (any SQLRow)?
+        var stored: [User.ID: NotificationValue] = [:]
         if draft.kind == .message, let chat = draft.chat {
             // Into the chat's unread notification, when there is one: one entry per chat.
-            stored = try await statements.first(
-                """
-                UPDATE "notifications" SET "count" = "count" + 1, "title" = \(bind: draft.title), "body" = \(bind: draft.body),
-                    "activity" = \(bind: activity)
-                WHERE "id" = (SELECT "id" FROM "notifications" WHERE "user_id" = \(bind: user) AND "read_at" IS NULL
-                    AND "kind" = \(bind: kind) AND "chat_id" = \(bind: chat) LIMIT 1)
-                RETURNING \(unsafeRaw: NotificationValue.columns)
-                """)
-        }
-        if stored == nil {
-            switch try await decision(for: draft, to: user, now: now, in: statements) {
-            case .drop:
-                return []
-            case .coalesce:
-                // The same member did the same kind of thing again: the entry says the latest.
-                _ = try await statements.first(
+            for user in recipients where !muted.contains(user) {
+                stored[user] = try await statements.first(
                     """
-                    UPDATE "notifications" SET "title" = \(bind: draft.title), "body" = \(bind: draft.body),
-                        "chat_id" = \(bind: draft.chat), "meetup_id" = \(bind: draft.meetup), "pet_id" = \(bind: draft.pet)
-                    WHERE "id" = (SELECT "id" FROM "notifications" WHERE "user_id" = \(bind: user) AND "kind" = \(bind: kind)
-                        AND "from_user_id" = \(bind: draft.from) AND "read_at" IS NULL
-                        AND "created_at" > \(bind: now.addingTimeInterval(-policy.coalesceWindow)) LIMIT 1)
-                    RETURNING "id"
-                    """)
-                return []
-            case .notify:
-                break
+                    UPDATE "notifications" SET "count" = "count" + 1, "title" = \(bind: draft.title), "body" = \(bind: draft.body),
+                        "activity" = \(bind: activity)
+                    WHERE "id" = (SELECT "id" FROM "notifications" WHERE "user_id" = \(bind: user) AND "read_at" IS NULL
+                        AND "kind" = \(bind: kind) AND "chat_id" = \(bind: chat) LIMIT 1)
+                    RETURNING \(unsafeRaw: NotificationValue.columns)
+                    """
+                ).map(NotificationValue.init(row:))
             }
-            stored = try await statements.first(
-                """
-                INSERT INTO "notifications" ("id", "user_id", "from_user_id", "kind", "title", "body", "chat_id", "meetup_id",
-                    "pet_id", "count", "activity", "created_at")
-                VALUES (\(bind: Notifications.Notification.ID()), \(bind: user), \(bind: draft.from), \(bind: kind),
-                    \(bind: draft.title), \(bind: draft.body), \(bind: draft.chat), \(bind: draft.meetup), \(bind: draft.pet), 1,
-                    \(bind: activity), \(bind: now))
-                RETURNING \(unsafeRaw: NotificationValue.columns)
-                """)
         }
-        guard let stored else { throw NotificationNotStored() }
-        let value = try NotificationValue(row: stored)
-        let unread =
-            try await statements.first(
-                """
-                SELECT COUNT(*) AS "unread" FROM "notifications" WHERE "user_id" = \(bind: user) AND "read_at" IS NULL
-                """
-            ).map { try $0.decode(column: "unread", as: Int.self) } ?? 0
-        let events = try await realtime.record(.notification(value, unreadCount: unread), for: [user], in: statements)
+        let fresh = recipients.filter { !muted.contains($0) && stored[$0] == nil }
+        if !fresh.isEmpty {
+            let decisions = try await decisions(for: draft, to: fresh, now: now, in: statements)
+            var inserted: [User.ID] = []
+            for user in fresh {
+                switch decisions[user] ?? .notify {
+                case .drop:
+                    continue
+                case .coalesce:
+                    // The same member did the same kind of thing again: the entry says the latest.
+                    _ = try await statements.first(
+                        """
+                        UPDATE "notifications" SET "title" = \(bind: draft.title), "body" = \(bind: draft.body),
+                            "chat_id" = \(bind: draft.chat), "meetup_id" = \(bind: draft.meetup), "pet_id" = \(bind: draft.pet)
+                        WHERE "id" = (SELECT "id" FROM "notifications" WHERE "user_id" = \(bind: user) AND "kind" = \(bind: kind)
+                            AND "from_user_id" = \(bind: draft.from) AND "read_at" IS NULL
+                            AND "created_at" > \(bind: now.addingTimeInterval(-policy.coalesceWindow)) LIMIT 1)
+                        RETURNING "id"
+                        """)
+                case .notify:
+                    inserted.append(user)
+                }
+            }
+            if !inserted.isEmpty {
+                let rows = inserted.map { user in
+                    """
+                    (\(bind: Notifications.Notification.ID()), \(bind: user), \(bind: draft.from), \(bind: kind), \(bind: draft.title),
+                     \(bind: draft.body), \(bind: draft.chat), \(bind: draft.meetup), \(bind: draft.pet), 1, \(bind: activity), \(bind: now))
+                    """ as SQLQueryString
+                }.joined(separator: ", ")
+                for row in try await statements.rows(
+                    """
+                    INSERT INTO "notifications" ("id", "user_id", "from_user_id", "kind", "title", "body", "chat_id", "meetup_id",
+                        "pet_id", "count", "activity", "created_at")
+                    VALUES \(rows)
+                    RETURNING "user_id", \(unsafeRaw: NotificationValue.columns)
+                    """)
+                {
+                    stored[try row.decode(column: "user_id", as: User.ID.self)] = try NotificationValue(row: row)
+                }
+                guard inserted.allSatisfy({ stored[$0] != nil }) else { throw NotificationNotStored() }
+            }
+        }
+        let told = recipients.filter { stored[$0] != nil }
+        guard !told.isEmpty else { return [] }
+        var unread: [User.ID: Int] = [:]
+        for row in try await statements.rows(
+            """
+            SELECT "user_id", COUNT(*) AS "unread" FROM "notifications" WHERE "user_id" IN (\(binds: told)) AND "read_at" IS NULL
+            GROUP BY "user_id"
+            """)
+        {
+            unread[try row.decode(column: "user_id", as: User.ID.self)] = try row.decode(column: "unread", as: Int.self)
+        }
+        let events = try await realtime.record(
+            told.compactMap { user in stored[user].map { (user, .notification($0, unreadCount: unread[user] ?? 0)) } }, in: statements)
         // A message is pushed only if no socket acknowledges its event in time.
-        let pushes = try await draft.mayPush?(user, statements) ?? true
-        if pushes { try await carry(value, unread, draft.kind == .message ? events.first?.seq : nil, user, statements) }
+        let seqs = Dictionary(events.map { ($0.user, $0.seq) }) { first, _ in first }
+        let pushed = try await draft.mayPush?(told, statements) ?? Set(told)
+        let carried = told.compactMap { user -> Stored? in
+            guard pushed.contains(user), let value = stored[user] else { return nil }
+            return Stored(value: value, user: user, unread: unread[user] ?? 0, ackSeq: draft.kind == .message ? seqs[user] : nil)
+        }
+        if !carried.isEmpty { try await carry(carried, statements) }
         return events
     }
 
     private struct NotificationNotStored: Error {}
 
-    /// What `NotificationPolicy` says of a new notification: one read of the recipient's
+    /// What `NotificationPolicy` says of a new notification to each member: one read of their
     /// notifications of the last minutes (`notifications_by_creation`).
-    private func decision(
-        for draft: NotificationDraft, to user: User.ID, now: Date,
+    private func decisions(
+        for draft: NotificationDraft, to users: [User.ID], now: Date,
         in statements: any SQLWriteStatements
-    ) async throws -> NotificationPolicy.Decision {
+    ) async throws -> [User.ID: NotificationPolicy.Decision] {
         let minuteAgo = now.addingTimeInterval(-60)
         let windowStart = now.addingTimeInterval(-policy.coalesceWindow)
-        let row = try await statements.first(
+        var counts: [User.ID: (all: Int, sender: Int, coalescible: Int)] = [:]
+        for row in try await statements.rows(
             """
-            SELECT
+            SELECT "user_id",
                 COALESCE(SUM(CASE WHEN "created_at" > \(bind: minuteAgo) THEN 1 ELSE 0 END), 0) AS "in_all",
                 COALESCE(SUM(CASE WHEN "created_at" > \(bind: minuteAgo) AND "from_user_id" = \(bind: draft.from) THEN 1 ELSE 0 END), 0) AS "from_sender",
                 COALESCE(SUM(CASE WHEN "kind" = \(bind: draft.kind.rawValue) AND "from_user_id" = \(bind: draft.from)
                     AND "read_at" IS NULL AND "created_at" > \(bind: windowStart) THEN 1 ELSE 0 END), 0) AS "coalescible"
-            FROM "notifications" WHERE "user_id" = \(bind: user) AND "created_at" > \(bind: min(minuteAgo, windowStart))
+            FROM "notifications" WHERE "user_id" IN (\(binds: users)) AND "created_at" > \(bind: min(minuteAgo, windowStart))
+            GROUP BY "user_id"
             """)
-        func count(_ column: String) throws -> Int { try row?.decode(column: column, as: Int.self) ?? 0 }
-        return policy.decide(
-            coalescible: try draft.from != nil && draft.kind != .message && count("coalescible") > 0,
-            fromSenderLastMinute: try count("from_sender"), inAllLastMinute: try count("in_all"),
-            fromServer: draft.from == nil)
+        {
+            counts[try row.decode(column: "user_id", as: User.ID.self)] = (
+                try row.decode(column: "in_all", as: Int.self), try row.decode(column: "from_sender", as: Int.self),
+                try row.decode(column: "coalescible", as: Int.self)
+            )
+        }
+        return Dictionary(
+            uniqueKeysWithValues: users.map { user in
+                let count = counts[user] ?? (0, 0, 0)
+                return (
+                    user,
+                    policy.decide(
+                        coalescible: draft.from != nil && draft.kind != .message && count.coalescible > 0,
+                        fromSenderLastMinute: count.sender, inAllLastMinute: count.all, fromServer: draft.from == nil)
+                )
+            })
     }
 
     // MARK: The inbox

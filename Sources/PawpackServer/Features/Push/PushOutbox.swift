@@ -29,33 +29,40 @@ final class PushOutbox: Sendable {
         self.logger = logger
     }
 
-    /// Writes a push of `notification` for each of `user`'s devices, in the caller's transaction.
-    /// A message's push waits for the acknowledgement of realtime event `ackSeq`; a newer push
-    /// of the same notification replaces one that has not gone yet.
-    func enqueue(
-        _ notification: NotificationValue, badge: Int, ackSeq: Int64?, for user: User.ID,
-        in statements: any SQLWriteStatements
-    ) async throws {
-        let devices = try await statements.rows(
+    /// Writes a push of each notification for each of its member's devices, in the caller's
+    /// transaction, with three statements whatever their number. A message's push waits for the
+    /// acknowledgement of its realtime event (`ackSeq`); a newer push of the same notification
+    /// replaces one that has not gone yet.
+    func enqueue(_ notifications: [NotificationService.Stored], in statements: any SQLWriteStatements) async throws {
+        guard !notifications.isEmpty else { return }
+        var devicesOf: [User.ID: [Devices.Device.ID]] = [:]
+        for row in try await statements.rows(
             """
-            SELECT "id" FROM "devices" WHERE "user_id" = \(bind: user)
-            """
-        ).map { try $0.decode(column: "id", as: Devices.Device.ID.self) }
-        guard !devices.isEmpty else { return }
+            SELECT "id", "user_id" FROM "devices" WHERE "user_id" IN (\(binds: Array(Set(notifications.map(\.user)))))
+            """)
+        {
+            devicesOf[try row.decode(column: "user_id", as: User.ID.self), default: []].append(
+                try row.decode(column: "id", as: Devices.Device.ID.self))
+        }
+        let pushed = notifications.filter { devicesOf[$0.user] != nil }
+        guard !pushed.isEmpty else { return }
         try await statements.run(
             """
-            DELETE FROM "push_outbox" WHERE "notification_id" = \(bind: notification.id) AND "attempts" = 0
+            DELETE FROM "push_outbox" WHERE "notification_id" IN (\(binds: pushed.map(\.value.id))) AND "attempts" = 0
             """)
         let now = clock.now()
-        let due = ackSeq == nil ? now : now.addingTimeInterval(PushRules.acknowledgementWindow)
-        let collapseKey = notification.kind == .message ? notification.chat?.description : nil
-        let rows = devices.map { device in
-            """
-            (\(bind: UUID()), \(bind: device), \(bind: user), \(bind: notification.id), \(bind: notification.kind.rawValue),
-             \(bind: notification.title), \(bind: notification.body), \(bind: notification.opens), \(bind: collapseKey),
-             \(bind: badge), \(bind: ackSeq), \(bind: due), 0, \(bind: now.addingTimeInterval(PushRules.deadline)), \(bind: now),
-             \(bind: notification.pet))
-            """ as SQLQueryString
+        let rows = pushed.flatMap { stored -> [SQLQueryString] in
+            let notification = stored.value
+            let due = stored.ackSeq == nil ? now : now.addingTimeInterval(PushRules.acknowledgementWindow)
+            let collapseKey = notification.kind == .message ? notification.chat?.description : nil
+            return devicesOf[stored.user, default: []].map { device in
+                """
+                (\(bind: UUID()), \(bind: device), \(bind: stored.user), \(bind: notification.id), \(bind: notification.kind.rawValue),
+                 \(bind: notification.title), \(bind: notification.body), \(bind: notification.opens), \(bind: collapseKey),
+                 \(bind: stored.unread), \(bind: stored.ackSeq), \(bind: due), 0, \(bind: now.addingTimeInterval(PushRules.deadline)),
+                 \(bind: now), \(bind: notification.pet))
+                """ as SQLQueryString
+            }
         }.joined(separator: ", ")
         try await statements.run(
             """

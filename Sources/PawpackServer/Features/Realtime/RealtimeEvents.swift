@@ -114,11 +114,23 @@ final class RealtimeEvents: Sendable {
         _ event: RealtimeEventValue, for recipients: [User.ID],
         in statements: any SQLWriteStatements
     ) async throws -> [StoredRealtimeEvent] {
-        guard let mapping = mapping.withLockedValue({ $0 })?.make(), !recipients.isEmpty else { return [] }
+        try await record(recipients.map { ($0, event) }, in: statements)
+    }
+
+    /// Events of their own for several members (a notification with each one's unread
+    /// count), with the same two statements whatever their number; a member named twice gets
+    /// the first.
+    func record(
+        _ events: [(recipient: User.ID, event: RealtimeEventValue)],
+        in statements: any SQLWriteStatements
+    ) async throws -> [StoredRealtimeEvent] {
+        guard let mapping = mapping.withLockedValue({ $0 })?.make(), !events.isEmpty else { return [] }
         let now = clock.now()
+        var eventOf: [User.ID: RealtimeEventValue] = [:]
+        for (recipient, event) in events where eventOf[recipient] == nil { eventOf[recipient] = event }
         // In one order whatever the cause, so that two transactions raising the same members'
         // counts take their row locks in the same order and never wait on each other.
-        let ordered = Set(recipients).sorted(by: { $0.description < $1.description })
+        let ordered = eventOf.keys.sorted(by: { $0.description < $1.description })
         // One statement reads and raises every recipient's count, under the rows' locks on
         // PostgreSQL, so two events for one member never get the same number.
         let counters = ordered.map { "(\(bind: $0), 1)" as SQLQueryString }.joined(separator: ", ")
@@ -133,7 +145,7 @@ final class RealtimeEvents: Sendable {
             seqs[try row.decode(column: "user_id", as: User.ID.self)] = try row.decode(column: "last_seq", as: Int64.self)
         }
         let stored = try ordered.compactMap { recipient -> StoredRealtimeEvent? in
-            guard let seq = seqs[recipient] else { return nil }
+            guard let seq = seqs[recipient], let event = eventOf[recipient] else { return nil }
             return StoredRealtimeEvent(
                 user: recipient, seq: seq, kind: event.kind,
                 payload: try Self.json(event.data(recipient, mapping)), createdAt: now)
