@@ -120,7 +120,7 @@ struct BenchCare: AsyncParsableCommand {
         }
 
         print("open loop at \(rate) req/s for \(duration) s, \(Int(feedShare * 100)) % feeds: running")
-        let (run, kinds, machine) = try await openLoop(client, base: base, members: members)
+        let (run, kinds, machine, failures) = try await openLoop(client, base: base, members: members)
         for kind in [Kind.feed, .dashboard] {
             let numbers = kinds.indices.filter { kinds[$0] == kind }
             guard !numbers.isEmpty else { continue }
@@ -136,13 +136,16 @@ struct BenchCare: AsyncParsableCommand {
             }
         }
         if let machine { print("machine during the open loop: \(machine)") }
+        for (failure, count) in Dictionary(failures.map { ($0, 1) }, uniquingKeysWith: +).sorted(by: { $0.value > $1.value }).prefix(5) {
+            print("failed \(count)×: \(failure)")
+        }
     }
 
     /// The requests, made before the clock starts; the k-th logs a feed when the feeds' share of
     /// the first k + 1 grows past that of the first k, so the two kinds interleave evenly.
     private func openLoop(
         _ client: HTTPClient, base: String, members: [CareBenchMember]
-    ) async throws -> (OpenLoopRun, [Kind], MachineTimes?) {
+    ) async throws -> (OpenLoopRun, [Kind], MachineTimes?, [String]) {
         let total = rate * duration
         var kinds: [Kind] = []
         var requests: [HTTPClient.Request] = []
@@ -169,6 +172,8 @@ struct BenchCare: AsyncParsableCommand {
         }
         let interval = Int64((1e9 / Double(rate)).rounded())
         let latencies = NIOLockedValueBox([Double?](repeating: nil, count: total))
+        // Why requests failed: the status and the start of the answer, or the error.
+        let failures = NIOLockedValueBox([String]())
         let begin = NIODeadline.now() + .milliseconds(200)
         let expected = kinds.map { $0 == .feed ? HTTPResponseStatus.created : .ok }
         let (seconds, machine) = try await MachineTimes.during(sampleOn: client.eventLoopGroup.next()) {
@@ -179,19 +184,24 @@ struct BenchCare: AsyncParsableCommand {
                 let loop = client.eventLoopGroup.next()
                 let answered = loop.flatScheduleTask(deadline: due) {
                     client.execute(request: request, eventLoop: .delegate(on: loop), deadline: .now() + .seconds(120)).map { response in
-                        guard response.status == expected[number] else { return }
+                        guard response.status == expected[number] else {
+                            let text = response.body.map { String(buffer: $0).prefix(160) } ?? ""
+                            failures.withLockedValue { $0.append("\(response.status.code) \(text)") }
+                            return
+                        }
                         let milliseconds = Double((NIODeadline.now() - due).nanoseconds) / 1e6
                         latencies.withLockedValue { $0[number] = milliseconds }
                     }
                 }
-                answers.append(answered.futureResult.recover { _ in })
+                answers.append(
+                    answered.futureResult.recover { error in failures.withLockedValue { $0.append(String(describing: error)) } })
             }
             try await EventLoopFuture.andAllComplete(answers, on: client.eventLoopGroup.next()).get()
             return Double((NIODeadline.now() - begin).nanoseconds) / 1e9
         }
         let run = OpenLoopRun(
             latencies: latencies.withLockedValue { $0 }, seconds: seconds, begin: begin.uptimeNanoseconds, interval: UInt64(interval))
-        return (run, kinds, machine)
+        return (run, kinds, machine, failures.withLockedValue { $0 })
     }
 
     private func dashboard(_ client: HTTPClient, _ base: String, _ member: CareBenchMember) async throws -> ByteBuffer {

@@ -8,7 +8,7 @@ import Vapor
 
 /// A read request is not left waiting behind another on its connection's event loop while
 /// another loop has less to do (`EventLoopBalancer`); the answer still reaches the connection's
-/// loop, and a request whose body is still on its way stays where its connection is.
+/// loop, and a request whose body is still on its way stays where its connection is, counted there.
 @Suite struct EventLoopBalancerTests {
     @Test func aReadArrivingOnABusyLoopIsAnsweredByTheLeastBusyOne() async throws {
         try await withBalancer { arrive, loops, responder in
@@ -45,11 +45,14 @@ import Vapor
             let busy = try await arrive(.GET, loops[0])
             let post = try await arrive(.POST, loops[0])
             #expect(responder.ranOn.last === loops[0], "its body is read from the connection, on the connection's loop")
-            // Only reads are counted: the loop holds one, so the next read on it moves.
+            // It counts there: the first loop holds two, so a read on the second stays, and the
+            // next read on the first goes to the second (which then holds as many).
+            let stays = try await arrive(.GET, loops[1])
+            #expect(responder.ranOn.last === loops[1])
             let read = try await arrive(.GET, loops[0])
             #expect(responder.ranOn.last === loops[1])
             responder.answerAll()
-            for answer in [busy, post, read] { _ = try await answer.get() }
+            for answer in [busy, post, stays, read] { _ = try await answer.get() }
         }
     }
 
