@@ -1,0 +1,135 @@
+import Foundation
+
+/// The order a viewer sees a contest's entries in (the seed's formula): votes × 3, plus a
+/// recency boost of max(0, 10 − 0.1 × hours since entry), plus a random 0–5 of the viewer's
+/// own; the viewer's own entries first, newest first.
+///
+/// The random part comes from a generator seeded by (viewer, contest, day) and the entry: the
+/// same viewer gets the same draw for an entry all day, whatever else is entered or which page
+/// they read, so paging is stable; another viewer, or the next day, gets another order, so no
+/// entry sits at the bottom for everyone. The seed mixes the identifiers' bytes (not Swift's
+/// `Hasher`, which differs from process to process), so every server instance agrees.
+public struct ContestRanking: Sendable {
+    public var voteWeight = 3.0
+    public var recencyBoost = 10.0
+    public var boostLostPerHour = 0.1
+    public var randomRange = 5.0
+
+    public init() {}
+
+    public struct Entry: Sendable, Equatable {
+        public var id: Moments.Entry.ID
+        public var votes: Int
+        public var enteredAt: Date
+        public var mine: Bool
+
+        public init(id: Moments.Entry.ID, votes: Int, enteredAt: Date, mine: Bool) {
+            self.id = id
+            self.votes = votes
+            self.enteredAt = enteredAt
+            self.mine = mine
+        }
+    }
+
+    /// The viewer's draw for an entry, in 0..<`randomRange`.
+    public func randomBoost(viewer: User.ID?, contest: Moments.Contest.ID, day: LocalDate, entry: Moments.Entry.ID) -> Double {
+        var seed: UInt64 = 0xCBF2_9CE4_8422_2325
+        func mix(_ bytes: some Sequence<UInt8>) {
+            // FNV-1a over the bytes, then SplitMix below: stable across processes and machines.
+            for byte in bytes {
+                seed ^= UInt64(byte)
+                seed = seed &* 0x0000_0100_0000_01B3
+            }
+        }
+        mix(viewer.map { Self.bytes($0.rawValue) } ?? [])
+        mix(Self.bytes(contest.rawValue))
+        mix(day.description.utf8)
+        mix(Self.bytes(entry.rawValue))
+        var generator = SeededRandom(seed: seed)
+        return generator.unit() * randomRange
+    }
+
+    /// The entry's score for this viewer at `now`.
+    public func score(of entry: Entry, viewer: User.ID?, contest: Moments.Contest.ID, now: Date) -> Double {
+        let hours = max(0, now.timeIntervalSince(entry.enteredAt) / 3_600)
+        return Double(entry.votes) * voteWeight + max(0, recencyBoost - boostLostPerHour * hours)
+            + randomBoost(viewer: viewer, contest: contest, day: LocalDate(utc: now), entry: entry.id)
+    }
+
+    /// The entries as the viewer sees them: their own first (newest first), then by score, the
+    /// entry's id breaking a tie so that the order is total.
+    public func ordered(_ entries: [Entry], viewer: User.ID?, contest: Moments.Contest.ID, now: Date) -> [Entry] {
+        let scored = entries.map { ($0, $0.mine ? 0 : score(of: $0, viewer: viewer, contest: contest, now: now)) }
+        return scored.sorted { a, b in
+            if a.0.mine != b.0.mine { return a.0.mine }
+            if a.0.mine { return a.0.enteredAt != b.0.enteredAt ? a.0.enteredAt > b.0.enteredAt : a.0.id.description < b.0.id.description }
+            return a.1 != b.1 ? a.1 > b.1 : a.0.id.description < b.0.id.description
+        }.map(\.0)
+    }
+
+    private static func bytes(_ uuid: UUID) -> [UInt8] {
+        withUnsafeBytes(of: uuid.uuid) { Array($0) }
+    }
+}
+
+/// A contest's leaderboard: the entries with the most votes, a tie going to the one that
+/// reached its count first.
+public enum Leaderboard {
+    public struct Standing: Sendable, Equatable {
+        public var entry: Moments.Entry.ID
+        public var votes: Int
+        /// When its latest vote counted came: the moment it reached `votes`.
+        public var reachedAt: Date
+
+        public init(entry: Moments.Entry.ID, votes: Int, reachedAt: Date) {
+            self.entry = entry
+            self.votes = votes
+            self.reachedAt = reachedAt
+        }
+    }
+
+    public static let size = 10
+
+    /// The top `size` with at least one vote, most votes first.
+    public static func top(_ standings: [Standing], size: Int = Leaderboard.size) -> [Standing] {
+        Array(
+            standings.filter { $0.votes > 0 }.sorted { a, b in
+                if a.votes != b.votes { return a.votes > b.votes }
+                if a.reachedAt != b.reachedAt { return a.reachedAt < b.reachedAt }
+                return a.entry.description < b.entry.description
+            }.prefix(size))
+    }
+}
+
+/// What a member may enter and vote on.
+public struct ContestRules: Sendable {
+    /// Entries per member per contest.
+    public var entriesPerMember = 3
+    /// How long a contest runs.
+    public var length: TimeInterval = 7 * 86_400
+
+    public init() {}
+
+    /// Refuses an entry the rules do not allow, naming the field: a photo of someone else's, a
+    /// private one (entering makes a photo public; a private one stays private), one already in
+    /// a contest, a fourth entry, or a contest that is over.
+    public func checkEntry(ownPhoto: Bool, privacy: PhotoPrivacy, inAContest: Bool, myEntries: Int, contestOpen: Bool)
+        throws(Problem)
+    {
+        guard ownPhoto else { throw Problem.invalidField("photoId", "is not one of your photos") }
+        guard contestOpen else { throw Problem.invalidField("contestId", "is over: entries are closed") }
+        guard privacy != .private else {
+            throw Problem.invalidField("photoId", "is private: share it with friends or everyone to enter it")
+        }
+        guard !inAContest else { throw Problem.invalidField("photoId", "is entered in a contest already") }
+        guard myEntries < entriesPerMember else {
+            throw Problem.invalidField("photoId", "would be your entry number \(myEntries + 1): at most \(entriesPerMember) a contest")
+        }
+    }
+
+    /// Refuses a vote on one's own photo or in a contest that is over.
+    public func checkVote(ownPhoto: Bool, contestOpen: Bool = true) throws(Problem) {
+        guard !ownPhoto else { throw Problem.invalidField("photoId", "is yours: vote for other members' photos") }
+        guard contestOpen else { throw Problem.invalidField("contestId", "is over: votes are closed") }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Namespace for the identifiers of Moments: pet photos shared with friends or everyone, and
+/// the weekly themed contests they enter.
+public enum Moments {
+    /// A photo of one or more pets, posted by a member.
+    public enum Photo {
+        public typealias ID = Identifier<Photo>
+    }
+
+    /// One week's themed contest.
+    public enum Contest {
+        public typealias ID = Identifier<Contest>
+    }
+
+    /// A photo entered in a contest.
+    public enum Entry {
+        public typealias ID = Identifier<Entry>
+    }
+}
+
+/// Who may see a photo, as its member chose.
+public enum PhotoPrivacy: String, Sendable, Codable, CaseIterable {
+    case `public`, friends, `private`
+}
+
+/// How a viewer stands to a photo, the strongest tie first.
+public enum PhotoViewer: Int, Sendable, Comparable, CaseIterable {
+    case anonymous, member, friend, guardian, owner
+
+    /// The strongest of the viewer's ties to the photo.
+    public init(isOwner: Bool, guardsAPetInIt: Bool, isFriend: Bool, signedIn: Bool) {
+        self =
+            isOwner ? .owner : guardsAPetInIt ? .guardian : isFriend ? .friend : signedIn ? .member : .anonymous
+    }
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Who may see a photo: the one rule every read of Moments goes through (feeds, the photo and
+/// its files, contests, search, export). Pawse decided it on the phone; here the server does.
+///
+/// | viewer                              | public | friends | private |
+/// | ----------------------------------- | ------ | ------- | ------- |
+/// | its owner                           | yes    | yes     | yes     |
+/// | a guardian of a pet in it           | yes    | yes     | yes     |
+/// | a friend of its owner               | yes    | yes     | no      |
+/// | any other member                    | yes    | no      | no      |
+/// | anonymous                           | yes    | no      | no      |
+///
+/// A member blocked by the owner, or who blocked them, sees nothing of theirs, public photos
+/// included (the owner always sees their own). A photo entered in a running contest is public
+/// while it is entered (its owner is told so first).
+public enum PhotoVisibility {
+    public static func canSee(_ privacy: PhotoPrivacy, viewer: PhotoViewer, blocked: Bool, entered: Bool = false) -> Bool {
+        if viewer == .owner { return true }
+        if blocked { return false }
+        switch entered ? .public : privacy {
+        case .public: return true
+        case .friends: return viewer >= .friend
+        case .private: return viewer >= .guardian
+        }
+    }
+}
