@@ -31,6 +31,8 @@ struct BenchCare: AsyncParsableCommand {
     @ArgumentParser.Option(help: "Members of families of ten whose requests are sent, one per family.") var members = 2_000
     @ArgumentParser.Option(help: "The share of requests that log a feed; the rest open a dashboard.") var feedShare = 0.5
     @ArgumentParser.Option(help: "The server's log level.") var logLevel = "warning"
+    @ArgumentParser.Option(help: "A file to write each open-loop request's latency to, one line each, to lay the slowest out in time.")
+    var latencyLog: String?
 
     func validate() throws {
         guard (0...1).contains(feedShare) else { throw ValidationError("--feed-share is from 0 to 1") }
@@ -135,6 +137,7 @@ struct BenchCare: AsyncParsableCommand {
                 print("  the requests during which no CPU time was stolen: \(LatencySummary(undisturbed))")
             }
         }
+        if let latencyLog { try run.writeLog(to: latencyLog) }
         if let machine { print("machine during the open loop: \(machine)") }
         for (failure, count) in Dictionary(failures.map { ($0, 1) }, uniquingKeysWith: +).sorted(by: { $0.value > $1.value }).prefix(5) {
             print("failed \(count)×: \(failure)")

@@ -39,16 +39,26 @@ final class CareService: Sendable {
 
     /// A pet as the member reaches it for care.
     struct PetCare: Sendable {
-        var pet: PetRecord
-        var access: CareAccess
-        var family: FamilyRecord?
-        var settings: CareSettingsRecord?
+        let pet: PetRecord
+        let access: CareAccess
+        let family: FamilyRecord?
+        let settings: CareSettingsRecord?
+        /// Made once: a time zone looked up and a calendar made at every use were a few per
+        /// cent of a Care tab.
+        let days: HouseholdDays
+
+        init(pet: PetRecord, access: CareAccess, family: FamilyRecord?, settings: CareSettingsRecord?) {
+            self.pet = pet
+            self.access = access
+            self.family = family
+            self.settings = settings
+            days = HouseholdDays(timeZone: HouseholdDays.timeZone(named: family?.timeZone ?? settings?.timeZone ?? "UTC") ?? .gmt)
+        }
 
         var id: Pet.ID { pet.id! }
         var gap: TimeInterval { Double(settings?.feedingGapMinutes ?? Int(FeedingRules.defaultGapHours * 60)) * 60 }
         /// The family's time zone while the pet is shared with one, else the owner's for it.
         var timeZone: String { family?.timeZone ?? settings?.timeZone ?? "UTC" }
-        var days: HouseholdDays { HouseholdDays(timeZone: HouseholdDays.timeZone(named: timeZone) ?? .gmt) }
     }
 
     /// The pet and the member's access to it. A pet they may not see is "not found", exactly
