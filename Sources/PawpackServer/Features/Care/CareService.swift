@@ -1153,9 +1153,10 @@ struct RecentFeeds: Sendable {
     var last: FeedRow?
 }
 
-/// A feed as the summaries read it, column by column, with who fed by name (`nameFeeders`) (`SQLRowReadable`): the Care
-/// tab reads hundreds, and Fluent's decoding of them (reflection over every property of every
-/// row) was most of its time.
+/// A feed as the summaries read it, column by column, with who fed by name (`nameFeeders`)
+/// (`SQLRowReadable`): Fluent's decoding (reflection over every property of every row) was
+/// most of a Care tab's time when it read its pets' feeds one by one. `FeedValue` is the same
+/// feed as the API and pages show it, with its household's day.
 struct FeedRow: SQLRowReadable, Sendable {
     var id: Care.Feed.ID
     var pet: Pet.ID
