@@ -43,6 +43,8 @@ final class CareService: Sendable {
         let access: CareAccess
         let family: FamilyRecord?
         let settings: CareSettingsRecord?
+        /// The family's time zone while the pet is shared with one, else the owner's for it.
+        let timeZone: String
         /// Made once: a time zone looked up and a calendar made at every use were a few per
         /// cent of a Care tab.
         let days: HouseholdDays
@@ -52,13 +54,12 @@ final class CareService: Sendable {
             self.access = access
             self.family = family
             self.settings = settings
-            days = HouseholdDays(timeZone: HouseholdDays.timeZone(named: family?.timeZone ?? settings?.timeZone ?? "UTC") ?? .gmt)
+            timeZone = family?.timeZone ?? settings?.timeZone ?? "UTC"
+            days = HouseholdDays(timeZone: HouseholdDays.timeZone(named: timeZone) ?? .gmt)
         }
 
         var id: Pet.ID { pet.id! }
         var gap: TimeInterval { Double(settings?.feedingGapMinutes ?? Int(FeedingRules.defaultGapHours * 60)) * 60 }
-        /// The family's time zone while the pet is shared with one, else the owner's for it.
-        var timeZone: String { family?.timeZone ?? settings?.timeZone ?? "UTC" }
     }
 
     /// The pet and the member's access to it. A pet they may not see is "not found", exactly
