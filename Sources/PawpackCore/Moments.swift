@@ -17,6 +17,11 @@ public enum Moments {
     public enum Entry {
         public typealias ID = Identifier<Entry>
     }
+
+    /// A member's request to another to be friends, while it waits for an answer.
+    public enum FriendRequest {
+        public typealias ID = Identifier<FriendRequest>
+    }
 }
 
 /// Who may see a photo, as its member chose.

@@ -20,6 +20,8 @@ public enum NotificationKind: String, Sendable, Codable, CaseIterable {
     case fed
     /// A medication dose or a vaccination falling due.
     case health
+    /// A friend request received, or accepted (Moments).
+    case friend
 }
 
 extension NotificationKind {
@@ -37,6 +39,7 @@ extension NotificationKind {
         case .feeding: "Feeding reminders"
         case .fed: "Feeds others log"
         case .health: "Medication and vaccination reminders"
+        case .friend: "Friend requests and new friends"
         }
     }
 }

@@ -47,6 +47,8 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case noOfferWaiting = "no_offer_waiting"
     /// A client-chosen id (an idempotency key) sent again with a different body.
     case idempotencyKeyReused = "idempotency_key_reused"
+    /// A friend request to a member who already is a friend.
+    case alreadyFriends = "already_friends"
 }
 
 /// One field that failed validation, named as the client sent it.

@@ -225,6 +225,24 @@ import Testing
             try await ada.deleteFood(kibble.id)
             #expect(try await ada.care(of: biscuit.id).foods.isEmpty)
 
+            // Moments: Ada finds Bob and asks; he declines, she asks again and withdraws, asks once
+            // more and he accepts; Bob hides from the search, and Ada ends the friendship
+            #expect(try await ada.searchMembers("bo").items.map(\.username) == ["bob"])
+            guard case .requested = try await ada.sendFriendRequest(to: "bob") else { throw TestFailure("a request waits") }
+            try await bob.rejectFriendRequest(try #require(try await bob.friendRequests().first).id)
+            guard case .requested(let second) = try await ada.sendFriendRequest(to: "bob") else { throw TestFailure("a request waits") }
+            try await ada.cancelFriendRequest(second.id)
+            guard case .requested(let third) = try await ada.sendFriendRequest(to: "bob") else { throw TestFailure("a request waits") }
+            #expect(try await ada.friendRequests(incoming: false).map(\.id) == [third.id])
+            #expect(try await bob.acceptFriendRequest(third.id).username == "ada")
+            #expect(try await ada.friends().items.map(\.username) == ["bob"])
+            #expect(try await ada.searchMembers("bo").items.map(\.friendship) == [.friends])
+            try await bob.setFindable(false)
+            #expect(try await bob.isFindable() == false)
+            #expect(try await ada.searchMembers("bo").items.isEmpty)
+            try await ada.removeFriend("bob")
+            #expect(try await bob.friends().items.isEmpty)
+
             try await ada.unmatch(match.id)
             #expect(try await bob.matches().isEmpty)
             #expect(try await bob.chat(chat.id).isClosed, "the chat stays, closed")

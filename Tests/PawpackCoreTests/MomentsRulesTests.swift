@@ -156,4 +156,27 @@ import Testing
         let back = week.lowerBound.addingTimeInterval(30 * 86_400)
         #expect(rotation.nextWeek(after: week.lowerBound, now: back).lowerBound == back)
     }
+
+    @Test func theDirectoryTakesAShortPrefixLiterallyAndFriendsAreBounded() throws {
+        let rules = FriendRules()
+        #expect(try rules.searchPrefix("  Be ").get() == "be")
+        for refused in ["b", " b ", String(repeating: "x", count: 41), "b\u{0}"] {
+            guard case .failure(let problem) = rules.searchPrefix(refused) else {
+                Issue.record("\(refused) searched")
+                continue
+            }
+            #expect(problem.status == 422 && problem.errors.map(\.field) == ["query"])
+        }
+        #expect(try rules.searchPrefix(String(repeating: "x", count: 40)).get().count == 40)
+        // a pattern's own wildcards match only themselves
+        #expect(FriendRules.likePattern(startingWith: "b_") == "b\\_%")
+        #expect(FriendRules.likePattern(startingWith: "50%") == "50\\%%")
+        #expect(FriendRules.likePattern(startingWith: "a\\b") == "a\\\\b%")
+        // the last friend and the last waiting request may still be asked for, not one more
+        #expect(rules.requestProblem(friends: rules.mostFriends - 1, waiting: rules.mostWaitingRequests - 1) == nil)
+        #expect(rules.requestProblem(friends: rules.mostFriends, waiting: 0)?.code == .limitReached)
+        #expect(rules.requestProblem(friends: 0, waiting: rules.mostWaitingRequests)?.code == .limitReached)
+        #expect(rules.acceptProblem(friends: rules.mostFriends - 1) == nil)
+        #expect(rules.acceptProblem(friends: rules.mostFriends)?.status == 409)
+    }
 }

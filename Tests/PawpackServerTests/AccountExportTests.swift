@@ -64,6 +64,9 @@ import Testing
         "feeds": .init(owning: ["pet_id", "fed_by_id"]) { $0.care.map(\.feeds.count).reduce(0, +) + $0.feedsLogged.count },
         "pet_weights": .init(owning: ["pet_id"]) { $0.care.map(\.weights.count).reduce(0, +) },
         "medications": .init(owning: ["pet_id"]) { $0.care.map(\.medications.count).reduce(0, +) },
+        "friendships": .init(owning: ["member_id"]) { $0.friends.friends.count },
+        "friend_requests": .init(owning: ["from_id", "to_id"]) { $0.friends.requests.count },
+        "moments_settings": .init(owning: ["member_id"]) { $0.friends.findable ? 0 : 1 },
     ]
 
     /// Columns that refer to the member or their pets and are not exported, with why.
@@ -86,6 +89,7 @@ import Testing
         "care_pushes.pet_id": "when the member last got a Care push about a pet: the cooldown's clock, a minute long",
         "care_pushes.user_id": "when the member last got a Care push about a pet: the cooldown's clock, a minute long",
         "push_outbox.pet_id": "pushes waiting to go: copies of notifications, kept seconds to a day",
+        "friendships.friend_id": "the other side of a friendship: the same friendship, once in `friends.friends`",
     ]
 
     @Test func theExportCoversEveryTableThatRefersToAMemberOrTheirPets() async throws {
@@ -262,6 +266,13 @@ import Testing
         let code = try await server.send(.POST, APIPath.inviteCode(bobs.id), object: [:], token: bobAgain.token)
             .decode(Components.Schemas.FamilyInviteCode.self)
         try check(try await server.send(.POST, APIPath.joinFamily, object: ["code": code.code], token: ada.token), 202)
+
+        // Moments: Ada and Bob are friends; she asks Cyd, Fay asks her; she cannot be found.
+        try await server.makeFriends(ada.member, bobAgain.member)
+        try check(try await server.send(.POST, APIPath.friendRequests, object: ["username": "cyd"], token: ada.token), 201)
+        let fay = try await server.member("fay")
+        try check(try await server.send(.POST, APIPath.friendRequests, object: ["username": "ada"], token: fay.accessToken), 201)
+        try check(try await server.send(.PATCH, APIPath.momentsSettings, object: ["findable": false], token: ada.token), 200)
 
         let browser = TestBrowser(server)
         _ = try await browser.get("/login")

@@ -62,7 +62,7 @@ extension AreaRegistrationTests {
         #expect(
             Areas.all.list.map(\.name) == [
                 "Accounts", "Realtime", "Notifications", "Push",
-                "Pets", "Chats", "Playdates", "Meetups", "Reviews", "Care",
+                "Pets", "Chats", "Playdates", "Meetups", "Reviews", "Care", "Moments",
             ])
         // each kind a member may mute is sent by exactly one area
         let kinds = Areas.all.list.flatMap(\.notificationKinds).map(\.rawValue)

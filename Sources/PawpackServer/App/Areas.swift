@@ -11,6 +11,6 @@ package struct Areas: Sendable {
 
     package static let all = Areas([
         .accounts, .realtime, .notifications, .push,
-        .pets, .chats, .playdates, .meetups, .reviews, .care,
+        .pets, .chats, .playdates, .meetups, .reviews, .care, .moments,
     ])
 }

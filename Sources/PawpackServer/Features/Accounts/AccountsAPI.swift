@@ -99,7 +99,8 @@ extension APIHandler {
             exportedAt: services.dependencies.clock.now(), account: .init(try user.account), sessions: [], pets: [],
             guardianships: [], swipes: [], matchRequests: [], matches: [], blocks: [], chats: [], meetups: [],
             reviewsWritten: [], reviewsReceived: [], reviewReports: [], notificationSettings: .init(muted: []), devices: [],
-            families: [], familyJoinRequests: [], care: [], feedsLogged: [])
+            families: [], familyJoinRequests: [], care: [], feedsLogged: [],
+            friends: .init(findable: true, friends: [], requests: []))
         for area in services.areas {
             try await area.export?(&document, scope)
         }
