@@ -68,6 +68,23 @@ public struct ImageSanitizer: Sendable {
 
     /// Checks size and type, then returns the same image with its metadata removed.
     public func sanitize(_ data: Data) throws(ImageSanitizerError) -> (format: ImageFormat, data: Data) {
+        let image = try sanitizeMeasured(data)
+        return (image.format, image.data)
+    }
+
+    /// An image cleaned, with the size of its largest picture as its headers declare it.
+    public struct CleanedImage: Sendable {
+        public var format: ImageFormat
+        public var data: Data
+        public var width: Int
+        public var height: Int
+        /// The longer of its two sides, in pixels.
+        public var longestSide: Int { max(width, height) }
+    }
+
+    /// `sanitize`, also telling the picture's size (the largest a file declares: a HEIC's
+    /// thumbnails are smaller than its image).
+    public func sanitizeMeasured(_ data: Data) throws(ImageSanitizerError) -> CleanedImage {
         guard data.count <= maximumBytes else {
             throw ImageSanitizerError.tooLarge(limit: maximumBytes)
         }
@@ -82,7 +99,8 @@ public struct ImageSanitizer: Sendable {
         case .heic: stripped = try HEIFStripper.strip(ByteReader(bytes: [UInt8](data), format: "HEIC"))
         }
         try check(stripped.sizes, format: format)
-        return (format: format, data: Data(stripped.bytes))
+        let largest = stripped.sizes.max { $0.width * $0.height < $1.width * $1.height }
+        return CleanedImage(format: format, data: Data(stripped.bytes), width: largest?.width ?? 0, height: largest?.height ?? 0)
     }
 
     /// Every picture a file declares, read from its headers without decoding a pixel, must have

@@ -55,7 +55,9 @@ public enum PhotoViewer: Int, Sendable, Comparable, CaseIterable {
 ///
 /// A member blocked by the owner, or who blocked them, sees nothing of theirs, public photos
 /// included (the owner always sees their own). A photo entered in a running contest is public
-/// while it is entered (its owner is told so first).
+/// while it is entered (its owner is told so first), and one on a finished contest's kept
+/// leaderboard stays seen with its results until its owner makes it private: the server passes
+/// `entered` for both.
 public enum PhotoVisibility {
     public static func canSee(_ privacy: PhotoPrivacy, viewer: PhotoViewer, blocked: Bool, entered: Bool = false) -> Bool {
         if viewer == .owner { return true }
@@ -65,5 +67,31 @@ public enum PhotoVisibility {
         case .friends: return viewer >= .friend
         case .private: return viewer >= .guardian
         }
+    }
+}
+
+/// What a posted photo may say and how large its smaller copies may be. Phones and pages make
+/// the display size and the thumbnail themselves (the server adds no image library, so that it
+/// builds anywhere with the README's two commands); the server checks each one's type and
+/// pixel size from its headers and cleans it as it cleans the original.
+public struct MomentPhotoRules: Sendable {
+    /// About 1,080 pixels on the long side is asked for; up to this much is taken.
+    public var displayLongestSide = 1_600
+    /// About 320 pixels is asked for.
+    public var thumbnailLongestSide = 480
+    public var caption = TextRule.paragraphs(max: 500)
+    /// Pets one photo may show.
+    public var mostPets = 10
+
+    public init() {}
+
+    /// Why this copy (`display` or `thumbnail`) is refused, if it is: larger than its size.
+    public func sizeProblem(of part: String, longestSide: Int) -> Problem? {
+        let limit = part == "thumbnail" ? thumbnailLongestSide : displayLongestSide
+        guard longestSide > limit else { return nil }
+        return Problem(
+            status: 422, code: .validationFailed, title: "Copy too large",
+            detail: "The \(part) copy is \(longestSide) pixels on its long side; at most \(limit) are taken.",
+            errors: [.init(field: part, message: "must be at most \(limit) pixels on its long side")])
     }
 }

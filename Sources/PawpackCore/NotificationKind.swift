@@ -22,6 +22,8 @@ public enum NotificationKind: String, Sendable, Codable, CaseIterable {
     case health
     /// A friend request received, or accepted (Moments).
     case friend
+    /// A contest's result for a member whose photo placed (Moments).
+    case contest
 }
 
 extension NotificationKind {
@@ -40,6 +42,7 @@ extension NotificationKind {
         case .fed: "Feeds others log"
         case .health: "Medication and vaccination reminders"
         case .friend: "Friend requests and new friends"
+        case .contest: "Contest results"
         }
     }
 }

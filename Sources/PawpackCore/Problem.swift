@@ -49,6 +49,9 @@ public enum ProblemCode: String, Sendable, Codable, CaseIterable {
     case idempotencyKeyReused = "idempotency_key_reused"
     /// A friend request to a member who already is a friend.
     case alreadyFriends = "already_friends"
+    /// A photo shared with friends only entered in a contest without saying that entering
+    /// shows it to everyone while it is entered.
+    case entryMakesPublic = "entry_makes_public"
 }
 
 /// One field that failed validation, named as the client sent it.

@@ -22,7 +22,7 @@ struct Pawpack: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pawpack",
         abstract: "The Pawpack pet-community server.",
-        subcommands: [Serve.self, Migrate.self, SeedDemo.self, Bench.self],
+        subcommands: [Serve.self, Migrate.self, SeedDemo.self, Contests.self, Bench.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -2,6 +2,7 @@ import Foundation
 import PawpackAPI
 import PawpackClient
 import PawpackCore
+import PawpackServer
 import PawpackTestSupport
 import Testing
 
@@ -237,6 +238,41 @@ import Testing
             #expect(try await bob.acceptFriendRequest(third.id).username == "ada")
             #expect(try await ada.friends().items.map(\.username) == ["bob"])
             #expect(try await ada.searchMembers("bo").items.map(\.friendship) == [.friends])
+            // Ada posts a friends-only photo of Biscuit: Bob sees it, votes and takes it back
+            let upload = MomentUpload(photo: try fixture("plain.jpg"), pets: [biscuit.id], caption: "Biscuit asleep")
+            let moment = try await ada.postMoment(upload)
+            #expect(moment.privacy == .friends && moment.pets.map(\.name) == ["Biscuit"] && moment.displayURL == moment.originalURL)
+            #expect(try await bob.friendsFeed().items.map(\.id) == [moment.id])
+            #expect(try await bob.vote(for: moment.id).votes == 1)
+            #expect(try await bob.unvote(moment.id).votes == 0)
+            #expect(try await ada.updateMoment(moment.id, privacy: .public).privacy == .public)
+            #expect(try await bob.globalFeed().items.first?.isByFriend == true)
+            #expect(try await bob.moments(of: biscuit.id).items.map(\.id) == [moment.id])
+            try await bob.report(moment.id, reason: .notAPet, text: "a cushion?")
+            #expect(try await bob.moment(moment.id).caption == "Biscuit asleep")
+            try await ada.deleteMoment(moment.id)
+            // the week's contest: Ada enters a friends-only photo (saying it is public while
+            // entered), Bob votes, the leaderboard moves; Ada withdraws; an operator rotates
+            _ = try await server.app.pawpack.rotateContestsNow(on: server.app.db)
+            let contest = try await ada.currentContest()
+            #expect(contest.isOpen && contest.maxEntries == 3)
+            let entryPhoto = try await ada.postMoment(MomentUpload(photo: try fixture("plain.jpg"), pets: [biscuit.id]))
+            do {
+                _ = try await ada.enter(entryPhoto.id, in: contest.id)
+                Issue.record("entering a friends-only photo is said first")
+            } catch let error as PawpackError {
+                #expect(error.problemCode == .entryMakesPublic)
+            }
+            let entry = try await ada.enter(entryPhoto.id, in: contest.id, makePublic: true)
+            #expect(try await bob.entries(of: contest.id).items.map(\.id) == [entry.id])
+            #expect(try await bob.vote(forEntry: entry.id).votes == 1)
+            #expect(try await bob.leaderboard(of: contest.id).map(\.entryID) == [entry.id])
+            #expect(try await bob.unvote(entry: entry.id).votes == 0)
+            #expect(try await bob.contest(contest.id).entryCount == 1)
+            try await ada.withdraw(entry.id)
+            _ = try await server.app.pawpack.rotateContestsNow(on: server.app.db)
+            #expect(try await bob.pastContests().items.first?.id == contest.id)
+            await #expect(throws: PawpackError.self) { _ = try await bob.moment(moment.id) }
             try await bob.setFindable(false)
             #expect(try await bob.isFindable() == false)
             #expect(try await ada.searchMembers("bo").items.isEmpty)

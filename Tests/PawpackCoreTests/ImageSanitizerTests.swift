@@ -412,6 +412,16 @@ private func makeHEIC(_ recipe: HEICRecipe) -> SyntheticHEIC {
 
     // MARK: JPEG
 
+    @Test func everyFormatTellsItsPictureSizeFromItsHeaders() throws {
+        // The fixtures are 64 × 48 pixels (the HEIC's coded picture, as its `ispe` says, is
+        // 64 × 64); a moment's copies are checked by their longest side.
+        for (name, height) in [("gps.jpg", 48), ("gps.png", 48), ("gps.webp", 48), ("gps.heic", 64)] {
+            let image = try sanitizer.sanitizeMeasured(try imageFixture(name))
+            #expect(image.width == 64 && image.height == height && image.longestSide == 64, "\(name): \(image.width)×\(image.height)")
+            #expect(try sanitizer.sanitize(try imageFixture(name)).data == image.data)
+        }
+    }
+
     @Test func aJpegWithGPSComesOutWithoutExifXmpOrComment() throws {
         let input = [UInt8](try imageFixture("gps.jpg"))
         #expect(includes(input, latitudeSeconds) && includes(input, exifHeader)) // the fixture does leak

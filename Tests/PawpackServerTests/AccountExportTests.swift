@@ -67,6 +67,12 @@ import Testing
         "friendships": .init(owning: ["member_id"]) { $0.friends.friends.count },
         "friend_requests": .init(owning: ["from_id", "to_id"]) { $0.friends.requests.count },
         "moments_settings": .init(owning: ["member_id"]) { $0.friends.findable ? 0 : 1 },
+        "moment_photos": .init(owning: ["owner_id"]) { $0.moments.photos.count },
+        "moment_pets": .init(owning: ["pet_id"]) { $0.moments.photos.map(\.pets.count).reduce(0, +) },
+        "moment_votes": .init(owning: ["voter_id"]) { $0.moments.votes.count },
+        "moment_reports": .init(owning: ["reporter_id"]) { $0.moments.reports.count },
+        "contest_entries": .init(owning: ["member_id"]) { $0.moments.entries.count },
+        "contest_votes": .init(owning: ["voter_id"]) { $0.moments.contestVotes.count },
     ]
 
     /// Columns that refer to the member or their pets and are not exported, with why.
@@ -273,6 +279,22 @@ import Testing
         let fay = try await server.member("fay")
         try check(try await server.send(.POST, APIPath.friendRequests, object: ["username": "ada"], token: fay.accessToken), 201)
         try check(try await server.send(.PATCH, APIPath.momentsSettings, object: ["findable": false], token: ada.token), 200)
+        // She posts a photo of her two dogs; she votes for and reports Fay's.
+        let dogs = [ada.dogID, try second.decode(Components.Schemas.PetView.self).card.id]
+        try check(try await server.postMoment(pets: dogs, privacy: "public", token: ada.token), 201)
+        let fays = try await server.owner("fay2", at: TestServer.Place.lyonNear)
+        let faysMoment = try await server.moment(pets: [fays.dogID], privacy: "public", token: fays.token)
+        try check(try await server.request(.PUT, APIPath.momentVote(faysMoment.id), token: ada.token), 200)
+        try check(try await server.send(.POST, APIPath.reports, object: ["photoId": faysMoment.id, "reason": "spam"], token: ada.token), 204)
+        // Both enter the week's contest; Ada votes for Fay's entry.
+        await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+        let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Components.Schemas.Contest.self)
+        let adasPhoto = try await server.moment(pets: [ada.dogID], privacy: "public", token: ada.token)
+        try check(try await server.send(.POST, APIPath.contestEntries(contest.id), object: ["photoId": adasPhoto.id], token: ada.token), 201)
+        let faysEntry = try await server.send(.POST, APIPath.contestEntries(contest.id), object: ["photoId": faysMoment.id], token: fays.token)
+        try check(faysEntry, 201)
+        try check(
+            try await server.request(.PUT, APIPath.entryVote(try faysEntry.decode(Components.Schemas.Entry.self).id), token: ada.token), 200)
 
         let browser = TestBrowser(server)
         _ = try await browser.get("/login")

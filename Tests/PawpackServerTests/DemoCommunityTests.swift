@@ -1,5 +1,6 @@
 import Fluent
 import Foundation
+import PawpackAPI
 import PawpackTestSupport
 import Testing
 
@@ -67,6 +68,34 @@ import Testing
             #expect(mine["mode"] as? String == "social")
             #expect((mine["photos"] as? [Any])?.count == 1)
             #expect(mine["ageText"] as? String == "3 years")
+        }
+    }
+
+    @Test func theDemoMemberFindsMomentsFull() async throws {
+        try await TestServer.run { server in
+            await server.app.pawpack.jobs.stop()
+            #expect(try await server.app.pawpack.seedDemo(dogs: 60, seed: 1, on: server.app.db, onlyIfEmpty: true))
+            let login = try await server.request(
+                .POST, APIPath.logIn, json: ["email": DemoCommunity.demoEmail, "password": DemoCommunity.demoPassword])
+            let token = try #require(login.json["accessToken"] as? String)
+            let friends = try await server.get(APIPath.friends, token: token, as: Components.Schemas.FriendPage.self)
+            #expect(friends.items.count == 7 && friends.items.contains { $0.username == "alex" })
+            let asking = try await server.get(
+                APIPath.friendRequests, token: token, as: Operations.ListFriendRequests.Output.Ok.Body.JsonPayload.self)
+            #expect(asking.items.count == 2)
+            let feed = try await server.get(APIPath.friendsFeed, token: token, as: Components.Schemas.MomentPage.self)
+            #expect(feed.items.count == 20 && feed.items.contains { $0.mine } && feed.items.contains { $0.privacy == .friends })
+            #expect(feed.items.contains { $0.votes > 0 })
+            // the portraits are served
+            let photo = try #require(feed.items.first)
+            #expect(try await server.request(.GET, server.path(of: photo.thumbnailUrl), token: token).status == 200)
+            let global = try await server.get(APIPath.globalFeed, token: token, as: Components.Schemas.MomentPage.self)
+            #expect(global.items.count == 20 && global.items.allSatisfy { $0.privacy == ._public })
+            let contest = try await server.get(APIPath.currentContest, token: token, as: Components.Schemas.Contest.self)
+            #expect(contest.entryCount == 8 && contest.myEntries == 1)
+            let board = try await server.get(
+                APIPath.leaderboard(contest.id), token: token, as: Operations.GetLeaderboard.Output.Ok.Body.JsonPayload.self)
+            #expect(board.items.count >= 5 && board.items.first?.votes ?? 0 >= (board.items.last?.votes ?? 0))
         }
     }
 }

@@ -56,6 +56,11 @@ import Vapor
                 let reply = try await server.request(method, APIPath.joinFamily, raw: method == .PATCH ? "{}" : nil, token: ada.accessToken)
                 #expect(reply.status == 405 && reply.headers.first(name: "Allow") == "POST", "\(method): \(reply.text)")
             }
+            // nor `/v1/feeds/friends` a feed of Care's, even with a body it cannot read
+            for (method, body) in [(HTTPMethod.PATCH, nil), (.PATCH, "{}"), (.DELETE, nil)] as [(HTTPMethod, String?)] {
+                let reply = try await server.request(method, APIPath.friendsFeed, raw: body, token: ada.accessToken)
+                #expect(reply.status == 405 && reply.headers.first(name: "Allow") == "GET, HEAD", "\(method): \(reply.text)")
+            }
             // a path nothing serves is still not found, whatever the method
             #expect(try await server.request(.DELETE, "/v1/nothing-here").status == 404)
         }

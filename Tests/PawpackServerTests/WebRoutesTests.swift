@@ -70,6 +70,7 @@ import Vapor
                 (.GET, WebPath.guardians(pet)), (.POST, WebPath.guardians(pet)), (.POST, WebPath.removeGuardian(pet, member)),
                 (.POST, WebPath.acceptGuardianInvitation(guardianship)), (.POST, WebPath.rejectGuardianInvitation(guardianship)),
                 (.GET, WebPath.media("pets/\(pet)/\(photo).jpg")), (.GET, WebPath.media("chats/\(Chats.Chat.ID())/\(Chats.Message.ID()).jpg")),
+                (.GET, WebPath.media("moments/\(Moments.Photo.ID())/original.jpg")),
                 (.GET, WebPath.playdates), (.GET, WebPath.deck(pet)), (.POST, WebPath.swipes(pet)), (.POST, WebPath.undoSwipe(pet)),
                 (.GET, WebPath.deckPreferences(pet)), (.POST, WebPath.deckPreferences(pet)), (.GET, WebPath.matchRequests),
                 (.POST, WebPath.acceptMatchRequest(request)), (.POST, WebPath.rejectMatchRequest(request)),
@@ -158,7 +159,7 @@ import Vapor
                 // Refused before they are read: any id does.
                 "chatId": Chats.Chat.ID().description, "meetupId": Meetups.Meetup.ID().description,
                 "notificationId": Notifications.Notification.ID().description, "reviewId": Meetups.Review.ID().description,
-                "medicationId": Care.Medication.ID().description,
+                "medicationId": Care.Medication.ID().description, "momentId": Moments.Photo.ID().description,
             ])
     }
 

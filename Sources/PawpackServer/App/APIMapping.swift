@@ -1,3 +1,4 @@
+import Foundation
 import PawpackCore
 
 /// What turning a server value into the contract's shape needs beyond the value itself: where
@@ -8,10 +9,12 @@ struct APIMapping: Sendable {
     /// `Config.publicBaseURL`: photo URLs are absolute.
     var baseURL: String
     var today: LocalDate
+    /// The clock's now: whether a contest is open.
+    var now: Date
 }
 
 extension APIHandler {
     var mapping: APIMapping {
-        APIMapping(baseURL: services.config.publicBaseURL, today: services.pets.today)
+        APIMapping(baseURL: services.config.publicBaseURL, today: services.pets.today, now: services.dependencies.clock.now())
     }
 }

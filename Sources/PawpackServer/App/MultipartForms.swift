@@ -3,7 +3,7 @@ import OpenAPIRuntime
 import PawpackCore
 
 /// Reading an upload's multipart form, for every operation that takes one (a pet's photo, a
-/// chat's photo, next a moment's).
+/// chat's photo, a moment's).
 extension APIHandler {
     /// Reads a multipart form part by part; `read` answers the problem a part raises, if any.
     /// Every part is read to its end, also one refused, and the first problem is thrown once the

@@ -79,8 +79,9 @@ package func configure(
 
     let uploads = Set(areas.list.flatMap(\.uploadOperations))
     let bodyLimit = BodyLimitMiddleware { [config] operation in
-        // A photo and the form around it; every other body is JSON.
-        uploads.contains(operation) ? config.maximumUploadBytes + 256 * 1_024 : config.maximumBodyBytes
+        // A photo, the smaller copies an app made of it (a moment's display size and thumbnail,
+        // at most 4 and 1 MiB) and the form around it; every other body is JSON.
+        uploads.contains(operation) ? config.maximumUploadBytes + 5 * 1_048_576 + 256 * 1_024 : config.maximumBodyBytes
     }
     let contract = try OpenAPIDocument.yaml()
     let noNulls = NoNullMembersMiddleware(contract: String(decoding: contract, as: UTF8.self))

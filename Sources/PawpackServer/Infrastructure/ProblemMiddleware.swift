@@ -22,13 +22,16 @@ struct ProblemMiddleware: AsyncMiddleware {
             if error is any AbortError, problem.code == .notFound, request.route == nil {
                 allowed = request.application.routes.methods(serving: request.url.path)
                 if !allowed.isEmpty { problem = .methodNotAllowed }
-            } else if problem.code == .notFound, request.route != nil {
-                // A path the contract names literally (`/v1/families/join`), asked with a method it
-                // lacks, reached a route with a parameter in its place (`/v1/families/{familyId}`),
-                // whose id it is not: the method is what is wrong here too.
+            } else if (400..<500).contains(problem.status), request.route != nil {
+                // A path the contract names literally (`/v1/families/join`, `/v1/feeds/friends`),
+                // asked with a method it lacks, reached a route with a parameter in its place
+                // (`/v1/families/{familyId}`, `/v1/feeds/{feedId}`), whose id it is not, and was
+                // refused there (its body or id): the method is what is wrong here too.
                 let literal = request.application.routes.methods(servingLiterally: request.url.path)
                 if !literal.isEmpty, !literal.contains(request.method) {
-                    allowed = literal
+                    // Vapor answers HEAD wherever it answers GET.
+                    allowed = (literal.contains(.GET) && !literal.contains(.HEAD) ? literal + [.HEAD] : literal)
+                        .sorted { $0.rawValue < $1.rawValue }
                     problem = .methodNotAllowed
                 }
             }

@@ -100,7 +100,8 @@ extension APIHandler {
             guardianships: [], swipes: [], matchRequests: [], matches: [], blocks: [], chats: [], meetups: [],
             reviewsWritten: [], reviewsReceived: [], reviewReports: [], notificationSettings: .init(muted: []), devices: [],
             families: [], familyJoinRequests: [], care: [], feedsLogged: [],
-            friends: .init(findable: true, friends: [], requests: []))
+            friends: .init(findable: true, friends: [], requests: []),
+            moments: .init(entries: [], contestVotes: [], photos: [], votes: [], reports: []))
         for area in services.areas {
             try await area.export?(&document, scope)
         }

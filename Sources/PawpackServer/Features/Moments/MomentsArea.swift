@@ -1,27 +1,61 @@
 import Fluent
 import PawpackAPI
 import PawpackCore
+import Vapor
 
 extension Area {
-    /// Moments: friends and the member directory (Pawse's job; photos, feeds, votes and the
-    /// weekly contests build on them).
+    /// Moments: friends and the member directory, pet photos with their privacy, the feeds,
+    /// votes and reports, and the weekly themed contests (Pawse's job).
     static let moments = Area(
         name: "Moments",
         services: { services in
-            [
-                FriendService(
-                    blocks: services.blocks, notifications: services.notifications, realtime: services.realtime,
-                    clock: services.dependencies.clock)
-            ]
+            let friends = FriendService(
+                blocks: services.blocks, notifications: services.notifications, realtime: services.realtime,
+                clock: services.dependencies.clock)
+            let moments = MomentService(
+                pets: services.pets, friends: friends, blocks: services.blocks, photos: services.photos, clock: services.dependencies.clock)
+            let contests = ContestService(
+                moments: moments, notifications: services.notifications, realtime: services.realtime, clock: services.dependencies.clock)
+            return [friends, moments, contests]
         },
         migrations: MomentsMigrations.all,
-        notificationKinds: [.friend],
+        pages: { app, services in
+            // A moment's files, to whoever may see the photo (anyone, for a public one).
+            let media = MediaRoutes(services: services)
+            app.get(WebPath.momentMediaRoute.pathComponents) { req async throws -> Response in
+                let photo = try req.idParameter(Param.moment)
+                guard let file = req.parameters.get(Param.file.name), !file.contains("/") else { throw Problem.notFound }
+                let viewer = try await media.signedInUser(req)
+                return media.served(
+                    try await services.moments.file(viewer, photo: photo, key: "moments/\(photo)/\(file.lowercased())", on: req.db))
+            }
+        },
+        uploadOperations: [Operations.PostMoment.id],
+        notificationKinds: [.friend, .contest],
+        // The weekly contest: the one that ended made final, the next started.
+        jobs: { services in [.init(name: "contest-rotation") { db in try await services.contests.rotate(on: db) }] },
         export: { document, scope in
             let export = try await scope.services.friends.export(scope.user, on: scope.db)
             document.friends = .init(
                 findable: export.findable, friends: export.friends.map(Components.Schemas.Friend.init),
                 requests: export.requests.map(Components.Schemas.FriendRequest.init))
+            let moments = try await scope.services.moments.export(scope.user, on: scope.db)
+            document.moments = .init(
+                entries: [], contestVotes: [], photos: moments.photos.map { .init($0, scope.handler.mapping) },
+                votes: moments.votes.map { .init(photoId: $0.photo.description, votedAt: $0.at) },
+                reports: moments.reports.map { .init(photoId: $0.photo.description, reason: $0.reason, text: $0.text, createdAt: $0.at) })
+            let (entries, votes) = try await scope.services.contests.export(scope.user, on: scope.db)
+            document.moments.entries = try entries.map {
+                .init(
+                    entryId: try $0.requireID().description, contestId: $0.$contest.id.description, photoId: $0.$photo.id.description,
+                    enteredAt: $0.enteredAt)
+            }
+            document.moments.contestVotes = votes.map { .init(entryId: $0.$entry.id.description, votedAt: $0.createdAt) }
         },
+        demo: { services, db, _, now in try await MomentsDemo.seed(services, on: db, now: now) },
+        deletion: .init(filesOfMember: { member, db in
+            try await MomentPhotoRecord.query(on: db).filter(\.$owner.$id == member).all().flatMap(\.keys)
+        }),
         blockEnds: { me, them, services, tx in
             try await services.friends.blockEnds(me, them, on: tx)
             return []
@@ -31,4 +65,6 @@ extension Area {
 
 extension PawpackServices {
     var friends: FriendService { area(FriendService.self) }
+    var moments: MomentService { area(MomentService.self) }
+    var contests: ContestService { area(ContestService.self) }
 }

@@ -48,6 +48,126 @@ final class MomentsSettingsRecord: Model, @unchecked Sendable {
     init() {}
 }
 
+/// A photo a member posted of one or more pets, with the copies phones load (`MomentPhotoRules`).
+final class MomentPhotoRecord: Model, @unchecked Sendable {
+    static let schema = "moment_photos"
+
+    @ID(custom: .id) var id: Moments.Photo.ID?
+    @Parent(key: "owner_id") var owner: UserRecord
+    @OptionalField(key: "caption") var caption: String?
+    @Field(key: "privacy") var privacy: PhotoPrivacy
+    /// The original's size, so that a feed keeps each photo's place before it loads.
+    @Field(key: "width") var width: Int
+    @Field(key: "height") var height: Int
+    @Field(key: "original_key") var originalKey: String
+    @Field(key: "original_type") var originalType: String
+    @OptionalField(key: "display_key") var displayKey: String?
+    @OptionalField(key: "thumbnail_key") var thumbnailKey: String?
+    @Field(key: "created_at") var createdAt: Date
+    /// `createdAt` in microseconds (`ActivityCursor`): feeds are newest first.
+    @Field(key: "activity") var activity: Int64
+
+    init() {}
+
+    /// Every stored file of the photo.
+    var keys: [String] { [originalKey] + [displayKey, thumbnailKey].compactMap { $0 } }
+}
+
+/// A pet a photo shows.
+final class MomentPetRecord: Model, @unchecked Sendable {
+    static let schema = "moment_pets"
+
+    @ID(custom: .id) var id: UUID?
+    @Parent(key: "photo_id") var photo: MomentPhotoRecord
+    @Parent(key: "pet_id") var pet: PetRecord
+
+    init() {}
+}
+
+/// A member's vote for a photo: one per member and photo (a unique key), so a count is exact
+/// however many arrive at once.
+final class MomentVoteRecord: Model, @unchecked Sendable {
+    static let schema = "moment_votes"
+
+    @ID(custom: .id) var id: UUID?
+    @Parent(key: "photo_id") var photo: MomentPhotoRecord
+    @Parent(key: "voter_id") var voter: UserRecord
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+}
+
+/// A member's report of a photo, kept for moderation; one per member and photo. The photo's
+/// owner never learns who reported it.
+final class MomentReportRecord: Model, @unchecked Sendable {
+    static let schema = "moment_reports"
+
+    @ID(custom: .id) var id: UUID?
+    @Parent(key: "photo_id") var photo: MomentPhotoRecord
+    @Parent(key: "reporter_id") var reporter: UserRecord
+    @Field(key: "reason") var reason: String
+    @OptionalField(key: "text") var text: String?
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+}
+
+/// One week's themed contest. One runs at a time: the rotation job starts the next when the
+/// last ends (a unique start keeps two instances from starting the same week twice).
+final class ContestRecord: Model, @unchecked Sendable {
+    static let schema = "contests"
+
+    @ID(custom: .id) var id: Moments.Contest.ID?
+    @Field(key: "theme_code") var themeCode: String
+    @Field(key: "theme_title") var themeTitle: String
+    @Field(key: "category") var category: ThemeCategory
+    @Field(key: "starts_at") var startsAt: Date
+    @Field(key: "ends_at") var endsAt: Date
+    /// When its final leaderboard was kept and its winners told; nil while it runs.
+    @OptionalField(key: "finalized_at") var finalizedAt: Date?
+
+    init() {}
+}
+
+/// A photo entered in a contest: a photo enters one contest only, a member at most three a
+/// contest (`ContestRules`); withdrawn, the row goes.
+final class ContestEntryRecord: Model, @unchecked Sendable {
+    static let schema = "contest_entries"
+
+    @ID(custom: .id) var id: Moments.Entry.ID?
+    @Parent(key: "contest_id") var contest: ContestRecord
+    @Parent(key: "photo_id") var photo: MomentPhotoRecord
+    @Parent(key: "member_id") var member: UserRecord
+    @Field(key: "entered_at") var enteredAt: Date
+
+    init() {}
+}
+
+/// A member's vote for an entry, one per member and entry (a unique key).
+final class ContestVoteRecord: Model, @unchecked Sendable {
+    static let schema = "contest_votes"
+
+    @ID(custom: .id) var id: UUID?
+    @Parent(key: "entry_id") var entry: ContestEntryRecord
+    @Parent(key: "voter_id") var voter: UserRecord
+    @Field(key: "created_at") var createdAt: Date
+
+    init() {}
+}
+
+/// A finished contest's leaderboard as it stood at its end.
+final class ContestStandingRecord: Model, @unchecked Sendable {
+    static let schema = "contest_standings"
+
+    @ID(custom: .id) var id: UUID?
+    @Parent(key: "contest_id") var contest: ContestRecord
+    @Parent(key: "entry_id") var entry: ContestEntryRecord
+    @Field(key: "rank") var rank: Int
+    @Field(key: "votes") var votes: Int
+
+    init() {}
+}
+
 // MARK: - Migrations
 
 // Append-only: a change to a shipped table is a new migration type added at the end.
@@ -61,6 +181,31 @@ enum MomentsMigrations {
                 // Who asked me (the unique key serves the asker's side).
                 IndexSpec(name: "friend_requests_by_recipient", table: "friend_requests", columns: ["to_id", "created_at"]),
                 IndexSpec(name: "friendships_by_friend", table: "friendships", columns: ["friend_id"]),
+            ]),
+        CreateMomentPhotos(), CreateMomentPets(), CreateMomentVotes(), CreateMomentReports(),
+        AddIndexes(
+            name: "MomentIndexes",
+            indexes: [
+                // A member's photos and the friends feed, newest first; the global feed.
+                IndexSpec(name: "moment_photos_by_owner", table: "moment_photos", columns: ["owner_id", "activity"]),
+                IndexSpec(name: "moment_photos_by_privacy", table: "moment_photos", columns: ["privacy", "activity"]),
+                // A pet's moments (the unique key serves a photo's pets).
+                IndexSpec(name: "moment_pets_by_pet", table: "moment_pets", columns: ["pet_id"]),
+                // A member's votes (the export; "did I vote" reads by photo and voter, the unique key).
+                IndexSpec(name: "moment_votes_by_voter", table: "moment_votes", columns: ["voter_id"]),
+                IndexSpec(name: "moment_reports_by_reporter", table: "moment_reports", columns: ["reporter_id"]),
+            ]),
+        CreateContests(), CreateContestEntries(), CreateContestVotes(), CreateContestStandings(),
+        AddIndexes(
+            name: "ContestIndexes",
+            indexes: [
+                IndexSpec(name: "contests_by_end", table: "contests", columns: ["ends_at"]),
+                // A contest's entries, a member's entries in it (the unique key serves a photo's entry).
+                IndexSpec(name: "contest_entries_by_contest", table: "contest_entries", columns: ["contest_id", "member_id"]),
+                IndexSpec(name: "contest_entries_by_member", table: "contest_entries", columns: ["member_id"]),
+                IndexSpec(name: "contest_votes_by_voter", table: "contest_votes", columns: ["voter_id"]),
+                IndexSpec(name: "contest_standings_by_contest", table: "contest_standings", columns: ["contest_id", "rank"]),
+                IndexSpec(name: "contest_standings_by_entry", table: "contest_standings", columns: ["entry_id"]),
             ]),
     ]
 }
@@ -102,6 +247,130 @@ struct CreateMomentsSettings: CreatesTable {
             .field("member_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
             .field("findable", .bool, .required)
             .unique(on: "member_id")
+            .create()
+    }
+}
+
+struct CreateMomentPhotos: CreatesTable {
+    static let table = MomentPhotoRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("owner_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("caption", .string)
+            .field("privacy", .string, .required)
+            .field("width", .int, .required)
+            .field("height", .int, .required)
+            .field("original_key", .string, .required)
+            .field("original_type", .string, .required)
+            .field("display_key", .string)
+            .field("thumbnail_key", .string)
+            .field("created_at", .datetime, .required)
+            .field("activity", .int64, .required)
+            .create()
+    }
+}
+
+struct CreateMomentPets: CreatesTable {
+    static let table = MomentPetRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("photo_id", .uuid, .required, .references(MomentPhotoRecord.schema, "id", onDelete: .cascade))
+            .field("pet_id", .uuid, .required, .references(PetRecord.schema, "id", onDelete: .cascade))
+            .unique(on: "photo_id", "pet_id")
+            .create()
+    }
+}
+
+struct CreateMomentVotes: CreatesTable {
+    static let table = MomentVoteRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("photo_id", .uuid, .required, .references(MomentPhotoRecord.schema, "id", onDelete: .cascade))
+            .field("voter_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("created_at", .datetime, .required)
+            .unique(on: "photo_id", "voter_id")
+            .create()
+    }
+}
+
+struct CreateMomentReports: CreatesTable {
+    static let table = MomentReportRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("photo_id", .uuid, .required, .references(MomentPhotoRecord.schema, "id", onDelete: .cascade))
+            .field("reporter_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("reason", .string, .required)
+            .field("text", .string)
+            .field("created_at", .datetime, .required)
+            .unique(on: "photo_id", "reporter_id")
+            .create()
+    }
+}
+
+struct CreateContests: CreatesTable {
+    static let table = ContestRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("theme_code", .string, .required)
+            .field("theme_title", .string, .required)
+            .field("category", .string, .required)
+            .field("starts_at", .datetime, .required)
+            .field("ends_at", .datetime, .required)
+            .field("finalized_at", .datetime)
+            .unique(on: "starts_at")
+            .create()
+    }
+}
+
+struct CreateContestEntries: CreatesTable {
+    static let table = ContestEntryRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("contest_id", .uuid, .required, .references(ContestRecord.schema, "id", onDelete: .cascade))
+            .field("photo_id", .uuid, .required, .references(MomentPhotoRecord.schema, "id", onDelete: .cascade))
+            .field("member_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("entered_at", .datetime, .required)
+            .unique(on: "photo_id")
+            .create()
+    }
+}
+
+struct CreateContestVotes: CreatesTable {
+    static let table = ContestVoteRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("entry_id", .uuid, .required, .references(ContestEntryRecord.schema, "id", onDelete: .cascade))
+            .field("voter_id", .uuid, .required, .references(UserRecord.schema, "id", onDelete: .cascade))
+            .field("created_at", .datetime, .required)
+            .unique(on: "entry_id", "voter_id")
+            .create()
+    }
+}
+
+struct CreateContestStandings: CreatesTable {
+    static let table = ContestStandingRecord.schema
+
+    func prepare(on database: any Database) async throws {
+        try await database.schema(Self.table)
+            .id()
+            .field("contest_id", .uuid, .required, .references(ContestRecord.schema, "id", onDelete: .cascade))
+            .field("entry_id", .uuid, .required, .references(ContestEntryRecord.schema, "id", onDelete: .cascade))
+            .field("rank", .int, .required)
+            .field("votes", .int, .required)
             .create()
     }
 }

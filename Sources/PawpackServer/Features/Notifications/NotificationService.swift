@@ -81,7 +81,7 @@ struct NotificationValue: Sendable, Equatable {
         case .feeding: pet.map { WebPath.carePet($0) } ?? WebPath.care
         case .health: pet.map { WebPath.careHealth($0) } ?? WebPath.care
         // Until Moments has pages, a friend request is answered from the apps.
-        case .friend: WebPath.notifications
+        case .friend, .contest: WebPath.notifications
         }
     }
     var cursor: ActivityCursor<Notifications.Notification> { .init(activity: activity, id: id) }

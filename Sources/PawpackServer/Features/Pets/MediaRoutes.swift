@@ -38,7 +38,7 @@ struct MediaRoutes {
         return served(stored)
     }
 
-    private func served(_ stored: StoredMedia) -> Response {
+    func served(_ stored: StoredMedia) -> Response {
         let response = Response(status: .ok, body: .init(data: stored.data))
         response.headers.replaceOrAdd(name: .contentType, value: stored.contentType)
         response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=31536000, immutable")

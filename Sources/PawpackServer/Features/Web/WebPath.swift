@@ -85,6 +85,8 @@ enum WebPath {
     static let mediaRoute = media("pets/\(Param.pet)/\(Param.file)")
     /// The route that serves chat photos, to the chat's two members.
     static let chatMediaRoute = media("chats/\(Param.chat)/\(Param.file)")
+    /// The route that serves a moment's files, to those who may see it (`PhotoVisibility`).
+    static let momentMediaRoute = media("moments/\(Param.moment)/\(Param.file)")
     /// The WebSocket of realtime events, for apps and the web app alike.
     static let realtime = "/v1/realtime"
 
@@ -214,6 +216,7 @@ enum Param {
     static let medication = RouteParameter<Care.Medication>(name: "medicationId")
     static let family = RouteParameter<Care.Family>(name: "familyId")
     static let joinRequest = RouteParameter<Care.JoinRequest>(name: "requestId")
+    static let moment = RouteParameter<Moments.Photo>(name: "momentId")
     /// A stored file's name under its pet (`MediaRoutes`).
     static let file = RouteParameter<MediaFile>(name: "file")
 

@@ -3,7 +3,7 @@ import Logging
 import NIOPosix
 import PawpackCore
 
-/// The one way in for a photo, whichever area takes it (pets, chats, and next moments and
+/// The one way in for a photo, whichever area takes it (pets, chats, moments, and next
 /// profiles): checked and cleaned on the image thread pool (the real type from the bytes, its
 /// size and pixels bounded, metadata and GPS removed), stored, and removed again when the row
 /// naming it does not commit or is deleted.
@@ -31,6 +31,24 @@ final class PhotoIntake: Sendable {
         } catch let error as ImageSanitizerError {
             throw error.problem(limit: maximumBytes)
         }
+    }
+
+    /// The image checked and cleaned, with its size; a refusal names `field`.
+    func measured(_ data: Data, field: String) async throws -> ImageSanitizer.CleanedImage {
+        let sanitizer = ImageSanitizer(maximumBytes: maximumBytes)
+        do {
+            return try await imageWork.runIfActive { try sanitizer.sanitizeMeasured(data) }
+        } catch let error as ImageSanitizerError {
+            throw error.problem(limit: maximumBytes, field: field)
+        }
+    }
+
+    /// Stores an image already cleaned (`measured`) under `key` and its type's extension.
+    func store(_ image: ImageSanitizer.CleanedImage, key: String) async throws -> Stored {
+        let stored = Stored(
+            key: key + "." + image.format.fileExtension, contentType: image.format.mimeType, byteCount: image.data.count)
+        try await media.put(image.data, key: stored.key, contentType: stored.contentType)
+        return stored
     }
 
     /// A photo as stored.

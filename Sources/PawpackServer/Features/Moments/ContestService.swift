@@ -1,0 +1,430 @@
+import Fluent
+import Foundation
+import NIOConcurrencyHelpers
+import PawpackCore
+import SQLKit
+import SQLiteKit
+
+struct ContestValue: Sendable {
+    var id: Moments.Contest.ID
+    var themeCode: String
+    var themeTitle: String
+    var category: ThemeCategory
+    var startsAt: Date
+    var endsAt: Date
+    /// Its final leaderboard is kept and its winners told.
+    var isFinal: Bool
+    var entryCount: Int
+    /// The viewer's own entries in it.
+    var myEntries: Int
+    /// The top three, once final.
+    var winners: [StandingValue]
+
+    func isOpen(at now: Date) -> Bool { startsAt <= now && now < endsAt }
+}
+
+/// A place on a leaderboard.
+struct StandingValue: Sendable {
+    var rank: Int
+    var entry: Moments.Entry.ID
+    var votes: Int
+    var photo: MomentValue
+}
+
+/// An entry as one viewer sees it.
+struct EntryValue: Sendable {
+    var id: Moments.Entry.ID
+    var contest: Moments.Contest.ID
+    var photo: MomentValue
+    var votes: Int
+    var votedByMe: Bool
+    var enteredAt: Date
+}
+
+/// What a rotation did: contests made final, and the one started.
+struct RotationOutcome: Sendable {
+    var finished: [ContestValue] = []
+    var started: ContestValue?
+}
+
+/// The weekly themed contests: one runs at a time, seven days long, rotated by the scheduled
+/// job (`rotate`; `pawpack contests rotate` for operators); members enter up to three of their
+/// photos, vote for others' entries, and the leaderboard is live until the end, when it is kept
+/// as it stood and the winners are told. The rules are Core's (`ContestRules`, `ContestRanking`,
+/// `Leaderboard`, `ContestRotation`).
+final class ContestService: Sendable {
+    let moments: MomentService
+    let notifications: NotificationService
+    let realtime: RealtimeEvents
+    let clock: any AppClock
+    let rules = ContestRules()
+    let ranking = ContestRanking()
+    let rotation = ContestRotation()
+
+    init(moments: MomentService, notifications: NotificationService, realtime: RealtimeEvents, clock: any AppClock) {
+        self.moments = moments
+        self.notifications = notifications
+        self.realtime = realtime
+        self.clock = clock
+    }
+
+    // MARK: Rotation
+
+    /// Makes every contest that ended final (its leaderboard kept, its winners told) and starts
+    /// the next when none runs; `force` ends the running one now first. Run again, it does
+    /// nothing more: idempotent, and on PostgreSQL one instance runs it at a time.
+    @discardableResult
+    func rotate(force: Bool = false, on db: any Database) async throws -> RotationOutcome {
+        let now = clock.now()
+        if force, let running = try await runningRecord(at: now, on: db) {
+            running.endsAt = now
+            try await running.save(on: db)
+        }
+        var outcome = RotationOutcome()
+        let ended = try await ContestRecord.query(on: db).filter(\.$finalizedAt == nil).filter(\.$endsAt <= now).sort(\.$endsAt).all()
+        for contest in ended {
+            if let finished = try await finish(contest, at: now, on: db) { outcome.finished.append(finished) }
+        }
+        if try await runningRecord(at: now, on: db) == nil {
+            let latest = try await ContestRecord.query(on: db).sort(\.$endsAt, .descending).first()
+            let week = rotation.nextWeek(after: latest?.endsAt, now: now)
+            let day = LocalDate(utc: week.lowerBound)
+            var lastRun: [String: LocalDate] = [:]
+            let since = now.addingTimeInterval(-Double(rotation.repeatAfterDays + 14) * 86_400)
+            for earlier in try await ContestRecord.query(on: db).filter(\.$startsAt >= since).all() {
+                let started = LocalDate(utc: earlier.startsAt)
+                if lastRun[earlier.themeCode].map({ $0 < started }) ?? true { lastRun[earlier.themeCode] = started }
+            }
+            let theme = rotation.theme(startingOn: day, lastRun: lastRun)
+            let contest = ContestRecord()
+            contest.id = .init()
+            contest.themeCode = theme.code
+            contest.themeTitle = theme.title
+            contest.category = theme.category
+            contest.startsAt = week.lowerBound
+            contest.endsAt = week.upperBound
+            do {
+                try await contest.create(on: db)
+                outcome.started = try await value(contest, viewer: nil, on: db)
+            } catch  where error.isConstraintFailure {
+                // Another instance started this week's contest a moment ago.
+            }
+        }
+        return outcome
+    }
+
+    /// Keeps a contest's leaderboard as it stood at its end and tells its top three, once.
+    private func finish(_ contest: ContestRecord, at now: Date, on db: any Database) async throws -> ContestValue? {
+        let id = try contest.requireID()
+        let top = try await liveStandings(of: id, on: db)
+        let title = contest.themeTitle
+        let events = try await db.transaction { tx -> [StoredRealtimeEvent]? in
+            // A write first: the transaction holds SQLite's lock from its start, and a second
+            // instance finishing it at once finds it final already.
+            let marked = try await tx.sql.raw(
+                """
+                UPDATE "contests" SET "finalized_at" = \(bind: now) WHERE "id" = \(bind: id) AND "finalized_at" IS NULL RETURNING "id"
+                """
+            ).all()
+            guard !marked.isEmpty else { return nil }
+            var events: [StoredRealtimeEvent] = []
+            for (index, standing) in top.enumerated() {
+                let row = ContestStandingRecord()
+                row.id = UUID()
+                row.$contest.id = id
+                row.$entry.id = standing.entry
+                row.rank = index + 1
+                row.votes = standing.votes
+                try await row.create(on: tx)
+                guard index < 3, let member = try await ContestEntryRecord.find(standing.entry, on: tx)?.$member.id else { continue }
+                let place = ["1st", "2nd", "3rd"][index]
+                let told = NotificationDraft(
+                    from: nil, kind: .contest, title: "Your photo came \(place) in “\(title)”",
+                    body: "\(standing.votes) vote\(standing.votes == 1 ? "" : "s"). See the winners in Moments.")
+                events += try await self.notifications.notify(told, to: member, on: tx)
+            }
+            return events
+        }
+        guard let events else { return nil }
+        await realtime.deliver(events)
+        return try await value(contest, viewer: nil, on: db)
+    }
+
+    private func runningRecord(at now: Date, on db: any Database) async throws -> ContestRecord? {
+        try await ContestRecord.query(on: db).filter(\.$startsAt <= now).filter(\.$endsAt > now).first()
+    }
+
+    // MARK: Reading
+
+    /// The contest running now; 404 between two (the job starts the next within its interval).
+    func current(_ user: UserRecord, on db: any Database) async throws -> ContestValue {
+        guard let running = try await runningRecord(at: clock.now(), on: db) else { throw Problem.notFound }
+        return try await value(running, viewer: user.requireID(), on: db)
+    }
+
+    func contest(_ user: UserRecord, id: Moments.Contest.ID, on db: any Database) async throws -> ContestValue {
+        guard let record = try await ContestRecord.find(id, on: db) else { throw Problem.notFound }
+        return try await value(record, viewer: user.requireID(), on: db)
+    }
+
+    /// Contests that ended, the latest first, with their winners; `offset` is where the page starts.
+    func past(_ user: UserRecord, limit: Int, offset: Int, on db: any Database) async throws -> (items: [ContestValue], next: Int?) {
+        let rows = try await ContestRecord.query(on: db).filter(\.$finalizedAt != nil).sort(\.$endsAt, .descending)
+            .range(offset..<(offset + limit + 1)).all()
+        var items: [ContestValue] = []
+        for row in rows.prefix(limit) { items.append(try await value(row, viewer: user.requireID(), on: db)) }
+        return (items, rows.count > limit ? offset + limit : nil)
+    }
+
+    /// The top ten by votes, a tie to whoever reached the count first: live while it runs, as
+    /// kept once final. Entries the viewer may not see (a block) are left out.
+    func leaderboard(_ user: UserRecord, contest id: Moments.Contest.ID, on db: any Database) async throws -> [StandingValue] {
+        guard let contest = try await ContestRecord.find(id, on: db) else { throw Problem.notFound }
+        let standings: [(entry: Moments.Entry.ID, votes: Int)]
+        if contest.finalizedAt != nil {
+            standings = try await ContestStandingRecord.query(on: db).filter(\.$contest.$id == id).sort(\.$rank).all()
+                .map { ($0.$entry.id, $0.votes) }
+        } else {
+            standings = try await liveStandings(of: id, on: db).map { ($0.entry, $0.votes) }
+        }
+        let entries = try await ContestEntryRecord.query(on: db).filter(\.$id ~~ standings.map(\.entry)).all()
+        let photos = try await photoValues(of: entries, for: user, on: db)
+        var result: [StandingValue] = []
+        for (index, standing) in standings.enumerated() {
+            guard let photo = photos[standing.entry] else { continue }
+            result.append(StandingValue(rank: index + 1, entry: standing.entry, votes: standing.votes, photo: photo))
+        }
+        return result
+    }
+
+    private func liveStandings(of contest: Moments.Contest.ID, on db: any Database) async throws -> [Leaderboard.Standing] {
+        let rows = try await db.sql.raw(
+            """
+            SELECT e."id", COUNT(*) AS "votes", MAX(v."created_at") AS "reached" FROM "contest_entries" e
+            JOIN "contest_votes" v ON v."entry_id" = e."id" WHERE e."contest_id" = \(bind: contest) GROUP BY e."id"
+            """
+        ).all()
+        return Leaderboard.top(
+            try rows.map {
+                Leaderboard.Standing(
+                    entry: try $0.decode(column: "id", as: Moments.Entry.ID.self), votes: try $0.decode(column: "votes", as: Int.self),
+                    reachedAt: try $0.decode(column: "reached", as: Date.self))
+            })
+    }
+
+    /// A contest's entries in the order this viewer sees them (`ContestRanking`: their own
+    /// first, then by score with their own seeded draw), a page from `offset`. The order holds
+    /// all day for the viewer, so pages neither repeat nor skip while the votes stay the same.
+    func entries(_ user: UserRecord, contest id: Moments.Contest.ID, limit: Int, offset: Int, on db: any Database) async throws
+        -> (items: [EntryValue], next: Int?)
+    {
+        guard let contest = try await ContestRecord.find(id, on: db) else { throw Problem.notFound }
+        let me = try user.requireID()
+        let rows = try await ContestEntryRecord.query(on: db).filter(\.$contest.$id == id).all()
+        let votes = try await voteCounts(of: rows.map { try $0.requireID() }, on: db)
+        let ranked = ranking.ordered(
+            try rows.map {
+                ContestRanking.Entry(
+                    id: try $0.requireID(), votes: votes[try $0.requireID()] ?? 0, enteredAt: $0.enteredAt, mine: $0.$member.id == me)
+            }, viewer: me, contest: id, now: min(clock.now(), contest.endsAt))
+        let page = ranked.dropFirst(offset).prefix(limit)
+        let pageRows = rows.filter { row in page.contains { $0.id == row.id } }
+        let photos = try await photoValues(of: pageRows, for: user, on: db)
+        let mine = try await myVotes(me, among: page.map(\.id), on: db)
+        let items = page.compactMap { ranked -> EntryValue? in
+            guard let row = pageRows.first(where: { $0.id == ranked.id }), let photo = photos[ranked.id] else { return nil }
+            return EntryValue(
+                id: ranked.id, contest: id, photo: photo, votes: ranked.votes, votedByMe: mine.contains(ranked.id), enteredAt: row.enteredAt)
+        }
+        return (items, ranked.count > offset + limit ? offset + limit : nil)
+    }
+
+    // MARK: Entering and voting
+
+    /// Enters one of the member's photos in a running contest. A friends-only photo is public
+    /// while entered, so `makePublic` must say the member knows; the same photo entered again
+    /// answers its entry.
+    func enter(_ user: UserRecord, contest id: Moments.Contest.ID, photo photoID: Moments.Photo.ID, makePublic: Bool, on db: any Database)
+        async throws -> (entry: EntryValue, created: Bool)
+    {
+        let me = try user.requireID()
+        guard let contest = try await ContestRecord.find(id, on: db) else { throw Problem.notFound }
+        // Two identical entries at once: the second finds the first (a unique key per photo).
+        return try await answeringRacesAsSequential {
+            let photo = try await self.moments.moment(user, id: photoID, on: db)
+            // Read once: the entry found decides both the answer to a repeat and the refusal.
+            let earlier = try await ContestEntryRecord.query(on: db).filter(\.$photo.$id == photoID).first()
+            if let earlier, earlier.$contest.id == id, earlier.$member.id == me {
+                return (try await self.entry(user, id: try earlier.requireID(), on: db), false)
+            }
+            let inAContest = earlier != nil
+            let mine = try await ContestEntryRecord.query(on: db).filter(\.$contest.$id == id).filter(\.$member.$id == me).count()
+            try self.rules.checkEntry(
+                ownPhoto: photo.mine, privacy: photo.privacy, inAContest: inAContest, myEntries: mine,
+                contestOpen: contest.startsAt <= self.clock.now() && self.clock.now() < contest.endsAt)
+            if photo.privacy != .public, !makePublic {
+                throw Problem(
+                    status: 409, code: .entryMakesPublic, title: "Entering shows it to everyone",
+                    detail:
+                        "While it is entered, everyone can see this photo and vote for it; afterwards only your friends again. Enter it with makePublic to go on.",
+                    errors: [.init(field: "makePublic", message: "must be true for a photo shared with friends only")])
+            }
+            let row = ContestEntryRecord()
+            row.id = .init()
+            row.$contest.id = id
+            row.$photo.id = photoID
+            row.$member.id = me
+            row.enteredAt = self.clock.now()
+            try await db.transaction { tx in
+                // The insert first (SQLite's one writer, from here on), then the count: on
+                // PostgreSQL the member's entries are counted one transaction at a time.
+                try await Self.oneAtATime("contest-entries:\(me)", on: tx)
+                try await row.create(on: tx)
+                let count = try await ContestEntryRecord.query(on: tx).filter(\.$contest.$id == id).filter(\.$member.$id == me).count()
+                try self.rules.checkEntry(ownPhoto: true, privacy: .public, inAContest: false, myEntries: count - 1, contestOpen: true)
+            }
+            return (try await self.entry(user, id: try row.requireID(), on: db), true)
+        }
+    }
+
+    /// The member withdraws their entry before the contest ends; its votes go with it.
+    func withdraw(_ user: UserRecord, entry id: Moments.Entry.ID, on db: any Database) async throws {
+        guard
+            let row = try await ContestEntryRecord.query(on: db).filter(\.$id == id).filter(\.$member.$id == user.requireID()).with(\.$contest)
+                .first()
+        else { throw Problem.notFound }
+        guard clock.now() < row.contest.endsAt else {
+            throw Problem.invalidField("entryId", "is in a contest that is over: its result stays")
+        }
+        try await row.delete(on: db)
+    }
+
+    func vote(_ user: UserRecord, entry id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {
+        let me = try user.requireID()
+        let entry = try await entry(user, id: id, on: db)
+        try await requireOpen(entry.contest, on: db)
+        try rules.checkVote(ownPhoto: entry.photo.mine)
+        try await db.sql.raw(
+            """
+            INSERT INTO "contest_votes" ("id", "entry_id", "voter_id", "created_at")
+            VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: clock.now()))
+            ON CONFLICT ("entry_id", "voter_id") DO NOTHING
+            """
+        ).run()
+        return try await self.entry(user, id: id, on: db)
+    }
+
+    func unvote(_ user: UserRecord, entry id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {
+        let entry = try await entry(user, id: id, on: db)
+        try await requireOpen(entry.contest, on: db)
+        try await ContestVoteRecord.query(on: db).filter(\.$entry.$id == id).filter(\.$voter.$id == user.requireID()).delete()
+        return try await self.entry(user, id: id, on: db)
+    }
+
+    private func requireOpen(_ contest: Moments.Contest.ID, on db: any Database) async throws {
+        guard let record = try await ContestRecord.find(contest, on: db), clock.now() < record.endsAt else {
+            throw Problem.invalidField("contestId", "is over: votes are closed")
+        }
+    }
+
+    /// An entry the viewer may see (its photo's rule: public while entered; a block hides it).
+    func entry(_ user: UserRecord, id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {
+        guard let row = try await ContestEntryRecord.find(id, on: db), let photo = try await photoValues(of: [row], for: user, on: db)[id]
+        else { throw Problem.notFound }
+        let votes = try await voteCounts(of: [id], on: db)[id] ?? 0
+        let voted = try await myVotes(user.requireID(), among: [id], on: db).contains(id)
+        return EntryValue(id: id, contest: row.$contest.id, photo: photo, votes: votes, votedByMe: voted, enteredAt: row.enteredAt)
+    }
+
+    // MARK: Export
+
+    func export(_ user: UserRecord, on db: any Database) async throws
+        -> (entries: [ContestEntryRecord], votes: [ContestVoteRecord])
+    {
+        let me = try user.requireID()
+        return (
+            try await ContestEntryRecord.query(on: db).filter(\.$member.$id == me).sort(\.$enteredAt).all(),
+            try await ContestVoteRecord.query(on: db).filter(\.$voter.$id == me).sort(\.$createdAt).all()
+        )
+    }
+
+    // MARK: Helpers
+
+    private func value(_ record: ContestRecord, viewer: User.ID?, on db: any Database) async throws -> ContestValue {
+        let id = try record.requireID()
+        let count = try await ContestEntryRecord.query(on: db).filter(\.$contest.$id == id).count()
+        var mine = 0
+        if let viewer { mine = try await ContestEntryRecord.query(on: db).filter(\.$contest.$id == id).filter(\.$member.$id == viewer).count() }
+        var winners: [StandingValue] = []
+        if record.finalizedAt != nil {
+            let top = try await ContestStandingRecord.query(on: db).filter(\.$contest.$id == id).filter(\.$rank <= 3).sort(\.$rank).all()
+            let entries = try await ContestEntryRecord.query(on: db).filter(\.$id ~~ top.map(\.$entry.id)).all()
+            var viewerRecord: UserRecord?
+            if let viewer { viewerRecord = try await UserRecord.find(viewer, on: db) }
+            let photos = try await photoValues(of: entries, for: viewerRecord, on: db)
+            winners = top.compactMap { standing in
+                photos[standing.$entry.id].map { StandingValue(rank: standing.rank, entry: standing.$entry.id, votes: standing.votes, photo: $0) }
+            }
+        }
+        return ContestValue(
+            id: id, themeCode: record.themeCode, themeTitle: record.themeTitle, category: record.category, startsAt: record.startsAt,
+            endsAt: record.endsAt, isFinal: record.finalizedAt != nil, entryCount: count, myEntries: mine, winners: winners)
+    }
+
+    /// The entries' photos as the viewer sees them, by entry; those they may not see left out.
+    private func photoValues(of entries: [ContestEntryRecord], for user: UserRecord?, on db: any Database) async throws
+        -> [Moments.Entry.ID: MomentValue]
+    {
+        guard !entries.isEmpty else { return [:] }
+        let records = try await MomentPhotoRecord.query(on: db).filter(\.$id ~~ entries.map(\.$photo.id)).all()
+        let viewer = try await moments.viewer(user, on: db)
+        let photos = Dictionary(uniqueKeysWithValues: try await moments.values(records, for: viewer, on: db).map { ($0.id, $0) })
+        var result: [Moments.Entry.ID: MomentValue] = [:]
+        for entry in entries { if let photo = photos[entry.$photo.id] { result[try entry.requireID()] = photo } }
+        return result
+    }
+
+    private func voteCounts(of entries: [Moments.Entry.ID], on db: any Database) async throws -> [Moments.Entry.ID: Int] {
+        guard !entries.isEmpty else { return [:] }
+        var counts: [Moments.Entry.ID: Int] = [:]
+        for row in try await db.sql.raw(
+            """
+            SELECT "entry_id", COUNT(*) AS "n" FROM "contest_votes" WHERE "entry_id" IN (\(binds: entries)) GROUP BY "entry_id"
+            """
+        ).all() {
+            counts[try row.decode(column: "entry_id", as: Moments.Entry.ID.self)] = try row.decode(column: "n", as: Int.self)
+        }
+        return counts
+    }
+
+    private func myVotes(_ me: User.ID, among entries: [Moments.Entry.ID], on db: any Database) async throws -> Set<Moments.Entry.ID> {
+        guard !entries.isEmpty else { return [] }
+        return Set(try await ContestVoteRecord.query(on: db).filter(\.$voter.$id == me).filter(\.$entry.$id ~~ entries).all().map(\.$entry.id))
+    }
+
+    /// On PostgreSQL, holds a lock named `key` until the transaction ends, so that transactions
+    /// that count and then write the same rows run one after another; SQLite's one writer does
+    /// so already once a transaction has written.
+    static func oneAtATime(_ key: String, on tx: any Database) async throws {
+        guard !(tx is any SQLiteDatabase) else { return }
+        try await tx.sql.raw("SELECT pg_advisory_xact_lock(hashtext(\(bind: key) || current_schema()))").run()
+    }
+}
+
+extension PawpackServices {
+    /// `pawpack contests rotate`: ends the running contest now (its winners told) and starts
+    /// the next, holding the rotation job's lock so that no instance rotates at the same time.
+    /// Answers what it did, a line each.
+    package func rotateContestsNow(on db: any Database) async throws -> [String] {
+        let lines = NIOLockedValueBox<[String]>([])
+        let ran = try await ScheduledJobs.runExclusively("contest-rotation", on: db) { db in
+            let outcome = try await self.contests.rotate(force: true, on: db)
+            var said = outcome.finished.map { "ended: \($0.themeTitle) (\($0.entryCount) entries, \($0.winners.count) winners told)" }
+            if let started = outcome.started {
+                said.append("started: \(started.themeTitle), until \(started.endsAt.formatted(.iso8601))")
+            }
+            lines.withLockedValue { $0 = said }
+        }
+        return ran ? lines.withLockedValue { $0 } : ["another instance is rotating the contests now: nothing done"]
+    }
+}

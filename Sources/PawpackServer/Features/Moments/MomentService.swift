@@ -1,0 +1,431 @@
+import Fluent
+import Foundation
+import PawpackCore
+import SQLKit
+
+struct MomentPetValue: Sendable, Equatable {
+    var id: Pet.ID
+    var name: String
+    var species: Species
+}
+
+/// A photo as one viewer sees it.
+struct MomentValue: Sendable, Equatable {
+    var id: Moments.Photo.ID
+    var owner: MemberNameValue
+    var pets: [MomentPetValue]
+    var caption: String?
+    var privacy: PhotoPrivacy
+    var width: Int
+    var height: Int
+    var originalKey: String
+    var displayKey: String?
+    var thumbnailKey: String?
+    var createdAt: Date
+    var activity: Int64
+    var votes: Int
+    var votedByMe: Bool
+    var mine: Bool
+    /// Posted by one of the viewer's friends.
+    var byFriend: Bool
+    /// Its entry in the contest running now, if it is entered: public while it is.
+    var entry: Moments.Entry.ID? = nil
+    /// On a finished contest's kept leaderboard: seen with its results, as it was while
+    /// entered, until its owner makes it private.
+    var placed = false
+
+    var cursor: ActivityCursor<Moments.Photo> { .init(activity: activity, id: id) }
+}
+
+/// A page of a feed, newest first.
+struct MomentPage: Sendable {
+    var items: [MomentValue]
+    var next: ActivityCursor<Moments.Photo>?
+}
+
+/// A photo as posted: its files and words.
+struct MomentUpload: Sendable {
+    var original: Data
+    var display: Data?
+    var thumbnail: Data?
+    var caption: String?
+    var privacy: PhotoPrivacy
+    var pets: [Pet.ID]
+}
+
+/// What a member's export holds of Moments beyond friends.
+struct MomentsExport: Sendable {
+    var photos: [MomentValue]
+    var votes: [(photo: Moments.Photo.ID, at: Date)]
+    var reports: [(photo: Moments.Photo.ID, reason: String, text: String?, at: Date)]
+}
+
+/// Why a member reports a photo.
+enum MomentReportReason: String, Sendable, CaseIterable {
+    case notAPet = "not_a_pet"
+    case spam, nudity, violence, harassment
+    case animalWelfare = "animal_welfare"
+    case other
+}
+
+/// Moments' photos: posting (the original cleaned, the copies phones made checked by size),
+/// editing, deleting, the feeds, votes and reports. Every read decides who may see a photo with
+/// Core's `PhotoVisibility`, once the SQL has picked the candidates: the SQL is how a page is
+/// found fast, the rule is what lets a photo through.
+final class MomentService: Sendable {
+    let pets: PetService
+    let friends: FriendService
+    let blocks: BlockService
+    let photos: PhotoIntake
+    let clock: any AppClock
+    let rules = MomentPhotoRules()
+    private let posts: RateLimiter
+
+    init(pets: PetService, friends: FriendService, blocks: BlockService, photos: PhotoIntake, clock: any AppClock) {
+        self.pets = pets
+        self.friends = friends
+        self.blocks = blocks
+        self.photos = photos
+        self.clock = clock
+        posts = RateLimiter(limit: 60, window: 60 * 60)
+    }
+
+    // MARK: Who is looking
+
+    /// What the rule needs to know of a viewer, read once a request.
+    struct Viewer: Sendable {
+        var me: User.ID?
+        var friends: Set<User.ID> = []
+        var blocked: Set<User.ID> = []
+        /// Pets the viewer owns or guards.
+        var guarded: Set<Pet.ID> = []
+
+        func canSee(_ photo: MomentValue) -> Bool {
+            let relation = PhotoViewer(
+                isOwner: photo.owner.id == me, guardsAPetInIt: photo.pets.contains { guarded.contains($0.id) },
+                isFriend: friends.contains(photo.owner.id), signedIn: me != nil)
+            return PhotoVisibility.canSee(
+                photo.privacy, viewer: relation, blocked: blocked.contains(photo.owner.id),
+                entered: photo.entry != nil || (photo.placed && photo.privacy != .private))
+        }
+    }
+
+    func viewer(_ user: UserRecord?, on db: any Database) async throws -> Viewer {
+        guard let user else { return Viewer(me: nil) }
+        let me = try user.requireID()
+        let guarded = try await db.sql.raw(
+            """
+            SELECT "id" FROM "pets" WHERE "owner_id" = \(bind: me)
+            UNION SELECT "pet_id" AS "id" FROM "pet_guardians" WHERE "user_id" = \(bind: me) AND "status" = \(bind: GuardianRecord.Status.active.rawValue)
+            """
+        ).all().map { try $0.decode(column: "id", as: Pet.ID.self) }
+        return Viewer(
+            me: me, friends: try await friends.friendIDs(of: me, on: db), blocked: try await blocks.blockedUsers(of: me, on: db),
+            guarded: Set(guarded))
+    }
+
+    // MARK: Posting and changing
+
+    func post(_ user: UserRecord, _ upload: MomentUpload, on db: any Database) async throws -> MomentValue {
+        let me = try user.requireID()
+        let caption = try upload.caption.map { try rules.caption.validate($0, field: "caption") }.flatMap { $0.isEmpty ? nil : $0 }
+        let petIDs = Array(Set(upload.pets))
+        let viewer = try await viewer(user, on: db)
+        guard !petIDs.isEmpty, petIDs.count <= rules.mostPets, petIDs.allSatisfy(viewer.guarded.contains) else {
+            throw Problem.invalidField("pets", "must be 1 to \(rules.mostPets) of your pets or pets you guard")
+        }
+        try await posts.take("moment:\(me)", now: clock.now(), what: "photos")
+        // Every copy checked before any is stored: a refused thumbnail stores nothing.
+        let original = try await photos.measured(upload.original, field: "photo")
+        var copies: [(name: String, image: ImageSanitizer.CleanedImage)] = []
+        for (name, data) in [("display", upload.display), ("thumbnail", upload.thumbnail)] {
+            guard let data else { continue }
+            let image = try await photos.measured(data, field: name)
+            if let problem = rules.sizeProblem(of: name, longestSide: image.longestSide) { throw problem }
+            copies.append((name, image))
+        }
+        let now = clock.now()
+        let id = Moments.Photo.ID.timeOrdered(at: now)
+        var stored: [PhotoIntake.Stored] = []
+        do {
+            let first = try await photos.store(original, key: "moments/\(id)/original")
+            stored.append(first)
+            let record = MomentPhotoRecord()
+            record.id = id
+            record.$owner.id = me
+            record.caption = caption
+            record.privacy = upload.privacy
+            record.width = original.width
+            record.height = original.height
+            record.originalKey = first.key
+            record.originalType = first.contentType
+            for (name, image) in copies {
+                let copy = try await photos.store(image, key: "moments/\(id)/\(name)")
+                stored.append(copy)
+                if name == "display" { record.displayKey = copy.key } else { record.thumbnailKey = copy.key }
+            }
+            record.createdAt = now
+            record.activity = ActivityCursor<Moments.Photo>.activity(at: now)
+            try await db.transaction { tx in
+                try await record.create(on: tx)
+                for pet in petIDs {
+                    let row = MomentPetRecord()
+                    row.id = UUID()
+                    row.$photo.id = id
+                    row.$pet.id = pet
+                    try await row.create(on: tx)
+                }
+            }
+        } catch {
+            await photos.remove(stored.map(\.key))
+            throw error
+        }
+        return try await moment(user, id: id, on: db)
+    }
+
+    /// The owner changes the caption (empty: none) or who may see it; anyone else who can see
+    /// it is refused (403), anyone who cannot finds nothing (404).
+    func update(
+        _ user: UserRecord, id: Moments.Photo.ID, caption: String?, privacy: PhotoPrivacy?, on db: any Database
+    ) async throws -> MomentValue {
+        let record = try await ownPhoto(user, id: id, on: db)
+        if privacy == .private, try await running(entryOf: [id], on: db)[id] != nil {
+            throw Problem(
+                status: 409, code: .validationFailed, title: "Entered in the contest",
+                detail: "While it is entered, the contest shows this photo to everyone. Withdraw it from the contest to make it private.",
+                errors: [.init(field: "privacy", message: "cannot be private while the photo is entered in a contest")])
+        }
+        if let caption {
+            let text = try rules.caption.validate(caption, field: "caption")
+            record.caption = text.isEmpty ? nil : text
+        }
+        if let privacy { record.privacy = privacy }
+        try await record.save(on: db)
+        return try await moment(user, id: id, on: db)
+    }
+
+    /// The owner deletes the photo; its files go once the row is gone.
+    func delete(_ user: UserRecord, id: Moments.Photo.ID, on db: any Database) async throws {
+        let record = try await ownPhoto(user, id: id, on: db)
+        try await record.delete(on: db)
+        await photos.remove(record.keys)
+    }
+
+    private func ownPhoto(_ user: UserRecord, id: Moments.Photo.ID, on db: any Database) async throws -> MomentPhotoRecord {
+        let value = try await moment(user, id: id, on: db)
+        guard value.mine, let record = try await MomentPhotoRecord.find(id, on: db) else {
+            throw Problem(status: 403, code: .forbidden, title: "Not your photo", detail: "Only the member who posted a photo may change it.")
+        }
+        return record
+    }
+
+    // MARK: Reading
+
+    /// A photo the viewer may see; 404 otherwise, as for one that does not exist.
+    func moment(_ user: UserRecord?, id: Moments.Photo.ID, on db: any Database) async throws -> MomentValue {
+        let viewer = try await viewer(user, on: db)
+        guard let record = try await MomentPhotoRecord.find(id, on: db),
+            let value = try await values([record], for: viewer, on: db).first
+        else { throw Problem.notFound }
+        return value
+    }
+
+    /// My photos and my friends' (public and friends-only), newest first.
+    func friendsFeed(_ user: UserRecord, limit: Int, after cursor: ActivityCursor<Moments.Photo>?, on db: any Database) async throws
+        -> MomentPage
+    {
+        let viewer = try await viewer(user, on: db)
+        let me = try user.requireID()
+        let friends = Array(viewer.friends)
+        let rows = try await MomentPhotoRecord.query(on: db)
+            .group(.or) { either in
+                either.filter(\.$owner.$id == me)
+                if !friends.isEmpty {
+                    either.group(.and) { $0.filter(\.$owner.$id ~~ friends).filter(\.$privacy != .private) }
+                }
+            }
+            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
+        return try await page(rows, limit: limit, for: viewer, on: db)
+    }
+
+    /// Everyone's public photos, newest first, but those of anyone blocked either way.
+    func globalFeed(_ user: UserRecord, limit: Int, after cursor: ActivityCursor<Moments.Photo>?, on db: any Database) async throws
+        -> MomentPage
+    {
+        let viewer = try await viewer(user, on: db)
+        // Public photos, and those entered in the contest running now (public while entered).
+        let entered = try await db.sql.raw(
+            """
+            SELECT e."photo_id" FROM "contest_entries" e JOIN "contests" c ON c."id" = e."contest_id"
+            JOIN "moment_photos" p ON p."id" = e."photo_id"
+            WHERE c."starts_at" <= \(bind: clock.now()) AND c."ends_at" > \(bind: clock.now()) AND p."privacy" <> \(bind: PhotoPrivacy.public.rawValue)
+            """
+        ).all().map { try $0.decode(column: "photo_id", as: Moments.Photo.ID.self) }
+        var query = MomentPhotoRecord.query(on: db).group(.or) { either in
+            either.filter(\.$privacy == .public)
+            if !entered.isEmpty { either.filter(\.$id ~~ entered) }
+        }
+        if !viewer.blocked.isEmpty { query = query.filter(\.$owner.$id !~ Array(viewer.blocked)) }
+        let rows = try await query.newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
+        return try await page(rows, limit: limit, for: viewer, on: db)
+    }
+
+    /// The photos a pet appears in that the viewer may see, newest first; 404 for a pet the
+    /// viewer may not see.
+    func petMoments(_ user: UserRecord, pet: Pet.ID, limit: Int, after cursor: ActivityCursor<Moments.Photo>?, on db: any Database)
+        async throws -> MomentPage
+    {
+        _ = try await pets.visiblePet(pet, to: user, on: db)
+        let viewer = try await viewer(user, on: db)
+        let rows = try await MomentPhotoRecord.query(on: db)
+            .join(MomentPetRecord.self, on: \MomentPetRecord.$photo.$id == \MomentPhotoRecord.$id)
+            .filter(MomentPetRecord.self, \.$pet.$id == pet)
+            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
+        return try await page(rows, limit: limit, for: viewer, on: db)
+    }
+
+    /// A page of the rows the viewer may see: the cursor follows the rows read, so a page
+    /// thinned by the rule still leads on to the next.
+    private func page(_ rows: [MomentPhotoRecord], limit: Int, for viewer: Viewer, on db: any Database) async throws -> MomentPage {
+        let shown = Array(rows.prefix(limit))
+        let items = try await values(shown, for: viewer, on: db)
+        guard rows.count > limit, let last = shown.last else { return MomentPage(items: items, next: nil) }
+        return MomentPage(items: items, next: .init(activity: last.activity, id: try last.requireID()))
+    }
+
+    /// The photos as the viewer sees them, in their order; those the rule hides left out.
+    func values(_ records: [MomentPhotoRecord], for viewer: Viewer, on db: any Database) async throws -> [MomentValue] {
+        guard !records.isEmpty else { return [] }
+        let ids = try records.map { try $0.requireID() }
+        var petsOf: [Moments.Photo.ID: [MomentPetValue]] = [:]
+        for row in try await db.sql.raw(
+            """
+            SELECT mp."photo_id", p."id", p."name", p."species" FROM "moment_pets" mp JOIN "pets" p ON p."id" = mp."pet_id"
+            WHERE mp."photo_id" IN (\(binds: ids)) ORDER BY p."name", p."id"
+            """
+        ).all() {
+            let pet = MomentPetValue(
+                id: try row.decode(column: "id", as: Pet.ID.self), name: try row.decode(column: "name", as: String.self),
+                species: try row.decode(column: "species", as: Species.self))
+            petsOf[try row.decode(column: "photo_id", as: Moments.Photo.ID.self), default: []].append(pet)
+        }
+        let owners = Dictionary(
+            uniqueKeysWithValues: try await UserRecord.query(on: db).filter(\.$id ~~ Set(records.map(\.$owner.id))).all().map {
+                (try $0.requireID(), MemberNameValue(id: try $0.requireID(), username: $0.username, displayName: $0.displayName))
+            })
+        var votes: [Moments.Photo.ID: Int] = [:]
+        for row in try await db.sql.raw(
+            """
+            SELECT "photo_id", COUNT(*) AS "n" FROM "moment_votes" WHERE "photo_id" IN (\(binds: ids)) GROUP BY "photo_id"
+            """
+        ).all() {
+            votes[try row.decode(column: "photo_id", as: Moments.Photo.ID.self)] = try row.decode(column: "n", as: Int.self)
+        }
+        let entries = try await running(entryOf: ids, on: db)
+        let placed = Set(
+            try await db.sql.raw(
+                """
+                SELECT e."photo_id" FROM "contest_standings" s JOIN "contest_entries" e ON e."id" = s."entry_id"
+                WHERE e."photo_id" IN (\(binds: ids))
+                """
+            ).all().map { try $0.decode(column: "photo_id", as: Moments.Photo.ID.self) })
+        var mine: Set<Moments.Photo.ID> = []
+        if let me = viewer.me {
+            mine = Set(
+                try await MomentVoteRecord.query(on: db).filter(\.$voter.$id == me).filter(\.$photo.$id ~~ ids).all().map(\.$photo.id))
+        }
+        return try records.compactMap { record in
+            let id = try record.requireID()
+            guard let owner = owners[record.$owner.id] else { return nil }
+            let value = MomentValue(
+                id: id, owner: owner, pets: petsOf[id] ?? [], caption: record.caption, privacy: record.privacy, width: record.width,
+                height: record.height, originalKey: record.originalKey, displayKey: record.displayKey,
+                thumbnailKey: record.thumbnailKey, createdAt: record.createdAt, activity: record.activity, votes: votes[id] ?? 0,
+                votedByMe: mine.contains(id), mine: owner.id == viewer.me, byFriend: viewer.friends.contains(owner.id),
+                entry: entries[id], placed: placed.contains(id))
+            return viewer.canSee(value) ? value : nil
+        }
+    }
+
+    /// The entries these photos have in the contest running now, by photo.
+    func running(entryOf photos: [Moments.Photo.ID], on db: any Database) async throws -> [Moments.Photo.ID: Moments.Entry.ID] {
+        guard !photos.isEmpty else { return [:] }
+        var entries: [Moments.Photo.ID: Moments.Entry.ID] = [:]
+        for row in try await db.sql.raw(
+            """
+            SELECT e."id", e."photo_id" FROM "contest_entries" e JOIN "contests" c ON c."id" = e."contest_id"
+            WHERE e."photo_id" IN (\(binds: photos)) AND c."starts_at" <= \(bind: clock.now()) AND c."ends_at" > \(bind: clock.now())
+            """
+        ).all() {
+            entries[try row.decode(column: "photo_id", as: Moments.Photo.ID.self)] = try row.decode(column: "id", as: Moments.Entry.ID.self)
+        }
+        return entries
+    }
+
+    /// One of a photo's stored files, for a viewer who may see the photo (anyone, for a
+    /// public photo); 404 otherwise, and for a file that is not the photo's.
+    func file(_ user: UserRecord?, photo id: Moments.Photo.ID, key: String, on db: any Database) async throws -> StoredMedia {
+        let photo = try await moment(user, id: id, on: db)
+        guard [photo.originalKey, photo.displayKey, photo.thumbnailKey].contains(key),
+            let stored = try await photos.media.get(key: key)
+        else { throw Problem.notFound }
+        return stored
+    }
+
+    // MARK: Votes and reports
+
+    /// Votes for a photo the member may see and did not post; voting again changes nothing.
+    func vote(_ user: UserRecord, photo id: Moments.Photo.ID, on db: any Database) async throws -> MomentValue {
+        let me = try user.requireID()
+        let photo = try await moment(user, id: id, on: db)
+        guard !photo.mine else {
+            throw Problem(
+                status: 403, code: .forbidden, title: "Your own photo", detail: "Vote for other members' photos; yours collect theirs.")
+        }
+        // One row per member and photo, held by the unique key: a repeat inserts nothing.
+        try await db.sql.raw(
+            """
+            INSERT INTO "moment_votes" ("id", "photo_id", "voter_id", "created_at")
+            VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: clock.now()))
+            ON CONFLICT ("photo_id", "voter_id") DO NOTHING
+            """
+        ).run()
+        return try await moment(user, id: id, on: db)
+    }
+
+    func unvote(_ user: UserRecord, photo id: Moments.Photo.ID, on db: any Database) async throws -> MomentValue {
+        let me = try user.requireID()
+        _ = try await moment(user, id: id, on: db)
+        try await MomentVoteRecord.query(on: db).filter(\.$photo.$id == id).filter(\.$voter.$id == me).delete()
+        return try await moment(user, id: id, on: db)
+    }
+
+    /// Reports a photo the member may see; a second report of the same photo changes nothing.
+    func report(_ user: UserRecord, photo id: Moments.Photo.ID, reason: MomentReportReason, text: String?, on db: any Database)
+        async throws
+    {
+        let me = try user.requireID()
+        let words = try text.map { try TextRule.paragraphs(max: 1_000).validate($0, field: "text") }.flatMap { $0.isEmpty ? nil : $0 }
+        _ = try await moment(user, id: id, on: db)
+        try await db.sql.raw(
+            """
+            INSERT INTO "moment_reports" ("id", "photo_id", "reporter_id", "reason", "text", "created_at")
+            VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: reason.rawValue), \(bind: words), \(bind: clock.now()))
+            ON CONFLICT ("photo_id", "reporter_id") DO NOTHING
+            """
+        ).run()
+    }
+
+    // MARK: Export
+
+    func export(_ user: UserRecord, on db: any Database) async throws -> MomentsExport {
+        let me = try user.requireID()
+        let viewer = try await viewer(user, on: db)
+        let records = try await MomentPhotoRecord.query(on: db).filter(\.$owner.$id == me).sort(\.$activity).all()
+        let votes = try await MomentVoteRecord.query(on: db).filter(\.$voter.$id == me).sort(\.$createdAt).all()
+        let reports = try await MomentReportRecord.query(on: db).filter(\.$reporter.$id == me).sort(\.$createdAt).all()
+        return MomentsExport(
+            photos: try await values(records, for: viewer, on: db), votes: votes.map { ($0.$photo.id, $0.createdAt) },
+            reports: reports.map { ($0.$photo.id, $0.reason, $0.text, $0.createdAt) })
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import PawpackAPI
+import PawpackCore
+import PawpackTestSupport
+import Testing
+
+@testable import PawpackServer
+
+/// The weekly contests through the HTTP API: rotation, entering (the public-while-entered
+/// warning, three a member, a photo once), the per-viewer order, votes, the live leaderboard,
+/// the end with its winners told, and what strangers, blocked members and races get.
+@Suite struct ContestsAPITests {
+    typealias Contest = Components.Schemas.Contest
+    typealias Entry = Components.Schemas.Entry
+    typealias EntryPage = Components.Schemas.EntryPage
+
+    static func enter(_ server: TestServer, _ photo: String, in contest: String, makePublic: Bool = false, token: String) async throws
+        -> TestServer.Reply
+    {
+        try await server.send(.POST, APIPath.contestEntries(contest), object: ["photoId": photo, "makePublic": makePublic], token: token)
+    }
+
+    @Test func aWeekFromTheRotationToItsWinners() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let bob = try await server.owner("bob", at: TestServer.Place.lyonNorth)
+            let cat = try await server.owner("cat", at: TestServer.Place.lyonNear)
+            // the job starts the first contest when the server starts (its rounds stopped here, so
+            // that the test runs each)
+            await server.app.pawpack.jobs.stop()
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self)
+            #expect(contest.isOpen && !contest.isFinal && contest.maxEntries == 3 && contest.entryCount == 0)
+            #expect(contest.endsAt.timeIntervalSince(contest.startsAt) == 7 * 86_400 && contest.startsAt == TestServer.startDate)
+            #expect(!contest.theme.title.isEmpty)
+
+            // Ada's friends-only photo: entering says first that it will be public
+            var photos: [String] = []
+            for number in 0..<5 {
+                photos.append(try await server.moment(pets: [ada.dogID], privacy: number == 4 ? "private" : "friends", token: ada.token).id)
+            }
+            let warned = try await Self.enter(server, photos[0], in: contest.id, token: ada.token)
+            #expect(warned.status == 409 && warned.code == "entry_makes_public" && warned.text.contains("\"makePublic\""), "\(warned.text)")
+            #expect(try await server.request(.GET, APIPath.moment(photos[0]), token: cat.token).status == 404, "not entered yet")
+            let entered = try await Self.enter(server, photos[0], in: contest.id, makePublic: true, token: ada.token)
+            #expect(entered.status == 201, "\(entered.text)")
+            let first = try entered.decode(Entry.self)
+            let again = try await Self.enter(server, photos[0], in: contest.id, makePublic: true, token: ada.token)
+            #expect(try again.status == 200 && again.decode(Entry.self).id == first.id, "the same photo again is its entry")
+            // public while entered: Cat, a stranger, sees it, tagged, in the global feed too
+            let seen = try await server.get(APIPath.moment(photos[0]), token: cat.token, as: Components.Schemas.Moment.self)
+            #expect(seen.contestEntryId == first.id && seen.privacy == .friends)
+            #expect(try await server.feed(APIPath.globalFeed, token: cat.token) == [photos[0]])
+            let privately = try await server.send(.PATCH, APIPath.moment(photos[0]), object: ["privacy": "private"], token: ada.token)
+            #expect(privately.status == 409 && privately.text.contains("\"privacy\""), "\(privately.text)")
+
+            // three a member; not a private photo; not someone else's
+            server.clock.advance(by: 1)
+            #expect(try await Self.enter(server, photos[1], in: contest.id, makePublic: true, token: ada.token).status == 201)
+            server.clock.advance(by: 1)
+            #expect(try await Self.enter(server, photos[2], in: contest.id, makePublic: true, token: ada.token).status == 201)
+            let fourth = try await Self.enter(server, photos[3], in: contest.id, makePublic: true, token: ada.token)
+            #expect(fourth.status == 422 && fourth.text.contains("\"photoId\"") && fourth.text.contains("at most 3"), "\(fourth.text)")
+            let hidden = try await Self.enter(server, photos[4], in: contest.id, makePublic: true, token: ada.token)
+            #expect(hidden.status == 422 && hidden.text.contains("private"), "\(hidden.text)")
+            let bobs = try await server.moment(pets: [bob.dogID], privacy: "public", token: bob.token)
+            let notHers = try await Self.enter(server, bobs.id, in: contest.id, token: ada.token)
+            #expect(notHers.status == 422 && notHers.text.contains("\"photoId\""), "\(notHers.text)")
+            let bobsEntry = try await Self.enter(server, bobs.id, in: contest.id, token: bob.token).decode(Entry.self)
+            server.clock.advance(by: 600)
+            let cats = try await server.moment(pets: [cat.dogID], privacy: "public", token: cat.token)
+            let catsEntry = try await Self.enter(server, cats.id, in: contest.id, token: cat.token).decode(Entry.self)
+
+            // votes: not one's own; the leaderboard is live, a tie to who reached it first
+            let own = try await server.request(.PUT, APIPath.entryVote(first.id), token: ada.token)
+            #expect(own.status == 422 && own.text.contains("yours"), "\(own.text)")
+            #expect(try await server.request(.PUT, APIPath.entryVote(catsEntry.id), token: bob.token).status == 200)
+            server.clock.advance(by: 60)
+            #expect(try await server.request(.PUT, APIPath.entryVote(first.id), token: bob.token).status == 200)
+            #expect(try await server.request(.PUT, APIPath.entryVote(first.id), token: bob.token).status == 200, "again: nothing more")
+            #expect(try await server.request(.PUT, APIPath.entryVote(first.id), token: cat.token).status == 200)
+            #expect(try await server.request(.PUT, APIPath.entryVote(bobsEntry.id), token: cat.token).status == 200)
+            server.clock.advance(by: 60)
+            #expect(try await server.request(.PUT, APIPath.entryVote(catsEntry.id), token: ada.token).status == 200)
+            let undone = try await server.request(.DELETE, APIPath.entryVote(bobsEntry.id), token: cat.token).decode(Entry.self)
+            #expect(undone.votes == 0 && !undone.votedByMe)
+            let board = try await server.get(
+                APIPath.leaderboard(contest.id), token: bob.token, as: Operations.GetLeaderboard.Output.Ok.Body.JsonPayload.self)
+            #expect(board.items.map(\.entryId) == [first.id, catsEntry.id], "two votes each: Ada's reached two first")
+            #expect(board.items.map(\.votes) == [2, 2] && board.items.map(\.rank) == [1, 2])
+
+            // Ada's order: her own three first, newest first; pages of two neither repeat nor skip
+            var order: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await server.get(
+                    APIPath.contestEntries(contest.id) + "?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: ada.token,
+                    as: EntryPage.self)
+                order += page.items.map(\.photo.id)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(Array(order.prefix(3)) == [photos[2], photos[1], photos[0]] && Set(order.suffix(2)) == [bobs.id, cats.id])
+            #expect(order.count == 5)
+
+            // Ada withdraws her third; nobody else may
+            let third = try #require(
+                try await server.get(APIPath.moment(photos[2]), token: ada.token, as: Components.Schemas.Moment.self).contestEntryId)
+            #expect(try await server.request(.DELETE, APIPath.contestEntry(third), token: bob.token).status == 404)
+            #expect(try await server.request(.DELETE, APIPath.contestEntry(third), token: ada.token).status == 204)
+
+            // the week ends: the leaderboard is kept, the winners told, the next contest starts
+            server.clock.advance(by: 7 * 86_400)
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            let (adaNow, bobNow, catNow) = (
+                try await server.signedInAgain(ada), try await server.signedInAgain(bob), try await server.signedInAgain(cat)
+            )
+            let ended = try await server.get(APIPath.contest(contest.id), token: bobNow.token, as: Contest.self)
+            #expect(ended.isFinal && !ended.isOpen && ended.winners.map(\.entryId) == [first.id, catsEntry.id])
+            let catsInbox = try await server.get(APIPath.notifications, token: catNow.token, as: Components.Schemas.NotificationPage.self)
+            #expect(catsInbox.items.first?.kind == .contest && catsInbox.items.first?.title == "Your photo came 2nd in “\(contest.theme.title)”")
+            let next = try await server.get(APIPath.currentContest, token: bobNow.token, as: Contest.self)
+            #expect(next.id != contest.id && next.theme.code != contest.theme.code && next.startsAt == contest.endsAt)
+            let late = try await server.request(.PUT, APIPath.entryVote(bobsEntry.id), token: adaNow.token)
+            #expect(late.status == 422 && late.text.contains("\"contestId\""), "\(late.text)")
+            #expect(try await server.request(.DELETE, APIPath.contestEntry(first.id), token: adaNow.token).status == 422)
+            let past = try await server.get(APIPath.contests, token: catNow.token, as: Components.Schemas.ContestPage.self)
+            #expect(past.items.map(\.id) == [contest.id] && past.items.first?.winners.first?.votes == 2)
+            // the winners' photos stay seen with the results; another entry, no longer entered, is
+            // Ada's and her friends' again, and so is a winner she makes private
+            #expect(try await server.request(.GET, APIPath.moment(photos[0]), token: catNow.token).status == 200)
+            #expect(try await server.request(.GET, APIPath.moment(photos[1]), token: catNow.token).status == 404)
+            #expect(try await server.send(.PATCH, APIPath.moment(photos[0]), object: ["privacy": "private"], token: adaNow.token).status == 200)
+            #expect(try await server.request(.GET, APIPath.moment(photos[0]), token: catNow.token).status == 404)
+            // and the rotation, run again, changes nothing
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            #expect(try await server.rowCounts()["contests"] == 2)
+            #expect(try await server.get(APIPath.notifications, token: catNow.token, as: Components.Schemas.NotificationPage.self).items.count == 1)
+        }
+    }
+
+    @Test func entriesAtOnceKeepTheLimitsAndABlockHidesEntriesBothWays() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let cat = try await server.owner("cat", at: TestServer.Place.lyonNorth)
+            await server.app.pawpack.jobs.stop()
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self)
+            var photos: [String] = []
+            for _ in 0..<4 { photos.append(try await server.moment(pets: [ada.dogID], privacy: "public", token: ada.token).id) }
+            let enteredPhotos = photos
+            // four photos at once: three enter; one photo four times at once: one entry
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for photo in enteredPhotos {
+                    group.addTask { try await Self.enter(server, photo, in: contest.id, token: ada.token).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.sorted() == [201, 201, 201, 422], "\(statuses)")
+            #expect(try await server.get(APIPath.contest(contest.id), token: ada.token, as: Contest.self).myEntries == 3)
+            let catsPhoto = try await server.moment(pets: [cat.dogID], privacy: "public", token: cat.token).id
+            let entries = try await withThrowingTaskGroup(of: TestServer.Reply.self) { group in
+                for _ in 0..<4 { group.addTask { try await Self.enter(server, catsPhoto, in: contest.id, token: cat.token) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(entries.map(\.status).sorted() == [200, 200, 200, 201], "\(entries.map(\.text))")
+            #expect(Set(entries.compactMap { try? $0.decode(Entry.self).id }).count == 1, "\(entries.map(\.text))")
+            #expect(try await server.get(APIPath.contest(contest.id), token: cat.token, as: Contest.self).entryCount == 4)
+
+            // Ada blocks Cat: neither sees the other's entries, nor votes for them
+            #expect(try await server.send(.POST, APIPath.blocks, object: ["username": "cat"], token: ada.token).status == 204)
+            let catsView = try await server.get(APIPath.contestEntries(contest.id), token: cat.token, as: EntryPage.self)
+            #expect(catsView.items.map(\.photo.id) == [catsPhoto])
+            let adasView = try await server.get(APIPath.contestEntries(contest.id), token: ada.token, as: EntryPage.self)
+            #expect(!adasView.items.contains { $0.photo.id == catsPhoto })
+            let adasEntry = try #require(adasView.items.first).id
+            #expect(try await server.request(.PUT, APIPath.entryVote(adasEntry), token: cat.token).status == 404)
+
+            // strangers' tokens, made-up ids, bad cursors
+            #expect(try await server.request(.GET, APIPath.currentContest).status == 401)
+            #expect(try await server.request(.GET, APIPath.contest(UUID().uuidString), token: ada.token).status == 404)
+            #expect(try await server.request(.PUT, APIPath.entryVote(UUID().uuidString), token: ada.token).status == 404)
+            let cursor = try await server.request(.GET, APIPath.contestEntries(contest.id) + "?cursor=-1", token: ada.token)
+            #expect(cursor.status == 422 && cursor.text.contains("\"cursor\""))
+            let missing = try await Self.enter(server, UUID().uuidString, in: contest.id, token: ada.token)
+            #expect(missing.status == 404)
+        }
+    }
+
+    @Test func operatorsForceARotation() async throws {
+        try await TestServer.run { server in
+            // the first contest, which the job started with the server, ends an hour in
+            await server.app.pawpack.jobs.stop()
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            server.clock.advance(by: 3_600)
+            let lines = try await server.app.pawpack.rotateContestsNow(on: server.app.db)
+            #expect(lines.count == 2 && lines[0].hasPrefix("ended: ") && lines[1].hasPrefix("started: "), "\(lines)")
+            #expect(try await server.rowCounts()["contests"] == 2)
+            let ada = try await server.member("ada")
+            let current = try await server.get(APIPath.currentContest, token: ada.accessToken, as: Contest.self)
+            #expect(current.startsAt == TestServer.startDate.addingTimeInterval(3_600))
+        }
+    }
+}
