@@ -85,6 +85,23 @@ public struct MomentPhotoRules: Sendable {
 
     public init() {}
 
+    /// How far a copy's shape (width over height) may stray from the original's: rounding a
+    /// 4,032 × 3,024 photo down to 320 pixels moves it a little, a different picture far more.
+    public var shapeTolerance = 0.03
+
+    /// Why this copy is refused, if it is: not the original's shape, so not a copy of it (a
+    /// feed would show another picture than the one posted).
+    public func shapeProblem(of part: String, width: Int, height: Int, original: (width: Int, height: Int)) -> Problem? {
+        guard width > 0, height > 0, original.width > 0, original.height > 0 else { return nil }
+        let ratio = Double(width) / Double(height)
+        let expected = Double(original.width) / Double(original.height)
+        guard abs(ratio - expected) / expected > shapeTolerance else { return nil }
+        return Problem(
+            status: 422, code: .validationFailed, title: "Not a copy of the photo",
+            detail: "The \(part) copy is \(width) × \(height) pixels, another shape than the photo's \(original.width) × \(original.height).",
+            errors: [.init(field: part, message: "must have the photo's shape")])
+    }
+
     /// Why this copy (`display` or `thumbnail`) is refused, if it is: larger than its size.
     public func sizeProblem(of part: String, longestSide: Int) -> Problem? {
         let limit = part == "thumbnail" ? thumbnailLongestSide : displayLongestSide

@@ -1,7 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import PawpackServer
 import Vapor
@@ -122,37 +121,22 @@ struct BenchCare: AsyncParsableCommand {
         }
 
         print("open loop at \(rate) req/s for \(duration) s, \(Int(feedShare * 100)) % feeds: running")
-        let (run, kinds, machine, failures) = try await openLoop(client, base: base, members: members)
-        for kind in [Kind.feed, .dashboard] {
-            let numbers = kinds.indices.filter { kinds[$0] == kind }
-            guard !numbers.isEmpty else { continue }
-            let answered = numbers.compactMap { run.latencies[$0] }
-            print(
-                String(
-                    format: "%@: %d sent, %.0f/s answered, %d failed, %@", kind == .feed ? "feeds logged" : "dashboards opened",
-                    numbers.count, Double(answered.count) / run.seconds, numbers.count - answered.count,
-                    LatencySummary(answered).description))
-            if let machine {
-                let undisturbed = machine.undisturbed(numbers.map { run.latencies[$0] }) { run.due(numbers[$0]) }
-                print("  the requests during which no CPU time was stolen: \(LatencySummary(undisturbed))")
-            }
-        }
-        if let latencyLog { try run.writeLog(to: latencyLog) }
-        if let machine { print("machine during the open loop: \(machine)") }
-        for (failure, count) in Dictionary(failures.map { ($0, 1) }, uniquingKeysWith: +).sorted(by: { $0.value > $1.value }).prefix(5) {
-            print("failed \(count)×: \(failure)")
-        }
+        let (requests, kinds) = try openLoopRequests(base: base, members: members)
+        let outcome = try await OpenLoop.run(
+            client, requests: requests, expected: kinds.map { $0 == .feed ? HTTPResponseStatus.created : .ok }, rate: rate)
+        try OpenLoop.report(
+            outcome,
+            kinds: [Kind.feed, .dashboard].map { kind in
+                (kind == .feed ? "feeds logged" : "dashboards opened", kinds.indices.filter { kinds[$0] == kind })
+            }, latencyLog: latencyLog)
     }
 
     /// The requests, made before the clock starts; the k-th logs a feed when the feeds' share of
     /// the first k + 1 grows past that of the first k, so the two kinds interleave evenly.
-    private func openLoop(
-        _ client: HTTPClient, base: String, members: [CareBenchMember]
-    ) async throws -> (OpenLoopRun, [Kind], MachineTimes?, [String]) {
+    private func openLoopRequests(base: String, members: [CareBenchMember]) throws -> ([HTTPClient.Request], [Kind]) {
         let total = rate * duration
         var kinds: [Kind] = []
         var requests: [HTTPClient.Request] = []
-        var feedsSent = 0
         for number in 0..<total {
             let isFeed = Int(Double(number + 1) * feedShare) > Int(Double(number) * feedShare)
             let member = members[number % members.count]
@@ -166,45 +150,13 @@ struct BenchCare: AsyncParsableCommand {
                         // "Log anyway": a member of the family may have fed the same pet a
                         // moment ago, and the bench's member has seen that and logs all the same.
                         body: .string(#"{"id":"\#(UUID().uuidString)","logAnyway":true}"#)))
-                feedsSent += 1
             } else {
                 requests.append(
                     try HTTPClient.Request(url: "\(base)/v1/care", method: .GET, headers: ["Authorization": "Bearer \(member.accessToken)"]))
             }
             kinds.append(isFeed ? .feed : .dashboard)
         }
-        let interval = Int64((1e9 / Double(rate)).rounded())
-        let latencies = NIOLockedValueBox([Double?](repeating: nil, count: total))
-        // Why requests failed: the status and the start of the answer, or the error.
-        let failures = NIOLockedValueBox([String]())
-        let begin = NIODeadline.now() + .milliseconds(200)
-        let expected = kinds.map { $0 == .feed ? HTTPResponseStatus.created : .ok }
-        let (seconds, machine) = try await MachineTimes.during(sampleOn: client.eventLoopGroup.next()) {
-            var answers: [EventLoopFuture<Void>] = []
-            answers.reserveCapacity(total)
-            for (number, request) in requests.enumerated() {
-                let due = begin + .nanoseconds(Int64(number) * interval)
-                let loop = client.eventLoopGroup.next()
-                let answered = loop.flatScheduleTask(deadline: due) {
-                    client.execute(request: request, eventLoop: .delegate(on: loop), deadline: .now() + .seconds(120)).map { response in
-                        guard response.status == expected[number] else {
-                            let text = response.body.map { String(buffer: $0).prefix(160) } ?? ""
-                            failures.withLockedValue { $0.append("\(response.status.code) \(text)") }
-                            return
-                        }
-                        let milliseconds = Double((NIODeadline.now() - due).nanoseconds) / 1e6
-                        latencies.withLockedValue { $0[number] = milliseconds }
-                    }
-                }
-                answers.append(
-                    answered.futureResult.recover { error in failures.withLockedValue { $0.append(String(describing: error)) } })
-            }
-            try await EventLoopFuture.andAllComplete(answers, on: client.eventLoopGroup.next()).get()
-            return Double((NIODeadline.now() - begin).nanoseconds) / 1e9
-        }
-        let run = OpenLoopRun(
-            latencies: latencies.withLockedValue { $0 }, seconds: seconds, begin: begin.uptimeNanoseconds, interval: UInt64(interval))
-        return (run, kinds, machine, failures.withLockedValue { $0 })
+        return (requests, kinds)
     }
 
     private func dashboard(_ client: HTTPClient, _ base: String, _ member: CareBenchMember) async throws -> ByteBuffer {

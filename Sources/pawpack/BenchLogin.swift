@@ -8,7 +8,7 @@ import Vapor
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure Pawpack through its real HTTP server.",
-        subcommands: [BenchLogin.self, BenchDeck.self, BenchChat.self, BenchCare.self]
+        subcommands: [BenchLogin.self, BenchDeck.self, BenchChat.self, BenchCare.self, BenchMoments.self]
     )
 }
 

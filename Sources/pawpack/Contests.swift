@@ -16,15 +16,8 @@ struct RotateContests: AsyncParsableCommand {
     func run() async throws {
         let config = try loadConfig()
         bootstrapLogging(config)
-        let app = try await makeApplication(config)
-        do {
-            try await configure(app, config: config, dependencies: .live(for: config, logger: app.logger))
-            try await app.autoMigrate()
+        try await withMigratedApplication(config) { app in
             for line in try await app.pawpack.rotateContestsNow(on: app.db) { print(line) }
-        } catch {
-            try? await app.asyncShutdown()
-            throw error
         }
-        try await app.asyncShutdown()
     }
 }

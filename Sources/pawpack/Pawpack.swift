@@ -118,17 +118,23 @@ struct Migrate: AsyncParsableCommand {
     func run() async throws {
         let config = try loadConfig()
         bootstrapLogging(config)
-        let app = try await makeApplication(config)
-        do {
-            try await configure(app, config: config, dependencies: .live(for: config, logger: app.logger))
-            try await app.autoMigrate()
-            app.logger.info("Database is up to date")
-        } catch {
-            try? await app.asyncShutdown()
-            throw error
-        }
-        try await app.asyncShutdown()
+        try await withMigratedApplication(config) { app in app.logger.info("Database is up to date") }
     }
+}
+
+/// Configures the application, brings the schema up to date, runs `body` and shuts down: what
+/// every command that does its work and exits (`migrate`, `contests rotate`) needs around it.
+func withMigratedApplication(_ config: Config, _ body: (Application) async throws -> Void) async throws {
+    let app = try await makeApplication(config)
+    do {
+        try await configure(app, config: config, dependencies: .live(for: config, logger: app.logger))
+        try await app.autoMigrate()
+        try await body(app)
+    } catch {
+        try? await app.asyncShutdown()
+        throw error
+    }
+    try await app.asyncShutdown()
 }
 
 struct SeedDemo: AsyncParsableCommand {

@@ -179,4 +179,18 @@ import Testing
         #expect(rules.acceptProblem(friends: rules.mostFriends - 1) == nil)
         #expect(rules.acceptProblem(friends: rules.mostFriends)?.status == 409)
     }
+
+    @Test func aPhotosCopiesAreNoLargerThanTheirSizeAndKeepItsShape() {
+        let rules = MomentPhotoRules()
+        #expect(rules.sizeProblem(of: "display", longestSide: 1_600) == nil)
+        #expect(rules.sizeProblem(of: "display", longestSide: 1_601)?.errors.map(\.field) == ["display"])
+        #expect(rules.sizeProblem(of: "thumbnail", longestSide: 480) == nil)
+        #expect(rules.sizeProblem(of: "thumbnail", longestSide: 481)?.errors.map(\.field) == ["thumbnail"])
+        // a 4,032 × 3,024 photo made 320 wide rounds to 240 (or 239): the same shape
+        let original = (width: 4_032, height: 3_024)
+        #expect(rules.shapeProblem(of: "thumbnail", width: 320, height: 240, original: original) == nil)
+        #expect(rules.shapeProblem(of: "thumbnail", width: 320, height: 239, original: original) == nil)
+        #expect(rules.shapeProblem(of: "display", width: 1_080, height: 1_080, original: original)?.errors.map(\.field) == ["display"])
+        #expect(rules.shapeProblem(of: "display", width: 810, height: 1_080, original: original) != nil, "turned on its side")
+    }
 }

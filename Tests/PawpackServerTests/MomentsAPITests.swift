@@ -31,7 +31,7 @@ import Testing
             // when Ada posts a friends-only photo with the copies her phone made
             let posted = try await server.postMoment(
                 pets: [ada.dogID], privacy: "friends", caption: "  Zoomies at dawn  ",
-                display: TestImages.png(width: 1_080, height: 720), thumbnail: TestImages.png(width: 320, height: 213), token: ada.token)
+                display: TestImages.png(width: 1_080, height: 810), thumbnail: TestImages.png(width: 320, height: 240), token: ada.token)
             #expect(posted.status == 201, "\(posted.text)")
             let moment = try posted.decode(Moment.self)
             #expect(moment.caption == "Zoomies at dawn" && moment.privacy == .friends && moment.mine && moment.votes == 0)
@@ -44,6 +44,7 @@ import Testing
             let original = try await server.request(.GET, server.path(of: moment.originalUrl), token: bob.accessToken)
             #expect(original.status == 200 && original.headers.first(name: "Content-Type") == "image/jpeg")
             #expect(!original.body.contains("Exif") && !original.body.contains("GPS"))
+            #expect(original.headers.first(name: "Cache-Control") == "private, max-age=300", "it may turn private")
             // and Cat, a stranger, finds nothing of it: not the photo, not a feed, not a file
             #expect(try await server.request(.GET, APIPath.moment(moment.id), token: cat.accessToken).status == 404)
             #expect(try await server.feed(APIPath.friendsFeed, token: cat.accessToken) == [])
@@ -104,11 +105,15 @@ import Testing
                 (try await server.postMoment(pets: [ada.dogID], caption: String(repeating: "a", count: 501), token: ada.token), 422, "caption"),
                 (try await server.postMoment(pets: [ada.dogID], caption: "bell\u{7}", token: ada.token), 422, "caption"),
                 (
-                    try await server.postMoment(pets: [ada.dogID], display: TestImages.png(width: 2_000, height: 1_000), token: ada.token),
+                    try await server.postMoment(pets: [ada.dogID], display: TestImages.png(width: 2_000, height: 1_500), token: ada.token),
                     422, "display"
                 ),
                 (
-                    try await server.postMoment(pets: [ada.dogID], thumbnail: TestImages.png(width: 600, height: 600), token: ada.token),
+                    try await server.postMoment(pets: [ada.dogID], thumbnail: TestImages.png(width: 600, height: 450), token: ada.token),
+                    422, "thumbnail"
+                ),
+                (
+                    try await server.postMoment(pets: [ada.dogID], thumbnail: TestImages.png(width: 300, height: 300), token: ada.token),
                     422, "thumbnail"
                 ),
                 (try await server.postMoment(pets: [ada.dogID], thumbnail: Data("not an image".utf8), token: ada.token), 415, "thumbnail"),

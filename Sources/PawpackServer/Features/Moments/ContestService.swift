@@ -180,19 +180,20 @@ final class ContestService: Sendable {
     /// kept once final. Entries the viewer may not see (a block) are left out.
     func leaderboard(_ user: UserRecord, contest id: Moments.Contest.ID, on db: any Database) async throws -> [StandingValue] {
         guard let contest = try await ContestRecord.find(id, on: db) else { throw Problem.notFound }
-        let standings: [(entry: Moments.Entry.ID, votes: Int)]
+        let standings: [(rank: Int, entry: Moments.Entry.ID, votes: Int)]
         if contest.finalizedAt != nil {
+            // As kept: a place stays its place though a photo above it was deleted since.
             standings = try await ContestStandingRecord.query(on: db).filter(\.$contest.$id == id).sort(\.$rank).all()
-                .map { ($0.$entry.id, $0.votes) }
+                .map { ($0.rank, $0.$entry.id, $0.votes) }
         } else {
-            standings = try await liveStandings(of: id, on: db).map { ($0.entry, $0.votes) }
+            standings = try await liveStandings(of: id, on: db).enumerated().map { ($0.offset + 1, $0.element.entry, $0.element.votes) }
         }
         let entries = try await ContestEntryRecord.query(on: db).filter(\.$id ~~ standings.map(\.entry)).all()
         let photos = try await photoValues(of: entries, for: user, on: db)
         var result: [StandingValue] = []
-        for (index, standing) in standings.enumerated() {
+        for standing in standings {
             guard let photo = photos[standing.entry] else { continue }
-            result.append(StandingValue(rank: index + 1, entry: standing.entry, votes: standing.votes, photo: photo))
+            result.append(StandingValue(rank: standing.rank, entry: standing.entry, votes: standing.votes, photo: photo))
         }
         return result
     }
@@ -221,7 +222,16 @@ final class ContestService: Sendable {
         guard let contest = try await ContestRecord.find(id, on: db) else { throw Problem.notFound }
         let me = try user.requireID()
         let rows = try await ContestEntryRecord.query(on: db).filter(\.$contest.$id == id).all()
-        let votes = try await voteCounts(of: rows.map { try $0.requireID() }, on: db)
+        // Counted for the whole contest at once: no list of ids, however many entries.
+        var votes: [Moments.Entry.ID: Int] = [:]
+        for row in try await db.sql.raw(
+            """
+            SELECT v."entry_id", COUNT(*) AS "n" FROM "contest_votes" v JOIN "contest_entries" e ON e."id" = v."entry_id"
+            WHERE e."contest_id" = \(bind: id) GROUP BY v."entry_id"
+            """
+        ).all() {
+            votes[try row.decode(column: "entry_id", as: Moments.Entry.ID.self)] = try row.decode(column: "n", as: Int.self)
+        }
         let ranked = ranking.ordered(
             try rows.map {
                 ContestRanking.Entry(
@@ -281,7 +291,9 @@ final class ContestService: Sendable {
                 try await Self.oneAtATime("contest-entries:\(me)", on: tx)
                 try await row.create(on: tx)
                 let count = try await ContestEntryRecord.query(on: tx).filter(\.$contest.$id == id).filter(\.$member.$id == me).count()
-                try self.rules.checkEntry(ownPhoto: true, privacy: .public, inAContest: false, myEntries: count - 1, contestOpen: true)
+                // Made private from another device meanwhile: a private photo is never entered.
+                let privacy = try await MomentPhotoRecord.find(photoID, on: tx)?.privacy ?? .private
+                try self.rules.checkEntry(ownPhoto: true, privacy: privacy, inAContest: false, myEntries: count - 1, contestOpen: true)
             }
             return (try await self.entry(user, id: try row.requireID(), on: db), true)
         }
@@ -301,17 +313,27 @@ final class ContestService: Sendable {
 
     func vote(_ user: UserRecord, entry id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {
         let me = try user.requireID()
-        let entry = try await entry(user, id: id, on: db)
-        try await requireOpen(entry.contest, on: db)
-        try rules.checkVote(ownPhoto: entry.photo.mine)
-        try await db.sql.raw(
-            """
-            INSERT INTO "contest_votes" ("id", "entry_id", "voter_id", "created_at")
-            VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: clock.now()))
-            ON CONFLICT ("entry_id", "voter_id") DO NOTHING
-            """
-        ).run()
-        return try await self.entry(user, id: id, on: db)
+        // The entry withdrawn or deleted meanwhile (a foreign key refuses the vote): asked
+        // again, it is not found.
+        return try await answeringRacesAsSequential {
+            let entry = try await self.entry(user, id: id, on: db)
+            guard !entry.photo.mine else {
+                throw Problem(
+                    status: 403, code: .forbidden, title: "Your own entry", detail: "Vote for other members' entries; yours collect theirs.")
+            }
+            try await self.requireOpen(entry.contest, on: db)
+            // Only while the contest is not final: a vote arriving as it ends is not counted
+            // after its leaderboard was kept.
+            try await db.sql.raw(
+                """
+                INSERT INTO "contest_votes" ("id", "entry_id", "voter_id", "created_at")
+                SELECT \(bind: UUID()), \(bind: id), \(bind: me), \(bind: self.clock.now())
+                WHERE EXISTS (SELECT 1 FROM "contests" WHERE "id" = \(bind: entry.contest) AND "finalized_at" IS NULL)
+                ON CONFLICT ("entry_id", "voter_id") DO NOTHING
+                """
+            ).run()
+            return try await self.entry(user, id: id, on: db)
+        }
     }
 
     func unvote(_ user: UserRecord, entry id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {
@@ -323,7 +345,7 @@ final class ContestService: Sendable {
 
     private func requireOpen(_ contest: Moments.Contest.ID, on db: any Database) async throws {
         guard let record = try await ContestRecord.find(contest, on: db), clock.now() < record.endsAt else {
-            throw Problem.invalidField("contestId", "is over: votes are closed")
+            throw Problem.invalidField("entryId", "is in a contest that is over: votes are closed")
         }
     }
 

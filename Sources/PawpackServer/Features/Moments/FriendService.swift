@@ -143,6 +143,9 @@ final class FriendService: Sendable {
             SELECT u."id", u."username", u."display_name", f."created_at" FROM "friendships" f
             JOIN "users" u ON u."id" = f."friend_id"
             WHERE f."member_id" = \(bind: user.requireID()) AND u."username" > \(bind: after ?? "")
+              AND NOT EXISTS (
+                SELECT 1 FROM "blocks" b WHERE (b."blocker_id" = f."member_id" AND b."blocked_id" = f."friend_id")
+                    OR (b."blocker_id" = f."friend_id" AND b."blocked_id" = f."member_id"))
             ORDER BY u."username" LIMIT \(bind: limit + 1)
             """
         ).all()
@@ -242,17 +245,34 @@ final class FriendService: Sendable {
         let them = try asker.requireID()
         let friends = try await FriendshipRecord.query(on: db).filter(\.$member.$id == me).count()
         if let problem = rules.acceptProblem(friends: friends) { throw problem }
+        // The asker may have filled their list since they asked.
+        let theirs = try await FriendshipRecord.query(on: db).filter(\.$member.$id == them).count()
+        if rules.acceptProblem(friends: theirs) != nil {
+            throw Problem(
+                status: 409, code: .limitReached, title: "They have too many friends",
+                detail: "\(asker.displayName) has \(rules.mostFriends) friends, the most a member may have.")
+        }
         let now = clock.now()
         let told = NotificationDraft(
             from: me, kind: .friend, title: "\(user.displayName) accepted your friend request",
             body: "You are friends now: you see each other's friends-only moments.")
         let events = try await db.transaction { tx -> [StoredRealtimeEvent] in
-            // A write first, so that the transaction holds SQLite's write lock from its start;
-            // gone already: a concurrent answer took it first.
-            guard try await Self.deleteRequest(id, side: "to_id", is: me, on: tx) else { throw LostRace() }
-            try await FriendRequestRecord.query(on: tx).between(\.$from.$id, \.$to.$id, me, them).delete()
+            // A write first, so that the transaction holds SQLite's write lock from its start:
+            // the requests of both ways in one statement (two accepts of crossed requests at
+            // once then wait on each other instead of deadlocking on PostgreSQL); without this
+            // one among them, a concurrent answer took it first.
+            let deleted = try await tx.sql.raw(
+                """
+                DELETE FROM "friend_requests"
+                WHERE ("from_id" = \(bind: them) AND "to_id" = \(bind: me)) OR ("from_id" = \(bind: me) AND "to_id" = \(bind: them))
+                RETURNING "id"
+                """
+            ).all().map { try $0.decode(column: "id", as: Moments.FriendRequest.ID.self) }
+            guard deleted.contains(id) else { throw LostRace() }
             try await FriendshipRecord(member: me, friend: them, since: now).create(on: tx)
             try await FriendshipRecord(member: them, friend: me, since: now).create(on: tx)
+            // A block made meanwhile ends what this would start.
+            if try await BlockRecord.between(me, them, on: tx) { throw Problem.notFound }
             return try await self.notifications.notify(told, to: them, on: tx)
         }
         await realtime.deliver(events)

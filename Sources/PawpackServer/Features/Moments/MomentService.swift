@@ -142,6 +142,9 @@ final class MomentService: Sendable {
             guard let data else { continue }
             let image = try await photos.measured(data, field: name)
             if let problem = rules.sizeProblem(of: name, longestSide: image.longestSide) { throw problem }
+            if let problem = rules.shapeProblem(of: name, width: image.width, height: image.height, original: (original.width, original.height)) {
+                throw problem
+            }
             copies.append((name, image))
         }
         let now = clock.now()
@@ -191,7 +194,7 @@ final class MomentService: Sendable {
         let record = try await ownPhoto(user, id: id, on: db)
         if privacy == .private, try await running(entryOf: [id], on: db)[id] != nil {
             throw Problem(
-                status: 409, code: .validationFailed, title: "Entered in the contest",
+                status: 422, code: .validationFailed, title: "Entered in the contest",
                 detail: "While it is entered, the contest shows this photo to everyone. Withdraw it from the contest to make it private.",
                 errors: [.init(field: "privacy", message: "cannot be private while the photo is entered in a contest")])
         }
@@ -253,21 +256,34 @@ final class MomentService: Sendable {
         -> MomentPage
     {
         let viewer = try await viewer(user, on: db)
-        // Public photos, and those entered in the contest running now (public while entered).
-        let entered = try await db.sql.raw(
-            """
-            SELECT e."photo_id" FROM "contest_entries" e JOIN "contests" c ON c."id" = e."contest_id"
-            JOIN "moment_photos" p ON p."id" = e."photo_id"
-            WHERE c."starts_at" <= \(bind: clock.now()) AND c."ends_at" > \(bind: clock.now()) AND p."privacy" <> \(bind: PhotoPrivacy.public.rawValue)
-            """
-        ).all().map { try $0.decode(column: "photo_id", as: Moments.Photo.ID.self) }
-        var query = MomentPhotoRecord.query(on: db).group(.or) { either in
-            either.filter(\.$privacy == .public)
-            if !entered.isEmpty { either.filter(\.$id ~~ entered) }
+        let me = try user.requireID()
+        let now = clock.now()
+        // Public photos and those entered in the contest running now (public while entered),
+        // but none of anyone blocked either way: found by the SQL with no list of ids, then
+        // read as records.
+        var after: SQLQueryString = ""
+        if let cursor {
+            after =
+                """
+                AND (p."activity" < \(bind: cursor.activity) OR (p."activity" = \(bind: cursor.activity) AND p."id" < \(bind: cursor.id)))
+                """
         }
-        if !viewer.blocked.isEmpty { query = query.filter(\.$owner.$id !~ Array(viewer.blocked)) }
-        let rows = try await query.newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
-        return try await page(rows, limit: limit, for: viewer, on: db)
+        let found = try await db.sql.raw(
+            """
+            SELECT p."id" FROM "moment_photos" p
+            WHERE (p."privacy" = \(bind: PhotoPrivacy.public.rawValue) OR EXISTS (
+                    SELECT 1 FROM "contest_entries" e JOIN "contests" c ON c."id" = e."contest_id"
+                    WHERE e."photo_id" = p."id" AND c."starts_at" <= \(bind: now) AND c."ends_at" > \(bind: now)))
+              AND NOT EXISTS (
+                    SELECT 1 FROM "blocks" b
+                    WHERE (b."blocker_id" = \(bind: me) AND b."blocked_id" = p."owner_id") OR (b."blocker_id" = p."owner_id" AND b."blocked_id" = \(bind: me)))
+              \(after)
+            ORDER BY p."activity" DESC, p."id" DESC LIMIT \(bind: limit + 1)
+            """
+        ).all().map { try $0.decode(column: "id", as: Moments.Photo.ID.self) }
+        let records = Dictionary(
+            uniqueKeysWithValues: try await MomentPhotoRecord.query(on: db).filter(\.$id ~~ found).all().map { (try $0.requireID(), $0) })
+        return try await page(found.compactMap { records[$0] }, limit: limit, for: viewer, on: db)
     }
 
     /// The photos a pet appears in that the viewer may see, newest first; 404 for a pet the
@@ -300,10 +316,12 @@ final class MomentService: Sendable {
         var petsOf: [Moments.Photo.ID: [MomentPetValue]] = [:]
         for row in try await db.sql.raw(
             """
-            SELECT mp."photo_id", p."id", p."name", p."species" FROM "moment_pets" mp JOIN "pets" p ON p."id" = mp."pet_id"
+            SELECT mp."photo_id", p."id", p."name", p."species", p."owner_id" FROM "moment_pets" mp JOIN "pets" p ON p."id" = mp."pet_id"
             WHERE mp."photo_id" IN (\(binds: ids)) ORDER BY p."name", p."id"
             """
         ).all() {
+            // A pet of someone blocked either way is not shown, as its page is not (404).
+            guard !viewer.blocked.contains(try row.decode(column: "owner_id", as: User.ID.self)) else { continue }
             let pet = MomentPetValue(
                 id: try row.decode(column: "id", as: Pet.ID.self), name: try row.decode(column: "name", as: String.self),
                 species: try row.decode(column: "species", as: Species.self))
@@ -377,19 +395,21 @@ final class MomentService: Sendable {
     /// Votes for a photo the member may see and did not post; voting again changes nothing.
     func vote(_ user: UserRecord, photo id: Moments.Photo.ID, on db: any Database) async throws -> MomentValue {
         let me = try user.requireID()
-        let photo = try await moment(user, id: id, on: db)
-        guard !photo.mine else {
-            throw Problem(
-                status: 403, code: .forbidden, title: "Your own photo", detail: "Vote for other members' photos; yours collect theirs.")
+        // One row per member and photo, held by the unique key: a repeat inserts nothing. The
+        // photo deleted meanwhile (its foreign key refuses the vote): asked again, not found.
+        try await answeringRacesAsSequential {
+            guard !(try await self.moment(user, id: id, on: db)).mine else {
+                throw Problem(
+                    status: 403, code: .forbidden, title: "Your own photo", detail: "Vote for other members' photos; yours collect theirs.")
+            }
+            try await db.sql.raw(
+                """
+                INSERT INTO "moment_votes" ("id", "photo_id", "voter_id", "created_at")
+                VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: self.clock.now()))
+                ON CONFLICT ("photo_id", "voter_id") DO NOTHING
+                """
+            ).run()
         }
-        // One row per member and photo, held by the unique key: a repeat inserts nothing.
-        try await db.sql.raw(
-            """
-            INSERT INTO "moment_votes" ("id", "photo_id", "voter_id", "created_at")
-            VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: clock.now()))
-            ON CONFLICT ("photo_id", "voter_id") DO NOTHING
-            """
-        ).run()
         return try await moment(user, id: id, on: db)
     }
 
@@ -406,14 +426,17 @@ final class MomentService: Sendable {
     {
         let me = try user.requireID()
         let words = try text.map { try TextRule.paragraphs(max: 1_000).validate($0, field: "text") }.flatMap { $0.isEmpty ? nil : $0 }
-        _ = try await moment(user, id: id, on: db)
-        try await db.sql.raw(
-            """
-            INSERT INTO "moment_reports" ("id", "photo_id", "reporter_id", "reason", "text", "created_at")
-            VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: reason.rawValue), \(bind: words), \(bind: clock.now()))
-            ON CONFLICT ("photo_id", "reporter_id") DO NOTHING
-            """
-        ).run()
+        // The photo deleted meanwhile: asked again, not found.
+        try await answeringRacesAsSequential {
+            _ = try await self.moment(user, id: id, on: db)
+            try await db.sql.raw(
+                """
+                INSERT INTO "moment_reports" ("id", "photo_id", "reporter_id", "reason", "text", "created_at")
+                VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: reason.rawValue), \(bind: words), \(bind: self.clock.now()))
+                ON CONFLICT ("photo_id", "reporter_id") DO NOTHING
+                """
+            ).run()
+        }
     }
 
     // MARK: Export
@@ -424,8 +447,13 @@ final class MomentService: Sendable {
         let records = try await MomentPhotoRecord.query(on: db).filter(\.$owner.$id == me).sort(\.$activity).all()
         let votes = try await MomentVoteRecord.query(on: db).filter(\.$voter.$id == me).sort(\.$createdAt).all()
         let reports = try await MomentReportRecord.query(on: db).filter(\.$reporter.$id == me).sort(\.$createdAt).all()
+        var photos: [MomentValue] = []
+        // A thousand at a time: the databases bound how many values one statement takes.
+        for start in stride(from: 0, to: records.count, by: 1_000) {
+            photos += try await values(Array(records[start..<min(start + 1_000, records.count)]), for: viewer, on: db)
+        }
         return MomentsExport(
-            photos: try await values(records, for: viewer, on: db), votes: votes.map { ($0.$photo.id, $0.createdAt) },
+            photos: photos, votes: votes.map { ($0.$photo.id, $0.createdAt) },
             reports: reports.map { ($0.$photo.id, $0.reason, $0.text, $0.createdAt) })
     }
 }

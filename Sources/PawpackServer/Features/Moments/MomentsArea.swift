@@ -27,7 +27,8 @@ extension Area {
                 guard let file = req.parameters.get(Param.file.name), !file.contains("/") else { throw Problem.notFound }
                 let viewer = try await media.signedInUser(req)
                 return media.served(
-                    try await services.moments.file(viewer, photo: photo, key: "moments/\(photo)/\(file.lowercased())", on: req.db))
+                    try await services.moments.file(viewer, photo: photo, key: "moments/\(photo)/\(file.lowercased())", on: req.db),
+                    cacheFor: 300)
             }
         },
         uploadOperations: [Operations.PostMoment.id],

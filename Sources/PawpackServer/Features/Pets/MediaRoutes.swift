@@ -38,10 +38,13 @@ struct MediaRoutes {
         return served(stored)
     }
 
-    func served(_ stored: StoredMedia) -> Response {
+    /// `cacheFor`: how long a copy may be kept (a moment's file for minutes: its photo may turn
+    /// private, its viewer be blocked).
+    func served(_ stored: StoredMedia, cacheFor seconds: Int = 31_536_000) -> Response {
         let response = Response(status: .ok, body: .init(data: stored.data))
         response.headers.replaceOrAdd(name: .contentType, value: stored.contentType)
-        response.headers.replaceOrAdd(name: .cacheControl, value: "private, max-age=31536000, immutable")
+        response.headers.replaceOrAdd(
+            name: .cacheControl, value: seconds >= 31_536_000 ? "private, max-age=31536000, immutable" : "private, max-age=\(seconds)")
         return response
     }
 
