@@ -96,7 +96,7 @@ struct BenchMoments: AsyncParsableCommand {
         if seeded || made { print(String(format: "community ready in %.0f s", (ContinuousClock.now - start).seconds)) }
     }
 
-    private enum Kind { case friendsFeed, contestFeed, vote, leaderboard }
+    private enum Kind: Hashable { case friendsFeed, contestFeed, vote, leaderboard }
 
     private func measure(base: String, world: MomentsBenchWorld) async throws {
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(60), read: .seconds(120)))
@@ -121,12 +121,14 @@ struct BenchMoments: AsyncParsableCommand {
         try OpenLoop.report(outcome, kinds: names.map { kind, name in (name, kinds.indices.filter { kinds[$0] == kind }) }, latencyLog: latencyLog)
     }
 
-    /// `count` requests, the kinds interleaved evenly by their rates (the k-th is of the kind
-    /// whose share of the first k + 1 grew past its share of the first k), each member in turn.
+    /// `count` requests, the kinds interleaved evenly by their rates (each request is of the
+    /// kind furthest behind its share so far), each member in turn.
     private func requests(base: String, world: MomentsBenchWorld, count: Int, firstMember: Int) throws -> ([HTTPClient.Request], [Kind]) {
         let all = Double(rate + voteRate + leaderboardRate)
-        let voteShare = Double(voteRate) / all
-        let boardShare = Double(leaderboardRate) / all
+        let shares: [(Kind, Double)] = [
+            (.vote, Double(voteRate) / all), (.leaderboard, Double(leaderboardRate) / all), (.friendsFeed, Double(rate) / all),
+        ]
+        var made: [Kind: Int] = [:]
         var requests: [HTTPClient.Request] = []
         var kinds: [Kind] = []
         var feeds = 0
@@ -134,16 +136,20 @@ struct BenchMoments: AsyncParsableCommand {
         for number in 0..<count {
             let member = world.members[(firstMember + number) % world.members.count]
             let headers: HTTPHeaders = ["Authorization": "Bearer \(member.accessToken)"]
-            let kind: Kind
-            if Int(Double(number + 1) * voteShare) > Int(Double(number) * voteShare) {
-                kind = .vote
+            let behind = shares.max { a, b in
+                Double(number + 1) * a.1 - Double(made[a.0, default: 0]) < Double(number + 1) * b.1 - Double(made[b.0, default: 0])
+            }
+            var kind = behind?.0 ?? .friendsFeed
+            made[kind, default: 0] += 1
+            switch kind {
+            case .vote:
                 let photo = world.votable[votes % world.votable.count]
                 votes += 1
                 requests.append(try HTTPClient.Request(url: "\(base)/v1/photos/\(photo)/vote", method: .PUT, headers: headers))
-            } else if Int(Double(number + 1) * boardShare) > Int(Double(number) * boardShare) {
-                kind = .leaderboard
+            case .leaderboard:
                 requests.append(try HTTPClient.Request(url: "\(base)/v1/contests/\(world.contest)/leaderboard", method: .GET, headers: headers))
-            } else {
+            case .friendsFeed, .contestFeed:
+                // The feed pages alternate between the friends feed and the contest's entries.
                 kind = feeds % 2 == 0 ? .friendsFeed : .contestFeed
                 feeds += 1
                 let path = kind == .friendsFeed ? "/v1/feeds/friends" : "/v1/contests/\(world.contest)/entries"
