@@ -165,7 +165,7 @@ NOT_PAGES = {
     "/landing-dog-1.png": "a drawing", "/landing-dog-2.png": "a drawing", "/landing-dog-3.png": "a drawing",
     "/verify": "needs an emailed link: test_accounts.py", "/reset-password": "needs an emailed link: test_accounts.py",
     "/account/export": "a download", "/v1/realtime": "the realtime socket",
-    "/media/pets/:petId/:file": "a photo", "/media/chats/:chatId/:file": "a photo",
+    "/media/pets/:petId/:file": "a photo", "/media/chats/:chatId/:file": "a photo", "/media/moments/:momentId/:file": "a photo",
     "/meetups/:meetupId/review": "needs a finished meet-up: test_chats.py",
     "/care/pets/:petId/feeds.csv": "a download",
 }

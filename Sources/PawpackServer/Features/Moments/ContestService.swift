@@ -116,7 +116,6 @@ final class ContestService: Sendable {
     /// Keeps a contest's leaderboard as it stood at its end and tells its top three, once.
     private func finish(_ contest: ContestRecord, at now: Date, on db: any Database) async throws -> ContestValue? {
         let id = try contest.requireID()
-        let top = try await liveStandings(of: id, on: db)
         let title = contest.themeTitle
         let events = try await db.transaction { tx -> [StoredRealtimeEvent]? in
             // A write first: the transaction holds SQLite's lock from its start, and a second
@@ -127,6 +126,8 @@ final class ContestService: Sendable {
                 """
             ).all()
             guard !marked.isEmpty else { return nil }
+            // Read once it is final: a vote now finds it so and is not counted after this.
+            let top = try await self.liveStandings(of: id, on: tx)
             var events: [StoredRealtimeEvent] = []
             for (index, standing) in top.enumerated() {
                 let row = ContestStandingRecord()
