@@ -43,9 +43,10 @@ import Testing
 
         let counts = checkpointer.counts
         #expect(counts.asked > 0, "checkpoints were asked for")
-        #expect(counts.restarts > 0, "the WAL was emptied under steady writing")
-        // A checkpointer starved of CPU (a busy machine) leaves the commits to checkpoint in
-        // place past 800 frames, which bounds the WAL too.
+        // The WAL was emptied under steady writing: by the checkpointer, or, when it is starved
+        // of CPU (a busy machine, as CI's was once), by the commits checkpointing in place past
+        // 800 frames, which bounds the WAL too.
+        #expect(counts.restarts + counts.inPlace > 0, "the WAL was emptied under steady writing")
         let walBytes = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? Int.max
         #expect(walBytes < 2 * checkpointer.inPlaceAt * 4_120, "the WAL stays within a few restarts' frames: \(walBytes) bytes")
 
