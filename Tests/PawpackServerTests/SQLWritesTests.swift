@@ -187,6 +187,74 @@ import Testing
         }
     }
 
+    /// SQLiteNIO's busy handler keeps a thread for as long as another connection holds the file.
+    /// A server's connections waiting for its file, and those of another server in the same
+    /// process, must never take the thread the holder needs for its next statement and commit:
+    /// when they could (one pool for the process), the tests of two areas that write at once
+    /// stopped the whole process.
+    @Test(.enabled(if: onSQLite, "Fluent's SQLite connections and their threads"))
+    func connectionsWaitingForTheFileNeverStarveTheOneHoldingIt() async throws {
+        try await TestServer.run { other in
+            try await TestServer.run { server in
+                @Sendable func database(_ server: TestServer, _ loop: any EventLoop) throws -> any SQLDatabase {
+                    try #require(server.app.databases.database(logger: server.app.logger, on: loop) as? any SQLDatabase)
+                }
+                let rename: SQLQueryString = #"UPDATE "users" SET "display_name" = "display_name" || '!'"#
+                _ = try await other.member("ada")
+                _ = try await server.member("bob")
+
+                // The other server: another connection holds its file, and every one of its own
+                // connections waits for it.
+                let file = try #require(
+                    try await other.app.db.sql.raw("PRAGMA database_list").all()
+                        .first { try $0.decode(column: "name", as: String.self) == "main" }?.decode(column: "file", as: String.self))
+                let holder = try SQLiteOwnConnection(path: file, writes: true)
+                defer { holder.close() }
+                #expect(try holder.rows("BEGIN IMMEDIATE", []) != nil)
+                let otherWaiting = try other.app.eventLoopGroup.makeIterator().map { loop in
+                    let db = try database(other, loop)
+                    return Task { try await db.raw(rename).run() }
+                }
+
+                // This server: one connection writes in a transaction and holds on, the rest wait.
+                let loops = Array(server.app.eventLoopGroup.makeIterator())
+                let gate = Gate()
+                let first = try database(server, loops[0]) as! any Database
+                let holding = Task {
+                    try await first.transaction { tx in
+                        try await tx.sql.raw(rename).run()
+                        try await gate.pass()
+                        try await tx.sql.raw(rename).run()
+                    }
+                }
+                try await gate.entered()
+                let waiting = try loops.dropFirst().map { loop in
+                    let db = try database(server, loop)
+                    return Task { try await db.raw(rename).run() }
+                }
+                try await Task.sleep(for: .milliseconds(500))
+                gate.open()
+
+                // The holder commits while the other server's file is still held.
+                let deadline = ContinuousClock.now + .seconds(20)
+                let done = NIOLockedValueBox(false)
+                let finishing = Task {
+                    try await holding.value
+                    done.withLockedValue { $0 = true }
+                }
+                while !done.withLockedValue({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+                let committedWhileHeld = done.withLockedValue { $0 }
+                #expect(try holder.rows("ROLLBACK", []) != nil)
+                try await finishing.value
+                for task in waiting + otherWaiting { try await task.value }
+                #expect(committedWhileHeld, "the holder got a thread while every other connection waited")
+                let names = try await server.app.db.sql.raw(#"SELECT "display_name" FROM "users" WHERE "username" = 'bob'"#).first()?
+                    .decode(column: "display_name", as: String.self)
+                #expect(names?.hasSuffix(String(repeating: "!", count: 2 + waiting.count)) == true)
+            }
+        }
+    }
+
     /// Keeps a transaction open until the test opens it, so that others queue behind it
     /// whatever the machine's load.
     final class Gate: Sendable {

@@ -24,6 +24,7 @@ package func configure(
     app.routes.defaultMaxBodySize = ByteCount(value: config.maximumBodyBytes)
     app.logger.logLevel = Logger.Level(rawValue: config.logLevel) ?? .info
 
+    useThreadsOfItsOwn(app)
     try configureDatabase(app, config: config)
     if case .sqliteFile = config.database, let sql = app.db as? any SQLDatabase {
         // WAL lets readers run while one writer commits: the default for a served file.
@@ -116,6 +117,19 @@ private func configureDatabase(_ app: Application, config: Config) throws {
                 configuration: try SQLPostgresConfiguration(url: url), maxConnectionsPerEventLoop: config.databaseConnectionsPerEventLoop),
             as: .psql)
     }
+}
+
+/// Gives the application a pool of blocking threads of its own, with two more threads than it
+/// has SQLite connections (one per event loop), instead of the process's shared pool with one
+/// per core. Each statement of a Fluent SQLite connection runs on this pool, and SQLiteNIO's
+/// busy handler retries on its thread for as long as another connection holds the file: with
+/// the shared pool, the connections waiting (of this server or of another in the same process,
+/// as in the tests) could take every thread, and the one holding the file then never got one
+/// to run its next statement or its commit. Here at most all but one of this server's
+/// connections wait, so the holder always finds a thread; images and files use the rest.
+private func useThreadsOfItsOwn(_ app: Application) {
+    let connections = Array(app.eventLoopGroup.makeIterator()).count
+    app.threadPool = NIOThreadPool(numberOfThreads: connections + 2)
 }
 
 /// Reads of a served SQLite file go through memory-mapped pages instead of a `pread` system
