@@ -138,9 +138,15 @@ private func useThreadsOfItsOwn(_ app: Application) {
 /// These settings belong to a connection: with one connection per event loop, asking each
 /// loop's pool reaches every connection. A connection the pool reopens later runs with the
 /// defaults, which is slower, not wrong.
+///
+/// A connection that finds the file held by another waits asleep (SQLite's own busy handler:
+/// 1, 2, 5, 10 … 100 ms between tries, for up to 30 s) instead of in SQLiteNIO's, which tries
+/// again at once for as long as it takes: a core per waiting connection, taken from the one
+/// holding the file (with many test servers in one process, the whole suite ran twice as slow).
 private func tuneSQLiteConnections(_ app: Application) async throws {
     for eventLoop in app.eventLoopGroup.makeIterator() {
         guard let sql = app.databases.database(logger: app.logger, on: eventLoop) as? any SQLDatabase else { continue }
+        try await sql.raw("PRAGMA busy_timeout = 30000").run()
         try await sql.raw("PRAGMA mmap_size = 2147418112").run()
         try await sql.raw("PRAGMA cache_size = -65536").run()
     }
