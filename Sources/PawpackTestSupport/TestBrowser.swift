@@ -77,6 +77,25 @@ package final class TestBrowser {
         return try await send(.POST, path, form: fields, headers: headers)
     }
 
+    /// Posts a form with files (`multipart/form-data`), as a page with a file input does;
+    /// `_csrf` comes from the page, as for `post`.
+    package func upload(_ path: String, parts: [TestServer.FormPart], headers: [(String, String)] = []) async throws -> Page {
+        if pageCSRF == nil { _ = try await get(cookies["pawpack_session"] == nil ? "/login" : "/account") }
+        let boundary = "pawpack-page-\(UUID().uuidString)"
+        var body = Data()
+        for part in parts + [.init(name: "_csrf", data: Data((pageCSRF ?? "").utf8))] {
+            var header = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(part.name)\""
+            if let filename = part.filename { header += "; filename=\"\(filename)\"" }
+            header += "\r\n"
+            if let type = part.contentType { header += "Content-Type: \(type)\r\n" }
+            body.append(Data((header + "\r\n").utf8))
+            body.append(part.data)
+            body.append(Data("\r\n".utf8))
+        }
+        body.append(Data("--\(boundary)--\r\n".utf8))
+        return try await send(.POST, path, form: nil, raw: ("multipart/form-data; boundary=\(boundary)", body), headers: headers)
+    }
+
     /// Sets a cookie as another site or a script on a sibling domain could.
     package func setCookie(_ name: String, _ value: String) { cookies[name] = value }
 
@@ -86,7 +105,7 @@ package final class TestBrowser {
     }
 
     private func send(
-        _ method: HTTPMethod, _ path: String, form: [(String, String)]?,
+        _ method: HTTPMethod, _ path: String, form: [(String, String)]?, raw: (type: String, body: Data)? = nil,
         headers: [(String, String)] = []
     ) async throws -> Page {
         var request = HTTPClientRequest(url: server.baseURL + path)
@@ -102,6 +121,10 @@ package final class TestBrowser {
             let body = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
             request.body = .bytes(ByteBuffer(string: body))
+        }
+        if let raw {
+            request.headers.add(name: "Content-Type", value: raw.type)
+            request.body = .bytes(ByteBuffer(data: raw.body))
         }
         let response = try await Self.client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 8 << 20)

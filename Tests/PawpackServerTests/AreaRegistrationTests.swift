@@ -28,7 +28,7 @@ import Vapor
             #expect(!empty.html.contains(#"id="greetings-count""#))
             // and the tab stands after the four of the product, in the place it asked for
             let tabs = empty.html.components(separatedBy: #"id="nav-"#).dropFirst().map { $0.prefix { $0 != "\"" } }
-            #expect(tabs == ["home", "playdates", "care", "chats", "greetings"])
+            #expect(tabs == ["home", "playdates", "care", "moments", "chats", "greetings"])
 
             // when she sends a greeting, the redirect shows the area's flash and the badge counts it
             let sent = try await browser.post("/greetings", ["text": "Woof"])
@@ -70,7 +70,7 @@ extension AreaRegistrationTests {
         // the shell refuses two flashes of one name, and every tab has its own id and place
         let shell = WebShell(areas: Areas.all.list)
         #expect(Set(shell.tabs.map(\.id)).count == shell.tabs.count && Set(shell.tabs.map(\.position)).count == shell.tabs.count)
-        #expect(shell.tabs.map(\.id) == ["home", "playdates", "care", "chats"], "Care took Pets' place")
+        #expect(shell.tabs.map(\.id) == ["home", "playdates", "care", "moments", "chats"], "Care took Pets' place")
         #expect(shell.flashes.count == Areas.all.list.flatMap(\.flashes).count)
     }
 }

@@ -25,6 +25,12 @@ import Vapor
             let (want, got) = (HTMLSkeleton.tags(of: expected), HTMLSkeleton.tags(of: html))
             #expect(want == got, "\(page): first difference \(HTMLSkeleton.firstDifference(want, got))")
             #expect(!html.localizedCaseInsensitiveContains("<base") && !html.contains("evil.example/\">"), "\(page)")
+            // A form inside a form is dropped by the browser: its button would send the outer one.
+            var depth = 0
+            for tag in html.matches(of: /<(\/?)form[\s>]/) {
+                depth += tag.1.isEmpty ? 1 : -1
+                #expect(depth <= 1, "\(page): a form inside a form")
+            }
         }
         // and the hostile text is really on the pages, shown as the text it is
         let showing = hostile.filter { $0.value.contains(HTMLEscaping.escape(Texts.hostile.petName)) }
@@ -121,6 +127,19 @@ import Vapor
             let fed = try await server.feed(ada.dogID, food: food.id, token: bob.token)
             let weighed = try await server.send(.POST, APIPath.weights(ada.dogID), object: ["kilograms": 14.2], token: ada.token)
             for reply in [fed, weighed] where reply.status != 201 { throw TestFailure("setting up: \(reply.status) \(reply.text)") }
+            // Ada's photo of her dog, captioned in the same words, seen by her friend Bob, entered
+            // in the week's contest and voted for; Dan asks Ada to be friends
+            await server.app.pawpack.jobs.stop()
+            try await server.app.pawpack.contests.rotate(on: server.app.db)
+            let moment = try await server.moment(pets: [ada.dogID], privacy: "friends", caption: texts.notes, token: ada.token)
+            try await server.makeFriends(bob.member, ada.member)
+            let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Components.Schemas.Contest.self)
+            let entered = try await server.send(
+                .POST, APIPath.contestEntries(contest.id), object: ["photoId": moment.id, "makePublic": true], token: ada.token)
+            let entry = try entered.decode(Components.Schemas.Entry.self)
+            let voted = try await server.request(.PUT, APIPath.entryVote(entry.id), token: bob.token)
+            let asked = try await server.send(.POST, APIPath.friendRequests, object: ["username": "ada"], token: owners["dan"]!.token)
+            for reply in [entered, voted, asked] where reply.status >= 300 { throw TestFailure("setting up: \(reply.status) \(reply.text)") }
 
             var pages: [String: String] = [:]
             func keep(_ key: String, _ page: TestBrowser.Page) throws {
@@ -144,7 +163,8 @@ import Vapor
                         of: route,
                         values: [
                             "petId": owner.dogID, "matchId": matchID,
-                            "chatId": chat, "meetupId": meetupID, "familyId": family.id,
+                            "chatId": chat, "meetupId": meetupID, "familyId": family.id, "momentId": moment.id,
+                            "contestId": contest.id,
                         ])
                     try keep("\(name): GET /\(route.path.string)", try await browser.get(path))
                     if name != "ada", path.contains(owner.dogID) {
@@ -204,11 +224,15 @@ import Vapor
                 (WebPath.careFoods(ada.dog), ["name": texts.petName, "kind": "dry", "kcal": "5000"]),
                 (WebPath.families, ["name": texts.petName, "timeZone": texts.city]),
                 (WebPath.joinFamily, ["code": texts.notes]),
+                (WebPath.momentAction(Moments.Photo.ID(string: moment.id)!, .edit), ["caption": texts.notes, "privacy": texts.petName]),
+                (WebPath.contestEntries(Moments.Contest.ID(string: contest.id)!), ["photo": texts.petName]),
             ]
             for (path, form) in signedInMistakes {
                 let page = try await browser.post(path, form)
                 #expect(page.status >= 400, "\(path) took the mistake: \(page.status)")
-                try keep("ada: POST \(path.replacingOccurrences(of: ada.dogID, with: ":petId"))", page)
+                let key = path.replacingOccurrences(of: ada.dogID, with: ":petId").replacingOccurrences(of: moment.id, with: ":momentId")
+                    .replacingOccurrences(of: contest.id, with: ":contestId")
+                try keep("ada: POST \(key)", page)
             }
             return pages
         }

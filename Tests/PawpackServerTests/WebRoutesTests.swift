@@ -44,6 +44,8 @@ import Vapor
             let (request, match) = (Playdates.MatchRequest.ID(), Playdates.Match.ID())
             let (chat, meetup, notification) = (Chats.Chat.ID(), Meetups.Meetup.ID(), Notifications.Notification.ID())
             let (feed, food, family, joinRequest) = (Care.Feed.ID(), Care.Food.ID(), Care.Family.ID(), Care.JoinRequest.ID())
+            let (moment, contest, entry) = (Moments.Photo.ID(), Moments.Contest.ID(), Moments.Entry.ID())
+            let friendRequest = Moments.FriendRequest.ID()
             var named: [(HTTPMethod, String)] = [
                 (.GET, WebPath.landing), (.GET, WebPath.home), (.GET, server.app.pawpack.assets.stylesheet.path),
                 (.GET, server.app.pawpack.assets.script.path),
@@ -92,7 +94,14 @@ import Vapor
                 (.GET, WebPath.families), (.POST, WebPath.families), (.POST, WebPath.joinFamily),
                 (.GET, WebPath.family(family)),
                 (.POST, WebPath.answerJoinRequest(joinRequest, accept: true)), (.POST, WebPath.answerJoinRequest(joinRequest, accept: false)),
+                (.GET, WebPath.moments), (.GET, WebPath.momentsEveryone), (.GET, WebPath.myMoments), (.GET, WebPath.newMoment),
+                (.POST, WebPath.newMoment), (.GET, WebPath.moment(moment)), (.GET, WebPath.contest), (.GET, WebPath.contests),
+                (.GET, WebPath.contest(contest)), (.GET, WebPath.leaderboard(contest)), (.POST, WebPath.contestEntries(contest)),
+                (.POST, WebPath.entryVote(entry)), (.POST, WebPath.withdrawEntry(entry)), (.GET, WebPath.friends),
+                (.POST, WebPath.friendRequests), (.POST, WebPath.removeFriend), (.POST, WebPath.findable),
             ]
+            named += MomentAction.allCases.map { (.POST, WebPath.momentAction(moment, $0)) }
+            named += FriendAnswer.allCases.map { (.POST, WebPath.answerFriendRequest(friendRequest, $0)) }
             let routes = Self.webRoutes(server)
             named += FamilyAction.allCases.filter { ![.viewer, .member, .remove].contains($0) }.map { (.POST, WebPath.familyAction(family, $0)) }
             named += [FamilyAction.viewer, .member, .remove].map { (.POST, WebPath.familyMember(family, member, $0)) }
@@ -160,6 +169,8 @@ import Vapor
                 "chatId": Chats.Chat.ID().description, "meetupId": Meetups.Meetup.ID().description,
                 "notificationId": Notifications.Notification.ID().description, "reviewId": Meetups.Review.ID().description,
                 "medicationId": Care.Medication.ID().description, "momentId": Moments.Photo.ID().description,
+                "contestId": Moments.Contest.ID().description, "entryId": Moments.Entry.ID().description,
+                "friendRequestId": Moments.FriendRequest.ID().description,
             ])
     }
 

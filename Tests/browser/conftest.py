@@ -238,6 +238,9 @@ class Browser:
 
     def _settle(self, shot: str) -> None:
         self.wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+        # Lazy pictures on the screen do not hold the load event back: wait for them too.
+        self.wait.until(lambda d: d.execute_script(
+            "return Array.from(document.images).every(i => i.complete || i.getBoundingClientRect().top > window.innerHeight)"))
         self.screenshots.take(self.driver, shot)
 
     # --- reading the page -----------------------------------------------------------
@@ -396,6 +399,21 @@ class Api:
             "Authorization": f"Bearer {self.token}", "Accept": "application/json",
             "Content-Type": f"multipart/form-data; boundary={boundary}"})
         urllib.request.urlopen(request).read()
+
+    def post_moment(self, pets: list[str], path: Path, privacy: str = "friends", caption: str = "") -> str:
+        """Posts a photo to Moments, as an app does; answers its id."""
+        boundary = "pawpack" + secrets.token_hex(8)
+        fields = {"pets": ",".join(pets), "privacy": privacy, "caption": caption}
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"{path.name}\"\r\n"
+                f"Content-Type: image/jpeg\r\n\r\n").encode() + path.read_bytes() + b"\r\n"
+        for name, value in fields.items():
+            body += f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n".encode()
+        body += f"--{boundary}--\r\n".encode()
+        request = urllib.request.Request(BASE_URL + "/v1/photos", data=body, method="POST", headers={
+            "Authorization": f"Bearer {self.token}", "Accept": "application/json",
+            "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        with urllib.request.urlopen(request) as answer:
+            return json.load(answer)["id"]
 
     def like(self, pet: str, target: str) -> dict:
         return self.call("POST", f"/v1/pets/{pet}/swipes", {"targetPetId": target, "decision": "like"})

@@ -40,6 +40,8 @@ const width = arguments[0], signedIn = arguments[1];
 const problems = [];
 for (const img of document.querySelectorAll('img')) {
   if (img.getClientRects().length === 0 || !img.getAttribute('src') || getComputedStyle(img).visibility === 'hidden') continue;
+  // a lazy picture below the screen loads as the reader nears it (a feed's), not before
+  if (img.loading === 'lazy' && !img.complete && img.getBoundingClientRect().top > window.innerHeight) continue;
   if (!(img.complete && img.naturalWidth > 0)) problems.push(`image ${img.src} did not load`);
   const box = img.getBoundingClientRect(), parent = img.parentElement.getBoundingClientRect();
   if (box.right > width + 1) problems.push(`image ${img.src} reaches ${Math.round(box.right)}px on a ${width}px screen`);
@@ -120,9 +122,9 @@ def community() -> dict:
     api = Api(member)
     dog = api.dog("Juno", *HAMMERFEST, playStyles=["chase"], neutered=True)
     api.upload_photo(dog, PHOTO)
-    others = {}
+    others, apis = {}, {}
     for name in ("Archie", "Olive", "Finn"):
-        other = Api(Owner.fresh(name.lower()))
+        other = apis[name] = Api(Owner.fresh(name.lower()))
         others[name] = other.dog(name, *HAMMERFEST)
         other.upload_photo(others[name], PHOTO)
     api.like(dog, others["Archie"])  # a request Juno sent
@@ -153,7 +155,19 @@ def community() -> dict:
     api.call("POST", f"/v1/pets/{dog}/feeds", {"id": str(uuid.uuid4()), "foodId": food})
     for days, kilograms in ((14, 14.4), (0, 14.1)):
         api.call("POST", f"/v1/pets/{dog}/weights", {"kilograms": kilograms, "date": (date.today() - timedelta(days=days)).isoformat()})
-    return {"member": member, "dog": dog, "stranger": others["Finn"], "match": match, "chat": chat, "family": family}
+    # Moments: Juno's friends-only photo, entered in the week's contest; Archie's owner is a
+    # friend who posted one too and voted; Olive's asks to be friends
+    moment = api.post_moment([dog], PHOTO, caption="Juno at the harbour")
+    archies = apis["Archie"]
+    asked = archies.call("POST", "/v1/friend-requests", {"username": member.username})
+    api.call("POST", f"/v1/friend-requests/{asked['id']}/accept")
+    archies.post_moment([others["Archie"]], PHOTO, privacy="public", caption="Archie and the ball")
+    apis["Olive"].call("POST", "/v1/friend-requests", {"username": member.username})
+    contest = api.call("GET", "/v1/contests/current")["id"]
+    entry = api.call("POST", f"/v1/contests/{contest}/entries", {"photoId": moment, "makePublic": True})["id"]
+    archies.call("PUT", f"/v1/contest-entries/{entry}/vote")
+    return {"member": member, "dog": dog, "stranger": others["Finn"], "match": match, "chat": chat, "family": family,
+            "moment": moment, "contest": contest}
 
 
 # The pages come from the server (`/dev/pages`: each area's GET routes, and the tab each shows
@@ -168,6 +182,7 @@ NOT_PAGES = {
     "/media/pets/:petId/:file": "a photo", "/media/chats/:chatId/:file": "a photo", "/media/moments/:momentId/:file": "a photo",
     "/meetups/:meetupId/review": "needs a finished meet-up: test_chats.py",
     "/care/pets/:petId/feeds.csv": "a download",
+    "/moments/contests/:contestId/leaderboard": "the leaderboard alone, which the contest page's script reads",
 }
 SIGNED_OUT = ("/", "/signup", "/login", "/forgot-password")
 # Full-screen pages without the tab bar.
@@ -197,7 +212,8 @@ def listed_pages() -> list[dict]:
 def pages(world: dict) -> list[tuple[str, str, str | None, bool]]:
     """(name, path, the tab it marks current, whether it has the tab bar) of each signed-in page,
     its parameters filled from `world`; fails on a page it cannot visit and no one excused."""
-    values = {":petId": world["dog"], ":chatId": world["chat"], ":matchId": world["match"], ":familyId": world["family"]}
+    values = {":petId": world["dog"], ":chatId": world["chat"], ":matchId": world["match"], ":familyId": world["family"],
+              ":momentId": world["moment"], ":contestId": world["contest"]}
     visits, unvisitable = [], []
     for page in listed_pages():
         template = page["path"]

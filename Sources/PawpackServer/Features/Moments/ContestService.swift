@@ -163,6 +163,12 @@ final class ContestService: Sendable {
         return try await value(running, viewer: user.requireID(), on: db)
     }
 
+    /// The contest running now, if one is.
+    func running(_ user: UserRecord, on db: any Database) async throws -> ContestValue? {
+        guard let running = try await runningRecord(at: clock.now(), on: db) else { return nil }
+        return try await value(running, viewer: user.requireID(), on: db)
+    }
+
     func contest(_ user: UserRecord, id: Moments.Contest.ID, on db: any Database) async throws -> ContestValue {
         guard let record = try await ContestRecord.find(id, on: db) else { throw Problem.notFound }
         return try await value(record, viewer: user.requireID(), on: db)

@@ -286,6 +286,16 @@ final class MomentService: Sendable {
         return try await page(found.compactMap { records[$0] }, limit: limit, for: viewer, on: db)
     }
 
+    /// The member's own photos, newest first.
+    func ownMoments(_ user: UserRecord, limit: Int, after cursor: ActivityCursor<Moments.Photo>?, on db: any Database) async throws
+        -> MomentPage
+    {
+        let viewer = try await viewer(user, on: db)
+        let rows = try await MomentPhotoRecord.query(on: db).filter(\.$owner.$id == user.requireID())
+            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
+        return try await page(rows, limit: limit, for: viewer, on: db)
+    }
+
     /// The photos a pet appears in that the viewer may see, newest first; 404 for a pet the
     /// viewer may not see.
     func petMoments(_ user: UserRecord, pet: Pet.ID, limit: Int, after cursor: ActivityCursor<Moments.Photo>?, on db: any Database)

@@ -30,7 +30,36 @@ extension Area {
                     try await services.moments.file(viewer, photo: photo, key: "moments/\(photo)/\(file.lowercased())", on: req.db),
                     cacheFor: 300)
             }
+            MomentsPages(moments: services.moments, contests: services.contests, uploadLimit: services.config.maximumUploadBytes)
+                .register(on: app)
+            ContestPages(contests: services.contests).register(on: app)
+            FriendPages(friends: services.friends).register(on: app)
         },
+        script: "moments",
+        tab: .init(
+            id: "moments", title: "Moments", path: WebPath.moments, icon: .camera, position: 30, badge: WebPages.Badge.friendRequests
+        ) { path in
+            path == WebPath.moments || path.hasPrefix(WebPath.moments + "/")
+        },
+        home: { req, services in
+            let requests = try await services.friends.requests(try req.requireWebUser().user, incoming: true, on: req.db)
+            guard !requests.isEmpty else { return [] }
+            return [
+                .section(
+                    .answerNeeded, id: "home-friend-requests",
+                    title: requests.count == 1 ? "\(requests[0].member.displayName) wants to be friends" : "\(requests.count) friend requests",
+                    .ul(.class("plain-list member-list"), .forEach(requests.prefix(5)) { FriendPages.requestItem(req, $0) }))
+            ]
+        },
+        badges: [
+            .init(id: WebPages.Badge.friendRequests, one: " friend request", many: " friend requests") { me in
+                #"SELECT COUNT(*) FROM "friend_requests" WHERE "to_id" = \#(bind: me)"#
+            }
+        ],
+        flashes: [
+            .momentPosted, .momentSaved, .momentDeleted, .momentReported, .entered, .withdrawn, .friendAsked, .friendsNow,
+            .friendRejected, .friendCancelled, .friendRemoved,
+        ],
         uploadOperations: [Operations.PostMoment.id],
         notificationKinds: [.friend, .contest],
         // The weekly contest: the one that ended made final, the next started.
@@ -57,6 +86,7 @@ extension Area {
         deletion: .init(filesOfMember: { member, db in
             try await MomentPhotoRecord.query(on: db).filter(\.$owner.$id == member).all().flatMap(\.keys)
         }),
+        petPage: { req, context, services in try await MomentsPages.petSection(req, context, services: services) },
         blockEnds: { me, them, services, tx in
             try await services.friends.blockEnds(me, them, on: tx)
             return []
@@ -68,4 +98,23 @@ extension PawpackServices {
     var friends: FriendService { area(FriendService.self) }
     var moments: MomentService { area(MomentService.self) }
     var contests: ContestService { area(ContestService.self) }
+}
+
+extension WebPages.Badge {
+    /// Friend requests waiting for the member's answer.
+    static let friendRequests = "moments-count"
+}
+
+extension Flash {
+    static let momentPosted = Flash("moment-posted", "Posted.")
+    static let momentSaved = Flash("moment-saved", "Saved.")
+    static let momentDeleted = Flash("moment-deleted", "Photo deleted.")
+    static let momentReported = Flash("moment-reported", "Reported. Thank you: the moderators look at it.")
+    static let entered = Flash("entered", "Entered. It is public while it is in the contest.")
+    static let withdrawn = Flash("withdrawn", "Withdrawn from the contest.")
+    static let friendAsked = Flash("friend-asked", "Asked. You are friends once they accept.")
+    static let friendsNow = Flash("friends-now", "You are friends now.")
+    static let friendRejected = Flash("friend-rejected", "Request rejected. They are not told.")
+    static let friendCancelled = Flash("friend-cancelled", "Request cancelled.")
+    static let friendRemoved = Flash("friend-removed", "No longer friends.")
 }

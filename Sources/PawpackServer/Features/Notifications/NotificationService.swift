@@ -80,8 +80,8 @@ struct NotificationValue: Sendable, Equatable {
         case .stock, .fed: WebPath.care
         case .feeding: pet.map { WebPath.carePet($0) } ?? WebPath.care
         case .health: pet.map { WebPath.careHealth($0) } ?? WebPath.care
-        // Until Moments has pages, a friend request is answered from the apps.
-        case .friend, .contest: WebPath.notifications
+        case .friend: WebPath.friends
+        case .contest: WebPath.contests
         }
     }
     var cursor: ActivityCursor<Notifications.Notification> { .init(activity: activity, id: id) }

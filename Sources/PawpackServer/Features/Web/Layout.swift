@@ -238,7 +238,9 @@ enum WebPages {
         "minWeightKg": "Lightest weight", "maxWeightKg": "Heaviest weight", "sexes": "Sex", "sizes": "Size",
         "place": "Place", "targetPetId": "Dog", "token": "Link", "query": "Place", "message": "Message",
         "date": "Date", "time": "Time", "placeName": "Place", "town": "Town", "note": "Note", "rating": "Rating",
-        "text": "Review", "petId": "Dog", "endpoint": "Subscription",
+        "text": "Review", "petId": "Dog", "endpoint": "Subscription", "caption": "Caption", "privacy": "Who sees it",
+        "pets": "Pets", "makePublic": "Show it to everyone", "display": "Display copy", "thumbnail": "Thumbnail", "reason": "Reason",
+        "after": "Page", "offset": "Page",
     ]
 
     /// The page a browser sees for an error outside a form: it leads back to where the user

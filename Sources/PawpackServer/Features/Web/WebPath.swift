@@ -171,6 +171,47 @@ enum WebPath {
     static func answerJoinRequest(_ id: some PathID<Care.JoinRequest>, accept: Bool) -> String {
         "/care/join-requests/\(id)/" + (accept ? "accept" : "decline")
     }
+
+    // MARK: Moments
+
+    /// The friends feed: my photos and my friends'.
+    static let moments = "/moments"
+    /// Everyone's public photos.
+    static let momentsEveryone = "/moments/everyone"
+    static let myMoments = "/moments/mine"
+    /// The form to post a photo, and where it is posted.
+    static let newMoment = "/moments/new"
+    static func moment(_ id: some PathID<Moments.Photo>) -> String { "/moments/photos/\(id)" }
+    static func momentAction(_ id: some PathID<Moments.Photo>, _ action: MomentAction) -> String { moment(id) + "/\(action.rawValue)" }
+    /// The contest running now.
+    static let contest = "/moments/contest"
+    /// Past contests with their winners.
+    static let contests = "/moments/contests"
+    static func contest(_ id: some PathID<Moments.Contest>) -> String { contests + "/\(id)" }
+    /// A contest's leaderboard alone: the contest page's script reads it again to keep it live.
+    static func leaderboard(_ id: some PathID<Moments.Contest>) -> String { contest(id) + "/leaderboard" }
+    /// Enters one of my photos (the form's `photo`) in a contest.
+    static func contestEntries(_ id: some PathID<Moments.Contest>) -> String { contest(id) + "/entries" }
+    static func entryVote(_ id: some PathID<Moments.Entry>) -> String { "/moments/entries/\(id)/vote" }
+    static func withdrawEntry(_ id: some PathID<Moments.Entry>) -> String { "/moments/entries/\(id)/withdraw" }
+    /// Friends, requests both ways and the member search (`?query=`).
+    static let friends = "/moments/friends"
+    static let friendRequests = "/moments/friends/requests"
+    static func answerFriendRequest(_ id: some PathID<Moments.FriendRequest>, _ answer: FriendAnswer) -> String {
+        friendRequests + "/\(id)/\(answer.rawValue)"
+    }
+    static let removeFriend = "/moments/friends/remove"
+    static let findable = "/moments/friends/findable"
+}
+
+/// What a moment's page may do, each a form posted to `WebPath.momentAction`.
+enum MomentAction: String, CaseIterable, Sendable {
+    case vote, edit, delete, report
+}
+
+/// A friend request's answers, each a form posted to `WebPath.answerFriendRequest`.
+enum FriendAnswer: String, CaseIterable, Sendable {
+    case accept, reject, cancel
 }
 
 /// What a family's page may do, each a form posted to `WebPath.familyAction`.
@@ -217,6 +258,9 @@ enum Param {
     static let family = RouteParameter<Care.Family>(name: "familyId")
     static let joinRequest = RouteParameter<Care.JoinRequest>(name: "requestId")
     static let moment = RouteParameter<Moments.Photo>(name: "momentId")
+    static let contest = RouteParameter<Moments.Contest>(name: "contestId")
+    static let entry = RouteParameter<Moments.Entry>(name: "entryId")
+    static let friendRequest = RouteParameter<Moments.FriendRequest>(name: "friendRequestId")
     /// A stored file's name under its pet (`MediaRoutes`).
     static let file = RouteParameter<MediaFile>(name: "file")
 
