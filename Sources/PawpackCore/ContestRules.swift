@@ -33,33 +33,21 @@ public struct ContestRanking: Sendable {
 
     /// The viewer's draw for an entry, in 0..<`randomRange`.
     public func randomBoost(viewer: User.ID?, contest: Moments.Contest.ID, day: LocalDate, entry: Moments.Entry.ID) -> Double {
-        var seed: UInt64 = 0xCBF2_9CE4_8422_2325
-        func mix(_ bytes: some Sequence<UInt8>) {
-            // FNV-1a over the bytes, then SplitMix below: stable across processes and machines.
-            for byte in bytes {
-                seed ^= UInt64(byte)
-                seed = seed &* 0x0000_0100_0000_01B3
-            }
-        }
-        mix(viewer.map { Self.bytes($0.rawValue) } ?? [])
-        mix(Self.bytes(contest.rawValue))
-        mix(day.description.utf8)
-        mix(Self.bytes(entry.rawValue))
-        var generator = SeededRandom(seed: seed)
-        return generator.unit() * randomRange
+        draw(from: Self.seed(viewer: viewer, contest: contest, day: day), entry: entry)
     }
 
     /// The entry's score for this viewer at `now`.
     public func score(of entry: Entry, viewer: User.ID?, contest: Moments.Contest.ID, now: Date) -> Double {
-        let hours = max(0, now.timeIntervalSince(entry.enteredAt) / 3_600)
-        return Double(entry.votes) * voteWeight + max(0, recencyBoost - boostLostPerHour * hours)
-            + randomBoost(viewer: viewer, contest: contest, day: LocalDate(utc: now), entry: entry.id)
+        score(of: entry, now: now, seed: Self.seed(viewer: viewer, contest: contest, day: LocalDate(utc: now)))
     }
 
     /// The entries as the viewer sees them: their own first (newest first), then by score, the
     /// entry's id breaking a tie so that the order is total.
     public func ordered(_ entries: [Entry], viewer: User.ID?, contest: Moments.Contest.ID, now: Date) -> [Entry] {
-        let scored = entries.map { ($0, $0.mine ? 0 : score(of: $0, viewer: viewer, contest: contest, now: now)) }
+        // The viewer's, the contest's and the day's part of every draw, worked out once: a
+        // contest of thousands of entries is ranked on each page.
+        let seed = Self.seed(viewer: viewer, contest: contest, day: LocalDate(utc: now))
+        let scored = entries.map { ($0, $0.mine ? 0 : score(of: $0, now: now, seed: seed)) }
         return scored.sorted { a, b in
             if a.0.mine != b.0.mine { return a.0.mine }
             if a.0.mine { return a.0.enteredAt != b.0.enteredAt ? a.0.enteredAt > b.0.enteredAt : a.0.id.description < b.0.id.description }
@@ -67,8 +55,37 @@ public struct ContestRanking: Sendable {
         }.map(\.0)
     }
 
-    private static func bytes(_ uuid: UUID) -> [UInt8] {
-        withUnsafeBytes(of: uuid.uuid) { Array($0) }
+    private func score(of entry: Entry, now: Date, seed: UInt64) -> Double {
+        let hours = max(0, now.timeIntervalSince(entry.enteredAt) / 3_600)
+        return Double(entry.votes) * voteWeight + max(0, recencyBoost - boostLostPerHour * hours) + draw(from: seed, entry: entry.id)
+    }
+
+    private func draw(from seed: UInt64, entry: Moments.Entry.ID) -> Double {
+        var seed = seed
+        Self.mix(entry.rawValue, into: &seed)
+        var generator = SeededRandom(seed: seed)
+        return generator.unit() * randomRange
+    }
+
+    /// FNV-1a over the viewer's, the contest's and the day's bytes (the entry's are mixed in
+    /// last, then SplitMix): stable across processes and machines.
+    private static func seed(viewer: User.ID?, contest: Moments.Contest.ID, day: LocalDate) -> UInt64 {
+        var seed: UInt64 = 0xCBF2_9CE4_8422_2325
+        if let viewer { mix(viewer.rawValue, into: &seed) }
+        mix(contest.rawValue, into: &seed)
+        for byte in day.description.utf8 { mix(byte, into: &seed) }
+        return seed
+    }
+
+    private static func mix(_ uuid: UUID, into seed: inout UInt64) {
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            for byte in bytes { mix(byte, into: &seed) }
+        }
+    }
+
+    private static func mix(_ byte: UInt8, into seed: inout UInt64) {
+        seed ^= UInt64(byte)
+        seed = seed &* 0x0000_0100_0000_01B3
     }
 }
 

@@ -200,4 +200,40 @@ import Testing
             #expect(current.startsAt == TestServer.startDate.addingTimeInterval(3_600))
         }
     }
+    /// Each entry's count is kept by the database as votes come and go: votes at once, a vote
+    /// taken back and a voter's account deleted all leave it equal to the votes there are.
+    @Test func anEntrysCountFollowsItsVotesWhicheverWayTheyGo() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            await server.app.pawpack.jobs.stop()
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self)
+            let photo = try await server.moment(pets: [ada.dogID], privacy: "public", token: ada.token)
+            let entry = try await Self.enter(server, photo.id, in: contest.id, token: ada.token).decode(Entry.self)
+            var voters: [TestServer.Member] = []
+            for number in 0..<8 { voters.append(try await server.member("voter\(number)")) }
+
+            // eight votes at once, and one of them twice
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for voter in voters + [voters[0]] {
+                    group.addTask { try await server.request(.PUT, APIPath.entryVote(entry.id), token: voter.accessToken).status }
+                }
+                for try await status in group { #expect(status == 200) }
+            }
+            @Sendable func counted() async throws -> (entry: Int, board: [Int]) {
+                let page = try await server.get(APIPath.contestEntries(contest.id), token: ada.token, as: EntryPage.self)
+                let seen = try #require(page.items.first { $0.id == entry.id })
+                let board = try await server.get(
+                    APIPath.leaderboard(contest.id), token: ada.token, as: Operations.GetLeaderboard.Output.Ok.Body.JsonPayload.self)
+                return (seen.votes, board.items.map(\.votes))
+            }
+            #expect(try await counted() == (8, [8]))
+
+            // one taken back, one voter's account deleted
+            #expect(try await server.request(.DELETE, APIPath.entryVote(entry.id), token: voters[1].accessToken).status == 200)
+            let deleted = try await server.request(.DELETE, APIPath.me, json: ["password": voters[2].password], token: voters[2].accessToken)
+            #expect(deleted.status == 204)
+            #expect(try await counted() == (6, [6]))
+        }
+    }
 }

@@ -24,7 +24,10 @@ package func configure(
     app.routes.defaultMaxBodySize = ByteCount(value: config.maximumBodyBytes)
     app.logger.logLevel = Logger.Level(rawValue: config.logLevel) ?? .info
 
-    useThreadsOfItsOwn(app)
+    // The process's pool of blocking threads, for the work that only takes CPU (cleaning
+    // images): shared by every server in a process, as before.
+    let sharedThreads = app.threadPool
+    if case .sqliteFile = config.database { useThreadsOfItsOwn(app) }
     try configureDatabase(app, config: config)
     if case .sqliteFile = config.database, let sql = app.db as? any SQLDatabase {
         // WAL lets readers run while one writer commits: the default for a served file.
@@ -42,7 +45,7 @@ package func configure(
     let services = PawpackServices(
         config: config, dependencies: dependencies, areas: areas.list,
         assets: try WebAssets(areas: areas.list),
-        pushProviders: pushProviders, threadPool: app.threadPool, logger: app.logger)
+        pushProviders: pushProviders, threadPool: sharedThreads, logger: app.logger)
     app.pawpack = services
     // Events are written as the API writes its answers.
     services.realtime.use { APIHandler(services: services).mapping }
@@ -119,14 +122,16 @@ private func configureDatabase(_ app: Application, config: Config) throws {
     }
 }
 
-/// Gives the application a pool of blocking threads of its own, with two more threads than it
-/// has SQLite connections (one per event loop), instead of the process's shared pool with one
-/// per core. Each statement of a Fluent SQLite connection runs on this pool, and SQLiteNIO's
-/// busy handler retries on its thread for as long as another connection holds the file: with
-/// the shared pool, the connections waiting (of this server or of another in the same process,
-/// as in the tests) could take every thread, and the one holding the file then never got one
-/// to run its next statement or its commit. Here at most all but one of this server's
-/// connections wait, so the holder always finds a thread; images and files use the rest.
+/// Gives a server on an SQLite file a pool of blocking threads of its own, with two more
+/// threads than it has SQLite connections (one per event loop), instead of the process's shared
+/// pool with one per core. Each statement of a Fluent SQLite connection runs on this pool, and
+/// waits there for as long as another connection holds the file: with the shared pool, the
+/// connections waiting (of this server or of another in the same process, as in the tests)
+/// could take every thread, and the one holding the file then never got one to run its next
+/// statement or its commit. Here at most all but one of this server's connections wait, so the
+/// holder always finds a thread; files read from disk use the rest. Images are cleaned on the
+/// shared pool, as before: a pool per server would let many servers' CPU work crowd out their
+/// event loops.
 private func useThreadsOfItsOwn(_ app: Application) {
     let connections = Array(app.eventLoopGroup.makeIterator()).count
     app.threadPool = NIOThreadPool(numberOfThreads: connections + 2)

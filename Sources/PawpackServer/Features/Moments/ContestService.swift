@@ -186,7 +186,7 @@ final class ContestService: Sendable {
     /// The top ten by votes, a tie to whoever reached the count first: live while it runs, as
     /// kept once final. Entries the viewer may not see (a block) are left out.
     func leaderboard(_ user: UserRecord, contest id: Moments.Contest.ID, on db: any Database) async throws -> [StandingValue] {
-        guard let contest = try await ContestRecord.find(id, on: db) else { throw Problem.notFound }
+        guard let contest = try await contestRecord(id, on: db) else { throw Problem.notFound }
         let standings: [(rank: Int, entry: Moments.Entry.ID, votes: Int)]
         if contest.finalizedAt != nil {
             // As kept: a place stays its place though a photo above it was deleted since.
@@ -195,7 +195,7 @@ final class ContestService: Sendable {
         } else {
             standings = try await liveStandings(of: id, on: db).enumerated().map { ($0.offset + 1, $0.element.entry, $0.element.votes) }
         }
-        let entries = try await ContestEntryRecord.query(on: db).filter(\.$id ~~ standings.map(\.entry)).all()
+        let entries = try await entryRecords(standings.map(\.entry), on: db)
         let photos = try await photoValues(of: entries, for: user, on: db)
         var result: [StandingValue] = []
         for standing in standings {
@@ -205,18 +205,19 @@ final class ContestService: Sendable {
         return result
     }
 
+    /// The top ten now, from the counts the database keeps on each entry (`CountContestVotes`),
+    /// in the index's order, which is `Leaderboard.top`'s.
     private func liveStandings(of contest: Moments.Contest.ID, on db: any Database) async throws -> [Leaderboard.Standing] {
-        let rows = try await db.sql.raw(
+        let rows = try await moments.pets.reads.rows(
             """
-            SELECT e."id", COUNT(*) AS "votes", MAX(v."created_at") AS "reached" FROM "contest_entries" e
-            JOIN "contest_votes" v ON v."entry_id" = e."id" WHERE e."contest_id" = \(bind: contest) GROUP BY e."id"
-            """
-        ).all()
+            SELECT "id", "votes", "reached_at" FROM "contest_entries" WHERE "contest_id" = \(bind: contest) AND "votes" > 0
+            ORDER BY "votes" DESC, "reached_at", "id" LIMIT \(bind: Leaderboard.size)
+            """, on: db)
         return Leaderboard.top(
             try rows.map {
                 Leaderboard.Standing(
                     entry: try $0.decode(column: "id", as: Moments.Entry.ID.self), votes: try $0.decode(column: "votes", as: Int.self),
-                    reachedAt: try $0.decode(column: "reached", as: Date.self))
+                    reachedAt: try $0.decode(column: "reached_at", as: Date.self))
             })
     }
 
@@ -226,26 +227,23 @@ final class ContestService: Sendable {
     func entries(_ user: UserRecord, contest id: Moments.Contest.ID, limit: Int, offset: Int, on db: any Database) async throws
         -> (items: [EntryValue], next: Int?)
     {
-        guard let contest = try await ContestRecord.find(id, on: db) else { throw Problem.notFound }
+        guard let contest = try await contestRecord(id, on: db) else { throw Problem.notFound }
         let me = try user.requireID()
-        let rows = try await ContestEntryRecord.query(on: db).filter(\.$contest.$id == id).all()
-        // Counted for the whole contest at once: no list of ids, however many entries.
-        var votes: [Moments.Entry.ID: Int] = [:]
-        for row in try await db.sql.raw(
+        // What the order needs of every entry, its votes as the database keeps them: one
+        // statement, no count over the votes.
+        let all = try await moments.pets.reads.rows(
             """
-            SELECT v."entry_id", COUNT(*) AS "n" FROM "contest_votes" v JOIN "contest_entries" e ON e."id" = v."entry_id"
-            WHERE e."contest_id" = \(bind: id) GROUP BY v."entry_id"
-            """
-        ).all() {
-            votes[try row.decode(column: "entry_id", as: Moments.Entry.ID.self)] = try row.decode(column: "n", as: Int.self)
+            SELECT "id", "member_id", "entered_at", "votes" FROM "contest_entries" WHERE "contest_id" = \(bind: id)
+            """, on: db
+        ).map {
+            ContestRanking.Entry(
+                id: try $0.decode(column: "id", as: Moments.Entry.ID.self), votes: try $0.decode(column: "votes", as: Int.self),
+                enteredAt: try $0.decode(column: "entered_at", as: Date.self),
+                mine: try $0.decode(column: "member_id", as: User.ID.self) == me)
         }
-        let ranked = ranking.ordered(
-            try rows.map {
-                ContestRanking.Entry(
-                    id: try $0.requireID(), votes: votes[try $0.requireID()] ?? 0, enteredAt: $0.enteredAt, mine: $0.$member.id == me)
-            }, viewer: me, contest: id, now: min(clock.now(), contest.endsAt))
+        let ranked = ranking.ordered(all, viewer: me, contest: id, now: min(clock.now(), contest.endsAt))
         let page = ranked.dropFirst(offset).prefix(limit)
-        let pageRows = rows.filter { row in page.contains { $0.id == row.id } }
+        let pageRows = try await entryRecords(page.map(\.id), on: db)
         let photos = try await photoValues(of: pageRows, for: user, on: db)
         let mine = try await myVotes(me, among: page.map(\.id), on: db)
         let items = page.compactMap { ranked -> EntryValue? in
@@ -292,6 +290,7 @@ final class ContestService: Sendable {
             row.$photo.id = photoID
             row.$member.id = me
             row.enteredAt = self.clock.now()
+            row.votes = 0
             try await db.transaction { tx in
                 // The insert first (SQLite's one writer, from here on), then the count: on
                 // PostgreSQL the member's entries are counted one transaction at a time.
@@ -360,9 +359,8 @@ final class ContestService: Sendable {
     func entry(_ user: UserRecord, id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {
         guard let row = try await ContestEntryRecord.find(id, on: db), let photo = try await photoValues(of: [row], for: user, on: db)[id]
         else { throw Problem.notFound }
-        let votes = try await voteCounts(of: [id], on: db)[id] ?? 0
         let voted = try await myVotes(user.requireID(), among: [id], on: db).contains(id)
-        return EntryValue(id: id, contest: row.$contest.id, photo: photo, votes: votes, votedByMe: voted, enteredAt: row.enteredAt)
+        return EntryValue(id: id, contest: row.$contest.id, photo: photo, votes: row.votes, votedByMe: voted, enteredAt: row.enteredAt)
     }
 
     // MARK: Export
@@ -400,12 +398,25 @@ final class ContestService: Sendable {
             endsAt: record.endsAt, isFinal: record.finalizedAt != nil, entryCount: count, myEntries: mine, winners: winners)
     }
 
+    /// A contest's row, through the hot reads.
+    private func contestRecord(_ id: Moments.Contest.ID, on db: any Database) async throws -> ContestRecord? {
+        try await moments.pets.reads.rows(#"SELECT * FROM "contests" WHERE "id" = \#(bind: id)"#, on: db).first
+            .map { try $0.decode(model: ContestRecord.self) }
+    }
+
+    /// These entries' rows, in no order, through the hot reads.
+    private func entryRecords(_ ids: [Moments.Entry.ID], on db: any Database) async throws -> [ContestEntryRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try await moments.pets.reads.rows(#"SELECT * FROM "contest_entries" WHERE "id" IN (\#(binds: ids))"#, on: db)
+            .map { try $0.decode(model: ContestEntryRecord.self) }
+    }
+
     /// The entries' photos as the viewer sees them, by entry; those they may not see left out.
     private func photoValues(of entries: [ContestEntryRecord], for user: UserRecord?, on db: any Database) async throws
         -> [Moments.Entry.ID: MomentValue]
     {
         guard !entries.isEmpty else { return [:] }
-        let records = try await MomentPhotoRecord.query(on: db).filter(\.$id ~~ entries.map(\.$photo.id)).all()
+        let records = try await moments.records(entries.map(\.$photo.id), on: db)
         let viewer = try await moments.viewer(user, on: db)
         let photos = Dictionary(uniqueKeysWithValues: try await moments.values(records, for: viewer, on: db).map { ($0.id, $0) })
         var result: [Moments.Entry.ID: MomentValue] = [:]
@@ -413,22 +424,14 @@ final class ContestService: Sendable {
         return result
     }
 
-    private func voteCounts(of entries: [Moments.Entry.ID], on db: any Database) async throws -> [Moments.Entry.ID: Int] {
-        guard !entries.isEmpty else { return [:] }
-        var counts: [Moments.Entry.ID: Int] = [:]
-        for row in try await db.sql.raw(
-            """
-            SELECT "entry_id", COUNT(*) AS "n" FROM "contest_votes" WHERE "entry_id" IN (\(binds: entries)) GROUP BY "entry_id"
-            """
-        ).all() {
-            counts[try row.decode(column: "entry_id", as: Moments.Entry.ID.self)] = try row.decode(column: "n", as: Int.self)
-        }
-        return counts
-    }
-
     private func myVotes(_ me: User.ID, among entries: [Moments.Entry.ID], on db: any Database) async throws -> Set<Moments.Entry.ID> {
         guard !entries.isEmpty else { return [] }
-        return Set(try await ContestVoteRecord.query(on: db).filter(\.$voter.$id == me).filter(\.$entry.$id ~~ entries).all().map(\.$entry.id))
+        return Set(
+            try await moments.pets.reads.rows(
+                """
+                SELECT "entry_id" FROM "contest_votes" WHERE "voter_id" = \(bind: me) AND "entry_id" IN (\(binds: entries))
+                """, on: db
+            ).map { try $0.decode(column: "entry_id", as: Moments.Entry.ID.self) })
     }
 
     /// On PostgreSQL, holds a lock named `key` until the transaction ends, so that transactions

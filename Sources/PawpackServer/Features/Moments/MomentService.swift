@@ -110,18 +110,37 @@ final class MomentService: Sendable {
         }
     }
 
+    /// Everything the rule asks of a viewer, in one read through the hot reads: their friends,
+    /// the members blocked either way, the pets they own or guard.
     func viewer(_ user: UserRecord?, on db: any Database) async throws -> Viewer {
         guard let user else { return Viewer(me: nil) }
         let me = try user.requireID()
-        let guarded = try await db.sql.raw(
+        var viewer = Viewer(me: me)
+        for row in try await pets.reads.rows(
             """
-            SELECT "id" FROM "pets" WHERE "owner_id" = \(bind: me)
-            UNION SELECT "pet_id" AS "id" FROM "pet_guardians" WHERE "user_id" = \(bind: me) AND "status" = \(bind: GuardianRecord.Status.active.rawValue)
-            """
-        ).all().map { try $0.decode(column: "id", as: Pet.ID.self) }
-        return Viewer(
-            me: me, friends: try await friends.friendIDs(of: me, on: db), blocked: try await blocks.blockedUsers(of: me, on: db),
-            guarded: Set(guarded))
+            SELECT 'f' AS "kind", "friend_id" AS "id" FROM "friendships" WHERE "member_id" = \(bind: me)
+            UNION ALL SELECT 'b', "blocked_id" FROM "blocks" WHERE "blocker_id" = \(bind: me)
+            UNION ALL SELECT 'b', "blocker_id" FROM "blocks" WHERE "blocked_id" = \(bind: me)
+            UNION ALL SELECT 'g', "id" FROM "pets" WHERE "owner_id" = \(bind: me)
+            UNION ALL SELECT 'g', "pet_id" FROM "pet_guardians"
+                WHERE "user_id" = \(bind: me) AND "status" = \(bind: GuardianRecord.Status.active.rawValue)
+            """, on: db)
+        {
+            let id = try row.decode(column: "id", as: User.ID.self)
+            switch try row.decode(column: "kind", as: String.self) {
+            case "f": viewer.friends.insert(id)
+            case "b": viewer.blocked.insert(id)
+            default: viewer.guarded.insert(Pet.ID(id.rawValue))
+            }
+        }
+        return viewer
+    }
+
+    /// These photos' rows, in no order.
+    func records(_ ids: [Moments.Photo.ID], on db: any Database) async throws -> [MomentPhotoRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try await pets.reads.rows(#"SELECT * FROM "moment_photos" WHERE "id" IN (\#(binds: ids))"#, on: db)
+            .map { try $0.decode(model: MomentPhotoRecord.self) }
     }
 
     // MARK: Posting and changing
@@ -227,7 +246,7 @@ final class MomentService: Sendable {
     /// A photo the viewer may see; 404 otherwise, as for one that does not exist.
     func moment(_ user: UserRecord?, id: Moments.Photo.ID, on db: any Database) async throws -> MomentValue {
         let viewer = try await viewer(user, on: db)
-        guard let record = try await MomentPhotoRecord.find(id, on: db),
+        guard let record = try await records([id], on: db).first,
             let value = try await values([record], for: viewer, on: db).first
         else { throw Problem.notFound }
         return value
@@ -239,15 +258,15 @@ final class MomentService: Sendable {
     {
         let viewer = try await viewer(user, on: db)
         let me = try user.requireID()
-        let friends = Array(viewer.friends)
-        let rows = try await MomentPhotoRecord.query(on: db)
-            .group(.or) { either in
-                either.filter(\.$owner.$id == me)
-                if !friends.isEmpty {
-                    either.group(.and) { $0.filter(\.$owner.$id ~~ friends).filter(\.$privacy != .private) }
-                }
-            }
-            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
+        let rows = try await pets.reads.rows(
+            """
+            SELECT * FROM "moment_photos" p
+            WHERE p."owner_id" IN (\(binds: [me] + viewer.friends.sorted { $0.description < $1.description }))
+              AND (p."owner_id" = \(bind: me) OR p."privacy" <> \(bind: PhotoPrivacy.private.rawValue))
+              \(Self.after(cursor))
+            ORDER BY p."activity" DESC, p."id" DESC LIMIT \(bind: limit + 1)
+            """, on: db
+        ).map { try $0.decode(model: MomentPhotoRecord.self) }
         return try await page(rows, limit: limit, for: viewer, on: db)
     }
 
@@ -261,14 +280,7 @@ final class MomentService: Sendable {
         // Public photos and those entered in the contest running now (public while entered),
         // but none of anyone blocked either way: found by the SQL with no list of ids, then
         // read as records.
-        var after: SQLQueryString = ""
-        if let cursor {
-            after =
-                """
-                AND (p."activity" < \(bind: cursor.activity) OR (p."activity" = \(bind: cursor.activity) AND p."id" < \(bind: cursor.id)))
-                """
-        }
-        let found = try await db.sql.raw(
+        let found = try await pets.reads.rows(
             """
             SELECT p."id" FROM "moment_photos" p
             WHERE (p."privacy" = \(bind: PhotoPrivacy.public.rawValue) OR EXISTS (
@@ -277,12 +289,11 @@ final class MomentService: Sendable {
               AND NOT EXISTS (
                     SELECT 1 FROM "blocks" b
                     WHERE (b."blocker_id" = \(bind: me) AND b."blocked_id" = p."owner_id") OR (b."blocker_id" = p."owner_id" AND b."blocked_id" = \(bind: me)))
-              \(after)
+              \(Self.after(cursor))
             ORDER BY p."activity" DESC, p."id" DESC LIMIT \(bind: limit + 1)
-            """
-        ).all().map { try $0.decode(column: "id", as: Moments.Photo.ID.self) }
-        let records = Dictionary(
-            uniqueKeysWithValues: try await MomentPhotoRecord.query(on: db).filter(\.$id ~~ found).all().map { (try $0.requireID(), $0) })
+            """, on: db
+        ).map { try $0.decode(column: "id", as: Moments.Photo.ID.self) }
+        let records = Dictionary(uniqueKeysWithValues: try await records(found, on: db).map { (try $0.requireID(), $0) })
         return try await page(found.compactMap { records[$0] }, limit: limit, for: viewer, on: db)
     }
 
@@ -294,6 +305,14 @@ final class MomentService: Sendable {
         let rows = try await MomentPhotoRecord.query(on: db).filter(\.$owner.$id == user.requireID())
             .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
         return try await page(rows, limit: limit, for: viewer, on: db)
+    }
+
+    /// The condition of a page after `cursor`, newest first (`p` the photos).
+    private static func after(_ cursor: ActivityCursor<Moments.Photo>?) -> SQLQueryString {
+        guard let cursor else { return "" }
+        return """
+            AND (p."activity" < \(bind: cursor.activity) OR (p."activity" = \(bind: cursor.activity) AND p."id" < \(bind: cursor.id)))
+            """
     }
 
     /// The photos a pet appears in that the viewer may see, newest first; 404 for a pet the
@@ -320,16 +339,19 @@ final class MomentService: Sendable {
     }
 
     /// The photos as the viewer sees them, in their order; those the rule hides left out.
+    /// The photos as the viewer sees them, those the rule lets through: their pets, and in one
+    /// more read through the hot reads their owners' names, votes, the viewer's vote, their
+    /// entry in the running contest and whether a finished contest placed them.
     func values(_ records: [MomentPhotoRecord], for viewer: Viewer, on db: any Database) async throws -> [MomentValue] {
         guard !records.isEmpty else { return [] }
         let ids = try records.map { try $0.requireID() }
         var petsOf: [Moments.Photo.ID: [MomentPetValue]] = [:]
-        for row in try await db.sql.raw(
+        for row in try await pets.reads.rows(
             """
             SELECT mp."photo_id", p."id", p."name", p."species", p."owner_id" FROM "moment_pets" mp JOIN "pets" p ON p."id" = mp."pet_id"
             WHERE mp."photo_id" IN (\(binds: ids)) ORDER BY p."name", p."id"
-            """
-        ).all() {
+            """, on: db)
+        {
             // A pet of someone blocked either way is not shown, as its page is not (404).
             guard !viewer.blocked.contains(try row.decode(column: "owner_id", as: User.ID.self)) else { continue }
             let pet = MomentPetValue(
@@ -337,40 +359,46 @@ final class MomentService: Sendable {
                 species: try row.decode(column: "species", as: Species.self))
             petsOf[try row.decode(column: "photo_id", as: Moments.Photo.ID.self), default: []].append(pet)
         }
-        let owners = Dictionary(
-            uniqueKeysWithValues: try await UserRecord.query(on: db).filter(\.$id ~~ Set(records.map(\.$owner.id))).all().map {
-                (try $0.requireID(), MemberNameValue(id: try $0.requireID(), username: $0.username, displayName: $0.displayName))
-            })
-        var votes: [Moments.Photo.ID: Int] = [:]
-        for row in try await db.sql.raw(
-            """
-            SELECT "photo_id", COUNT(*) AS "n" FROM "moment_votes" WHERE "photo_id" IN (\(binds: ids)) GROUP BY "photo_id"
-            """
-        ).all() {
-            votes[try row.decode(column: "photo_id", as: Moments.Photo.ID.self)] = try row.decode(column: "n", as: Int.self)
+        let now = clock.now()
+        let votedByViewer: SQLQueryString =
+            viewer.me.map { #"EXISTS (SELECT 1 FROM "moment_votes" v WHERE v."photo_id" = p."id" AND v."voter_id" = \#(bind: $0))"# }
+            ?? "FALSE"
+        struct Details {
+            var owner: MemberNameValue
+            var votes: Int
+            var voted: Bool
+            var entry: Moments.Entry.ID?
+            var placed: Bool
         }
-        let entries = try await running(entryOf: ids, on: db)
-        let placed = Set(
-            try await db.sql.raw(
-                """
-                SELECT e."photo_id" FROM "contest_standings" s JOIN "contest_entries" e ON e."id" = s."entry_id"
-                WHERE e."photo_id" IN (\(binds: ids))
-                """
-            ).all().map { try $0.decode(column: "photo_id", as: Moments.Photo.ID.self) })
-        var mine: Set<Moments.Photo.ID> = []
-        if let me = viewer.me {
-            mine = Set(
-                try await MomentVoteRecord.query(on: db).filter(\.$voter.$id == me).filter(\.$photo.$id ~~ ids).all().map(\.$photo.id))
+        var details: [Moments.Photo.ID: Details] = [:]
+        for row in try await pets.reads.rows(
+            """
+            SELECT p."id", p."owner_id", u."username", u."display_name",
+                (SELECT COUNT(*) FROM "moment_votes" v WHERE v."photo_id" = p."id") AS "votes",
+                \(votedByViewer) AS "voted",
+                (SELECT e."id" FROM "contest_entries" e JOIN "contests" c ON c."id" = e."contest_id"
+                    WHERE e."photo_id" = p."id" AND c."starts_at" <= \(bind: now) AND c."ends_at" > \(bind: now)) AS "entry",
+                EXISTS (SELECT 1 FROM "contest_standings" s JOIN "contest_entries" e ON e."id" = s."entry_id"
+                    WHERE e."photo_id" = p."id") AS "placed"
+            FROM "moment_photos" p JOIN "users" u ON u."id" = p."owner_id" WHERE p."id" IN (\(binds: ids))
+            """, on: db)
+        {
+            details[try row.decode(column: "id", as: Moments.Photo.ID.self)] = Details(
+                owner: MemberNameValue(
+                    id: try row.decode(column: "owner_id", as: User.ID.self), username: try row.decode(column: "username", as: String.self),
+                    displayName: try row.decode(column: "display_name", as: String.self)),
+                votes: try row.decode(column: "votes", as: Int.self), voted: try row.decode(column: "voted", as: Bool.self),
+                entry: try row.decode(column: "entry", as: Moments.Entry.ID?.self), placed: try row.decode(column: "placed", as: Bool.self))
         }
         return try records.compactMap { record in
             let id = try record.requireID()
-            guard let owner = owners[record.$owner.id] else { return nil }
+            guard let found = details[id] else { return nil }
             let value = MomentValue(
-                id: id, owner: owner, pets: petsOf[id] ?? [], caption: record.caption, privacy: record.privacy, width: record.width,
-                height: record.height, originalKey: record.originalKey, displayKey: record.displayKey,
-                thumbnailKey: record.thumbnailKey, createdAt: record.createdAt, activity: record.activity, votes: votes[id] ?? 0,
-                votedByMe: mine.contains(id), mine: owner.id == viewer.me, byFriend: viewer.friends.contains(owner.id),
-                entry: entries[id], placed: placed.contains(id))
+                id: id, owner: found.owner, pets: petsOf[id] ?? [], caption: record.caption, privacy: record.privacy,
+                width: record.width, height: record.height, originalKey: record.originalKey, displayKey: record.displayKey,
+                thumbnailKey: record.thumbnailKey, createdAt: record.createdAt, activity: record.activity, votes: found.votes,
+                votedByMe: found.voted, mine: found.owner.id == viewer.me, byFriend: viewer.friends.contains(found.owner.id),
+                entry: found.entry, placed: found.placed)
             return viewer.canSee(value) ? value : nil
         }
     }

@@ -111,6 +111,7 @@ enum MomentsDemo {
             entry.$photo.id = try photo.requireID()
             entry.$member.id = photo.$owner.id
             entry.enteredAt = contest.startsAt
+            entry.votes = 0
             entries.append(entry)
         }
         var entryVotes: [ContestVoteRecord] = []
