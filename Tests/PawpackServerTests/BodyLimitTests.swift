@@ -78,8 +78,9 @@ import Testing
                 ),
             ]
             for (label, bytes) in cases {
-                // given one connection
-                let connection = try RawConnection(port: server.port)
+                // given one connection, which waits as long as the first test's: on a loaded
+                // machine a refusal can take more than the default 5 s, and a hang never ends
+                let connection = try RawConnection(port: server.port, timeoutSeconds: 30)
                 // when the oversized request goes, and then a small one on the same connection
                 await connection.write(bytes)
                 let refused = await connection.response()
