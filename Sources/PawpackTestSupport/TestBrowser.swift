@@ -28,9 +28,12 @@ package final class TestBrowser {
 
     /// Redirects are the answers under test, so they are not followed. Lives as long as the
     /// test process.
+    /// A request waits up to 30 s for one of the pool's connections to a server: a test that
+    /// sends a hundred at once to one server, while hundreds of others run, waited longer than
+    /// the default 10 s on a loaded machine.
     package static let client = HTTPClient(
         eventLoopGroupProvider: .singleton,
-        configuration: .init(redirectConfiguration: .disallow))
+        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(30))))
 
     package struct Page {
         package var status: Int
