@@ -150,25 +150,18 @@ struct ContestPages {
     }
 
     private func entryVote(_ req: Request, _ entry: EntryValue, open: Bool, back: String) -> Node<HTML.BodyContext> {
-        let count = "\(entry.votes) vote\(entry.votes == 1 ? "" : "s")"
-        return .if(
+        .if(
             entry.photo.mine || !open,
             .group(
-                .span(.class("vote-count muted"), .text(count)),
+                .span(.class("vote-count muted"), .text(MomentViews.count(entry.votes))),
                 .if(
                     entry.photo.mine && open,
                     .form(
                         .class("inline"), .action(WebPath.withdrawEntry(entry.id)), .method(.post), WebPages.csrfField(req),
                         .button(.type(.submit), .class("button small quiet"), .id("withdraw-\(entry.id)"), .text("Withdraw"))))),
-            else: .form(
-                .class("inline vote-form"), .action(WebPath.entryVote(entry.id)), .method(.post), .data(named: "vote", value: "entry"),
-                WebPages.csrfField(req),
-                .input(.type(.hidden), .name("vote"), .value(entry.votedByMe ? "0" : "1")),
-                .input(.type(.hidden), .name("back"), .value(back)),
-                .button(
-                    .type(.submit), .class(entry.votedByMe ? "button small vote voted" : "button small secondary vote"),
-                    .id("entry-vote-\(entry.id)"), .attribute(named: "aria-pressed", value: entry.votedByMe ? "true" : "false"),
-                    Icon.heart.node(), .span(.class("vote-label"), .text(" \(count)")))))
+            else: MomentViews.voteButton(
+                req, action: WebPath.entryVote(entry.id), kind: "entry", id: "entry-vote-\(entry.id)", votes: entry.votes,
+                voted: entry.votedByMe, back: back))
     }
 
     // MARK: Past contests

@@ -76,20 +76,29 @@ enum MomentViews {
     /// Vote or take the vote back: a form that says which (so two taps sent at once stay one
     /// vote), sent in the background by the page's script (`moments.js`).
     static func voteForm(_ req: Request, _ photo: MomentValue, back: String) -> Node<HTML.BodyContext> {
-        let count = "\(photo.votes) vote\(photo.votes == 1 ? "" : "s")"
-        return .if(
-            photo.mine,
-            .span(.class("vote-count muted"), .text(count)),
-            else: .form(
-                .class("inline vote-form"), .action(WebPath.momentAction(photo.id, .vote)), .method(.post),
-                .data(named: "vote", value: "moment"),
-                WebPages.csrfField(req),
-                .input(.type(.hidden), .name("vote"), .value(photo.votedByMe ? "0" : "1")),
-                .input(.type(.hidden), .name("back"), .value(back)),
-                .button(
-                    .type(.submit), .class(photo.votedByMe ? "button small vote voted" : "button small secondary vote"),
-                    .id("vote-\(photo.id)"), .attribute(named: "aria-pressed", value: photo.votedByMe ? "true" : "false"),
-                    Icon.heart.node(), .span(.class("vote-label"), .text(" \(count)")))))
+        .if(
+            photo.mine, .span(.class("vote-count muted"), .text(count(photo.votes))),
+            else: voteButton(
+                req, action: WebPath.momentAction(photo.id, .vote), kind: "moment", id: "vote-\(photo.id)", votes: photo.votes,
+                voted: photo.votedByMe, back: back))
+    }
+
+    /// "1 vote", "12 votes".
+    static func count(_ votes: Int) -> String { "\(votes) vote\(votes == 1 ? "" : "s")" }
+
+    /// The vote button of a photo or of a contest's entry (`kind`), posted to `action`.
+    static func voteButton(
+        _ req: Request, action: String, kind: String, id: String, votes: Int, voted: Bool, back: String
+    ) -> Node<HTML.BodyContext> {
+        .form(
+            .class("inline vote-form"), .action(action), .method(.post), .data(named: "vote", value: kind),
+            WebPages.csrfField(req),
+            .input(.type(.hidden), .name("vote"), .value(voted ? "0" : "1")),
+            .input(.type(.hidden), .name("back"), .value(back)),
+            .button(
+                .type(.submit), .class(voted ? "button small vote voted" : "button small secondary vote"),
+                .id(id), .attribute(named: "aria-pressed", value: voted ? "true" : "false"),
+                Icon.heart.node(), .span(.class("vote-label"), .text(" \(count(votes))"))))
     }
 
     /// Friends, Everyone, Contest: the three feeds one tap apart.
