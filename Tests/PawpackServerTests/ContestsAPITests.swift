@@ -236,4 +236,44 @@ import Testing
             #expect(try await counted() == (6, [6]))
         }
     }
+
+    /// The order of the contest feed is kept for a second between pages (docs/PERFORMANCE.md,
+    /// "Moments"); what happens on this server shows on the next page all the same.
+    @Test func theContestFeedFollowsVotesEntriesAndDeletionsAtOnce() async throws {
+        try await TestServer.run { server in
+            let bob = try await server.owner("bob", at: TestServer.Place.lyon)
+            let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNorth)
+            let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
+            let dee = try await server.member("dee")
+            await server.app.pawpack.jobs.stop()
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            let contest = try await server.get(APIPath.currentContest, token: bob.token, as: Contest.self)
+            let bobs = try await server.moment(pets: [bob.dogID], privacy: "public", token: bob.token)
+            let cyds = try await server.moment(pets: [cyd.dogID], privacy: "public", token: cyd.token)
+            let bobsEntry = try await Self.enter(server, bobs.id, in: contest.id, token: bob.token).decode(Entry.self)
+            let cydsEntry = try await Self.enter(server, cyds.id, in: contest.id, token: cyd.token).decode(Entry.self)
+            @Sendable func seen() async throws -> [(id: String, votes: Int)] {
+                try await server.get(APIPath.contestEntries(contest.id), token: dee.accessToken, as: EntryPage.self).items.map { ($0.id, $0.votes) }
+            }
+            let before = try await seen()
+            #expect(Set(before.map(\.id)) == [bobsEntry.id, cydsEntry.id] && before.allSatisfy { $0.votes == 0 })
+
+            // six votes (18 points, more than the recency and the draw together) for the entry Dee
+            // saw second put it first on her very next page, with its count
+            let second = before[1].id
+            for number in 0..<6 {
+                let voter = try await server.member("voter\(number)")
+                #expect(try await server.request(.PUT, APIPath.entryVote(second), token: voter.accessToken).status == 200)
+            }
+            let after = try await seen()
+            #expect(after.map(\.id) == [second, before[0].id] && after.map(\.votes) == [6, 0], "\(after)")
+
+            // a new entry shows at once; a deleted photo's entry is gone at once
+            let eves = try await server.moment(pets: [eve.dogID], privacy: "public", token: eve.token)
+            let evesEntry = try await Self.enter(server, eves.id, in: contest.id, token: eve.token).decode(Entry.self)
+            #expect(Set(try await seen().map(\.id)) == [bobsEntry.id, cydsEntry.id, evesEntry.id])
+            #expect(try await server.request(.DELETE, APIPath.moment(cyds.id), token: cyd.token).status == 204)
+            #expect(Set(try await seen().map(\.id)) == [bobsEntry.id, evesEntry.id])
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Fluent
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
 import PawpackCore
 import SQLKit
 import SQLiteKit
@@ -21,6 +22,15 @@ struct ContestValue: Sendable {
     var winners: [StandingValue]
 
     func isOpen(at now: Date) -> Bool { startsAt <= now && now < endsAt }
+}
+
+/// An entry's row as the reads need it, read column by column (as `MomentPhotoRow`).
+struct ContestEntryRow: Sendable {
+    var id: Moments.Entry.ID
+    var contest: Moments.Contest.ID
+    var photo: Moments.Photo.ID
+    var enteredAt: Date
+    var votes: Int
 }
 
 /// A place on a leaderboard.
@@ -60,6 +70,26 @@ final class ContestService: Sendable {
     let rules = ContestRules()
     let ranking = ContestRanking()
     let rotation = ContestRotation()
+    /// Each contest's entries as its feed's order needs them, read at most once a
+    /// `fieldFreshness` instead of on every page: reading and decoding a contest's thousands of
+    /// entries was most of a contest feed page's time (docs/PERFORMANCE.md, "Moments"). What
+    /// this server does shows at once (entering and withdrawing drop it, a vote updates its
+    /// count); what another instance does, or a photo deleted, within `fieldFreshness` (a page
+    /// reads its own entries afresh, so a deleted one is not shown and each count is exact).
+    private let fields = NIOLockedValueBox<[Moments.Contest.ID: EntryField]>([:])
+    private let fieldFreshness = TimeAmount.seconds(1)
+
+    private struct EntryField {
+        struct Entry {
+            var id: Moments.Entry.ID
+            var member: User.ID
+            var enteredAt: Date
+            var votes: Int
+        }
+        var entries: [Entry]
+        var positions: [Moments.Entry.ID: Int]
+        var readAt: NIODeadline
+    }
 
     init(moments: MomentService, notifications: NotificationService, realtime: RealtimeEvents, clock: any AppClock) {
         self.moments = moments
@@ -229,17 +259,8 @@ final class ContestService: Sendable {
     {
         guard let contest = try await contestRecord(id, on: db) else { throw Problem.notFound }
         let me = try user.requireID()
-        // What the order needs of every entry, its votes as the database keeps them: one
-        // statement, no count over the votes.
-        let all = try await moments.pets.reads.rows(
-            """
-            SELECT "id", "member_id", "entered_at", "votes" FROM "contest_entries" WHERE "contest_id" = \(bind: id)
-            """, on: db
-        ).map {
-            ContestRanking.Entry(
-                id: try $0.decode(column: "id", as: Moments.Entry.ID.self), votes: try $0.decode(column: "votes", as: Int.self),
-                enteredAt: try $0.decode(column: "entered_at", as: Date.self),
-                mine: try $0.decode(column: "member_id", as: User.ID.self) == me)
+        let all = try await field(of: id, on: db).entries.map {
+            ContestRanking.Entry(id: $0.id, votes: $0.votes, enteredAt: $0.enteredAt, mine: $0.member == me)
         }
         let ranked = ranking.ordered(all, viewer: me, contest: id, now: min(clock.now(), contest.endsAt))
         let page = ranked.dropFirst(offset).prefix(limit)
@@ -248,10 +269,50 @@ final class ContestService: Sendable {
         let mine = try await myVotes(me, among: page.map(\.id), on: db)
         let items = page.compactMap { ranked -> EntryValue? in
             guard let row = pageRows.first(where: { $0.id == ranked.id }), let photo = photos[ranked.id] else { return nil }
+            // The count as the page's row has it: exact, though the order may be a second old.
             return EntryValue(
-                id: ranked.id, contest: id, photo: photo, votes: ranked.votes, votedByMe: mine.contains(ranked.id), enteredAt: row.enteredAt)
+                id: ranked.id, contest: id, photo: photo, votes: row.votes, votedByMe: mine.contains(ranked.id), enteredAt: row.enteredAt)
         }
         return (items, ranked.count > offset + limit ? offset + limit : nil)
+    }
+
+    /// The contest's entries, as read at most `fieldFreshness` ago.
+    private func field(of contest: Moments.Contest.ID, on db: any Database) async throws -> EntryField {
+        let now = NIODeadline.now()
+        if let kept = fields.withLockedValue({ $0[contest] }), now - kept.readAt < fieldFreshness { return kept }
+        // What the order needs of every entry, its votes as the database keeps them: one
+        // statement, no count over the votes.
+        let entries = try await moments.pets.reads.rows(
+            """
+            SELECT "id", "member_id", "entered_at", "votes" FROM "contest_entries" WHERE "contest_id" = \(bind: contest)
+            """, on: db
+        ).map {
+            EntryField.Entry(
+                id: try $0.decode(column: "id", as: Moments.Entry.ID.self), member: try $0.decode(column: "member_id", as: User.ID.self),
+                enteredAt: try $0.decode(column: "entered_at", as: Date.self), votes: try $0.decode(column: "votes", as: Int.self))
+        }
+        let field = EntryField(
+            entries: entries, positions: Dictionary(entries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first }),
+            readAt: now)
+        fields.withLockedValue { fields in
+            // Only what was read lately stays: a contest nobody reads goes.
+            fields = fields.filter { now - $0.value.readAt < .seconds(60) }
+            fields[contest] = field
+        }
+        return field
+    }
+
+    /// An entry came or went here: the next page reads the contest's entries again.
+    private func forgetField(of contest: Moments.Contest.ID) {
+        fields.withLockedValue { _ = $0.removeValue(forKey: contest) }
+    }
+
+    /// A vote here moved an entry's count: the order follows it at once.
+    private func noteVotes(of entry: EntryValue) {
+        fields.withLockedValue { fields in
+            guard let position = fields[entry.contest]?.positions[entry.id] else { return }
+            fields[entry.contest]?.entries[position].votes = entry.votes
+        }
     }
 
     // MARK: Entering and voting
@@ -301,6 +362,7 @@ final class ContestService: Sendable {
                 let privacy = try await MomentPhotoRecord.find(photoID, on: tx)?.privacy ?? .private
                 try self.rules.checkEntry(ownPhoto: true, privacy: privacy, inAContest: false, myEntries: count - 1, contestOpen: true)
             }
+            self.forgetField(of: id)
             return (try await self.entry(user, id: try row.requireID(), on: db), true)
         }
     }
@@ -315,6 +377,7 @@ final class ContestService: Sendable {
             throw Problem.invalidField("entryId", "is in a contest that is over: its result stays")
         }
         try await row.delete(on: db)
+        forgetField(of: row.$contest.id)
     }
 
     func vote(_ user: UserRecord, entry id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {
@@ -338,7 +401,9 @@ final class ContestService: Sendable {
                 ON CONFLICT ("entry_id", "voter_id") DO NOTHING
                 """
             ).run()
-            return try await self.entry(user, id: id, on: db)
+            let counted = try await self.entry(user, id: id, on: db)
+            self.noteVotes(of: counted)
+            return counted
         }
     }
 
@@ -346,7 +411,9 @@ final class ContestService: Sendable {
         let entry = try await entry(user, id: id, on: db)
         try await requireOpen(entry.contest, on: db)
         try await ContestVoteRecord.query(on: db).filter(\.$entry.$id == id).filter(\.$voter.$id == user.requireID()).delete()
-        return try await self.entry(user, id: id, on: db)
+        let counted = try await self.entry(user, id: id, on: db)
+        noteVotes(of: counted)
+        return counted
     }
 
     private func requireOpen(_ contest: Moments.Contest.ID, on db: any Database) async throws {
@@ -357,10 +424,10 @@ final class ContestService: Sendable {
 
     /// An entry the viewer may see (its photo's rule: public while entered; a block hides it).
     func entry(_ user: UserRecord, id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {
-        guard let row = try await ContestEntryRecord.find(id, on: db), let photo = try await photoValues(of: [row], for: user, on: db)[id]
+        guard let row = try await entryRecords([id], on: db).first, let photo = try await photoValues(of: [row], for: user, on: db)[id]
         else { throw Problem.notFound }
         let voted = try await myVotes(user.requireID(), among: [id], on: db).contains(id)
-        return EntryValue(id: id, contest: row.$contest.id, photo: photo, votes: row.votes, votedByMe: voted, enteredAt: row.enteredAt)
+        return EntryValue(id: id, contest: row.contest, photo: photo, votes: row.votes, votedByMe: voted, enteredAt: row.enteredAt)
     }
 
     // MARK: Export
@@ -385,7 +452,7 @@ final class ContestService: Sendable {
         var winners: [StandingValue] = []
         if record.finalizedAt != nil {
             let top = try await ContestStandingRecord.query(on: db).filter(\.$contest.$id == id).filter(\.$rank <= 3).sort(\.$rank).all()
-            let entries = try await ContestEntryRecord.query(on: db).filter(\.$id ~~ top.map(\.$entry.id)).all()
+            let entries = try await entryRecords(top.map(\.$entry.id), on: db)
             var viewerRecord: UserRecord?
             if let viewer { viewerRecord = try await UserRecord.find(viewer, on: db) }
             let photos = try await photoValues(of: entries, for: viewerRecord, on: db)
@@ -405,22 +472,29 @@ final class ContestService: Sendable {
     }
 
     /// These entries' rows, in no order, through the hot reads.
-    private func entryRecords(_ ids: [Moments.Entry.ID], on db: any Database) async throws -> [ContestEntryRecord] {
+    private func entryRecords(_ ids: [Moments.Entry.ID], on db: any Database) async throws -> [ContestEntryRow] {
         guard !ids.isEmpty else { return [] }
-        return try await moments.pets.reads.rows(#"SELECT * FROM "contest_entries" WHERE "id" IN (\#(binds: ids))"#, on: db)
-            .map { try $0.decode(model: ContestEntryRecord.self) }
+        return try await moments.pets.reads.rows(
+            """
+            SELECT "id", "contest_id", "photo_id", "entered_at", "votes" FROM "contest_entries" WHERE "id" IN (\(binds: ids))
+            """, on: db
+        ).map {
+            ContestEntryRow(
+                id: try $0.decode(column: "id", as: Moments.Entry.ID.self), contest: try $0.decode(column: "contest_id", as: Moments.Contest.ID.self),
+                photo: try $0.decode(column: "photo_id", as: Moments.Photo.ID.self), enteredAt: try $0.decode(column: "entered_at", as: Date.self),
+                votes: try $0.decode(column: "votes", as: Int.self))
+        }
     }
 
     /// The entries' photos as the viewer sees them, by entry; those they may not see left out.
-    private func photoValues(of entries: [ContestEntryRecord], for user: UserRecord?, on db: any Database) async throws
+    private func photoValues(of entries: [ContestEntryRow], for user: UserRecord?, on db: any Database) async throws
         -> [Moments.Entry.ID: MomentValue]
     {
         guard !entries.isEmpty else { return [:] }
-        let records = try await moments.records(entries.map(\.$photo.id), on: db)
         let viewer = try await moments.viewer(user, on: db)
-        let photos = Dictionary(uniqueKeysWithValues: try await moments.values(records, for: viewer, on: db).map { ($0.id, $0) })
+        let photos = Dictionary(uniqueKeysWithValues: try await moments.values(entries.map(\.photo), for: viewer, on: db).map { ($0.id, $0) })
         var result: [Moments.Entry.ID: MomentValue] = [:]
-        for entry in entries { if let photo = photos[entry.$photo.id] { result[try entry.requireID()] = photo } }
+        for entry in entries { if let photo = photos[entry.photo] { result[entry.id] = photo } }
         return result
     }
 

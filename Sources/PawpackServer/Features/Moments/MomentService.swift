@@ -136,13 +136,6 @@ final class MomentService: Sendable {
         return viewer
     }
 
-    /// These photos' rows, in no order.
-    func records(_ ids: [Moments.Photo.ID], on db: any Database) async throws -> [MomentPhotoRecord] {
-        guard !ids.isEmpty else { return [] }
-        return try await pets.reads.rows(#"SELECT * FROM "moment_photos" WHERE "id" IN (\#(binds: ids))"#, on: db)
-            .map { try $0.decode(model: MomentPhotoRecord.self) }
-    }
-
     // MARK: Posting and changing
 
     func post(_ user: UserRecord, _ upload: MomentUpload, on db: any Database) async throws -> MomentValue {
@@ -245,10 +238,7 @@ final class MomentService: Sendable {
 
     /// A photo the viewer may see; 404 otherwise, as for one that does not exist.
     func moment(_ user: UserRecord?, id: Moments.Photo.ID, on db: any Database) async throws -> MomentValue {
-        let viewer = try await viewer(user, on: db)
-        guard let record = try await records([id], on: db).first,
-            let value = try await values([record], for: viewer, on: db).first
-        else { throw Problem.notFound }
+        guard let value = try await values([id], for: try await viewer(user, on: db), on: db).first else { throw Problem.notFound }
         return value
     }
 
@@ -258,16 +248,17 @@ final class MomentService: Sendable {
     {
         let viewer = try await viewer(user, on: db)
         let me = try user.requireID()
-        let rows = try await pets.reads.rows(
+        // The page found in the covering index (`CoverTheFriendsFeed`), its photos read after.
+        let found = try await pets.reads.rows(
             """
-            SELECT * FROM "moment_photos" p
+            SELECT p."id", p."activity" FROM "moment_photos" p
             WHERE p."owner_id" IN (\(binds: [me] + viewer.friends.sorted { $0.description < $1.description }))
               AND (p."owner_id" = \(bind: me) OR p."privacy" <> \(bind: PhotoPrivacy.private.rawValue))
               \(Self.after(cursor))
             ORDER BY p."activity" DESC, p."id" DESC LIMIT \(bind: limit + 1)
             """, on: db
-        ).map { try $0.decode(model: MomentPhotoRecord.self) }
-        return try await page(rows, limit: limit, for: viewer, on: db)
+        ).map(Self.placed)
+        return try await page(found, limit: limit, for: viewer, on: db)
     }
 
     /// Everyone's public photos, newest first, but those of anyone blocked either way.
@@ -279,10 +270,10 @@ final class MomentService: Sendable {
         let now = clock.now()
         // Public photos and those entered in the contest running now (public while entered),
         // but none of anyone blocked either way: found by the SQL with no list of ids, then
-        // read as records.
+        // read.
         let found = try await pets.reads.rows(
             """
-            SELECT p."id" FROM "moment_photos" p
+            SELECT p."id", p."activity" FROM "moment_photos" p
             WHERE (p."privacy" = \(bind: PhotoPrivacy.public.rawValue) OR EXISTS (
                     SELECT 1 FROM "contest_entries" e JOIN "contests" c ON c."id" = e."contest_id"
                     WHERE e."photo_id" = p."id" AND c."starts_at" <= \(bind: now) AND c."ends_at" > \(bind: now)))
@@ -292,9 +283,8 @@ final class MomentService: Sendable {
               \(Self.after(cursor))
             ORDER BY p."activity" DESC, p."id" DESC LIMIT \(bind: limit + 1)
             """, on: db
-        ).map { try $0.decode(column: "id", as: Moments.Photo.ID.self) }
-        let records = Dictionary(uniqueKeysWithValues: try await records(found, on: db).map { (try $0.requireID(), $0) })
-        return try await page(found.compactMap { records[$0] }, limit: limit, for: viewer, on: db)
+        ).map(Self.placed)
+        return try await page(found, limit: limit, for: viewer, on: db)
     }
 
     /// The member's own photos, newest first.
@@ -303,8 +293,13 @@ final class MomentService: Sendable {
     {
         let viewer = try await viewer(user, on: db)
         let rows = try await MomentPhotoRecord.query(on: db).filter(\.$owner.$id == user.requireID())
-            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
+            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all().map { (try $0.requireID(), $0.activity) }
         return try await page(rows, limit: limit, for: viewer, on: db)
+    }
+
+    /// A photo found for a page: its id, and its place in the order for the next page's cursor.
+    private static func placed(_ row: any SQLRow) throws -> (id: Moments.Photo.ID, activity: Int64) {
+        (try row.decode(column: "id", as: Moments.Photo.ID.self), Int64(try row.decode(column: "activity", as: Int.self)))
     }
 
     /// The condition of a page after `cursor`, newest first (`p` the photos).
@@ -325,26 +320,27 @@ final class MomentService: Sendable {
         let rows = try await MomentPhotoRecord.query(on: db)
             .join(MomentPetRecord.self, on: \MomentPetRecord.$photo.$id == \MomentPhotoRecord.$id)
             .filter(MomentPetRecord.self, \.$pet.$id == pet)
-            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
+            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all().map { (try $0.requireID(), $0.activity) }
         return try await page(rows, limit: limit, for: viewer, on: db)
     }
 
     /// A page of the rows the viewer may see: the cursor follows the rows read, so a page
     /// thinned by the rule still leads on to the next.
-    private func page(_ rows: [MomentPhotoRecord], limit: Int, for viewer: Viewer, on db: any Database) async throws -> MomentPage {
+    private func page(
+        _ rows: [(id: Moments.Photo.ID, activity: Int64)], limit: Int, for viewer: Viewer, on db: any Database
+    ) async throws -> MomentPage {
         let shown = Array(rows.prefix(limit))
-        let items = try await values(shown, for: viewer, on: db)
+        let items = try await values(shown.map(\.id), for: viewer, on: db)
         guard rows.count > limit, let last = shown.last else { return MomentPage(items: items, next: nil) }
-        return MomentPage(items: items, next: .init(activity: last.activity, id: try last.requireID()))
+        return MomentPage(items: items, next: .init(activity: last.activity, id: last.id))
     }
 
-    /// The photos as the viewer sees them, in their order; those the rule hides left out.
-    /// The photos as the viewer sees them, those the rule lets through: their pets, and in one
-    /// more read through the hot reads their owners' names, votes, the viewer's vote, their
-    /// entry in the running contest and whether a finished contest placed them.
-    func values(_ records: [MomentPhotoRecord], for viewer: Viewer, on db: any Database) async throws -> [MomentValue] {
-        guard !records.isEmpty else { return [] }
-        let ids = try records.map { try $0.requireID() }
+    /// The photos as the viewer sees them, in the order of `ids`, those the rule lets through:
+    /// through the hot reads, each photo's row with its owner's name, votes, the viewer's vote,
+    /// its entry in the running contest and whether a finished contest placed it in one
+    /// statement, and their pets in another.
+    func values(_ ids: [Moments.Photo.ID], for viewer: Viewer, on db: any Database) async throws -> [MomentValue] {
+        guard !ids.isEmpty else { return [] }
         var petsOf: [Moments.Photo.ID: [MomentPetValue]] = [:]
         for row in try await pets.reads.rows(
             """
@@ -364,6 +360,7 @@ final class MomentService: Sendable {
             viewer.me.map { #"EXISTS (SELECT 1 FROM "moment_votes" v WHERE v."photo_id" = p."id" AND v."voter_id" = \#(bind: $0))"# }
             ?? "FALSE"
         struct Details {
+            var row: MomentPhotoRow
             var owner: MemberNameValue
             var votes: Int
             var voted: Bool
@@ -373,7 +370,7 @@ final class MomentService: Sendable {
         var details: [Moments.Photo.ID: Details] = [:]
         for row in try await pets.reads.rows(
             """
-            SELECT p."id", p."owner_id", u."username", u."display_name",
+            SELECT \(unsafeRaw: MomentPhotoRow.columns), u."username", u."display_name",
                 (SELECT COUNT(*) FROM "moment_votes" v WHERE v."photo_id" = p."id") AS "votes",
                 \(votedByViewer) AS "voted",
                 (SELECT e."id" FROM "contest_entries" e JOIN "contests" c ON c."id" = e."contest_id"
@@ -383,16 +380,18 @@ final class MomentService: Sendable {
             FROM "moment_photos" p JOIN "users" u ON u."id" = p."owner_id" WHERE p."id" IN (\(binds: ids))
             """, on: db)
         {
-            details[try row.decode(column: "id", as: Moments.Photo.ID.self)] = Details(
+            let photo = try MomentPhotoRow(row: row)
+            details[photo.id] = Details(
+                row: photo,
                 owner: MemberNameValue(
                     id: try row.decode(column: "owner_id", as: User.ID.self), username: try row.decode(column: "username", as: String.self),
                     displayName: try row.decode(column: "display_name", as: String.self)),
                 votes: try row.decode(column: "votes", as: Int.self), voted: try row.decode(column: "voted", as: Bool.self),
                 entry: try row.decode(column: "entry", as: Moments.Entry.ID?.self), placed: try row.decode(column: "placed", as: Bool.self))
         }
-        return try records.compactMap { record in
-            let id = try record.requireID()
+        return ids.compactMap { id in
             guard let found = details[id] else { return nil }
+            let record = found.row
             let value = MomentValue(
                 id: id, owner: found.owner, pets: petsOf[id] ?? [], caption: record.caption, privacy: record.privacy,
                 width: record.width, height: record.height, originalKey: record.originalKey, displayKey: record.displayKey,
@@ -482,13 +481,13 @@ final class MomentService: Sendable {
     func export(_ user: UserRecord, on db: any Database) async throws -> MomentsExport {
         let me = try user.requireID()
         let viewer = try await viewer(user, on: db)
-        let records = try await MomentPhotoRecord.query(on: db).filter(\.$owner.$id == me).sort(\.$activity).all()
+        let ids = try await MomentPhotoRecord.query(on: db).filter(\.$owner.$id == me).sort(\.$activity).all().map { try $0.requireID() }
         let votes = try await MomentVoteRecord.query(on: db).filter(\.$voter.$id == me).sort(\.$createdAt).all()
         let reports = try await MomentReportRecord.query(on: db).filter(\.$reporter.$id == me).sort(\.$createdAt).all()
         var photos: [MomentValue] = []
         // A thousand at a time: the databases bound how many values one statement takes.
-        for start in stride(from: 0, to: records.count, by: 1_000) {
-            photos += try await values(Array(records[start..<min(start + 1_000, records.count)]), for: viewer, on: db)
+        for start in stride(from: 0, to: ids.count, by: 1_000) {
+            photos += try await values(Array(ids[start..<min(start + 1_000, ids.count)]), for: viewer, on: db)
         }
         return MomentsExport(
             photos: photos, votes: votes.map { ($0.$photo.id, $0.createdAt) },
