@@ -66,6 +66,10 @@ import Testing
         var leaders: Set<Moments.Entry.ID> = []
         for _ in 0..<2_000 { leaders.insert(ranking.ordered(entries, viewer: User.ID(), contest: contest, now: now)[0].id) }
         #expect(leaders.count > 30, "\(leaders.count) of 40 entries ever came first")
+        // the start of the order alone is the same start, whatever the number asked for
+        for first in [0, 1, 3, 4, 20, 39, 40, 41] {
+            #expect(ranking.ordered(entries, viewer: viewer, contest: contest, now: now, first: first).map(\.id) == Array(order.prefix(first)))
+        }
         // anonymous viewers get an order too, the same for all of them
         #expect(
             ranking.ordered(entries, viewer: nil, contest: contest, now: now).map(\.id)
@@ -85,6 +89,17 @@ import Testing
             let order = ranking.ordered([quiet, mineOld, popular, mineNew], viewer: User.ID(), contest: contest, now: now)
             // two votes (6 points) outweigh any draw (under 5)
             #expect(order.map(\.id) == [mineNew.id, mineOld.id, popular.id, quiet.id])
+        }
+        // a contest feed's first page of thousands, the viewer's own among them: the same start
+        let many = (0..<3_000).map { index in
+            ContestRanking.Entry(
+                id: .init(), votes: index % 7, enteredAt: old.addingTimeInterval(Double(index % 50) * 3_600), mine: index % 601 == 0)
+        }
+        let viewer = User.ID()
+        let whole = ranking.ordered(many, viewer: viewer, contest: contest, now: now).map(\.id)
+        #expect(Array(whole.prefix(5)) == many.filter(\.mine).sorted { $0.enteredAt > $1.enteredAt }.map(\.id))
+        for first in [1, 20, 40, 200] {
+            #expect(ranking.ordered(many, viewer: viewer, contest: contest, now: now, first: first).map(\.id) == Array(whole.prefix(first)))
         }
     }
 

@@ -237,8 +237,9 @@ import Testing
         }
     }
 
-    /// The order of the contest feed is kept for a second between pages (docs/PERFORMANCE.md,
-    /// "Moments"); what happens on this server shows on the next page all the same.
+    /// The order of the contest feed and the leaderboard are kept for a second between pages
+    /// (docs/PERFORMANCE.md, "Moments"); what happens on this server shows on the next page all
+    /// the same.
     @Test func theContestFeedFollowsVotesEntriesAndDeletionsAtOnce() async throws {
         try await TestServer.run { server in
             let bob = try await server.owner("bob", at: TestServer.Place.lyon)
@@ -255,8 +256,14 @@ import Testing
             @Sendable func seen() async throws -> [(id: String, votes: Int)] {
                 try await server.get(APIPath.contestEntries(contest.id), token: dee.accessToken, as: EntryPage.self).items.map { ($0.id, $0.votes) }
             }
+            @Sendable func board() async throws -> [String] {
+                try await server.get(
+                    APIPath.leaderboard(contest.id), token: dee.accessToken, as: Operations.GetLeaderboard.Output.Ok.Body.JsonPayload.self
+                ).items.map(\.entryId)
+            }
             let before = try await seen()
             #expect(Set(before.map(\.id)) == [bobsEntry.id, cydsEntry.id] && before.allSatisfy { $0.votes == 0 })
+            #expect(try await board() == [], "no votes yet")
 
             // six votes (18 points, more than the recency and the draw together) for the entry Dee
             // saw second put it first on her very next page, with its count
@@ -267,6 +274,7 @@ import Testing
             }
             let after = try await seen()
             #expect(after.map(\.id) == [second, before[0].id] && after.map(\.votes) == [6, 0], "\(after)")
+            #expect(try await board() == [second], "the leaderboard too")
 
             // a new entry shows at once; a deleted photo's entry is gone at once
             let eves = try await server.moment(pets: [eve.dogID], privacy: "public", token: eve.token)

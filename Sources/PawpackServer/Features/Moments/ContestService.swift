@@ -70,25 +70,35 @@ final class ContestService: Sendable {
     let rules = ContestRules()
     let ranking = ContestRanking()
     let rotation = ContestRotation()
-    /// Each contest's entries as its feed's order needs them, read at most once a
-    /// `fieldFreshness` instead of on every page: reading and decoding a contest's thousands of
-    /// entries was most of a contest feed page's time (docs/PERFORMANCE.md, "Moments"). What
-    /// this server does shows at once (entering and withdrawing drop it, a vote updates its
-    /// count); what another instance does, or a photo deleted, within `fieldFreshness` (a page
-    /// reads its own entries afresh, so a deleted one is not shown and each count is exact).
-    private let fields = NIOLockedValueBox<[Moments.Contest.ID: EntryField]>([:])
-    private let fieldFreshness = TimeAmount.seconds(1)
+    /// What the contest feed and the leaderboard read of a contest besides the page's own
+    /// photos (its times, every entry's votes for the order, the top ten), read at most once a
+    /// `snapshotFreshness` instead of on every page: reading and decoding a contest's thousands
+    /// of entries was most of a contest feed page's time (docs/PERFORMANCE.md, "Moments"). What
+    /// this server does shows at once (entering, withdrawing and a rotation drop it, a vote
+    /// updates its count and drops the top ten); what another instance does, or a photo deleted,
+    /// within `snapshotFreshness` (a page reads its own entries afresh, so a deleted one is not
+    /// shown and each count is exact).
+    private let snapshots = NIOLockedValueBox<[Moments.Contest.ID: Snapshot]>([:])
+    private let snapshotFreshness = TimeAmount.seconds(1)
 
-    private struct EntryField {
+    private struct Snapshot {
         struct Entry {
             var id: Moments.Entry.ID
             var member: User.ID
             var enteredAt: Date
             var votes: Int
         }
-        var entries: [Entry]
-        var positions: [Moments.Entry.ID: Int]
+        var endsAt: Date
+        var isFinal: Bool
         var readAt: NIODeadline
+        /// Read by the first page that needs them.
+        var entries: [Entry]?
+        var positions: [Moments.Entry.ID: Int] = [:]
+        var board: [(rank: Int, entry: Moments.Entry.ID, votes: Int)]?
+        /// Counts a vote here: what was read before it is not kept after it.
+        var votesNoted = 0
+
+        func isSame(as other: Snapshot?) -> Bool { other?.readAt == readAt && other?.votesNoted == votesNoted }
     }
 
     init(moments: MomentService, notifications: NotificationService, realtime: RealtimeEvents, clock: any AppClock) {
@@ -140,6 +150,7 @@ final class ContestService: Sendable {
                 // Another instance started this week's contest a moment ago.
             }
         }
+        forgetSnapshot(of: nil)
         return outcome
     }
 
@@ -216,14 +227,19 @@ final class ContestService: Sendable {
     /// The top ten by votes, a tie to whoever reached the count first: live while it runs, as
     /// kept once final. Entries the viewer may not see (a block) are left out.
     func leaderboard(_ user: UserRecord, contest id: Moments.Contest.ID, on db: any Database) async throws -> [StandingValue] {
-        guard let contest = try await contestRecord(id, on: db) else { throw Problem.notFound }
+        let contest = try await snapshot(of: id, on: db)
         let standings: [(rank: Int, entry: Moments.Entry.ID, votes: Int)]
-        if contest.finalizedAt != nil {
+        if let board = contest.board {
+            standings = board
+        } else if contest.isFinal {
             // As kept: a place stays its place though a photo above it was deleted since.
             standings = try await ContestStandingRecord.query(on: db).filter(\.$contest.$id == id).sort(\.$rank).all()
                 .map { ($0.rank, $0.$entry.id, $0.votes) }
         } else {
             standings = try await liveStandings(of: id, on: db).enumerated().map { ($0.offset + 1, $0.element.entry, $0.element.votes) }
+        }
+        if contest.board == nil {
+            snapshots.withLockedValue { if contest.isSame(as: $0[id]) { $0[id]?.board = standings } }
         }
         let entries = try await entryRecords(standings.map(\.entry), on: db)
         let photos = try await photoValues(of: entries, for: user, on: db)
@@ -257,12 +273,12 @@ final class ContestService: Sendable {
     func entries(_ user: UserRecord, contest id: Moments.Contest.ID, limit: Int, offset: Int, on db: any Database) async throws
         -> (items: [EntryValue], next: Int?)
     {
-        guard let contest = try await contestRecord(id, on: db) else { throw Problem.notFound }
+        let contest = try await snapshot(of: id, on: db)
         let me = try user.requireID()
-        let all = try await field(of: id, on: db).entries.map {
+        let all = try await entries(of: id, on: db).map {
             ContestRanking.Entry(id: $0.id, votes: $0.votes, enteredAt: $0.enteredAt, mine: $0.member == me)
         }
-        let ranked = ranking.ordered(all, viewer: me, contest: id, now: min(clock.now(), contest.endsAt))
+        let ranked = ranking.ordered(all, viewer: me, contest: id, now: min(clock.now(), contest.endsAt), first: offset + limit)
         let page = ranked.dropFirst(offset).prefix(limit)
         let pageRows = try await entryRecords(page.map(\.id), on: db)
         let photos = try await photoValues(of: pageRows, for: user, on: db)
@@ -273,13 +289,27 @@ final class ContestService: Sendable {
             return EntryValue(
                 id: ranked.id, contest: id, photo: photo, votes: row.votes, votedByMe: mine.contains(ranked.id), enteredAt: row.enteredAt)
         }
-        return (items, ranked.count > offset + limit ? offset + limit : nil)
+        return (items, all.count > offset + limit ? offset + limit : nil)
     }
 
-    /// The contest's entries, as read at most `fieldFreshness` ago.
-    private func field(of contest: Moments.Contest.ID, on db: any Database) async throws -> EntryField {
+    /// The contest as read at most `snapshotFreshness` ago; 404 for one that does not exist.
+    private func snapshot(of contest: Moments.Contest.ID, on db: any Database) async throws -> Snapshot {
         let now = NIODeadline.now()
-        if let kept = fields.withLockedValue({ $0[contest] }), now - kept.readAt < fieldFreshness { return kept }
+        if let kept = snapshots.withLockedValue({ $0[contest] }), now - kept.readAt < snapshotFreshness { return kept }
+        guard let record = try await contestRecord(contest, on: db) else { throw Problem.notFound }
+        let snapshot = Snapshot(endsAt: record.endsAt, isFinal: record.finalizedAt != nil, readAt: now)
+        snapshots.withLockedValue { snapshots in
+            // Only what was read lately stays: a contest nobody reads goes.
+            snapshots = snapshots.filter { now - $0.value.readAt < .seconds(60) }
+            snapshots[contest] = snapshot
+        }
+        return snapshot
+    }
+
+    /// The contest's entries, as read at most `snapshotFreshness` ago.
+    private func entries(of contest: Moments.Contest.ID, on db: any Database) async throws -> [Snapshot.Entry] {
+        let read = try await snapshot(of: contest, on: db)
+        if let entries = read.entries { return entries }
         // What the order needs of every entry, its votes as the database keeps them: one
         // statement, no count over the votes.
         let entries = try await moments.pets.reads.rows(
@@ -287,31 +317,33 @@ final class ContestService: Sendable {
             SELECT "id", "member_id", "entered_at", "votes" FROM "contest_entries" WHERE "contest_id" = \(bind: contest)
             """, on: db
         ).map {
-            EntryField.Entry(
+            Snapshot.Entry(
                 id: try $0.decode(column: "id", as: Moments.Entry.ID.self), member: try $0.decode(column: "member_id", as: User.ID.self),
                 enteredAt: try $0.decode(column: "entered_at", as: Date.self), votes: try $0.decode(column: "votes", as: Int.self))
         }
-        let field = EntryField(
-            entries: entries, positions: Dictionary(entries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first }),
-            readAt: now)
-        fields.withLockedValue { fields in
-            // Only what was read lately stays: a contest nobody reads goes.
-            fields = fields.filter { now - $0.value.readAt < .seconds(60) }
-            fields[contest] = field
+        snapshots.withLockedValue { snapshots in
+            guard read.isSame(as: snapshots[contest]) else { return }
+            snapshots[contest]?.entries = entries
+            snapshots[contest]?.positions = Dictionary(entries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        return field
+        return entries
     }
 
-    /// An entry came or went here: the next page reads the contest's entries again.
-    private func forgetField(of contest: Moments.Contest.ID) {
-        fields.withLockedValue { _ = $0.removeValue(forKey: contest) }
+    /// An entry came or went here, or a contest ended: the next page reads the contest again.
+    private func forgetSnapshot(of contest: Moments.Contest.ID?) {
+        snapshots.withLockedValue { snapshots in
+            if let contest { snapshots[contest] = nil } else { snapshots = [:] }
+        }
     }
 
-    /// A vote here moved an entry's count: the order follows it at once.
+    /// A vote here moved an entry's count: the order follows it at once, and the top ten is
+    /// read again.
     private func noteVotes(of entry: EntryValue) {
-        fields.withLockedValue { fields in
-            guard let position = fields[entry.contest]?.positions[entry.id] else { return }
-            fields[entry.contest]?.entries[position].votes = entry.votes
+        snapshots.withLockedValue { snapshots in
+            snapshots[entry.contest]?.board = nil
+            snapshots[entry.contest]?.votesNoted += 1
+            guard let position = snapshots[entry.contest]?.positions[entry.id] else { return }
+            snapshots[entry.contest]?.entries?[position].votes = entry.votes
         }
     }
 
@@ -362,7 +394,7 @@ final class ContestService: Sendable {
                 let privacy = try await MomentPhotoRecord.find(photoID, on: tx)?.privacy ?? .private
                 try self.rules.checkEntry(ownPhoto: true, privacy: privacy, inAContest: false, myEntries: count - 1, contestOpen: true)
             }
-            self.forgetField(of: id)
+            self.forgetSnapshot(of: id)
             return (try await self.entry(user, id: try row.requireID(), on: db), true)
         }
     }
@@ -377,7 +409,7 @@ final class ContestService: Sendable {
             throw Problem.invalidField("entryId", "is in a contest that is over: its result stays")
         }
         try await row.delete(on: db)
-        forgetField(of: row.$contest.id)
+        forgetSnapshot(of: row.$contest.id)
     }
 
     func vote(_ user: UserRecord, entry id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {

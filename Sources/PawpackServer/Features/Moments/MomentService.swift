@@ -78,10 +78,12 @@ final class MomentService: Sendable {
     let blocks: BlockService
     let photos: PhotoIntake
     let clock: any AppClock
+    let writes: SQLWrites
     let rules = MomentPhotoRules()
     private let posts: RateLimiter
 
-    init(pets: PetService, friends: FriendService, blocks: BlockService, photos: PhotoIntake, clock: any AppClock) {
+    init(pets: PetService, friends: FriendService, blocks: BlockService, photos: PhotoIntake, clock: any AppClock, writes: SQLWrites) {
+        self.writes = writes
         self.pets = pets
         self.friends = friends
         self.blocks = blocks
@@ -373,11 +375,12 @@ final class MomentService: Sendable {
             SELECT \(unsafeRaw: MomentPhotoRow.columns), u."username", u."display_name",
                 (SELECT COUNT(*) FROM "moment_votes" v WHERE v."photo_id" = p."id") AS "votes",
                 \(votedByViewer) AS "voted",
-                (SELECT e."id" FROM "contest_entries" e JOIN "contests" c ON c."id" = e."contest_id"
-                    WHERE e."photo_id" = p."id" AND c."starts_at" <= \(bind: now) AND c."ends_at" > \(bind: now)) AS "entry",
-                EXISTS (SELECT 1 FROM "contest_standings" s JOIN "contest_entries" e ON e."id" = s."entry_id"
-                    WHERE e."photo_id" = p."id") AS "placed"
-            FROM "moment_photos" p JOIN "users" u ON u."id" = p."owner_id" WHERE p."id" IN (\(binds: ids))
+                CASE WHEN c."starts_at" <= \(bind: now) AND c."ends_at" > \(bind: now) THEN e."id" END AS "entry",
+                EXISTS (SELECT 1 FROM "contest_standings" s WHERE s."entry_id" = e."id") AS "placed"
+            FROM "moment_photos" p JOIN "users" u ON u."id" = p."owner_id"
+            -- A photo is entered in one contest at most (a unique key): one row a photo.
+            LEFT JOIN "contest_entries" e ON e."photo_id" = p."id" LEFT JOIN "contests" c ON c."id" = e."contest_id"
+            WHERE p."id" IN (\(binds: ids))
             """, on: db)
         {
             let photo = try MomentPhotoRow(row: row)
@@ -434,20 +437,29 @@ final class MomentService: Sendable {
         let me = try user.requireID()
         // One row per member and photo, held by the unique key: a repeat inserts nothing. The
         // photo deleted meanwhile (its foreign key refuses the vote): asked again, not found.
-        try await answeringRacesAsSequential {
-            guard !(try await self.moment(user, id: id, on: db)).mine else {
+        // Through the writer of the busiest paths (`SQLWrites`: on SQLite one connection of its
+        // own, votes arriving together in one commit), and answered from the photo as read just
+        // before with this vote in it, instead of reading it all again (docs/PERFORMANCE.md,
+        // "Moments"): other members' votes meanwhile show on the next read.
+        return try await answeringRacesAsSequential {
+            var photo = try await self.moment(user, id: id, on: db)
+            guard !photo.mine else {
                 throw Problem(
                     status: 403, code: .forbidden, title: "Your own photo", detail: "Vote for other members' photos; yours collect theirs.")
             }
-            try await db.sql.raw(
-                """
-                INSERT INTO "moment_votes" ("id", "photo_id", "voter_id", "created_at")
-                VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: self.clock.now()))
-                ON CONFLICT ("photo_id", "voter_id") DO NOTHING
-                """
-            ).run()
+            let now = self.clock.now()
+            let counted = try await self.writes.transaction(on: db) { statements in
+                try await statements.first(
+                    """
+                    INSERT INTO "moment_votes" ("id", "photo_id", "voter_id", "created_at")
+                    VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: now))
+                    ON CONFLICT ("photo_id", "voter_id") DO NOTHING RETURNING "id"
+                    """) != nil
+            }
+            if counted, !photo.votedByMe { photo.votes += 1 }
+            photo.votedByMe = true
+            return photo
         }
-        return try await moment(user, id: id, on: db)
     }
 
     func unvote(_ user: UserRecord, photo id: Moments.Photo.ID, on db: any Database) async throws -> MomentValue {

@@ -13,7 +13,8 @@ extension Area {
                 blocks: services.blocks, notifications: services.notifications, realtime: services.realtime,
                 clock: services.dependencies.clock)
             let moments = MomentService(
-                pets: services.pets, friends: friends, blocks: services.blocks, photos: services.photos, clock: services.dependencies.clock)
+                pets: services.pets, friends: friends, blocks: services.blocks, photos: services.photos, clock: services.dependencies.clock,
+                writes: services.writes)
             let contests = ContestService(
                 moments: moments, notifications: services.notifications, realtime: services.realtime, clock: services.dependencies.clock)
             return [friends, moments, contests]
