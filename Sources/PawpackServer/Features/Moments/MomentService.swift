@@ -448,15 +448,17 @@ final class MomentService: Sendable {
                     status: 403, code: .forbidden, title: "Your own photo", detail: "Vote for other members' photos; yours collect theirs.")
             }
             let now = self.clock.now()
-            let counted = try await self.writes.transaction(on: db) { statements in
-                try await statements.first(
+            try await self.writes.transaction(on: db) { statements in
+                try await statements.run(
                     """
                     INSERT INTO "moment_votes" ("id", "photo_id", "voter_id", "created_at")
                     VALUES (\(bind: UUID()), \(bind: id), \(bind: me), \(bind: now))
-                    ON CONFLICT ("photo_id", "voter_id") DO NOTHING RETURNING "id"
-                    """) != nil
+                    ON CONFLICT ("photo_id", "voter_id") DO NOTHING
+                    """)
             }
-            if counted, !photo.votedByMe { photo.votes += 1 }
+            // The member's vote is there now, this one or a repeat sent at the same time: the
+            // count read before it was without it unless it was already there.
+            if !photo.votedByMe { photo.votes += 1 }
             photo.votedByMe = true
             return photo
         }
