@@ -179,9 +179,13 @@ import Testing
             #expect(counted.votes == 100 && counted.votedByMe)
             // her own is refused; a vote taken back counts no more; a stranger's token nothing
             #expect(try await server.request(.PUT, APIPath.momentVote(moment.id), token: ada.token).status == 403)
-            let back = try await server.request(.DELETE, APIPath.momentVote(moment.id), token: voters[0].accessToken)
-            let afterBack = try back.decode(Moment.self)
-            #expect(afterBack.votes == 99 && !afterBack.votedByMe)
+            // taken back twice at once: both answers count it out once
+            async let back = server.request(.DELETE, APIPath.momentVote(moment.id), token: voters[0].accessToken)
+            async let backAgain = server.request(.DELETE, APIPath.momentVote(moment.id), token: voters[0].accessToken)
+            for answer in try await [back, backAgain] {
+                let afterBack = try answer.decode(Moment.self)
+                #expect(afterBack.votes == 99 && !afterBack.votedByMe)
+            }
             #expect(try await server.request(.PUT, APIPath.momentVote(moment.id), token: nil).status == 401)
             let page = try await server.get(APIPath.globalFeed, token: voters[2].accessToken, as: Components.Schemas.MomentPage.self)
             #expect(page.items.first?.votes == 99 && page.items.first?.votedByMe == true)

@@ -464,11 +464,18 @@ final class MomentService: Sendable {
         }
     }
 
+    /// Takes the member's vote back, as `vote` casts it: through `SQLWrites`, answered from the
+    /// photo read before.
     func unvote(_ user: UserRecord, photo id: Moments.Photo.ID, on db: any Database) async throws -> MomentValue {
         let me = try user.requireID()
-        _ = try await moment(user, id: id, on: db)
-        try await MomentVoteRecord.query(on: db).filter(\.$photo.$id == id).filter(\.$voter.$id == me).delete()
-        return try await moment(user, id: id, on: db)
+        var photo = try await moment(user, id: id, on: db)
+        try await writes.transaction(on: db) { statements in
+            try await statements.run(#"DELETE FROM "moment_votes" WHERE "photo_id" = \#(bind: id) AND "voter_id" = \#(bind: me)"#)
+        }
+        // Gone now, whichever request took it back: the count read before had it if it was there.
+        if photo.votedByMe { photo.votes -= 1 }
+        photo.votedByMe = false
+        return photo
     }
 
     /// Reports a photo the member may see; a second report of the same photo changes nothing.
