@@ -276,6 +276,19 @@ import Testing
             #expect(after.map(\.id) == [second, before[0].id] && after.map(\.votes) == [6, 0], "\(after)")
             #expect(try await board() == [second], "the leaderboard too")
 
+            // what changes on an entry's photo shows at once too: a vote for the photo, its caption
+            func photoOf(_ entry: String) async throws -> Components.Schemas.Moment {
+                try #require(
+                    try await server.get(APIPath.contestEntries(contest.id), token: dee.accessToken, as: EntryPage.self).items
+                        .first { $0.id == entry }
+                ).photo
+            }
+            #expect(try await photoOf(bobsEntry.id).votes == 0)
+            #expect(try await server.request(.PUT, APIPath.momentVote(bobs.id), token: cyd.token).status == 200)
+            #expect(try await photoOf(bobsEntry.id).votes == 1)
+            #expect(try await server.send(.PATCH, APIPath.moment(bobs.id), object: ["caption": "Zoom"], token: bob.token).status == 200)
+            #expect(try await photoOf(bobsEntry.id).caption == "Zoom")
+
             // a new entry shows at once; a deleted photo's entry is gone at once
             let eves = try await server.moment(pets: [eve.dogID], privacy: "public", token: eve.token)
             let evesEntry = try await Self.enter(server, eves.id, in: contest.id, token: eve.token).decode(Entry.self)

@@ -151,6 +151,7 @@ final class ContestService: Sendable {
             }
         }
         forgetSnapshot(of: nil)
+        moments.forgetKeptParts(of: nil)
         return outcome
     }
 
@@ -395,6 +396,7 @@ final class ContestService: Sendable {
                 try self.rules.checkEntry(ownPhoto: true, privacy: privacy, inAContest: false, myEntries: count - 1, contestOpen: true)
             }
             self.forgetSnapshot(of: id)
+            self.moments.forgetKeptParts(of: photoID)
             return (try await self.entry(user, id: try row.requireID(), on: db), true)
         }
     }
@@ -410,6 +412,7 @@ final class ContestService: Sendable {
         }
         try await row.delete(on: db)
         forgetSnapshot(of: row.$contest.id)
+        moments.forgetKeptParts(of: row.$photo.id)
     }
 
     func vote(_ user: UserRecord, entry id: Moments.Entry.ID, on db: any Database) async throws -> EntryValue {
@@ -524,7 +527,8 @@ final class ContestService: Sendable {
     {
         guard !entries.isEmpty else { return [:] }
         let viewer = try await moments.viewer(user, on: db)
-        let photos = Dictionary(uniqueKeysWithValues: try await moments.values(entries.map(\.photo), for: viewer, on: db).map { ($0.id, $0) })
+        let photos = Dictionary(
+            uniqueKeysWithValues: try await moments.values(entries.map(\.photo), for: viewer, kept: snapshotFreshness, on: db).map { ($0.id, $0) })
         var result: [Moments.Entry.ID: MomentValue] = [:]
         for entry in entries { if let photo = photos[entry.photo] { result[entry.id] = photo } }
         return result

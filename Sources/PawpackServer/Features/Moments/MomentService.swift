@@ -1,5 +1,7 @@
 import Fluent
 import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
 import PawpackCore
 import SQLKit
 
@@ -81,6 +83,10 @@ final class MomentService: Sendable {
     let writes: SQLWrites
     let rules = MomentPhotoRules()
     private let posts: RateLimiter
+    /// Photos' shared parts read for the contest's pages, for `values(_:for:kept:on:)`; what
+    /// changes here drops a photo's (`forgetKeptParts`), another instance's shows within the
+    /// time kept (docs/PERFORMANCE.md, "Moments").
+    private let keptParts = NIOLockedValueBox<[Moments.Photo.ID: (parts: SharedPhoto, readAt: NIODeadline)]>([:])
 
     init(pets: PetService, friends: FriendService, blocks: BlockService, photos: PhotoIntake, clock: any AppClock, writes: SQLWrites) {
         self.writes = writes
@@ -218,6 +224,7 @@ final class MomentService: Sendable {
         }
         if let privacy { record.privacy = privacy }
         try await record.save(on: db)
+        forgetKeptParts(of: id)
         return try await moment(user, id: id, on: db)
     }
 
@@ -225,6 +232,7 @@ final class MomentService: Sendable {
     func delete(_ user: UserRecord, id: Moments.Photo.ID, on db: any Database) async throws {
         let record = try await ownPhoto(user, id: id, on: db)
         try await record.delete(on: db)
+        forgetKeptParts(of: id)
         await photos.remove(record.keys)
     }
 
@@ -337,39 +345,81 @@ final class MomentService: Sendable {
         return MomentPage(items: items, next: .init(activity: last.activity, id: last.id))
     }
 
+    /// What every viewer sees alike of a photo: its row, owner, pets (with their owners, for
+    /// blocks), votes, entry in the running contest and whether a finished contest placed it.
+    struct SharedPhoto: Sendable {
+        var row: MomentPhotoRow
+        var owner: MemberNameValue
+        var pets: [(pet: MomentPetValue, owner: User.ID)] = []
+        var votes: Int
+        var entry: Moments.Entry.ID?
+        var placed: Bool
+    }
+
     /// The photos as the viewer sees them, in the order of `ids`, those the rule lets through:
     /// through the hot reads, each photo's row with its owner's name, votes, the viewer's vote,
     /// its entry in the running contest and whether a finished contest placed it in one
     /// statement, and their pets in another.
-    func values(_ ids: [Moments.Photo.ID], for viewer: Viewer, on db: any Database) async throws -> [MomentValue] {
+    ///
+    /// With `kept`, the parts every viewer sees alike may be as old as that (`keptParts`), and
+    /// the viewer's votes are one statement of their own: the contest's pages and leaderboard
+    /// show the same few hundred photos to everyone.
+    func values(_ ids: [Moments.Photo.ID], for viewer: Viewer, kept: TimeAmount? = nil, on db: any Database) async throws
+        -> [MomentValue]
+    {
         guard !ids.isEmpty else { return [] }
-        var petsOf: [Moments.Photo.ID: [MomentPetValue]] = [:]
-        for row in try await pets.reads.rows(
-            """
-            SELECT mp."photo_id", p."id", p."name", p."species", p."owner_id" FROM "moment_pets" mp JOIN "pets" p ON p."id" = mp."pet_id"
-            WHERE mp."photo_id" IN (\(binds: ids)) ORDER BY p."name", p."id"
-            """, on: db)
-        {
-            // A pet of someone blocked either way is not shown, as its page is not (404).
-            guard !viewer.blocked.contains(try row.decode(column: "owner_id", as: User.ID.self)) else { continue }
-            let pet = MomentPetValue(
-                id: try row.decode(column: "id", as: Pet.ID.self), name: try row.decode(column: "name", as: String.self),
-                species: try row.decode(column: "species", as: Species.self))
-            petsOf[try row.decode(column: "photo_id", as: Moments.Photo.ID.self), default: []].append(pet)
+        let now = NIODeadline.now()
+        var parts: [Moments.Photo.ID: SharedPhoto] = [:]
+        if let kept {
+            keptParts.withLockedValue { keptParts in
+                for id in ids { if let found = keptParts[id], now - found.readAt < kept { parts[id] = found.parts } }
+            }
         }
+        let missing = ids.filter { parts[$0] == nil }
+        var voted: Set<Moments.Photo.ID> = []
+        if !missing.isEmpty {
+            let (read, votedAmong) = try await sharedParts(of: missing, votedBy: kept == nil ? viewer.me : nil, on: db)
+            parts.merge(read) { _, new in new }
+            voted = votedAmong
+            if kept != nil {
+                keptParts.withLockedValue { keptParts in
+                    // Only what was read lately stays.
+                    if keptParts.count > 20_000 { keptParts = keptParts.filter { now - $0.value.readAt < .seconds(1) } }
+                    for (id, part) in read { keptParts[id] = (part, now) }
+                }
+            }
+        }
+        if kept != nil, let me = viewer.me {
+            voted = Set(
+                try await pets.reads.rows(
+                    #"SELECT "photo_id" FROM "moment_votes" WHERE "voter_id" = \#(bind: me) AND "photo_id" IN (\#(binds: ids))"#, on: db
+                ).map { try $0.decode(column: "photo_id", as: Moments.Photo.ID.self) })
+        }
+        return ids.compactMap { id in
+            guard let found = parts[id] else { return nil }
+            let record = found.row
+            let value = MomentValue(
+                id: id, owner: found.owner,
+                // A pet of someone blocked either way is not shown, as its page is not (404).
+                pets: found.pets.filter { !viewer.blocked.contains($0.owner) }.map(\.pet), caption: record.caption,
+                privacy: record.privacy, width: record.width, height: record.height, originalKey: record.originalKey,
+                displayKey: record.displayKey, thumbnailKey: record.thumbnailKey, createdAt: record.createdAt, activity: record.activity,
+                votes: found.votes, votedByMe: voted.contains(id), mine: found.owner.id == viewer.me,
+                byFriend: viewer.friends.contains(found.owner.id), entry: found.entry, placed: found.placed)
+            return viewer.canSee(value) ? value : nil
+        }
+    }
+
+    /// The photos' shared parts, and among them those `voter` voted for (none without one).
+    private func sharedParts(of ids: [Moments.Photo.ID], votedBy voter: User.ID?, on db: any Database) async throws
+        -> ([Moments.Photo.ID: SharedPhoto], Set<Moments.Photo.ID>)
+    {
         let now = clock.now()
         let votedByViewer: SQLQueryString =
-            viewer.me.map { #"EXISTS (SELECT 1 FROM "moment_votes" v WHERE v."photo_id" = p."id" AND v."voter_id" = \#(bind: $0))"# }
+            voter.map { #"EXISTS (SELECT 1 FROM "moment_votes" v WHERE v."photo_id" = p."id" AND v."voter_id" = \#(bind: $0))"# }
             ?? "FALSE"
-        struct Details {
-            var row: MomentPhotoRow
-            var owner: MemberNameValue
-            var votes: Int
-            var voted: Bool
-            var entry: Moments.Entry.ID?
-            var placed: Bool
-        }
-        var details: [Moments.Photo.ID: Details] = [:]
+        var parts: [Moments.Photo.ID: SharedPhoto] = [:]
+        var voted: Set<Moments.Photo.ID> = []
         for row in try await pets.reads.rows(
             """
             SELECT \(unsafeRaw: MomentPhotoRow.columns), u."username", u."display_name",
@@ -384,24 +434,35 @@ final class MomentService: Sendable {
             """, on: db)
         {
             let photo = try MomentPhotoRow(row: row)
-            details[photo.id] = Details(
+            parts[photo.id] = SharedPhoto(
                 row: photo,
                 owner: MemberNameValue(
-                    id: try row.decode(column: "owner_id", as: User.ID.self), username: try row.decode(column: "username", as: String.self),
+                    id: photo.owner, username: try row.decode(column: "username", as: String.self),
                     displayName: try row.decode(column: "display_name", as: String.self)),
-                votes: try row.decode(column: "votes", as: Int.self), voted: try row.decode(column: "voted", as: Bool.self),
-                entry: try row.decode(column: "entry", as: Moments.Entry.ID?.self), placed: try row.decode(column: "placed", as: Bool.self))
+                votes: try row.decode(column: "votes", as: Int.self), entry: try row.decode(column: "entry", as: Moments.Entry.ID?.self),
+                placed: try row.decode(column: "placed", as: Bool.self))
+            if try row.decode(column: "voted", as: Bool.self) { voted.insert(photo.id) }
         }
-        return ids.compactMap { id in
-            guard let found = details[id] else { return nil }
-            let record = found.row
-            let value = MomentValue(
-                id: id, owner: found.owner, pets: petsOf[id] ?? [], caption: record.caption, privacy: record.privacy,
-                width: record.width, height: record.height, originalKey: record.originalKey, displayKey: record.displayKey,
-                thumbnailKey: record.thumbnailKey, createdAt: record.createdAt, activity: record.activity, votes: found.votes,
-                votedByMe: found.voted, mine: found.owner.id == viewer.me, byFriend: viewer.friends.contains(found.owner.id),
-                entry: found.entry, placed: found.placed)
-            return viewer.canSee(value) ? value : nil
+        for row in try await pets.reads.rows(
+            """
+            SELECT mp."photo_id", p."id", p."name", p."species", p."owner_id" FROM "moment_pets" mp JOIN "pets" p ON p."id" = mp."pet_id"
+            WHERE mp."photo_id" IN (\(binds: ids)) ORDER BY p."name", p."id"
+            """, on: db)
+        {
+            let pet = MomentPetValue(
+                id: try row.decode(column: "id", as: Pet.ID.self), name: try row.decode(column: "name", as: String.self),
+                species: try row.decode(column: "species", as: Species.self))
+            parts[try row.decode(column: "photo_id", as: Moments.Photo.ID.self)]?.pets
+                .append((pet, try row.decode(column: "owner_id", as: User.ID.self)))
+        }
+        return (parts, voted)
+    }
+
+    /// A photo changed here (a vote, its caption or privacy, deleted, entered or withdrawn), or
+    /// every photo (nil: a contest ended): the next page that keeps parts reads it again.
+    func forgetKeptParts(of id: Moments.Photo.ID?) {
+        keptParts.withLockedValue { keptParts in
+            if let id { keptParts[id] = nil } else { keptParts = [:] }
         }
     }
 
@@ -458,6 +519,7 @@ final class MomentService: Sendable {
             }
             // The member's vote is there now, this one or a repeat sent at the same time: the
             // count read before it was without it unless it was already there.
+            self.forgetKeptParts(of: id)
             if !photo.votedByMe { photo.votes += 1 }
             photo.votedByMe = true
             return photo
@@ -472,6 +534,7 @@ final class MomentService: Sendable {
         try await writes.transaction(on: db) { statements in
             try await statements.run(#"DELETE FROM "moment_votes" WHERE "photo_id" = \#(bind: id) AND "voter_id" = \#(bind: me)"#)
         }
+        forgetKeptParts(of: id)
         // Gone now, whichever request took it back: the count read before had it if it was there.
         if photo.votedByMe { photo.votes -= 1 }
         photo.votedByMe = false
