@@ -24,6 +24,31 @@ import Vapor
         }
     }
 
+    /// Each operation reads the request it answers (`RequestContext`, bound while the chain is
+    /// called and kept by the handler's task): members asking at once each get their own account.
+    @Test func requestsArrivingTogetherEachAnswerTheirOwnMember() async throws {
+        try await TestServer.run { server in
+            var members: [TestServer.Member] = []
+            for name in ["ada", "bob", "cat", "dan"] { members.append(try await server.member(name)) }
+            try await withThrowingTaskGroup(of: (String, String?).self) { group in
+                for _ in 0..<10 {
+                    for member in members {
+                        group.addTask {
+                            let me = try await server.request(.GET, APIPath.me, token: member.accessToken)
+                            return (member.username, me.json["username"] as? String)
+                        }
+                    }
+                }
+                var answered = 0
+                for try await (asked, answer) in group {
+                    #expect(answer == asked)
+                    answered += 1
+                }
+                #expect(answered == 40)
+            }
+        }
+    }
+
     @Test func anUnknownPathIsAProblemNotAPage() async throws {
         try await TestServer.run { server in
             let reply = try await server.request(.GET, "/v1/nothing-here")

@@ -5,52 +5,56 @@ import Vapor
 
 /// Turns every error into RFC 9457 problem details (JSON clients) or a plain error page
 /// (browsers), so no route ever answers with a bare 500 or leaks internals.
-struct ProblemMiddleware: AsyncMiddleware {
+///
+/// Future-based, not async: an async middleware starts a task of its own per request, which
+/// waits its turn on the event loop (`RequestContextMiddleware` says more).
+struct ProblemMiddleware: Middleware {
     let pageRenderer: @Sendable (Problem, Request) -> Response
 
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
-        do {
-            return try await next.respond(to: request)
-        } catch let abort as any AbortError where (300..<400).contains(abort.status.code) {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
+        next.respond(to: request).recover { error in answer(to: request, failedWith: error) }
+    }
+
+    private func answer(to request: Request, failedWith error: any Error) -> Response {
+        if let abort = error as? any AbortError, (300..<400).contains(abort.status.code) {
             // `Abort.redirect` (e.g. to the login page) is an answer, not a failure.
             return Response(status: abort.status, headers: abort.headers)
-        } catch {
-            var problem = Self.problem(for: error)
-            var allowed: [HTTPMethod] = []
-            // No route took the request (Vapor's own 404): when the path exists for other
-            // methods, the method is what is wrong.
-            if error is any AbortError, problem.code == .notFound, request.route == nil {
-                allowed = request.application.routes.methods(serving: request.url.path)
-                if !allowed.isEmpty { problem = .methodNotAllowed }
-            } else if (400..<500).contains(problem.status), request.route != nil {
-                // A path the contract names literally (`/v1/families/join`, `/v1/feeds/friends`),
-                // asked with a method it lacks, reached a route with a parameter in its place
-                // (`/v1/families/{familyId}`, `/v1/feeds/{feedId}`), whose id it is not, and was
-                // refused there (its body or id): the method is what is wrong here too.
-                let literal = request.application.routes.methods(servingLiterally: request.url.path)
-                if !literal.isEmpty, !literal.contains(request.method) {
-                    // Vapor answers HEAD wherever it answers GET.
-                    allowed = (literal.contains(.GET) && !literal.contains(.HEAD) ? literal + [.HEAD] : literal)
-                        .sorted { $0.rawValue < $1.rawValue }
-                    problem = .methodNotAllowed
-                }
-            }
-            if problem.status >= 500 {
-                // By code and cause; the request id is in the logger's metadata. Never the request
-                // itself, nor its input or output: they hold tokens and passwords.
-                request.logger.error(
-                    "request failed",
-                    metadata: [
-                        "code": .string(problem.code.rawValue), "error": .string(LogRedaction.describe(error)),
-                    ])
-            }
-            let response =
-                Self.wantsHTML(request)
-                ? pageRenderer(problem, request)
-                : Self.response(for: problem, instance: request.url.path)
-            if !allowed.isEmpty { response.headers.replaceOrAdd(name: .allow, value: allowed.map(\.rawValue).joined(separator: ", ")) }
-            return response
         }
+        var problem = Self.problem(for: error)
+        var allowed: [HTTPMethod] = []
+        // No route took the request (Vapor's own 404): when the path exists for other
+        // methods, the method is what is wrong.
+        if error is any AbortError, problem.code == .notFound, request.route == nil {
+            allowed = request.application.routes.methods(serving: request.url.path)
+            if !allowed.isEmpty { problem = .methodNotAllowed }
+        } else if (400..<500).contains(problem.status), request.route != nil {
+            // A path the contract names literally (`/v1/families/join`, `/v1/feeds/friends`),
+            // asked with a method it lacks, reached a route with a parameter in its place
+            // (`/v1/families/{familyId}`, `/v1/feeds/{feedId}`), whose id it is not, and was
+            // refused there (its body or id): the method is what is wrong here too.
+            let literal = request.application.routes.methods(servingLiterally: request.url.path)
+            if !literal.isEmpty, !literal.contains(request.method) {
+                // Vapor answers HEAD wherever it answers GET.
+                allowed = (literal.contains(.GET) && !literal.contains(.HEAD) ? literal + [.HEAD] : literal)
+                    .sorted { $0.rawValue < $1.rawValue }
+                problem = .methodNotAllowed
+            }
+        }
+        if problem.status >= 500 {
+            // By code and cause; the request id is in the logger's metadata. Never the request
+            // itself, nor its input or output: they hold tokens and passwords.
+            request.logger.error(
+                "request failed",
+                metadata: [
+                    "code": .string(problem.code.rawValue), "error": .string(LogRedaction.describe(error)),
+                ])
+        }
+        let response =
+            Self.wantsHTML(request)
+            ? pageRenderer(problem, request)
+            : Self.response(for: problem, instance: request.url.path)
+        if !allowed.isEmpty { response.headers.replaceOrAdd(name: .allow, value: allowed.map(\.rawValue).joined(separator: ", ")) }
+        return response
     }
 
     static func wantsHTML(_ request: Request) -> Bool {

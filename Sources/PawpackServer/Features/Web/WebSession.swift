@@ -100,14 +100,22 @@ extension Request {
 
 /// Loads the browser session and guarantees a CSRF cookie for web pages. API paths are
 /// skipped: they authenticate with bearer tokens and never read cookies.
-struct WebSessionMiddleware: AsyncMiddleware {
-    func respond(to request: Request, chainingTo next: any AsyncResponder) async throws -> Response {
+///
+/// Future-based, so that an API request passes without a task of its own (each waits its turn
+/// on the event loop: `RequestContextMiddleware` says more); a page's request gets one.
+struct WebSessionMiddleware: Middleware {
+    func respond(to request: Request, chainingTo next: any Responder) -> EventLoopFuture<Response> {
         let path = request.url.path
         if path.hasPrefix("/v1/") || path == "/healthz" || path == "/openapi.yaml" || WebPath.staticFiles.contains(path)
             || path.hasPrefix(WebAssets.folder)
         {
-            return try await next.respond(to: request)
+            return next.respond(to: request)
         }
+        return request.eventLoop.makeFutureWithTask { try await respondToPage(request, chainingTo: next) }
+    }
+
+    private func respondToPage(_ request: Request, chainingTo next: any Responder) async throws -> Response {
+        let path = request.url.path
         if let token = request.cookies[WebCookie.session]?.string,
             let (user, session) = try await request.pawpack.sessions.webSession(token: token, on: request.db)
         {
@@ -130,7 +138,7 @@ struct WebSessionMiddleware: AsyncMiddleware {
         } else {
             request.csrfToken = existingCSRF ?? OpaqueToken.generate(prefix: "")
         }
-        let response = try await next.respond(to: request)
+        let response = try await next.respond(to: request).get()
         let config = request.pawpack.config
         if existingCSRF == nil, request.webUser == nil {
             response.cookies[WebCookie.csrf] = HTTPCookies.Value(
