@@ -99,9 +99,7 @@ struct BenchCare: AsyncParsableCommand {
     private enum Kind: Int { case feed, dashboard }
 
     private func measure(base: String, members: [CareBenchMember]) async throws {
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(60), read: .seconds(120)))
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = OpenLoop.makeClient()
         defer { _ = client.shutdown() }
 
         // A dashboard shows the family's ten pets: checked, not assumed. Then warm the server

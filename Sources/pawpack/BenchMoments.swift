@@ -99,9 +99,7 @@ struct BenchMoments: AsyncParsableCommand {
     private enum Kind: Hashable { case friendsFeed, contestFeed, vote, leaderboard }
 
     private func measure(base: String, world: MomentsBenchWorld) async throws {
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(60), read: .seconds(120)))
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = OpenLoop.makeClient()
         defer { _ = client.shutdown() }
 
         // Each kind once, checked, then the server warmed on a few members not measured first.
