@@ -381,10 +381,10 @@ final class MomentService: Sendable {
             let (read, votedAmong) = try await sharedParts(of: missing, votedBy: kept == nil ? viewer.me : nil, on: db)
             parts.merge(read) { _, new in new }
             voted = votedAmong
-            if kept != nil {
+            if let kept {
                 keptParts.withLockedValue { keptParts in
-                    // Only what was read lately stays.
-                    if keptParts.count > 20_000 { keptParts = keptParts.filter { now - $0.value.readAt < .seconds(1) } }
+                    // Only what may still be used stays.
+                    if keptParts.count > 20_000 { keptParts = keptParts.filter { now - $0.value.readAt < kept } }
                     for (id, part) in read { keptParts[id] = (part, now) }
                 }
             }
