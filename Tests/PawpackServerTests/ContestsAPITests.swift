@@ -297,4 +297,42 @@ import Testing
             #expect(Set(try await seen().map(\.id)) == [bobsEntry.id, evesEntry.id])
         }
     }
+
+    /// What another instance does (here: an entry written straight to the database, which this
+    /// server's kept order knows nothing of) shows within about two seconds: the order kept
+    /// is read again in the background while pages go on with the one before.
+    @Test func anEntryAnotherInstanceMadeShowsWithinSeconds() async throws {
+        try await TestServer.run { server in
+            let bob = try await server.owner("bob", at: TestServer.Place.lyon)
+            let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNorth)
+            let dee = try await server.member("dee")
+            await server.app.pawpack.jobs.stop()
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            let contest = try await server.get(APIPath.currentContest, token: bob.token, as: Contest.self)
+            let bobs = try await server.moment(pets: [bob.dogID], privacy: "public", token: bob.token)
+            let bobsEntry = try await Self.enter(server, bobs.id, in: contest.id, token: bob.token).decode(Entry.self)
+            @Sendable func seen() async throws -> Set<String> {
+                Set(try await server.get(APIPath.contestEntries(contest.id), token: dee.accessToken, as: EntryPage.self).items.map(\.id))
+            }
+            #expect(try await seen() == [bobsEntry.id])
+
+            let cyds = try await server.moment(pets: [cyd.dogID], privacy: "public", token: cyd.token)
+            let elsewhere = ContestEntryRecord()
+            elsewhere.id = .init()
+            elsewhere.$contest.id = try #require(Moments.Contest.ID(string: contest.id))
+            elsewhere.$photo.id = try #require(Moments.Photo.ID(string: cyds.id))
+            elsewhere.$member.id = cyd.member.userID
+            elsewhere.enteredAt = Date()
+            elsewhere.votes = 0
+            try await elsewhere.create(on: server.app.db)
+            let started = ContinuousClock.now
+            var pages = 0
+            while try await seen() != [bobsEntry.id, try elsewhere.requireID().description], ContinuousClock.now - started < .seconds(8) {
+                pages += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await seen() == [bobsEntry.id, try elsewhere.requireID().description], "after \(pages) pages")
+            #expect(ContinuousClock.now - started < .seconds(4))
+        }
+    }
 }

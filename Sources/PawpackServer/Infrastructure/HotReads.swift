@@ -3,6 +3,7 @@ import FluentSQLiteDriver
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 import PawpackCore
 import SQLKit
 import SQLiteKit
@@ -58,6 +59,21 @@ final class HotReads: Sendable {
             if let rows = try own.rows(sql, binds) { return rows }
         }
         return try await db.rows(query)
+    }
+
+    /// The rows of `query`, each decoded by `decode`, both on a thread of NIO's shared pool
+    /// rather than the caller's: for a read of thousands of rows, which on an event loop holds
+    /// up every request waiting behind it for as long, and those behind them after
+    /// (docs/PERFORMANCE.md, "Moments", step 10). Otherwise as `rows(_:on:)`.
+    func rowsAwayFromLoop<Row: Sendable>(
+        _ query: SQLQueryString, on db: any Database, decode: @escaping @Sendable (any SQLRow) throws -> Row
+    ) async throws -> [Row] {
+        if !db.inTransaction, let own = connections.withLockedValue({ $0 }), db is any SQLiteDatabase {
+            let (sql, binds) = try query.sqliteStatement(for: db.sql)
+            let read = try await NIOThreadPool.singleton.runIfActive { try own.rows(sql, binds).map { try $0.map(decode) } }
+            if let read { return read }
+        }
+        return try await db.rows(query).map(decode)
     }
 }
 

@@ -76,8 +76,10 @@ final class ContestService: Sendable {
     /// of entries was most of a contest feed page's time (docs/PERFORMANCE.md, "Moments"). What
     /// this server does shows at once (entering, withdrawing and a rotation drop it, a vote
     /// updates its count and drops the top ten); what another instance does, or a photo deleted,
-    /// within `snapshotFreshness` (a page reads its own entries afresh, so a deleted one is not
-    /// shown and each count is exact).
+    /// within about two `snapshotFreshness` (a page reads its own entries afresh, so a deleted
+    /// one is not shown and each count is exact). Once read, the entries are renewed in the
+    /// background while pages go on with the ones before: a page that waited for them waited
+    /// about ten milliseconds, and every request queued behind it on its event loop as long.
     private let snapshots = NIOLockedValueBox<[Moments.Contest.ID: Snapshot]>([:])
     private let snapshotFreshness = TimeAmount.seconds(1)
 
@@ -91,14 +93,29 @@ final class ContestService: Sendable {
         var endsAt: Date
         var isFinal: Bool
         var readAt: NIODeadline
-        /// Read by the first page that needs them.
+        /// When the first snapshot of this line was read: entering, withdrawing or a rotation
+        /// starts a new line, and entries read for an earlier one are not kept.
+        var line: NIODeadline
+        /// Read by the first page that needs them, then kept from one snapshot to the next.
         var entries: [Entry]?
         var positions: [Moments.Entry.ID: Int] = [:]
+        /// The entries are from an earlier snapshot: a page uses them and has them read again.
+        var entriesStale = false
+        /// A read of the entries runs; the counts of the votes noted meanwhile, which it may
+        /// have read before they were cast.
+        var renewing = false
+        var votesWhileRenewing: [Moments.Entry.ID: Int] = [:]
         var board: [(rank: Int, entry: Moments.Entry.ID, votes: Int)]?
         /// Counts a vote here: what was read before it is not kept after it.
         var votesNoted = 0
 
         func isSame(as other: Snapshot?) -> Bool { other?.readAt == readAt && other?.votesNoted == votesNoted }
+
+        mutating func keep(_ read: [Entry], positions: [Moments.Entry.ID: Int]? = nil) {
+            entries = read
+            self.positions = positions ?? ContestService.positions(of: read)
+            entriesStale = false
+        }
     }
 
     init(moments: MomentService, notifications: NotificationService, realtime: RealtimeEvents, clock: any AppClock) {
@@ -298,36 +315,82 @@ final class ContestService: Sendable {
         let now = NIODeadline.now()
         if let kept = snapshots.withLockedValue({ $0[contest] }), now - kept.readAt < snapshotFreshness { return kept }
         guard let record = try await contestRecord(contest, on: db) else { throw Problem.notFound }
-        let snapshot = Snapshot(endsAt: record.endsAt, isFinal: record.finalizedAt != nil, readAt: now)
-        snapshots.withLockedValue { snapshots in
+        return snapshots.withLockedValue { snapshots in
+            var snapshot = Snapshot(endsAt: record.endsAt, isFinal: record.finalizedAt != nil, readAt: now, line: now)
+            if let earlier = snapshots[contest] {
+                snapshot.line = earlier.line
+                snapshot.entries = earlier.entries
+                snapshot.positions = earlier.positions
+                snapshot.entriesStale = earlier.entries != nil
+                snapshot.renewing = earlier.renewing
+                snapshot.votesWhileRenewing = earlier.votesWhileRenewing
+            }
             // Only what was read lately stays: a contest nobody reads goes.
             snapshots = snapshots.filter { now - $0.value.readAt < .seconds(60) }
             snapshots[contest] = snapshot
+            return snapshot
         }
-        return snapshot
     }
 
-    /// The contest's entries, as read at most `snapshotFreshness` ago.
+    /// The contest's entries, as read about `snapshotFreshness` ago: older ones are read again
+    /// in the background, and this page goes on with them meanwhile.
     private func entries(of contest: Moments.Contest.ID, on db: any Database) async throws -> [Snapshot.Entry] {
         let read = try await snapshot(of: contest, on: db)
-        if let entries = read.entries { return entries }
-        // What the order needs of every entry, its votes as the database keeps them: one
-        // statement, no count over the votes.
-        let entries = try await moments.pets.reads.rows(
+        if let entries = read.entries {
+            if read.entriesStale { renewEntries(of: contest, line: read.line, on: db) }
+            return entries
+        }
+        let entries = try await readEntries(of: contest, on: db)
+        snapshots.withLockedValue { snapshots in
+            guard read.isSame(as: snapshots[contest]) else { return }
+            snapshots[contest]?.keep(entries)
+        }
+        return entries
+    }
+
+    /// Reads the entries again unless a read runs already, and keeps them if the snapshot's
+    /// line is still the one they were read for.
+    private func renewEntries(of contest: Moments.Contest.ID, line: NIODeadline, on db: any Database) {
+        let starts = snapshots.withLockedValue { snapshots in
+            guard snapshots[contest]?.line == line, snapshots[contest]?.renewing == false else { return false }
+            snapshots[contest]?.renewing = true
+            snapshots[contest]?.votesWhileRenewing = [:]
+            return true
+        }
+        guard starts else { return }
+        Task {
+            let entries = try? await self.readEntries(of: contest, on: db)
+            self.snapshots.withLockedValue { snapshots in
+                guard var snapshot = snapshots[contest], snapshot.line == line else { return }
+                snapshot.renewing = false
+                if var entries {
+                    // A vote noted while they were read may be missing from them: its count as noted.
+                    let positions = Self.positions(of: entries)
+                    for (entry, votes) in snapshot.votesWhileRenewing { if let at = positions[entry] { entries[at].votes = votes } }
+                    snapshot.keep(entries, positions: positions)
+                }
+                snapshot.votesWhileRenewing = [:]
+                snapshots[contest] = snapshot
+            }
+        }
+    }
+
+    /// What the order needs of every entry, its votes as the database keeps them: one
+    /// statement, no count over the votes, read and decoded away from the event loop.
+    private func readEntries(of contest: Moments.Contest.ID, on db: any Database) async throws -> [Snapshot.Entry] {
+        try await moments.pets.reads.rowsAwayFromLoop(
             """
             SELECT "id", "member_id", "entered_at", "votes" FROM "contest_entries" WHERE "contest_id" = \(bind: contest)
             """, on: db
-        ).map {
+        ) {
             Snapshot.Entry(
                 id: try $0.decode(column: "id", as: Moments.Entry.ID.self), member: try $0.decode(column: "member_id", as: User.ID.self),
                 enteredAt: try $0.decode(column: "entered_at", as: Date.self), votes: try $0.decode(column: "votes", as: Int.self))
         }
-        snapshots.withLockedValue { snapshots in
-            guard read.isSame(as: snapshots[contest]) else { return }
-            snapshots[contest]?.entries = entries
-            snapshots[contest]?.positions = Dictionary(entries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        }
-        return entries
+    }
+
+    private static func positions(of entries: [Snapshot.Entry]) -> [Moments.Entry.ID: Int] {
+        Dictionary(entries.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// An entry came or went here, or a contest ended: the next page reads the contest again.
@@ -343,6 +406,7 @@ final class ContestService: Sendable {
         snapshots.withLockedValue { snapshots in
             snapshots[entry.contest]?.board = nil
             snapshots[entry.contest]?.votesNoted += 1
+            if snapshots[entry.contest]?.renewing == true { snapshots[entry.contest]?.votesWhileRenewing[entry.id] = entry.votes }
             guard let position = snapshots[entry.contest]?.positions[entry.id] else { return }
             snapshots[entry.contest]?.entries?[position].votes = entry.votes
         }
