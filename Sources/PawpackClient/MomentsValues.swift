@@ -39,6 +39,12 @@ public struct FriendPage: Sendable, Equatable {
     public var nextCursor: String?
 }
 
+/// A page of friend requests, newest first; pass `nextCursor` back for the next.
+public struct FriendRequestPage: Sendable, Equatable {
+    public var items: [FriendRequest]
+    public var nextCursor: String?
+}
+
 /// A friend request waiting for an answer.
 public struct FriendRequest: Sendable, Equatable, Identifiable {
     public typealias ID = Moments.FriendRequest.ID

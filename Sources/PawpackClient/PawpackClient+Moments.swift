@@ -57,11 +57,14 @@ extension PawpackClient {
         }
     }
 
-    /// Requests waiting: sent to you (`incoming`) or by you, newest first.
-    public func friendRequests(incoming: Bool = true) async throws -> [FriendRequest] {
+    /// Requests waiting: sent to you (`incoming`) or by you, newest first, a page at a time
+    /// (any number of members may ask you; you may have 100 waiting).
+    public func friendRequests(incoming: Bool = true, limit: Int = 50, cursor: String? = nil) async throws -> FriendRequestPage {
         try await signedIn {
-            try await client.listFriendRequests(query: .init(direction: incoming ? .incoming : .outgoing)).ok.body.json.items
-                .map(FriendRequest.init)
+            let page = try await client.listFriendRequests(
+                query: .init(direction: incoming ? .incoming : .outgoing, limit: limit, cursor: cursor)
+            ).ok.body.json
+            return FriendRequestPage(items: try page.items.map(FriendRequest.init), nextCursor: page.nextCursor)
         }
     }
 

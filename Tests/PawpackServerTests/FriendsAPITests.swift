@@ -131,6 +131,53 @@ import Testing
         }
     }
 
+    /// Any number of members may ask one: the list comes a page at a time through the API,
+    /// Home shows the five newest and how many, the friends page a page and "More requests".
+    @Test func manyAskingComeAPageAtATimeEverywhere() async throws {
+        try await TestServer.run { server in
+            let zed = try await server.member("zed")
+            var askers: Set<String> = []
+            for number in 0..<23 {
+                let asker = try await server.member("asker\(number)")
+                let asked = try await server.send(.POST, APIPath.friendRequests, object: ["username": "zed"], token: asker.accessToken)
+                #expect(asked.status == 201, "\(asked.text)")
+                askers.insert(asker.username)
+            }
+            typealias Page = Operations.ListFriendRequests.Output.Ok.Body.JsonPayload
+            var seen: [String] = []
+            var cursors: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await server.get(
+                    APIPath.friendRequests + "?limit=10" + (cursor.map { "&cursor=\($0)" } ?? ""), token: zed.accessToken, as: Page.self)
+                #expect(page.items.count == (cursor == "20" ? 3 : 10))
+                seen += page.items.map(\.member.username)
+                cursor = page.nextCursor
+                if let cursor { cursors.append(cursor) }
+            } while cursor != nil
+            #expect(cursors == ["10", "20"] && seen.count == 23 && Set(seen) == askers, "each once: \(seen)")
+            let all = try await server.get(APIPath.friendRequests, token: zed.accessToken, as: Page.self)
+            #expect(all.items.map(\.member.username) == seen && all.nextCursor == nil, "the same order in one page of 50")
+            for query in ["limit=0", "limit=101", "cursor=-1", "cursor=nonsense"] {
+                let refused = try await server.request(.GET, APIPath.friendRequests + "?" + query, token: zed.accessToken)
+                let field = query.hasPrefix("limit") ? "limit" : "cursor"
+                #expect(refused.status == 422 && refused.text.contains("\"\(field)\""), "\(query): \(refused.text)")
+            }
+
+            let zeds = try await TestBrowser.signedIn(server, as: zed)
+            let home = try await zeds.get(WebPath.home).html
+            #expect(home.contains("23 friend requests"))
+            #expect(seen.prefix(5).allSatisfy { home.contains(#"id="accept-\#($0)""#) })
+            #expect(!seen.dropFirst(5).contains { home.contains(#"id="accept-\#($0)""#) }, "five on Home")
+            let first = try await zeds.get(WebPath.friends).html
+            #expect(first.contains("23 asking to be your friend") && first.contains(#"href="/moments/friends?requestsFrom=20#requests-in""#))
+            #expect(seen.prefix(20).allSatisfy { first.contains(#"id="accept-\#($0)""#) })
+            let rest = try await zeds.get(WebPath.friends + "?requestsFrom=20").html
+            #expect(seen.suffix(3).allSatisfy { rest.contains(#"id="accept-\#($0)""#) } && !rest.contains(#"id="requests-more""#))
+            #expect(!seen.prefix(20).contains { rest.contains(#"id="accept-\#($0)""#) })
+        }
+    }
+
     @Test func theSearchFindsNamesByTheirStartButNeverTheBlockedTheHiddenOrTheUnverified() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")

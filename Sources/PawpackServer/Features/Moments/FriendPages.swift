@@ -33,8 +33,11 @@ struct FriendPages {
                 errors = FormErrors(problem)
             }
         }
-        let incoming = try await friends.requests(user, incoming: true, on: req.db)
-        let outgoing = try await friends.requests(user, incoming: false, on: req.db)
+        // Any number of members may ask: a page of them, and where the next starts.
+        let requestsFrom = max(0, min(req.query[Int.self, at: "requestsFrom"] ?? 0, 1_000_000))
+        let incoming = try await friends.requests(user, incoming: true, limit: Self.pageSize, offset: requestsFrom, on: req.db)
+        let asking = incoming.next == nil && requestsFrom == 0 ? incoming.items.count : try await friends.incomingCount(user, on: req.db)
+        let outgoing = try await friends.requests(user, incoming: false, limit: friends.rules.mostWaitingRequests, on: req.db).items
         let list = try await friends.friends(user, limit: Self.pageSize, after: req.query[String.self, at: "friendsAfter"], on: req.db)
         let findable = try await friends.findable(user, on: req.db)
         return WebPages.page(
@@ -61,11 +64,16 @@ struct FriendPages {
                             })
                     }),
                 .if(
-                    !incoming.isEmpty,
+                    !incoming.items.isEmpty,
                     .section(
                         .class("card"), .id("requests-in"),
-                        .h2(.text(incoming.count == 1 ? "Asking to be your friend" : "\(incoming.count) asking to be your friend")),
-                        .ul(.class("plain-list member-list"), .forEach(incoming) { Self.requestItem(req, $0) }))),
+                        .h2(.text(asking == 1 ? "Asking to be your friend" : "\(asking) asking to be your friend")),
+                        .ul(.class("plain-list member-list"), .forEach(incoming.items) { Self.requestItem(req, $0) }),
+                        .unwrap(incoming.next) { next in
+                            .a(
+                                .class("button quiet"), .id("requests-more"), .href(WebPath.friends + "?requestsFrom=\(next)#requests-in"),
+                                .text("More requests"))
+                        })),
                 .if(
                     !outgoing.isEmpty,
                     .section(

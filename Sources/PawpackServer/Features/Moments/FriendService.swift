@@ -182,12 +182,22 @@ final class FriendService: Sendable {
 
     // MARK: Requests
 
-    /// Requests waiting: sent to the member (`incoming`) or by them, newest first.
-    func requests(_ user: UserRecord, incoming: Bool, on db: any Database) async throws -> [FriendRequestValue] {
+    /// Requests waiting: sent to the member (`incoming`) or by them, newest first, `limit`
+    /// from `offset` and where the next page starts. Any number of members may ask one; a
+    /// member has at most `rules.mostWaitingRequests` of their own waiting.
+    func requests(_ user: UserRecord, incoming: Bool, limit: Int, offset: Int = 0, on db: any Database) async throws
+        -> (items: [FriendRequestValue], next: Int?)
+    {
         let me = try user.requireID()
         let rows = try await FriendRequestRecord.query(on: db).filter(incoming ? \.$to.$id : \.$from.$id, .equal, me)
-            .with(incoming ? \.$from : \.$to).sort(\.$createdAt, .descending).sort(\.$id, .descending).all()
-        return try rows.map { try Self.requestValue($0, viewer: me) }
+            .with(incoming ? \.$from : \.$to).sort(\.$createdAt, .descending).sort(\.$id, .descending)
+            .range(offset..<(offset + limit + 1)).all()
+        return (try rows.prefix(limit).map { try Self.requestValue($0, viewer: me) }, rows.count > limit ? offset + limit : nil)
+    }
+
+    /// How many members wait for this member's answer.
+    func incomingCount(_ user: UserRecord, on db: any Database) async throws -> Int {
+        try await FriendRequestRecord.query(on: db).filter(\.$to.$id == user.requireID()).count()
     }
 
     /// Asks the member with this username to be friends; when they had asked first, this
@@ -315,7 +325,15 @@ final class FriendService: Sendable {
             friends += page.items
             after = page.next
         } while after != nil
-        let requests = try await requests(user, incoming: true, on: db) + requests(user, incoming: false, on: db)
+        var requests: [FriendRequestValue] = []
+        for incoming in [true, false] {
+            var offset: Int? = 0
+            while let from = offset {
+                let page = try await self.requests(user, incoming: incoming, limit: 500, offset: from, on: db)
+                requests += page.items
+                offset = page.next
+            }
+        }
         return FriendsExport(friends: friends, requests: requests, findable: try await findable(user, on: db))
     }
 

@@ -178,8 +178,11 @@ extension APIHandler {
 
     func listFriendRequests(_ input: Operations.ListFriendRequests.Input) async throws -> Operations.ListFriendRequests.Output {
         let auth = try await authenticated()
-        let rows = try await friends.requests(auth.user, incoming: input.query.direction != .outgoing, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: rows.map(Components.Schemas.FriendRequest.init)))))
+        let page = try await friends.requests(
+            auth.user, incoming: input.query.direction != .outgoing, limit: try Self.pageLimit(input.query.limit, default: 50, most: 100),
+            offset: try Self.offsetCursor(input.query.cursor), on: auth.request.db)
+        return .ok(
+            .init(body: .json(.init(items: page.items.map(Components.Schemas.FriendRequest.init), nextCursor: page.next.map(String.init)))))
     }
 
     func sendFriendRequest(_ input: Operations.SendFriendRequest.Input) async throws -> Operations.SendFriendRequest.Output {

@@ -43,13 +43,16 @@ extension Area {
             path == WebPath.moments || path.hasPrefix(WebPath.moments + "/")
         },
         home: { req, services in
-            let requests = try await services.friends.requests(try req.requireWebUser().user, incoming: true, on: req.db)
+            let me = try req.requireWebUser().user
+            // The five newest and how many there are: any number of members may ask.
+            let requests = try await services.friends.requests(me, incoming: true, limit: 5, on: req.db).items
             guard !requests.isEmpty else { return [] }
+            let count = requests.count < 5 ? requests.count : try await services.friends.incomingCount(me, on: req.db)
             return [
                 .section(
                     .answerNeeded, id: "home-friend-requests",
-                    title: requests.count == 1 ? "\(requests[0].member.displayName) wants to be friends" : "\(requests.count) friend requests",
-                    .ul(.class("plain-list member-list"), .forEach(requests.prefix(5)) { FriendPages.requestItem(req, $0) }))
+                    title: count == 1 ? "\(requests[0].member.displayName) wants to be friends" : "\(count) friend requests",
+                    .ul(.class("plain-list member-list"), .forEach(requests) { FriendPages.requestItem(req, $0) }))
             ]
         },
         badges: [
