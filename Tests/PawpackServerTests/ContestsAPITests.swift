@@ -327,12 +327,13 @@ import Testing
             try await elsewhere.create(on: server.app.db)
             let started = ContinuousClock.now
             var pages = 0
-            while try await seen() != [bobsEntry.id, try elsewhere.requireID().description], ContinuousClock.now - started < .seconds(8) {
+            while try await seen() != [bobsEntry.id, try elsewhere.requireID().description], ContinuousClock.now - started < .seconds(12) {
                 pages += 1
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(try await seen() == [bobsEntry.id, try elsewhere.requireID().description], "after \(pages) pages")
-            #expect(ContinuousClock.now - started < .seconds(4))
+            // Within about two seconds; six leave room for a machine busy with other tests.
+            #expect(ContinuousClock.now - started < .seconds(6))
         }
     }
 }
