@@ -52,8 +52,9 @@ import Testing
             #expect(try await server.request(.POST, APIPath.logOut, token: ada.accessToken).status == 204)
             #expect(try await server.request(.GET, APIPath.me, token: ada.accessToken).status == 401)
 
-            // Decks, the busiest request, each statement run more than once: binding a value
-            // again must not make SQLite prepare the statement again.
+            // The busiest requests (decks, the Care tab, feed pages), each statement run more than
+            // once with other values: binding a value again must not make SQLite prepare the
+            // statement again (as clearing the values bound did: `SQLiteOwnConnection.rows`).
             let owner = try #require(try await UserRecord.find(pet.$owner.id, on: db))
             let session = try await server.app.pawpack.sessions.issueAppSession(for: owner, on: db)
             let dogs = try await PetRecord.query(on: db).filter(\.$species == .dog).all()
@@ -63,6 +64,15 @@ import Testing
                 let deck = try await server.request(.GET, "/v1/pets/\(try dog.requireID())/deck?limit=5", token: session.accessToken)
                 #expect(deck.status == 200)
             }
+            // Two members in turn, so that each statement is bound to other values each time.
+            let bea = try await server.member("bea")
+            let beforePages = reads.counts.own
+            for token in [session.accessToken, bea.accessToken, session.accessToken, bea.accessToken] {
+                for path in [APIPath.care, APIPath.friendsFeed + "?limit=5", APIPath.globalFeed + "?limit=5"] {
+                    #expect(try await server.request(.GET, path, token: token).status == 200, "\(path)")
+                }
+            }
+            if onSQLite { #expect(reads.counts.own > beforePages + 4 * 3 * 2, "the pages read through the own connections") }
             #expect(reads.counts.reprepared == 0)
         }
     }

@@ -23,6 +23,9 @@ import VaporCSQLite
 /// more than SQLite's reading itself. These reads take from tens of microseconds (a token) to a
 /// few hundred (a page of cards), about what encoding the response takes, so running them in
 /// place does not hold the caller up any longer than the hand-over did.
+///
+/// Write a `LIMIT` as a literal (`\(literal: n)`), not a bound value: SQLite plans with the
+/// value of a bound `LIMIT`, and so prepares the statement again whenever it is bound anew.
 final class HotReads: Sendable {
     private let connections = NIOLockedValueBox<SQLiteReadConnections?>(nil)
 
@@ -231,11 +234,13 @@ final class SQLiteOwnConnection: @unchecked Sendable {
     func rows(_ sql: String, _ binds: [SQLiteData]) throws -> [any SQLRow]? {
         guard let statement = try prepared(sql) else { return nil }
         let handle = statement.handle
-        // Resetting ends the read transaction: left open, it would hold a writer back.
-        defer {
-            sqlite_nio_sqlite3_reset(handle)
-            sqlite_nio_sqlite3_clear_bindings(handle)
-        }
+        // Resetting ends the read transaction: left open, it would hold a writer back. The
+        // values bound stay until the next run binds every parameter again: clearing them
+        // (`sqlite3_clear_bindings`) marks a statement whose plan looked at a value bound as
+        // expired, and the SQLite that SQLiteNIO bundles (3.54) looks at the values of common
+        // terms (a `column = ?` checked row by row, a `LIMIT ?`), so most statements were
+        // prepared again at every run (`bench care`: most of the Care tab's statements, each time).
+        defer { sqlite_nio_sqlite3_reset(handle) }
         for (offset, value) in binds.enumerated() {
             try check(bind(value, at: Int32(offset + 1), in: handle))
         }

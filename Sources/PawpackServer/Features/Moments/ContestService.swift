@@ -275,7 +275,7 @@ final class ContestService: Sendable {
         let rows = try await moments.pets.reads.rows(
             """
             SELECT "id", "votes", "reached_at" FROM "contest_entries" WHERE "contest_id" = \(bind: contest) AND "votes" > 0
-            ORDER BY "votes" DESC, "reached_at", "id" LIMIT \(bind: Leaderboard.size)
+            ORDER BY "votes" DESC, "reached_at", "id" LIMIT \(literal: Leaderboard.size)
             """, on: db)
         return Leaderboard.top(
             try rows.map {

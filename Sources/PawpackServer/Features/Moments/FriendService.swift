@@ -86,7 +86,7 @@ final class FriendService: Sendable {
               AND NOT EXISTS (
                 SELECT 1 FROM "blocks" b
                 WHERE (b."blocker_id" = \(bind: me) AND b."blocked_id" = u."id") OR (b."blocker_id" = u."id" AND b."blocked_id" = \(bind: me)))
-            ORDER BY u."username" LIMIT \(bind: limit + 1)
+            ORDER BY u."username" LIMIT \(literal: limit + 1)
             """
         ).all()
         let members = try rows.prefix(limit).map(Self.memberName)
@@ -146,7 +146,7 @@ final class FriendService: Sendable {
               AND NOT EXISTS (
                 SELECT 1 FROM "blocks" b WHERE (b."blocker_id" = f."member_id" AND b."blocked_id" = f."friend_id")
                     OR (b."blocker_id" = f."friend_id" AND b."blocked_id" = f."member_id"))
-            ORDER BY u."username" LIMIT \(bind: limit + 1)
+            ORDER BY u."username" LIMIT \(literal: limit + 1)
             """
         ).all()
         let items = try rows.prefix(limit).map { row in

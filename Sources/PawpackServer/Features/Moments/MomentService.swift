@@ -265,7 +265,7 @@ final class MomentService: Sendable {
             WHERE p."owner_id" IN (\(binds: [me] + viewer.friends.sorted { $0.description < $1.description }))
               AND (p."owner_id" = \(bind: me) OR p."privacy" <> \(bind: PhotoPrivacy.private.rawValue))
               \(Self.after(cursor))
-            ORDER BY p."activity" DESC, p."id" DESC LIMIT \(bind: limit + 1)
+            ORDER BY p."activity" DESC, p."id" DESC LIMIT \(literal: limit + 1)
             """, on: db
         ).map(Self.placed)
         return try await page(found, limit: limit, for: viewer, on: db)
@@ -291,7 +291,7 @@ final class MomentService: Sendable {
                     SELECT 1 FROM "blocks" b
                     WHERE (b."blocker_id" = \(bind: me) AND b."blocked_id" = p."owner_id") OR (b."blocker_id" = p."owner_id" AND b."blocked_id" = \(bind: me)))
               \(Self.after(cursor))
-            ORDER BY p."activity" DESC, p."id" DESC LIMIT \(bind: limit + 1)
+            ORDER BY p."activity" DESC, p."id" DESC LIMIT \(literal: limit + 1)
             """, on: db
         ).map(Self.placed)
         return try await page(found, limit: limit, for: viewer, on: db)
