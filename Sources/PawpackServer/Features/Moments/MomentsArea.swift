@@ -45,9 +45,10 @@ extension Area {
         home: { req, services in
             let me = try req.requireWebUser().user
             // The five newest and how many there are: any number of members may ask.
-            let requests = try await services.friends.requests(me, incoming: true, limit: 5, on: req.db).items
+            let page = try await services.friends.requests(me, incoming: true, limit: 5, on: req.db)
+            let requests = page.items
             guard !requests.isEmpty else { return [] }
-            let count = requests.count < 5 ? requests.count : try await services.friends.incomingCount(me, on: req.db)
+            let count = page.next == nil ? requests.count : try await services.friends.incomingCount(me, on: req.db)
             return [
                 .section(
                     .answerNeeded, id: "home-friend-requests",
