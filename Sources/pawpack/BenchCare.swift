@@ -71,6 +71,7 @@ struct BenchCare: AsyncParsableCommand {
                     + "\(databaseURL == nil ? "SQLite (\(folder))" : "PostgreSQL"), \(chosen.count) members of families of ten, "
                     + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
             try await measure(base: "http://127.0.0.1:\(port)", members: chosen)
+            if let activity = app.pawpack.sqliteActivity { print("\(activity), since the server started") }
         } catch {
             await app.server.shutdown()
             try? await app.asyncShutdown()

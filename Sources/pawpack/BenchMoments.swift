@@ -73,6 +73,7 @@ struct BenchMoments: AsyncParsableCommand {
                     + "\(counts.entries) contest entries, \(databaseURL == nil ? "SQLite (\(folder))" : "PostgreSQL"), "
                     + "\(world.members.count) members acting, \(ProcessInfo.processInfo.activeProcessorCount) cores")
             try await measure(base: "http://127.0.0.1:\(port)", world: world)
+            if let activity = app.pawpack.sqliteActivity { print("\(activity), since the server started") }
         } catch {
             await app.server.shutdown()
             try? await app.asyncShutdown()

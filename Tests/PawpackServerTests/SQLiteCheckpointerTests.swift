@@ -9,18 +9,9 @@ import Testing
 /// written may be lost.
 @Suite struct SQLiteCheckpointerTests {
     @Test func steadyWritingKeepsTheWALBoundedAndLosesNothing() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checkpointer-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, path, writer) = try Self.newDatabase()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("pawpack.sqlite").path
-        // An empty file is an empty database; the own connections open files, not make them.
-        #expect(FileManager.default.createFile(atPath: path, contents: nil))
-
-        let writer = try SQLiteOwnConnection(path: path, writes: true)
         defer { writer.close() }
-        for statement in ["PRAGMA journal_mode = WAL", #"CREATE TABLE "notes" ("id" INTEGER PRIMARY KEY, "text" TEXT NOT NULL)"#] {
-            #expect(try writer.rows(statement, []) != nil)
-        }
         let turn = AsyncTurn()
         let checkpointer = try SQLiteCheckpointer(
             path: path, writersTurn: turn, pages: 50, restartAt: 200,
@@ -55,5 +46,36 @@ import Testing
         let rows = try #require(try reader.rows(#"SELECT COUNT(*) AS "n", SUM(LENGTH("text")) AS "bytes" FROM "notes""#, []))
         #expect(try rows.first?.decode(column: "n", as: Int.self) == 2_000)
         #expect(try rows.first?.decode(column: "bytes", as: Int.self) == 2_000 * 2_048)
+    }
+
+    #if os(Linux)
+        /// A checkpoint's burst of page copies and syncs runs in the time the requests leave:
+        /// its thread at the lowest priority, the others (the event loops among them) untouched.
+        @Test func checkpointsRunAtTheLowestPriority() async throws {
+            let (folder, path, writer) = try Self.newDatabase()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            defer { writer.close() }
+            let checkpointer = try SQLiteCheckpointer(path: path, writersTurn: AsyncTurn(), logger: Logger(label: "test"))
+            // Set by the thread's first job.
+            for _ in 0..<200 where checkpointer.threadNice == nil { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(checkpointer.threadNice == 19)
+            #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == 0, "this thread keeps its priority")
+            await checkpointer.close()
+        }
+    #endif
+
+    /// An SQLite file in WAL mode with a table of notes, in a folder of its own, and a
+    /// connection that writes to it.
+    static func newDatabase() throws -> (folder: URL, path: String, writer: SQLiteOwnConnection) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checkpointer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("pawpack.sqlite").path
+        // An empty file is an empty database; the own connections open files, not make them.
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let writer = try SQLiteOwnConnection(path: path, writes: true)
+        for statement in ["PRAGMA journal_mode = WAL", #"CREATE TABLE "notes" ("id" INTEGER PRIMARY KEY, "text" TEXT NOT NULL)"#] {
+            #expect(try writer.rows(statement, []) != nil)
+        }
+        return (folder, path, writer)
     }
 }

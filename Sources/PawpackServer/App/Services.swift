@@ -224,6 +224,20 @@ extension PawpackServices {
         }
     }
 
+    /// What the own SQLite connections did so far, in a line for the benches: reads answered,
+    /// handed to Fluent because the file was busy, and prepared again; transactions written,
+    /// their commits and those handed to Fluent; checkpoints. Nil without them.
+    package var sqliteActivity: String? {
+        let reads = hotReads.counts
+        let writes = self.writes.counts
+        let checkpoints = self.writes.checkpoints
+        guard reads.own + reads.busy + writes.own + writes.busy > 0 else { return nil }
+        return "own SQLite connections: \(reads.own) reads (\(reads.busy) busy, \(reads.reprepared) prepared again), "
+            + "\(writes.own) transactions in \(writes.commits) commits (\(writes.busy) busy, "
+            + "the slowest \(String(format: "%.1f", writes.slowestCommitMilliseconds)) ms, \(writes.commitsOver10ms) over 10 ms), "
+            + "\(checkpoints.asked) checkpoints (\(checkpoints.restarts) emptied the WAL, \(checkpoints.inPlace) in place)"
+    }
+
     /// Waits for `keepDatabaseInMemory`'s first pass: the bytes of the file held, or nil when
     /// nothing is (not started, PostgreSQL, over the budget, or it failed).
     package func databaseHeldInMemory() async -> Int? {

@@ -75,10 +75,24 @@ final class SQLWrites: Sendable {
         var reprepared = 0
         /// Transactions waiting for the next batch now.
         var waiting = 0
+        /// The longest a commit took (writing the WAL, and a checkpoint when it ran in place),
+        /// and the commits that took more than 10 ms.
+        var slowestCommit: Duration = .zero
+        var commitsOver10ms = 0
+
+        var slowestCommitMilliseconds: Double {
+            Double(slowestCommit.components.seconds) * 1_000 + Double(slowestCommit.components.attoseconds) / 1e15
+        }
     }
 
     var counts: Counts {
         writer.withLockedValue { $0?.counts } ?? Counts()
+    }
+
+    /// The own writer's checkpoints so far: asked for, those that emptied the WAL, and those
+    /// its commits ran in place (all zero without it).
+    var checkpoints: (asked: Int, restarts: Int, inPlace: Int) {
+        writer.withLockedValue { $0?.checkpointer.counts } ?? (0, 0, 0)
     }
 
     /// Runs `body` in one transaction on `db`'s database and commits it; any error rolls it back.
@@ -223,7 +237,14 @@ private final class SQLiteWriter: Sendable {
                 continue
             }
             do {
-                guard try connection.rows("COMMIT", []) != nil else {
+                let started = ContinuousClock.now
+                let committed = try connection.rows("COMMIT", []) != nil
+                let took = ContinuousClock.now - started
+                state.withLockedValue { state in
+                    state.counts.slowestCommit = max(state.counts.slowestCommit, took)
+                    if took > .milliseconds(10) { state.counts.commitsOver10ms += 1 }
+                }
+                guard committed else {
                     rollBack()
                     return allBusy(batch)
                 }
@@ -422,7 +443,18 @@ final class SQLiteCheckpointer: Sendable {
         var frames = 0
         var closed = false
         var counts = (asked: 0, restarts: 0, inPlace: 0)
+        /// The nice value of the checkpoints' thread, once set.
+        var nice: Int32?
     }
+
+    /// The checkpoints' thread runs at the lowest priority, in the time the requests leave. A
+    /// checkpoint copies a thousand pages into the database file and syncs it, and the kernel's
+    /// work for each page written made that a burst of 40–120 ms of one core every few seconds
+    /// under the Care bench's writes. At the event loops' priority the burst took a core from
+    /// them, and every request in those milliseconds waited: stalls of 60–200 ms every three
+    /// seconds (docs/PERFORMANCE.md, "Care", step 10). Should the checkpoints fall behind on a
+    /// saturated machine, the commits checkpoint in place past `inPlaceAt`, as SQLite would.
+    static let nice: Int32 = 19
 
     /// Passive checkpoints at most before a restart's last part, and the frames that may be
     /// left for that part.
@@ -436,7 +468,18 @@ final class SQLiteCheckpointer: Sendable {
         self.restartAt = restartAt
         self.logger = logger
         thread.start()
+        #if os(Linux)
+            // Linux keeps a nice value per thread, and `who` 0 names the calling one.
+            thread.submit { [state] _ in
+                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.nice)
+                let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+                state.withLockedValue { $0.nice = nice }
+            }
+        #endif
     }
+
+    /// The nice value the checkpoints' thread runs at, once it is set (on Linux).
+    var threadNice: Int32? { state.withLockedValue { $0.nice } }
 
     /// Checkpoints asked for, those that emptied the WAL, and those run in place.
     var counts: (asked: Int, restarts: Int, inPlace: Int) { state.withLockedValue { $0.counts } }
