@@ -520,8 +520,10 @@ final class SQLiteCheckpointer: Sendable {
                 done = checkpointHere()
             } else {
                 // Not caught up (a pass found the file busy, or writing outran them): the rest
-                // is copied on the checkpointer's thread, not on the event loop holding the turn.
-                done = await checkpoint()
+                // is copied on a thread of NIO's shared pool, not on the event loop holding the
+                // turn, nor on the checkpoints' own thread, whose lowest priority would keep
+                // every writer waiting for as long as the machine stays busy.
+                done = await checkpoint(on: .singleton)
             }
             writersTurn.pass()
         }
@@ -536,10 +538,10 @@ final class SQLiteCheckpointer: Sendable {
         done.map { done in state.withLockedValue { $0.frames } - done.copied }
     }
 
-    /// A checkpoint on the checkpointer's own thread, beside the writers.
-    private func checkpoint() async -> (frames: Int, copied: Int)? {
+    /// A checkpoint beside the writers, on the checkpointer's own thread unless told otherwise.
+    private func checkpoint(on pool: NIOThreadPool? = nil) async -> (frames: Int, copied: Int)? {
         do {
-            return try await thread.runIfActive { self.checkpointHere() }
+            return try await (pool ?? thread).runIfActive { self.checkpointHere() }
         } catch {
             // The thread refuses only once the checkpointer is closing.
             return nil
