@@ -236,14 +236,11 @@ private final class SQLiteWriter: Sendable {
                 batch.remove(at: failed)
                 continue
             }
+            var took = Duration.zero
             do {
                 let started = ContinuousClock.now
                 let committed = try connection.rows("COMMIT", []) != nil
-                let took = ContinuousClock.now - started
-                state.withLockedValue { state in
-                    state.counts.slowestCommit = max(state.counts.slowestCommit, took)
-                    if took > .milliseconds(10) { state.counts.commitsOver10ms += 1 }
-                }
+                took = ContinuousClock.now - started
                 guard committed else {
                     rollBack()
                     return allBusy(batch)
@@ -257,6 +254,8 @@ private final class SQLiteWriter: Sendable {
                 state.counts.own += batch.count
                 state.counts.commits += 1
                 state.counts.reprepared = reprepared
+                state.counts.slowestCommit = max(state.counts.slowestCommit, took)
+                if took > .milliseconds(10) { state.counts.commitsOver10ms += 1 }
             }
             return
         }
@@ -452,8 +451,10 @@ final class SQLiteCheckpointer: Sendable {
     /// work for each page written made that a burst of 40–120 ms of one core every few seconds
     /// under the Care bench's writes. At the event loops' priority the burst took a core from
     /// them, and every request in those milliseconds waited: stalls of 60–200 ms every three
-    /// seconds (docs/PERFORMANCE.md, "Care", step 10). Should the checkpoints fall behind on a
-    /// saturated machine, the commits checkpoint in place past `inPlaceAt`, as SQLite would.
+    /// seconds (docs/PERFORMANCE.md, "Care", step 10). The price is on a machine saturated for
+    /// long: a checkpoint then waits for the time the others leave, and while it holds the
+    /// checkpoint lock the commits cannot checkpoint in place, so the WAL may pass `inPlaceAt`
+    /// until the load eases; it starts over as soon as the checkpoint is through.
     static let nice: Int32 = 19
 
     /// Passive checkpoints at most before a restart's last part, and the frames that may be
@@ -461,7 +462,10 @@ final class SQLiteCheckpointer: Sendable {
     private static let catchUpPasses = 6
     private static let leftForTheWriters = 64
 
-    init(path: String, writersTurn: AsyncTurn, pages: Int = 1_000, restartAt: Int = 16_384, logger: Logger) throws {
+    init(
+        path: String, writersTurn: AsyncTurn, pages: Int = 1_000, restartAt: Int = 16_384,
+        nice: Int32 = SQLiteCheckpointer.nice, logger: Logger
+    ) throws {
         connection = try SQLiteOwnConnection(path: path, writes: true)
         self.writersTurn = writersTurn
         self.pages = pages
@@ -471,7 +475,7 @@ final class SQLiteCheckpointer: Sendable {
         #if os(Linux)
             // Linux keeps a nice value per thread, and `who` 0 names the calling one.
             thread.submit { [state] _ in
-                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.nice)
+                setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
                 let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
                 state.withLockedValue { $0.nice = nice }
             }
