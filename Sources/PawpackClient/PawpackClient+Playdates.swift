@@ -90,11 +90,14 @@ extension PawpackClient {
         }
     }
 
-    /// Pending requests your dogs received (`incoming`) or sent (`outgoing`), newest first.
-    public func matchRequests(_ direction: MatchRequest.Direction) async throws -> [MatchRequest] {
+    /// Pending requests your dogs received (`incoming`) or sent (`outgoing`), newest first, a
+    /// page at a time: pass the page's `nextCursor` for the next (nil on the last).
+    public func matchRequests(_ direction: MatchRequest.Direction, limit: Int = 50, cursor: String? = nil) async throws -> Page<MatchRequest> {
         try await signedIn {
-            try await client.listMatchRequests(query: .init(direction: direction == .incoming ? .incoming : .outgoing)).ok.body.json.items.map(
-                MatchRequest.init)
+            let page = try await client.listMatchRequests(
+                query: .init(direction: direction == .incoming ? .incoming : .outgoing, limit: limit, cursor: cursor)
+            ).ok.body.json
+            return Page(items: try page.items.map(MatchRequest.init), nextCursor: page.nextCursor)
         }
     }
 

@@ -102,13 +102,13 @@ import Testing
             let request = try #require(asked.request)
 
             // Requests both ways: Ada withdraws hers, Bob declines one and accepts another
-            #expect(try await ada.matchRequests(.outgoing).map(\.id) == [request.id])
+            #expect(try await ada.matchRequests(.outgoing).items.map(\.id) == [request.id])
             try await ada.withdrawMatchRequest(request.id)
             try await ada.like(rex.id, for: biscuit.id)
-            try await bob.declineMatchRequest(try #require(try await bob.matchRequests(.incoming).first).id)
+            try await bob.declineMatchRequest(try #require(try await bob.matchRequests(.incoming).items.first).id)
             try await ada.undoLastSwipe(for: biscuit.id)
             try await ada.like(rex.id, for: biscuit.id)
-            let match = try await bob.acceptMatchRequest(try #require(try await bob.matchRequests(.incoming).first).id)
+            let match = try await bob.acceptMatchRequest(try #require(try await bob.matchRequests(.incoming).items.first).id)
             #expect(match.otherPet.name == "Biscuit")
             #expect(try await ada.matches().map(\.id) == [match.id])
 

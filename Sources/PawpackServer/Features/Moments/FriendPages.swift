@@ -34,9 +34,9 @@ struct FriendPages {
             }
         }
         // Any number of members may ask: a page of them, and where the next starts.
-        let requestsFrom = max(0, min(req.query[Int.self, at: "requestsFrom"] ?? 0, 1_000_000))
-        let incoming = try await friends.requests(user, incoming: true, limit: Self.pageSize, offset: requestsFrom, on: req.db)
-        let asking = incoming.next == nil && requestsFrom == 0 ? incoming.items.count : try await friends.incomingCount(user, on: req.db)
+        let requestsAfter = try Self.requestsCursor(req)
+        let incoming = try await friends.requests(user, incoming: true, limit: Self.pageSize, after: requestsAfter, on: req.db)
+        let asking = incoming.next == nil && requestsAfter == nil ? incoming.items.count : try await friends.incomingCount(user, on: req.db)
         let outgoing = try await friends.requests(user, incoming: false, limit: friends.rules.mostWaitingRequests, on: req.db).items
         let list = try await friends.friends(user, limit: Self.pageSize, after: req.query[String.self, at: "friendsAfter"], on: req.db)
         let findable = try await friends.findable(user, on: req.db)
@@ -71,7 +71,7 @@ struct FriendPages {
                         .ul(.class("plain-list member-list"), .forEach(incoming.items) { Self.requestItem(req, $0) }),
                         .unwrap(incoming.next) { next in
                             .a(
-                                .class("button quiet"), .id("requests-more"), .href(WebPath.friends + "?requestsFrom=\(next)#requests-in"),
+                                .class("button quiet"), .id("requests-more"), .href(WebPath.friends + "?requestsAfter=\(next.text)#requests-in"),
                                 .text("More requests"))
                         })),
                 .if(
@@ -204,6 +204,15 @@ struct FriendPages {
         let form = try req.content.decode(FindableForm.self)
         try await friends.setFindable(user, form.findable == "on", on: req.db)
         return WebPages.redirect(WebPath.friends, flash: .momentSaved)
+    }
+
+    /// Where the page of requests asked for starts (`requestsAfter`, as the "More" link gave it).
+    static func requestsCursor(_ req: Request) throws -> ActivityCursor<Moments.FriendRequest>? {
+        guard let text = req.query[String.self, at: "requestsAfter"], !text.isEmpty else { return nil }
+        guard let cursor = try? ActivityCursor<Moments.FriendRequest>(text: text) else {
+            throw Problem.invalidField("requestsAfter", "is not a page of your requests")
+        }
+        return cursor
     }
 
     static func encoded(_ text: String) -> String {

@@ -183,16 +183,18 @@ final class FriendService: Sendable {
     // MARK: Requests
 
     /// Requests waiting: sent to the member (`incoming`) or by them, newest first, `limit`
-    /// from `offset` and where the next page starts. Any number of members may ask one; a
+    /// after `cursor` and where the next page starts. Any number of members may ask one; a
     /// member has at most `rules.mostWaitingRequests` of their own waiting.
-    func requests(_ user: UserRecord, incoming: Bool, limit: Int, offset: Int = 0, on db: any Database) async throws
-        -> (items: [FriendRequestValue], next: Int?)
-    {
+    func requests(
+        _ user: UserRecord, incoming: Bool, limit: Int, after cursor: ActivityCursor<Moments.FriendRequest>? = nil,
+        on db: any Database
+    ) async throws -> (items: [FriendRequestValue], next: ActivityCursor<Moments.FriendRequest>?) {
         let me = try user.requireID()
         let rows = try await FriendRequestRecord.query(on: db).filter(incoming ? \.$to.$id : \.$from.$id, .equal, me)
-            .with(incoming ? \.$from : \.$to).sort(\.$createdAt, .descending).sort(\.$id, .descending)
-            .range(offset..<(offset + limit + 1)).all()
-        return (try rows.prefix(limit).map { try Self.requestValue($0, viewer: me) }, rows.count > limit ? offset + limit : nil)
+            .with(incoming ? \.$from : \.$to).newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
+        let page = rows.prefix(limit)
+        let next = try rows.count > limit ? page.last.map { ActivityCursor(activity: $0.activity, id: try $0.requireID()) } : nil
+        return (try page.map { try Self.requestValue($0, viewer: me) }, next)
     }
 
     /// How many members wait for this member's answer.
@@ -228,6 +230,7 @@ final class FriendService: Sendable {
             request.$from.id = me
             request.$to.id = them
             request.createdAt = self.clock.now()
+            request.activity = ActivityCursor<Moments.FriendRequest>.activity(at: request.createdAt)
             let told = NotificationDraft(
                 from: me, kind: .friend, title: "\(user.displayName) wants to be friends",
                 body: "Friends see each other's friends-only moments. Accept or decline in Moments.")
@@ -327,12 +330,12 @@ final class FriendService: Sendable {
         } while after != nil
         var requests: [FriendRequestValue] = []
         for incoming in [true, false] {
-            var offset: Int? = 0
-            while let from = offset {
-                let page = try await self.requests(user, incoming: incoming, limit: 500, offset: from, on: db)
+            var after: ActivityCursor<Moments.FriendRequest>?
+            repeat {
+                let page = try await self.requests(user, incoming: incoming, limit: 500, after: after, on: db)
                 requests += page.items
-                offset = page.next
-            }
+                after = page.next
+            } while after != nil
         }
         return FriendsExport(friends: friends, requests: requests, findable: try await findable(user, on: db))
     }

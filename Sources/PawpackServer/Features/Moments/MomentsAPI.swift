@@ -180,9 +180,9 @@ extension APIHandler {
         let auth = try await authenticated()
         let page = try await friends.requests(
             auth.user, incoming: input.query.direction != .outgoing, limit: try Self.pageLimit(input.query.limit, default: 50, most: 100),
-            offset: try Self.offsetCursor(input.query.cursor), on: auth.request.db)
+            after: try input.query.cursor.map { try ActivityCursor<Moments.FriendRequest>(text: $0) }, on: auth.request.db)
         return .ok(
-            .init(body: .json(.init(items: page.items.map(Components.Schemas.FriendRequest.init), nextCursor: page.next.map(String.init)))))
+            .init(body: .json(.init(items: page.items.map(Components.Schemas.FriendRequest.init), nextCursor: page.next?.text))))
     }
 
     func sendFriendRequest(_ input: Operations.SendFriendRequest.Input) async throws -> Operations.SendFriendRequest.Output {

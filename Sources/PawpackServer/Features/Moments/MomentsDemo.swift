@@ -33,6 +33,7 @@ enum MomentsDemo {
             request.$from.id = asker
             request.$to.id = samID
             request.createdAt = now.addingTimeInterval(-Double(index + 1) * 3_600)
+            request.activity = ActivityCursor<Moments.FriendRequest>.activity(at: request.createdAt)
             return request
         }
         try await db.transaction { tx in

@@ -32,6 +32,8 @@ final class FriendRequestRecord: Model, @unchecked Sendable {
     @Parent(key: "from_id") var from: UserRecord
     @Parent(key: "to_id") var to: UserRecord
     @Field(key: "created_at") var createdAt: Date
+    /// `createdAt` in whole microseconds, which the lists page by (`AddActivity`).
+    @Field(key: "activity") var activity: Int64
 
     init() {}
 }
@@ -255,6 +257,12 @@ enum MomentsMigrations {
             ]),
         CountContestVotes(),
         CoverTheFriendsFeed(),
+        AddActivity(
+            name: "PageFriendRequests", table: FriendRequestRecord.schema,
+            indexes: [
+                IndexSpec(name: "friend_requests_to_newest", table: "friend_requests", columns: ["to_id", "activity", "id"]),
+                IndexSpec(name: "friend_requests_from_newest", table: "friend_requests", columns: ["from_id", "activity", "id"]),
+            ]),
     ]
 }
 

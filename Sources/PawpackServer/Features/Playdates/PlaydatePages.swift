@@ -442,8 +442,12 @@ struct PlaydatePages {
 
     @Sendable func requests(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
-        let incoming = try await playdates.requests(user, incoming: true, on: req.db)
-        let outgoing = try await playdates.requests(user, incoming: false, on: req.db)
+        // Any number of dogs may like one: each list a page at a time, with its own "More".
+        let incomingPage = try await playdates.requests(
+            user, incoming: true, limit: Self.requestsPageSize, after: try Self.requestsCursor(req, "incomingAfter"), on: req.db)
+        let outgoingPage = try await playdates.requests(
+            user, incoming: false, limit: Self.requestsPageSize, after: try Self.requestsCursor(req, "outgoingAfter"), on: req.db)
+        let (incoming, outgoing) = (incomingPage.items, outgoingPage.items)
         let today = pets.today
         return WebPages.page(
             req, title: "Match requests", back: (WebPath.playdates, "Playdates"),
@@ -467,6 +471,11 @@ struct PlaydatePages {
                                         .type(.submit), .class("icon-button yes"), .id("accept-\(request.id)"),
                                         .ariaLabel("Accept \(request.fromPet.name)'s request"), Icon.heart.node()))))
                     }),
+                .unwrap(incomingPage.next) { next in
+                    .a(
+                        .class("button quiet"), .id("incoming-more"), .href(WebPath.matchRequests + "?incomingAfter=\(next.text)"),
+                        .text("More requests"))
+                },
                 .h2(.text("Sent")),
                 .if(outgoing.isEmpty, .p(.class("muted"), .text("Nothing sent and unanswered."))),
                 .ul(
@@ -480,8 +489,24 @@ struct PlaydatePages {
                                     .button(
                                         .type(.submit), .class("button secondary"), .id("cancel-\(request.id)"),
                                         .ariaLabel("Withdraw the request to \(request.toPet.name)"), .text("Withdraw"))))
-                    })
+                    }),
+                .unwrap(outgoingPage.next) { next in
+                    .a(
+                        .class("button quiet"), .id("outgoing-more"), .href(WebPath.matchRequests + "?outgoingAfter=\(next.text)#outgoing-requests"),
+                        .text("More sent"))
+                }
             ))
+    }
+
+    static let requestsPageSize = 20
+
+    /// Where a list of requests starts (`incomingAfter`, `outgoingAfter`, as its "More" link gave it).
+    static func requestsCursor(_ req: Request, _ name: String) throws -> ActivityCursor<Playdates.MatchRequest>? {
+        guard let text = req.query[String.self, at: name], !text.isEmpty else { return nil }
+        guard let cursor = try? ActivityCursor<Playdates.MatchRequest>(text: text) else {
+            throw Problem.invalidField(name, "is not a page of your requests")
+        }
+        return cursor
     }
 
     enum Answer { case accept, reject, cancel }

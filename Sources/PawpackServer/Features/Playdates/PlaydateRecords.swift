@@ -52,6 +52,8 @@ final class MatchRequestRecord: Model, @unchecked Sendable {
     @Field(key: "status") var status: Status
     @Field(key: "created_at") var createdAt: Date
     @OptionalField(key: "answered_at") var answeredAt: Date?
+    /// `createdAt` in whole microseconds, which the lists page by (`AddActivity`).
+    @Field(key: "activity") var activity: Int64
 
     init() {}
 }
@@ -104,6 +106,12 @@ enum PlaydateMigrations {
         BlurMemberLocations(),
         // Chats' migrations run before these (Chats is the earlier area): matches open theirs.
         OpenChatsForEarlierMatches(),
+        AddActivity(
+            name: "PageMatchRequests", table: MatchRequestRecord.schema,
+            indexes: [
+                IndexSpec(name: "match_requests_to_newest", table: "match_requests", columns: ["to_user_id", "status", "activity", "id"]),
+                IndexSpec(name: "match_requests_from_newest", table: "match_requests", columns: ["from_user_id", "status", "activity", "id"]),
+            ]),
     ]
 }
 

@@ -91,6 +91,7 @@ final class PlaydateService: Sendable {
         request.$toUser.id = target.$owner.id
         request.status = .pending
         request.createdAt = now
+        request.activity = ActivityCursor<Playdates.MatchRequest>.activity(at: now)
         try await request.create(on: db)
         let value = try await requestValue(request, on: db)
         let told = NotificationDraft(
@@ -249,11 +250,18 @@ final class PlaydateService: Sendable {
 
     // MARK: Requests and matches
 
-    func requests(_ user: UserRecord, incoming: Bool, on db: any Database) async throws -> [MatchRequestValue] {
+    /// Pending requests to the member's dogs (`incoming`) or from them, newest first, `limit`
+    /// after `cursor` and where the next page starts: any number of dogs may like a dog.
+    func requests(
+        _ user: UserRecord, incoming: Bool, limit: Int, after cursor: ActivityCursor<Playdates.MatchRequest>? = nil,
+        on db: any Database
+    ) async throws -> (items: [MatchRequestValue], next: ActivityCursor<Playdates.MatchRequest>?) {
         let rows = try await MatchRequestRecord.query(on: db).filter(\.$status == .pending)
             .filter(incoming ? \.$toUser.$id : \.$fromUser.$id, .equal, user.requireID())
-            .sort(\.$createdAt, .descending).all()
-        return try await requestValues(rows, on: db)
+            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
+        let page = Array(rows.prefix(limit))
+        let next = try rows.count > limit ? page.last.map { ActivityCursor(activity: $0.activity, id: try $0.requireID()) } : nil
+        return (try await requestValues(page, on: db), next)
     }
 
     /// The requests with both dogs; every dog loaded at once, rather than a few queries per request.

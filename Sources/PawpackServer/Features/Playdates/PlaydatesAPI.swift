@@ -77,8 +77,10 @@ extension APIHandler {
 
     func listMatchRequests(_ input: Operations.ListMatchRequests.Input) async throws -> Operations.ListMatchRequests.Output {
         let auth = try await authenticated()
-        let rows = try await playdates.requests(auth.user, incoming: input.query.direction == .incoming, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: rows.map { Components.Schemas.MatchRequest($0, mapping) }))))
+        let page = try await playdates.requests(
+            auth.user, incoming: input.query.direction == .incoming, limit: try Self.pageLimit(input.query.limit, default: 50, most: 100),
+            after: try input.query.cursor.map { try ActivityCursor<Playdates.MatchRequest>(text: $0) }, on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: page.items.map { Components.Schemas.MatchRequest($0, mapping) }, nextCursor: page.next?.text))))
     }
 
     func acceptMatchRequest(_ input: Operations.AcceptMatchRequest.Input) async throws -> Operations.AcceptMatchRequest.Output {
