@@ -242,3 +242,29 @@ def test_a_dog_opened_from_the_deck_leads_back_with_like_and_pass(browser: Brows
     browser.click("button#profile-like", "from-deck-liked")
     assert DECK_PATH.match(browser.path), browser.path
     assert "Liked! Their owner will be asked." in browser.flashes
+
+
+def test_many_requests_come_twenty_at_a_time_with_more(two_browsers) -> None:
+    # given a member in Alta whose dog Aurora 21 dogs have asked to meet, the last one Asker 20
+    member = Owner.fresh("alta")
+    aurora = Api(member).dog("Aurora", 69.969, 23.272)
+    for number in range(21):
+        asker = Api(Owner.fresh(f"asker{number}"))
+        asker.like(asker.dog(f"Asker {number}", 69.969, 23.272), aurora)
+
+    for browser, shot in zip(two_browsers, ("requests-paged-phone", "requests-paged-desktop-dark")):
+        # when they open the requests page, on a phone and on a desktop
+        browser.visit("/login", f"{shot}-login")
+        browser.log_in(member.email, member.password, f"{shot}-home")
+        browser.visit("/playdates/requests", shot)
+
+        # then the twenty newest come first, and "More requests" leads to the last one
+        names = browser.texts("#incoming-requests li.dog-row strong")
+        assert len(names) == 20 and names[0] == "Asker 20" and names[-1] == "Asker 1", names
+        if shot.endswith("phone"):  # the check measures against a phone's width
+            assert not browser.layout_problems(), browser.layout_problems()
+        browser.driver.execute_script("document.getElementById('incoming-more').scrollIntoView({block: 'center'})")
+        browser.screenshots.take(browser.driver, f"{shot}-its-end")
+        browser.click("a#incoming-more", f"{shot}-more")
+        assert browser.texts("#incoming-requests li.dog-row strong") == ["Asker 0"]
+        assert not browser.has("a#incoming-more")
