@@ -48,7 +48,7 @@ extension PawpackClient {
         try await swipe(other, for: dog, decision: .like)
     }
 
-    /// Passes on another dog: it leaves the deck for the pass pile (``passes(for:)``).
+    /// Passes on another dog: it leaves the deck for the pass pile (``passes(for:limit:cursor:)``).
     @discardableResult
     public func pass(_ other: Pet.ID, for dog: Pet.ID) async throws -> SwipeResult {
         try await swipe(other, for: dog, decision: .pass)
@@ -74,10 +74,12 @@ extension PawpackClient {
         }
     }
 
-    /// The dogs yours passed on, newest first.
-    public func passes(for dog: Pet.ID) async throws -> [PetCard] {
+    /// The dogs yours passed on, newest first, a page at a time: pass the page's `nextCursor`
+    /// for the next (nil on the last).
+    public func passes(for dog: Pet.ID, limit: Int = 50, cursor: String? = nil) async throws -> Page<PetCard> {
         try await signedIn {
-            try await client.listPasses(path: .init(petId: dog.description)).ok.body.json.items.map(PetCard.init)
+            let page = try await client.listPasses(path: .init(petId: dog.description), query: .init(limit: limit, cursor: cursor)).ok.body.json
+            return Page(items: try page.items.map(PetCard.init), nextCursor: page.nextCursor)
         }
     }
 
@@ -123,10 +125,12 @@ extension PawpackClient {
         }
     }
 
-    /// Your dogs' matches, newest first.
-    public func matches() async throws -> [Match] {
+    /// Your dogs' matches, newest first, a page at a time: pass the page's `nextCursor` for
+    /// the next (nil on the last).
+    public func matches(limit: Int = 50, cursor: String? = nil) async throws -> Page<Match> {
         try await signedIn {
-            try await client.listMatches().ok.body.json.items.map(Match.init)
+            let page = try await client.listMatches(query: .init(limit: limit, cursor: cursor)).ok.body.json
+            return Page(items: try page.items.map(Match.init), nextCursor: page.nextCursor)
         }
     }
 

@@ -50,7 +50,7 @@ import Testing
             #expect(liked.request?.toPet.name == "Rex")
             _ = try await server.send(
                 .POST, APIPath.swipes(rexID), object: ["targetPetId": biscuit.card.id.description, "decision": "like"], token: bob.accessToken)
-            let matches = try await pawpack.matches()
+            let matches = try await pawpack.matches().items
             #expect(matches.map(\.otherPet.name) == ["Rex"])
             #expect(matches.first?.otherOwnerDisplayName == "Bob")
 

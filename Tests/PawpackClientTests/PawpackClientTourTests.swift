@@ -97,7 +97,7 @@ import Testing
             #expect(try await ada.deck(for: biscuit.id).cards.isEmpty)
             try await ada.undoLastSwipe(for: biscuit.id)
             try await ada.pass(rex.id, for: biscuit.id)
-            #expect(try await ada.passes(for: biscuit.id).map(\.name) == ["Rex"])
+            #expect(try await ada.passes(for: biscuit.id).items.map(\.name) == ["Rex"])
             let asked = try await ada.likeFromPasses(rex.id, for: biscuit.id)
             let request = try #require(asked.request)
 
@@ -110,7 +110,7 @@ import Testing
             try await ada.like(rex.id, for: biscuit.id)
             let match = try await bob.acceptMatchRequest(try #require(try await bob.matchRequests(.incoming).items.first).id)
             #expect(match.otherPet.name == "Biscuit")
-            #expect(try await ada.matches().map(\.id) == [match.id])
+            #expect(try await ada.matches().items.map(\.id) == [match.id])
 
             // Chat: the match opened one; Ada writes (once, whatever the retries), Bob reads and
             // answers with a photo
@@ -280,7 +280,7 @@ import Testing
             #expect(try await bob.friends().items.isEmpty)
 
             try await ada.unmatch(match.id)
-            #expect(try await bob.matches().isEmpty)
+            #expect(try await bob.matches().items.isEmpty)
             #expect(try await bob.chat(chat.id).isClosed, "the chat stays, closed")
             await #expect(throws: PawpackError.self) { try await bob.send("Still there?", in: chat.id) }
 

@@ -45,10 +45,11 @@ func findAPlaymate(
     return (pawpack, result)
 }
 
-/// Later, the matches: each once the other owner said yes.
+/// Later, the matches: each once the other owner said yes (the newest fifty; the page's
+/// `nextCursor` leads to more).
 func yourMatches(_ pawpack: PawpackClient) async throws -> [Match] {
     do {
-        return try await pawpack.matches()
+        return try await pawpack.matches().items
     } catch PawpackError.notSignedIn {
         // The session ended (signed out elsewhere, or the password changed): log in again.
         return []

@@ -90,30 +90,98 @@ import Testing
         }
     }
 
+    @Test func matchesAndThePassPileComeAPageAtATimeAndNothingMovesBetweenPages() async throws {
+        try await TestServer.run { server in
+            typealias Matches = Operations.ListMatches.Output.Ok.Body.JsonPayload
+            typealias Passes = Operations.ListPasses.Output.Ok.Body.JsonPayload
+            // Zed's dog matched with 23 dogs, a second apart, and passed on 12 others
+            let (zed, likers) = try await Self.zedLiked(by: 23, on: server)
+            for liker in likers {
+                #expect(try await server.like(zed, liker).match != nil)
+                server.clock.advance(by: 1)
+            }
+            var passed: [TestServer.Owner] = []
+            for number in 0..<12 {
+                let other = try await server.owner("passed\(number)", at: TestServer.Place.lyonNear)
+                #expect(try await server.swipe(zed, on: other, decision: "pass").status == 201)
+                passed.append(other)
+                server.clock.advance(by: 1)
+            }
+            let matchedNewestFirst = likers.reversed().map(\.dogID)
+
+            let first = try await server.get(APIPath.matches + "?limit=10", token: zed.token, as: Matches.self)
+            #expect(first.items.map(\.otherPet.id) == Array(matchedNewestFirst.prefix(10)))
+            // While Zed reads: a new match, and two seen ended (an offset would now skip one).
+            let late = try await server.owner("late", at: TestServer.Place.lyonNear)
+            _ = try await server.like(late, zed)
+            #expect(try await server.like(zed, late).match != nil)
+            for seen in [first.items[1], first.items[4]] {
+                #expect(try await server.request(.DELETE, APIPath.match(seen.id), token: zed.token).status == 204)
+            }
+            let second = try await server.get(
+                APIPath.matches + "?limit=10&cursor=\(try #require(first.nextCursor))", token: zed.token, as: Matches.self)
+            #expect(second.items.map(\.otherPet.id) == Array(matchedNewestFirst[10..<20]))
+            let third = try await server.get(
+                APIPath.matches + "?limit=10&cursor=\(try #require(second.nextCursor))", token: zed.token, as: Matches.self)
+            #expect(third.items.map(\.otherPet.id) == Array(matchedNewestFirst.suffix(3)) && third.nextCursor == nil)
+
+            let pile = try await server.get(APIPath.passes(zed.dogID) + "?limit=5", token: zed.token, as: Passes.self)
+            #expect(pile.items.map(\.id.description) == passed.reversed().prefix(5).map(\.dogID))
+            let morePile = try await server.get(
+                APIPath.passes(zed.dogID) + "?limit=10&cursor=\(try #require(pile.nextCursor))", token: zed.token, as: Passes.self)
+            #expect(morePile.items.map(\.id.description) == passed.reversed().dropFirst(5).map(\.dogID) && morePile.nextCursor == nil)
+            for (path, query) in [(APIPath.matches, "limit=0"), (APIPath.matches, "cursor=3"), (APIPath.passes(zed.dogID), "limit=101")] {
+                let refused = try await server.request(.GET, path + "?" + query, token: zed.token)
+                #expect(
+                    refused.status == 422 && refused.text.contains(query.hasPrefix("limit") ? "\"limit\"" : "\"cursor\""), "\(query): \(refused.text)"
+                )
+            }
+            // Another member cannot open Zed's pass pile, with or without a cursor (as their deck: 403).
+            let other = try await server.request(
+                .GET, APIPath.passes(zed.dogID) + "?cursor=\(try #require(pile.nextCursor))", token: likers[0].token)
+            #expect(other.status == 403 && !other.text.contains(passed[0].dogID), "\(other.text)")
+
+            // The web pages: twenty of the 22 matches, then "More matches"; the pass pile's twelve.
+            let all = try await server.get(APIPath.matches + "?limit=100", token: zed.token, as: Matches.self).items.map(\.id)
+            #expect(all.count == 22)
+            let browser = try await TestBrowser.signedIn(server, as: zed.member)
+            let matches = try await browser.get(WebPath.matches).html
+            #expect(all.prefix(20).allSatisfy { matches.contains(#"id="match-\#($0)""#) })
+            #expect(!all.dropFirst(20).contains { matches.contains(#"id="match-\#($0)""#) })
+            let rest = try await browser.get(try #require(Self.href(of: "matches-more", in: matches))).html
+            #expect(all.suffix(2).allSatisfy { rest.contains(#"id="match-\#($0)""#) } && !rest.contains(#"id="matches-more""#))
+            let pilePage = try await browser.get(WebPath.passes(zed.dog)).html
+            #expect(passed.allSatisfy { pilePage.contains(#"id="like-\#($0.dogID)""#) } && !pilePage.contains(#"id="passes-more""#))
+        }
+    }
+
     /// Requests made before the lists paged by `activity` get theirs from when they were made,
     /// and keep their order.
     @Test func theMigrationGivesEarlierRequestsTheirPlace() async throws {
         try await TestServer.run { server in
             let (zed, likers) = try await Self.zedLiked(by: 3, askingFriendship: true, on: server)
+            _ = try await server.like(zed, likers[0]) // a match (and Zed's swipe)
+            let passed = try await server.owner("passed", at: TestServer.Place.lyonNear)
+            #expect(try await server.swipe(zed, on: passed, decision: "pass").status == 201)
             let db = server.app.db
             let migrations = (PlaydateMigrations.all + MomentsMigrations.all).compactMap { $0 as? AddActivity }
-            #expect(migrations.map(\.table).sorted() == ["friend_requests", "match_requests"])
+            #expect(migrations.map(\.table).sorted() == ["friend_requests", "match_requests", "matches", "swipes"])
             for migration in migrations {
                 try await migration.revert(on: db)
                 try await migration.prepare(on: db)
                 let rows = try await db.sql.select().columns("created_at", "activity").from(migration.table).all()
-                #expect(rows.count == 3)
+                #expect(!rows.isEmpty, "\(migration.table) has rows made before")
                 for row in rows {
                     let made = try row.decode(column: "created_at", as: Date.self)
                     #expect(try row.decode(column: "activity", as: Int64.self) == ActivityCursor<Void>.activity(at: made))
                 }
             }
             let page = try await server.get(
-                APIPath.matchRequests + "?direction=incoming&limit=2", token: zed.token, as: MatchRequests.self)
-            #expect(page.items.map(\.fromPet.id) == [likers[2].dogID, likers[1].dogID])
+                APIPath.matchRequests + "?direction=incoming&limit=1", token: zed.token, as: MatchRequests.self)
+            #expect(page.items.map(\.fromPet.id) == [likers[2].dogID])
             let rest = try await server.get(
                 APIPath.matchRequests + "?direction=incoming&cursor=\(try #require(page.nextCursor))", token: zed.token, as: MatchRequests.self)
-            #expect(rest.items.map(\.fromPet.id) == [likers[0].dogID])
+            #expect(rest.items.map(\.fromPet.id) == [likers[1].dogID], "the one Zed liked back is a match now")
         }
     }
 

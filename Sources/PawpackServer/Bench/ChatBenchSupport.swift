@@ -43,6 +43,7 @@ extension PawpackServices {
                     match.$userA.id = a.$owner.id
                     match.$userB.id = b.$owner.id
                     match.createdAt = now
+                    match.activity = ActivityCursor<Playdates.Match>.activity(at: now)
                     try await match.create(on: tx)
                     try await match.openChat(now: now, on: tx)
                 }

@@ -190,11 +190,9 @@ final class FriendService: Sendable {
         on db: any Database
     ) async throws -> (items: [FriendRequestValue], next: ActivityCursor<Moments.FriendRequest>?) {
         let me = try user.requireID()
-        let rows = try await FriendRequestRecord.query(on: db).filter(incoming ? \.$to.$id : \.$from.$id, .equal, me)
-            .with(incoming ? \.$from : \.$to).newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
-        let page = rows.prefix(limit)
-        let next = try rows.count > limit ? page.last.map { ActivityCursor(activity: $0.activity, id: try $0.requireID()) } : nil
-        return (try page.map { try Self.requestValue($0, viewer: me) }, next)
+        let page = try await FriendRequestRecord.query(on: db).filter(incoming ? \.$to.$id : \.$from.$id, .equal, me)
+            .with(incoming ? \.$from : \.$to).newestPage(limit: limit, after: cursor, activity: \.$activity)
+        return (try page.rows.map { try Self.requestValue($0, viewer: me) }, page.next)
     }
 
     /// How many members wait for this member's answer.

@@ -291,7 +291,8 @@ struct PlaydatePages {
         let user = try req.requireWebUser().user
         let petID = try req.idParameter(Param.pet)
         let pet = try await playdates.deck.actingDog(user, pet: petID, on: req.db)
-        let passed = try await playdates.passes(user, pet: petID, on: req.db)
+        let page = try await playdates.passes(user, pet: petID, limit: Self.listPageSize, after: try Self.listCursor(req, "after"), on: req.db)
+        let passed = page.items
         return WebPages.page(
             req, title: "Dogs \(pet.name) passed", back: (WebPath.deck(petID), "\(pet.name)'s deck"),
             main: .group(
@@ -312,7 +313,8 @@ struct PlaydatePages {
                                     .button(
                                         .type(.submit), .class("icon-button yes"), .id("like-\(dog.id)"), .ariaLabel("Like \(dog.name) after all"),
                                         Icon.heart.node())))
-                    })
+                    }),
+                .unwrap(page.next) { Self.moreLink(WebPath.passes(petID) + "?after=\($0.text)", id: "passes-more", "More dogs passed") }
             ))
     }
 
@@ -444,9 +446,9 @@ struct PlaydatePages {
         let user = try req.requireWebUser().user
         // Any number of dogs may like one: each list a page at a time, with its own "More".
         let incomingPage = try await playdates.requests(
-            user, incoming: true, limit: Self.requestsPageSize, after: try Self.requestsCursor(req, "incomingAfter"), on: req.db)
+            user, incoming: true, limit: Self.listPageSize, after: try Self.listCursor(req, "incomingAfter"), on: req.db)
         let outgoingPage = try await playdates.requests(
-            user, incoming: false, limit: Self.requestsPageSize, after: try Self.requestsCursor(req, "outgoingAfter"), on: req.db)
+            user, incoming: false, limit: Self.listPageSize, after: try Self.listCursor(req, "outgoingAfter"), on: req.db)
         let (incoming, outgoing) = (incomingPage.items, outgoingPage.items)
         let today = pets.today
         return WebPages.page(
@@ -471,10 +473,8 @@ struct PlaydatePages {
                                         .type(.submit), .class("icon-button yes"), .id("accept-\(request.id)"),
                                         .ariaLabel("Accept \(request.fromPet.name)'s request"), Icon.heart.node()))))
                     }),
-                .unwrap(incomingPage.next) { next in
-                    .a(
-                        .class("button quiet"), .id("incoming-more"), .href(WebPath.matchRequests + "?incomingAfter=\(next.text)"),
-                        .text("More requests"))
+                .unwrap(incomingPage.next) {
+                    Self.moreLink(WebPath.matchRequests + "?incomingAfter=\($0.text)", id: "incoming-more", "More requests")
                 },
                 .h2(.text("Sent")),
                 .if(outgoing.isEmpty, .p(.class("muted"), .text("Nothing sent and unanswered."))),
@@ -490,23 +490,25 @@ struct PlaydatePages {
                                         .type(.submit), .class("button secondary"), .id("cancel-\(request.id)"),
                                         .ariaLabel("Withdraw the request to \(request.toPet.name)"), .text("Withdraw"))))
                     }),
-                .unwrap(outgoingPage.next) { next in
-                    .a(
-                        .class("button quiet"), .id("outgoing-more"), .href(WebPath.matchRequests + "?outgoingAfter=\(next.text)#outgoing-requests"),
-                        .text("More sent"))
+                .unwrap(outgoingPage.next) {
+                    Self.moreLink(WebPath.matchRequests + "?outgoingAfter=\($0.text)#outgoing-requests", id: "outgoing-more", "More sent")
                 }
             ))
     }
 
-    static let requestsPageSize = 20
+    /// Requests, matches and passed dogs a page shows at once; "More" shows the next.
+    static let listPageSize = 20
 
-    /// Where a list of requests starts (`incomingAfter`, `outgoingAfter`, as its "More" link gave it).
-    static func requestsCursor(_ req: Request, _ name: String) throws -> ActivityCursor<Playdates.MatchRequest>? {
+    /// Where a list starts (`name` in the address, as its "More" link gave it).
+    static func listCursor<Subject>(_ req: Request, _ name: String) throws -> ActivityCursor<Subject>? {
         guard let text = req.query[String.self, at: name], !text.isEmpty else { return nil }
-        guard let cursor = try? ActivityCursor<Playdates.MatchRequest>(text: text) else {
-            throw Problem.invalidField(name, "is not a page of your requests")
-        }
+        guard let cursor = try? ActivityCursor<Subject>(text: text) else { throw Problem.invalidField(name, "is not a page of this list") }
         return cursor
+    }
+
+    /// The link to a list's next page.
+    static func moreLink(_ href: String, id: String, _ label: String) -> Node<HTML.BodyContext> {
+        .a(.class("button quiet"), .id(id), .href(href), .text(label))
     }
 
     enum Answer { case accept, reject, cancel }
@@ -529,11 +531,13 @@ struct PlaydatePages {
 
     @Sendable func matches(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
-        let rows = try await playdates.matches(user, on: req.db)
+        let after: ActivityCursor<Playdates.Match>? = try Self.listCursor(req, "after")
+        let page = try await playdates.matches(user, limit: Self.listPageSize, after: after, on: req.db)
+        let rows = page.items
         // A member whose matches ended (their chats stay, closed) has had matches: "yet" would
         // be untrue beside them.
         let hadMatches =
-            rows.isEmpty
+            rows.isEmpty && after == nil
             ? try await ChatRecord.query(on: req.db).involving(\.$userA.$id, \.$userB.$id, try user.requireID()).first() != nil : true
         let today = pets.today
         return WebPages.page(
@@ -570,7 +574,8 @@ struct PlaydatePages {
                                     question:
                                         "Block \(match.otherPet.ownerDisplayName)? Neither of you will see the other's dogs; this ends every match between you.",
                                     action: WebPath.blockOwner(match.otherPet.id), button: "Yes, block", id: "block-\(match.id)")))
-                    })
+                    }),
+                .unwrap(page.next) { Self.moreLink(WebPath.matches + "?after=\($0.text)", id: "matches-more", "More matches") }
             ))
     }
 

@@ -27,6 +27,8 @@ final class SwipeRecord: Model, @unchecked Sendable {
     @Parent(key: "target_pet_id") var target: PetRecord
     @Field(key: "decision") var decision: Decision
     @Field(key: "created_at") var createdAt: Date
+    /// `createdAt` in whole microseconds, which the pass pile pages by (`AddActivity`).
+    @Field(key: "activity") var activity: Int64
 
     init() {}
 
@@ -35,6 +37,7 @@ final class SwipeRecord: Model, @unchecked Sendable {
         $target.id = targetID
         self.decision = decision
         createdAt = now
+        activity = ActivityCursor<Playdates.Swipe>.activity(at: now)
     }
 }
 
@@ -69,6 +72,8 @@ final class MatchRecord: Model, @unchecked Sendable {
     @Parent(key: "user_a_id") var userA: UserRecord
     @Parent(key: "user_b_id") var userB: UserRecord
     @Field(key: "created_at") var createdAt: Date
+    /// `createdAt` in whole microseconds, which the list of matches pages by (`AddActivity`).
+    @Field(key: "activity") var activity: Int64
 
     init() {}
 }
@@ -111,6 +116,15 @@ enum PlaydateMigrations {
             indexes: [
                 IndexSpec(name: "match_requests_to_newest", table: "match_requests", columns: ["to_user_id", "status", "activity", "id"]),
                 IndexSpec(name: "match_requests_from_newest", table: "match_requests", columns: ["from_user_id", "status", "activity", "id"]),
+            ]),
+        AddActivity(
+            name: "PagePasses", table: SwipeRecord.schema,
+            indexes: [IndexSpec(name: "swipes_by_pet_newest", table: "swipes", columns: ["pet_id", "decision", "activity", "id"])]),
+        AddActivity(
+            name: "PageMatches", table: MatchRecord.schema,
+            indexes: [
+                IndexSpec(name: "matches_of_user_a_newest", table: "matches", columns: ["user_a_id", "activity", "id"]),
+                IndexSpec(name: "matches_of_user_b_newest", table: "matches", columns: ["user_b_id", "activity", "id"]),
             ]),
     ]
 }
@@ -206,7 +220,10 @@ struct CreateMatches: CreatesTable {
 /// Matches made before chats existed get theirs, so every match has one.
 struct OpenChatsForEarlierMatches: AsyncMigration {
     func prepare(on database: any Database) async throws {
-        for match in try await MatchRecord.query(on: database).all() {
+        // The columns of its day: a field added to the model later has no column yet here.
+        let columns = MatchRecord.query(on: database).field(\.$id).field(\.$petA.$id).field(\.$petB.$id)
+            .field(\.$userA.$id).field(\.$userB.$id).field(\.$createdAt)
+        for match in try await columns.all() {
             try await match.openChat(now: match.createdAt, on: database)
         }
     }

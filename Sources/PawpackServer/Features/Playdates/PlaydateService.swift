@@ -135,6 +135,7 @@ final class PlaydateService: Sendable {
         match.$userA.id = a.$owner.id
         match.$userB.id = b.$owner.id
         match.createdAt = clock.now()
+        match.activity = ActivityCursor<Playdates.Match>.activity(at: match.createdAt)
         try await match.create(on: db)
         return (match, try await match.openChat(now: match.createdAt, on: db))
     }
@@ -205,13 +206,18 @@ final class PlaydateService: Sendable {
         }
     }
 
-    func passes(_ user: UserRecord, pet id: Pet.ID, on db: any Database) async throws -> [PetCardValue] {
+    /// The dog's pass pile, the latest first, `limit` after `cursor` and where the next page
+    /// starts: a dog passes on as many as its owner swipes left.
+    func passes(
+        _ user: UserRecord, pet id: Pet.ID, limit: Int, after cursor: ActivityCursor<Playdates.Swipe>? = nil, on db: any Database
+    ) async throws -> (items: [PetCardValue], next: ActivityCursor<Playdates.Swipe>?) {
         let pet = try await deck.actingDog(user, pet: id, on: db)
         let blocked = try await blocks.blockedUsers(aroundOwner: pet.$owner.id, actor: user, on: db)
-        let targets = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$decision == .pass)
-            .sort(\.$createdAt, .descending).all().map(\.$target.id)
+        let page = try await SwipeRecord.query(on: db).filter(\.$pet.$id == pet.requireID()).filter(\.$decision == .pass)
+            .newestPage(limit: limit, after: cursor, activity: \.$activity)
+        let targets = page.rows.map(\.$target.id)
         let cards = try await pets.cards(ofPets: targets, on: db)
-        return targets.compactMap { cards[$0] }.filter { !blocked.contains($0.ownerID) }
+        return (targets.compactMap { cards[$0] }.filter { !blocked.contains($0.ownerID) }, page.next)
     }
 
     func likeFromPasses(
@@ -235,9 +241,11 @@ final class PlaydateService: Sendable {
             throw Problem(status: 404, code: .notFound, title: "Not in the pass pile", detail: "\(target.name) is not in your pass pile.")
         }
         let outcome = try await db.transaction { tx in
+            let now = self.clock.now()
             let liked = try await tx.sql.raw(
                 """
-                UPDATE "swipes" SET "decision" = \(bind: SwipeRecord.Decision.like.rawValue), "created_at" = \(bind: self.clock.now())
+                UPDATE "swipes" SET "decision" = \(bind: SwipeRecord.Decision.like.rawValue), "created_at" = \(bind: now),
+                    "activity" = \(bind: ActivityCursor<Playdates.Swipe>.activity(at: now))
                 WHERE "id" = \(bind: pass.requireID()) AND "decision" = \(bind: SwipeRecord.Decision.pass.rawValue) RETURNING "id"
                 """
             ).all()
@@ -256,12 +264,10 @@ final class PlaydateService: Sendable {
         _ user: UserRecord, incoming: Bool, limit: Int, after cursor: ActivityCursor<Playdates.MatchRequest>? = nil,
         on db: any Database
     ) async throws -> (items: [MatchRequestValue], next: ActivityCursor<Playdates.MatchRequest>?) {
-        let rows = try await MatchRequestRecord.query(on: db).filter(\.$status == .pending)
+        let page = try await MatchRequestRecord.query(on: db).filter(\.$status == .pending)
             .filter(incoming ? \.$toUser.$id : \.$fromUser.$id, .equal, user.requireID())
-            .newestFirst(after: cursor, activity: \.$activity).limit(limit + 1).all()
-        let page = Array(rows.prefix(limit))
-        let next = try rows.count > limit ? page.last.map { ActivityCursor(activity: $0.activity, id: try $0.requireID()) } : nil
-        return (try await requestValues(page, on: db), next)
+            .newestPage(limit: limit, after: cursor, activity: \.$activity)
+        return (try await requestValues(page.rows, on: db), page.next)
     }
 
     /// The requests with both dogs; every dog loaded at once, rather than a few queries per request.
@@ -380,15 +386,19 @@ final class PlaydateService: Sendable {
         try await blocks.block(user, username: owner.username, on: db)
     }
 
-    func matches(_ user: UserRecord, on db: any Database) async throws -> [MatchValue] {
+    /// The member's matches, the latest first, `limit` after `cursor` and where the next page starts.
+    func matches(
+        _ user: UserRecord, limit: Int, after cursor: ActivityCursor<Playdates.Match>? = nil, on db: any Database
+    ) async throws -> (items: [MatchValue], next: ActivityCursor<Playdates.Match>?) {
         let me = try user.requireID()
         let blocked = try await blocks.blockedUsers(of: me, on: db)
-        let rows = try await MatchRecord.query(on: db)
+        let page = try await MatchRecord.query(on: db)
             .involving(\.$userA.$id, \.$userB.$id, me)
-            .sort(\.$createdAt, .descending).all()
-        return try await matchValues(
-            rows.filter { !blocked.contains($0.$userA.id) && !blocked.contains($0.$userB.id) },
+            .newestPage(limit: limit, after: cursor, activity: \.$activity)
+        let values = try await matchValues(
+            page.rows.filter { !blocked.contains($0.$userA.id) && !blocked.contains($0.$userB.id) },
             viewer: me, on: db)
+        return (values, page.next)
     }
 
     private func matchValue(_ row: MatchRecord, viewer: User.ID, on db: any Database) async throws -> MatchValue {

@@ -63,8 +63,10 @@ extension APIHandler {
 
     func listPasses(_ input: Operations.ListPasses.Input) async throws -> Operations.ListPasses.Output {
         let auth = try await authenticated()
-        let passed = try await playdates.passes(auth.user, pet: try pathID(input.path.petId), on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: passed.map { Components.Schemas.PetCard($0, mapping) }))))
+        let page = try await playdates.passes(
+            auth.user, pet: try pathID(input.path.petId), limit: try Self.pageLimit(input.query.limit, default: 50, most: 100),
+            after: try input.query.cursor.map { try ActivityCursor<Playdates.Swipe>(text: $0) }, on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: page.items.map { Components.Schemas.PetCard($0, mapping) }, nextCursor: page.next?.text))))
     }
 
     func likeFromPasses(_ input: Operations.LikeFromPasses.Input) async throws -> Operations.LikeFromPasses.Output {
@@ -103,8 +105,10 @@ extension APIHandler {
 
     func listMatches(_ input: Operations.ListMatches.Input) async throws -> Operations.ListMatches.Output {
         let auth = try await authenticated()
-        let rows = try await playdates.matches(auth.user, on: auth.request.db)
-        return .ok(.init(body: .json(.init(items: rows.map { Components.Schemas.Match($0, mapping) }))))
+        let page = try await playdates.matches(
+            auth.user, limit: try Self.pageLimit(input.query.limit, default: 50, most: 100),
+            after: try input.query.cursor.map { try ActivityCursor<Playdates.Match>(text: $0) }, on: auth.request.db)
+        return .ok(.init(body: .json(.init(items: page.items.map { Components.Schemas.Match($0, mapping) }, nextCursor: page.next?.text))))
     }
 
     func unmatch(_ input: Operations.Unmatch.Input) async throws -> Operations.Unmatch.Output {
