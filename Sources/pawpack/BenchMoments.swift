@@ -13,7 +13,9 @@ import Vapor
 /// that already holds them is used as it is. The load is one open loop (as `bench care`) of
 /// three kinds interleaved evenly: feed pages (`GET /v1/feeds/friends` and the contest's
 /// entries, `GET /v1/contests/{id}/entries`, in turn) at `--rate`, votes (`PUT
-/// /v1/photos/{id}/vote`) at `--vote-rate`, and the leaderboard at `--leaderboard-rate`.
+/// /v1/photos/{id}/vote`) at `--vote-rate`, the leaderboard at `--leaderboard-rate`, and
+/// member searches (`GET /v1/members?query=`: a name many have, a start nobody has, in turn)
+/// at `--search-rate`.
 struct BenchMoments: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "moments", abstract: "Moments: friends and contest feeds read, votes cast, the leaderboard opened.")
@@ -28,13 +30,14 @@ struct BenchMoments: AsyncParsableCommand {
     @ArgumentParser.Option(help: "Open-loop feed pages a second (friends and contest feeds in turn).") var rate = 300
     @ArgumentParser.Option(help: "Open-loop votes a second.") var voteRate = 100
     @ArgumentParser.Option(help: "Open-loop leaderboards a second.") var leaderboardRate = 20
+    @ArgumentParser.Option(help: "Open-loop member searches a second (not in the goal's mix).") var searchRate = 0
     @ArgumentParser.Option(help: "Open-loop seconds.") var duration = 30
     @ArgumentParser.Option(help: "Members whose requests are sent.") var actors = 2_000
     @ArgumentParser.Option(help: "The server's log level.") var logLevel = "warning"
     @ArgumentParser.Option(help: "A file to write each open-loop request's latency to, one line each.") var latencyLog: String?
 
     func validate() throws {
-        guard rate >= 0, voteRate >= 0, leaderboardRate >= 0, rate + voteRate + leaderboardRate > 0, duration > 0, actors > 0 else {
+        guard rate >= 0, voteRate >= 0, leaderboardRate >= 0, searchRate >= 0, allRates > 0, duration > 0, actors > 0 else {
             throw ValidationError("the rates may not be negative nor all 0; --duration and --actors must be positive")
         }
         guard friendsLow >= 0, friendsHigh >= friendsLow, members > friendsHigh + actors / 10 else {
@@ -97,41 +100,52 @@ struct BenchMoments: AsyncParsableCommand {
         if seeded || made { print(String(format: "community ready in %.0f s", (ContinuousClock.now - start).seconds)) }
     }
 
-    private enum Kind: Hashable { case friendsFeed, contestFeed, vote, leaderboard }
+    private enum Kind: Hashable { case friendsFeed, contestFeed, vote, leaderboard, search }
+
+    private var allRates: Int { rate + voteRate + leaderboardRate + searchRate }
+
+    /// What the searches look for, in turn: starts of names the demo community's members share
+    /// (a few thousand each) and starts nobody has.
+    private static let searchStarts = ["ma", "zq", "felix", "xq"]
 
     private func measure(base: String, world: MomentsBenchWorld) async throws {
         let client = OpenLoop.makeClient()
         defer { _ = client.shutdown() }
 
         // Each kind once, checked, then the server warmed on a few members not measured first.
-        let total = (rate + voteRate + leaderboardRate) * duration
+        let total = allRates * duration
         let warm = min(64, world.members.count)
         let (warming, warmKinds) = try requests(base: base, world: world, count: warm * 4, firstMember: world.members.count - warm)
         for (request, kind) in zip(warming, warmKinds) where kind != .vote {
             let response = try await client.execute(request: request).get()
             guard response.status == .ok else { throw ValidationError("\(kind) answered \(response.status.code)") }
         }
-        print("open loop for \(duration) s: \(rate) feed pages, \(voteRate) votes and \(leaderboardRate) leaderboards a second: running")
+        print(
+            "open loop for \(duration) s: \(rate) feed pages, \(voteRate) votes, \(leaderboardRate) leaderboards and \(searchRate) "
+                + "searches a second: running")
         let (sent, kinds) = try requests(base: base, world: world, count: total, firstMember: 0)
-        let outcome = try await OpenLoop.run(client, requests: sent, expected: kinds.map { _ in .ok }, rate: rate + voteRate + leaderboardRate)
+        let outcome = try await OpenLoop.run(client, requests: sent, expected: kinds.map { _ in .ok }, rate: allRates)
         let names: [(Kind, String)] = [
             (.friendsFeed, "friends feed pages"), (.contestFeed, "contest feed pages"), (.vote, "votes"), (.leaderboard, "leaderboards"),
-        ]
+            (.search, "member searches"),
+        ].filter { kind, _ in kind != .search || searchRate > 0 }
         try OpenLoop.report(outcome, kinds: names.map { kind, name in (name, kinds.indices.filter { kinds[$0] == kind }) }, latencyLog: latencyLog)
     }
 
     /// `count` requests, the kinds interleaved evenly by their rates (each request is of the
     /// kind furthest behind its share so far), each member in turn.
     private func requests(base: String, world: MomentsBenchWorld, count: Int, firstMember: Int) throws -> ([HTTPClient.Request], [Kind]) {
-        let all = Double(rate + voteRate + leaderboardRate)
+        let all = Double(allRates)
         let shares: [(Kind, Double)] = [
-            (.vote, Double(voteRate) / all), (.leaderboard, Double(leaderboardRate) / all), (.friendsFeed, Double(rate) / all),
+            (.vote, Double(voteRate) / all), (.leaderboard, Double(leaderboardRate) / all), (.search, Double(searchRate) / all),
+            (.friendsFeed, Double(rate) / all),
         ]
         var made: [Kind: Int] = [:]
         var requests: [HTTPClient.Request] = []
         var kinds: [Kind] = []
         var feeds = 0
         var votes = 0
+        var searches = 0
         for number in 0..<count {
             let member = world.members[(firstMember + number) % world.members.count]
             let headers: HTTPHeaders = ["Authorization": "Bearer \(member.accessToken)"]
@@ -147,6 +161,10 @@ struct BenchMoments: AsyncParsableCommand {
                 requests.append(try HTTPClient.Request(url: "\(base)/v1/photos/\(photo)/vote", method: .PUT, headers: headers))
             case .leaderboard:
                 requests.append(try HTTPClient.Request(url: "\(base)/v1/contests/\(world.contest)/leaderboard", method: .GET, headers: headers))
+            case .search:
+                let start = Self.searchStarts[searches % Self.searchStarts.count]
+                searches += 1
+                requests.append(try HTTPClient.Request(url: "\(base)/v1/members?query=\(start)", method: .GET, headers: headers))
             case .friendsFeed, .contestFeed:
                 // The feed pages alternate between the friends feed and the contest's entries.
                 kind = feeds % 2 == 0 ? .friendsFeed : .contestFeed

@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import PawpackAPI
 import PawpackCore
@@ -215,6 +216,21 @@ import Testing
                 cursor = page.nextCursor
             } while cursor != nil
             #expect(names == ["bella", "bernard", "zed"])
+
+            // The same pages whether a name start is found in the names' index (few share it) or
+            // by walking the members in username order (many do), as SQLite searches.
+            let viewer = try #require(try await UserRecord.query(on: server.app.db).filter(\.$username == "ada").first())
+            for denseNames in [0, 1, FriendService.denseNames] {
+                var walked: [String] = []
+                var after: String?
+                repeat {
+                    let page = try await server.app.pawpack.friends.search(
+                        viewer, query: "Be", limit: 1, after: after, denseNames: denseNames, on: server.app.db)
+                    walked += page.items.map(\.member.username)
+                    after = page.next
+                } while after != nil
+                #expect(walked == ["bella", "bernard", "zed"], "names dense past \(denseNames)")
+            }
         }
     }
 

@@ -263,7 +263,31 @@ enum MomentsMigrations {
                 IndexSpec(name: "friend_requests_to_newest", table: "friend_requests", columns: ["to_id", "activity", "id"]),
                 IndexSpec(name: "friend_requests_from_newest", table: "friend_requests", columns: ["from_id", "activity", "id"]),
             ]),
+        FindMembersByTheirStart(),
     ]
+}
+
+/// The member search finds usernames and names by their start in an index each: the username's
+/// own (unique) index and one of the lowercased name on SQLite, whose `LIKE` the search gives as
+/// a range; indexes of the pattern kind on PostgreSQL, which read `LIKE 'start%'` in them whatever
+/// the database's collation. Without them a start nobody has read every member.
+struct FindMembersByTheirStart: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        let sql = database.sql
+        if sql.dialect.name == "sqlite" {
+            try await sql.raw(#"CREATE INDEX IF NOT EXISTS "users_by_lower_display_name" ON "users" (LOWER("display_name"), "username", "id")"#).run()
+        } else {
+            try await sql.raw(#"CREATE INDEX IF NOT EXISTS "users_by_username_start" ON "users" ("username" text_pattern_ops)"#).run()
+            try await sql.raw(
+                #"CREATE INDEX IF NOT EXISTS "users_by_lower_display_name" ON "users" (LOWER("display_name") text_pattern_ops)"#
+            ).run()
+        }
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.sql.raw(#"DROP INDEX IF EXISTS "users_by_lower_display_name""#).run()
+        try await database.sql.raw(#"DROP INDEX IF EXISTS "users_by_username_start""#).run()
+    }
 }
 
 /// The friends feed finds its page in an index holding all it needs (owner, time, privacy, id):
