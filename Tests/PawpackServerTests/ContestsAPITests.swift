@@ -138,6 +138,54 @@ import Testing
         }
     }
 
+    @Test func pastContestsPageOnAfterTheLastShownThoughAnotherEnds() async throws {
+        try await TestServer.run { server in
+            // given fourteen contests that ended two minutes apart, the latest first
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            await server.app.pawpack.jobs.stop()
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            var ended: [String] = []
+            for _ in 0..<14 {
+                ended.insert(try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self).id, at: 0)
+                server.clock.advance(by: 120)
+                _ = try await server.app.pawpack.rotateContestsNow(on: server.app.db)
+            }
+            let running = try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self).id
+            let first = try await server.get(APIPath.contests + "?limit=5", token: ada.token, as: Components.Schemas.ContestPage.self)
+            #expect(first.items.map(\.id) == Array(ended[0..<5]))
+            let adas = try await TestBrowser.signedIn(server, as: ada.member)
+            let firstWebPage = try await adas.get(WebPath.contests)
+            #expect(firstWebPage.html.contains(#"id="contest-\#(ended[11])""#) && !firstWebPage.html.contains(#"id="contest-\#(ended[12])""#))
+
+            // when another ends while Ada reads, her next pages go on after the last she saw (a
+            // count from the start would show the fifth again) and end with the first contest
+            server.clock.advance(by: 120)
+            _ = try await server.app.pawpack.rotateContestsNow(on: server.app.db)
+            let cursor = try #require(first.nextCursor)
+            let second = try await server.get(
+                APIPath.contests + "?limit=5&cursor=\(cursor)", token: ada.token, as: Components.Schemas.ContestPage.self)
+            #expect(second.items.map(\.id) == Array(ended[5..<10]))
+            let third = try await server.get(
+                APIPath.contests + "?limit=5&cursor=\(try #require(second.nextCursor))", token: ada.token,
+                as: Components.Schemas.ContestPage.self)
+            #expect(third.items.map(\.id) == Array(ended[10..<14]) && third.nextCursor == nil)
+            let webMore = try #require(firstWebPage.html.range(of: #"/moments/contests?cursor=\#(ended[11])"#))
+            #expect(!webMore.isEmpty)
+            let secondWebPage = try await adas.get(WebPath.contests + "?cursor=\(ended[11])")
+            #expect(secondWebPage.html.contains(#"id="contest-\#(ended[12])""#) && secondWebPage.html.contains(#"id="contest-\#(ended[13])""#))
+            #expect(!secondWebPage.html.contains(#"id="contest-\#(ended[11])""#))
+            let latest = try await server.get(APIPath.contests + "?limit=2", token: ada.token, as: Components.Schemas.ContestPage.self)
+            #expect(latest.items.map(\.id) == [running, ended[0]])
+
+            // a cursor the list did not give, the running contest's among them, is refused by name
+            for made in ["5", "\(UUID())", try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self).id] {
+                let reply = try await server.request(.GET, APIPath.contests + "?cursor=\(made)", token: ada.token)
+                #expect(reply.status == 422 && reply.text.contains("\"cursor\""), "\(made): \(reply.text)")
+                #expect(try await adas.get(WebPath.contests + "?cursor=\(made)").status == 422)
+            }
+        }
+    }
+
     @Test func entriesAtOnceKeepTheLimitsAndABlockHidesEntriesBothWays() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)

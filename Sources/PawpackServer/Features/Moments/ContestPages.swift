@@ -168,7 +168,9 @@ struct ContestPages {
 
     @Sendable func past(_ req: Request) async throws -> Response {
         let user = try req.requireWebUser().user
-        let page = try await contests.past(user, limit: Self.pageSize, offset: try Self.offset(req), on: req.db)
+        let page = try await contests.past(
+            user, limit: Self.pageSize, after: try ContestService.pastCursor(req.query[String.self, at: "cursor"]),
+            on: req.db)
         return WebPages.page(
             req, title: "Past contests", back: (WebPath.contest, "This week's contest"),
             main: .group(
@@ -186,7 +188,7 @@ struct ContestPages {
                                 contest.winners.isEmpty, .p(.class("muted"), .text("No votes, no winners.")),
                                 else: Self.standings(contest.winners)))
                     }),
-                .unwrap(page.next) { MomentViews.more(WebPath.contests + "?offset=\($0)", into: "past-list") }))
+                .unwrap(page.next) { MomentViews.more(WebPath.contests + "?cursor=\($0)", into: "past-list") }))
     }
 
     // MARK: Entering and voting

@@ -233,13 +233,35 @@ final class ContestService: Sendable {
         return try await value(record, viewer: user.requireID(), on: db)
     }
 
-    /// Contests that ended, the latest first, with their winners; `offset` is where the page starts.
-    func past(_ user: UserRecord, limit: Int, offset: Int, on db: any Database) async throws -> (items: [ContestValue], next: Int?) {
-        let rows = try await ContestRecord.query(on: db).filter(\.$finalizedAt != nil).sort(\.$endsAt, .descending)
-            .range(offset..<(offset + limit + 1)).all()
+    /// Contests that ended, the latest first, with their winners; a page starts after the
+    /// contest `cursor` (the last of the page before), not at a count, so that a contest ending
+    /// while a member pages neither repeats one nor skips one. One ends a week: their ids are
+    /// few enough to order here, which also compares their ends exactly on both databases.
+    func past(_ user: UserRecord, limit: Int, after cursor: Moments.Contest.ID?, on db: any Database) async throws
+        -> (items: [ContestValue], next: Moments.Contest.ID?)
+    {
+        let order = try await ContestRecord.query(on: db).filter(\.$finalizedAt != nil).sort(\.$endsAt, .descending)
+            .sort(\.$id, .descending).all(\.$id)
+        var start = 0
+        if let cursor {
+            guard let last = order.firstIndex(of: cursor) else { throw Problem.invalidField("cursor", "is not a cursor this list gave") }
+            start = last + 1
+        }
+        let ids = Array(order.dropFirst(start).prefix(limit))
+        let rows = try await ContestRecord.query(on: db).filter(\.$id ~~ ids).all()
         var items: [ContestValue] = []
-        for row in rows.prefix(limit) { items.append(try await value(row, viewer: user.requireID(), on: db)) }
-        return (items, rows.count > limit ? offset + limit : nil)
+        for id in ids {
+            guard let row = rows.first(where: { $0.id == id }) else { continue }
+            items.append(try await value(row, viewer: user.requireID(), on: db))
+        }
+        return (items, start + limit < order.count ? ids.last : nil)
+    }
+
+    /// A page of past contests starts after the contest its cursor names (none: the first page).
+    static func pastCursor(_ text: String?) throws -> Moments.Contest.ID? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let id = Moments.Contest.ID(string: text) else { throw Problem.invalidField("cursor", "is not a cursor this list gave") }
+        return id
     }
 
     /// The top ten by votes, a tie to whoever reached the count first: live while it runs, as

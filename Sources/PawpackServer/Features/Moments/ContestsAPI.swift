@@ -9,10 +9,10 @@ extension APIHandler {
     func listContests(_ input: Operations.ListContests.Input) async throws -> Operations.ListContests.Output {
         let auth = try await authenticated()
         let page = try await contests.past(
-            auth.user, limit: try Self.pageLimit(input.query.limit, default: 10, most: 20), offset: try Self.offsetCursor(input.query.cursor),
+            auth.user, limit: try Self.pageLimit(input.query.limit, default: 10, most: 20), after: try ContestService.pastCursor(input.query.cursor),
             on: auth.request.db)
         return .ok(
-            .init(body: .json(.init(items: page.items.map { .init($0, rules: contests.rules, mapping) }, nextCursor: page.next.map(String.init)))))
+            .init(body: .json(.init(items: page.items.map { .init($0, rules: contests.rules, mapping) }, nextCursor: page.next?.description))))
     }
 
     func getCurrentContest(_ input: Operations.GetCurrentContest.Input) async throws -> Operations.GetCurrentContest.Output {
