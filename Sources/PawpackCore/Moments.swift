@@ -57,12 +57,13 @@ public enum PhotoViewer: Int, Sendable, Comparable, CaseIterable {
 /// included (the owner always sees their own). A photo entered in a running contest is public
 /// while it is entered (its owner is told so first), and one on a finished contest's kept
 /// leaderboard stays seen with its results until its owner makes it private: the server passes
-/// `entered` for both.
+/// `entered` for both. A private photo is never public, entered or not (the server refuses to
+/// enter one or to make an entered one private; this holds should anything get past both).
 public enum PhotoVisibility {
     public static func canSee(_ privacy: PhotoPrivacy, viewer: PhotoViewer, blocked: Bool, entered: Bool = false) -> Bool {
         if viewer == .owner { return true }
         if blocked { return false }
-        switch entered ? .public : privacy {
+        switch entered && privacy != .private ? .public : privacy {
         case .public: return true
         case .friends: return viewer >= .friend
         case .private: return viewer >= .guardian

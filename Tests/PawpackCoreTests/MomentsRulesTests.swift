@@ -19,8 +19,12 @@ import Testing
                     "\(viewer) \(privacy)")
                 // blocked either way: nothing, the owner's own photos aside
                 #expect(PhotoVisibility.canSee(privacy, viewer: viewer, blocked: true) == (viewer == .owner), "\(viewer) \(privacy)")
-                // entered in a contest: public while entered, for everyone not blocked
-                #expect(PhotoVisibility.canSee(privacy, viewer: viewer, blocked: false, entered: true))
+                // entered in a contest: public while entered, for everyone not blocked; a private
+                // photo never is (no entry makes it public)
+                #expect(
+                    PhotoVisibility.canSee(privacy, viewer: viewer, blocked: false, entered: true)
+                        == (privacy == .private ? sees[viewer]!.contains(.private) : true), "\(viewer) \(privacy) entered")
+                #expect(!PhotoVisibility.canSee(privacy, viewer: viewer, blocked: true, entered: true) || viewer == .owner)
             }
         }
         // the strongest tie counts

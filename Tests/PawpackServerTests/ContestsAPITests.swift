@@ -41,6 +41,8 @@ import Testing
             }
             let warned = try await Self.enter(server, photos[0], in: contest.id, token: ada.token)
             #expect(warned.status == 409 && warned.code == "entry_makes_public" && warned.text.contains("\"makePublic\""), "\(warned.text)")
+            // and says, before the end shows it, that one in the top ten stays public with the results
+            #expect(warned.text.contains("top ten") && warned.text.contains("with the results until you make it private"))
             #expect(try await server.request(.GET, APIPath.moment(photos[0]), token: cat.token).status == 404, "not entered yet")
             let entered = try await Self.enter(server, photos[0], in: contest.id, makePublic: true, token: ada.token)
             #expect(entered.status == 201, "\(entered.text)")
@@ -182,6 +184,38 @@ import Testing
                 let reply = try await server.request(.GET, APIPath.contests + "?cursor=\(made)", token: ada.token)
                 #expect(reply.status == 422 && reply.text.contains("\"cursor\""), "\(made): \(reply.text)")
                 #expect(try await adas.get(WebPath.contests + "?cursor=\(made)").status == 422)
+            }
+        }
+    }
+
+    @Test func aPhotoMadePrivateAsItIsEnteredEndsPrivateOrEnteredNeverBoth() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let cat = try await server.owner("cat", at: TestServer.Place.lyonNorth)
+            await server.app.pawpack.jobs.stop()
+            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+            let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self)
+            for _ in 0..<12 {
+                // Ada enters a friends-only photo from one device and makes it private from another
+                let photo = try await server.moment(pets: [ada.dogID], privacy: "friends", token: ada.token).id
+                let replies = try await withThrowingTaskGroup(of: TestServer.Reply.self) { group in
+                    group.addTask { try await Self.enter(server, photo, in: contest.id, makePublic: true, token: ada.token) }
+                    group.addTask { try await server.send(.PATCH, APIPath.moment(photo), object: ["privacy": "private"], token: ada.token) }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                // one of the two is refused, and the photo is what the other made it: entered and
+                // seen by Cat, a stranger, or private and seen by nobody else
+                #expect(replies.map(\.status).sorted() == [201, 422] || replies.map(\.status).sorted() == [200, 422], "\(replies.map(\.text))")
+                let now = try await server.get(APIPath.moment(photo), token: ada.token, as: Components.Schemas.Moment.self)
+                let catSees = try await server.request(.GET, APIPath.moment(photo), token: cat.token).status
+                if now.privacy == ._private {
+                    #expect(now.contestEntryId == nil && catSees == 404)
+                } else {
+                    #expect(now.privacy == .friends && now.contestEntryId != nil && catSees == 200)
+                }
+                if let entry = now.contestEntryId {
+                    #expect(try await server.request(.DELETE, APIPath.contestEntry(entry), token: ada.token).status == 204)
+                }
             }
         }
     }

@@ -228,6 +228,8 @@ import Testing
             }
             let bad = try await server.send(.POST, APIPath.reports, object: ["photoId": posted[0], "reason": "ugly"], token: bob.accessToken)
             #expect(bad.status == 400 && bad.text.contains("reason"), "\(bad.text)")
+            let notAnID = try await server.send(.POST, APIPath.reports, object: ["photoId": "a-sofa", "reason": "spam"], token: bob.accessToken)
+            #expect(notAnID.status == 422 && notAnID.text.contains("\"photoId\""), "\(notAnID.text)")
             #expect(try await server.rowCounts()["moment_reports"] == 1)
             // the owner's view says nothing of who reported it
             let owners = try await server.request(.GET, APIPath.moment(posted[0]), token: ada.token)

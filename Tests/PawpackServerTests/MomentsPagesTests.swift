@@ -83,6 +83,12 @@ import Testing
             #expect(try await cyds.get(WebPath.moment(Moments.Photo.ID(string: photo)!)).status == 404)
             #expect(try await cyds.get(String(picture)).status == 404)
             #expect(!(try await cyds.get(WebPath.pet(ada.dog))).html.contains(#"id="pet-moments""#))
+            // though an older public photo of the dog shows to Cyd under six newer friends-only ones
+            let older = try await server.moment(pets: [ada.dogID], privacy: "public", token: ada.token).id
+            for _ in 0..<6 { _ = try await server.moment(pets: [ada.dogID], privacy: "friends", token: ada.token) }
+            let dogForCyd = try await cyds.get(WebPath.pet(ada.dog)).html
+            #expect(dogForCyd.contains(#"id="pet-moments""#) && dogForCyd.contains(WebPath.moment(Moments.Photo.ID(string: older)!)))
+            #expect(!dogForCyd.contains(photo))
             #expect(try await cyds.post("/moments/photos/\(photo)/vote", ["vote": "1"]).status == 404)
 
             // when Bob votes twice at once from the script, then takes it back from the form
@@ -173,12 +179,22 @@ import Testing
             #expect(!(try await adas.get(WebPath.contest)).html.contains(#"id="entry-vote-\#(bobsEntry)""#))
 
             // and once the contest ends, past contests show it with Ada's photo first, votes closed
+            server.clock.advance(by: 60)
             _ = try await server.app.pawpack.rotateContestsNow(on: server.app.db)
             let past = try await bobs.get(WebPath.contests)
             #expect(past.html.contains(#"id="contest-\#(contest.id)""#) && past.html.contains(#"id="standing-\#(adasEntry)""#))
             let ended = try await bobs.get("/moments/contests/\(contest.id)")
             #expect(ended.html.contains("Winners") && !ended.html.contains("entry-vote-"))
             #expect(try await bobs.post("/moments/entries/\(adasEntry)/vote", ["vote": "0"]).status == 422)
+
+            // and the next week's contest offers Ada a new photo, not the one that was in this one
+            // (the server would refuse it: a photo enters one contest only), whose page says why
+            let newPhoto = try await server.moment(pets: [ada.dogID], privacy: "public", token: ada.token).id
+            let nextWeek = try await adas.get(WebPath.contest).html
+            #expect(nextWeek.contains(#"id="enter-\#(newPhoto)""#) && !nextWeek.contains(#"id="enter-\#(adasPhoto)""#))
+            let enteredBefore = try await adas.get(WebPath.moment(Moments.Photo.ID(string: adasPhoto)!)).html
+            #expect(enteredBefore.contains("a photo enters one contest only") && !enteredBefore.contains(#"id="enter-contest""#))
+            #expect((try await adas.get(WebPath.moment(Moments.Photo.ID(string: newPhoto)!))).html.contains(#"id="enter-contest""#))
         }
     }
 }

@@ -50,7 +50,7 @@ struct ContestPages {
         let entries = try await contests.entries(user, contest: contest.id, limit: Self.pageSize, offset: offset, on: req.db)
         let mine =
             open && contest.myEntries < contests.rules.entriesPerMember
-            ? try await moments.ownMoments(user, limit: 24, after: nil, on: req.db).items.filter { $0.entry == nil && $0.privacy != .private }
+            ? try await moments.ownMoments(user, limit: 24, after: nil, on: req.db).items.filter { !$0.inAContest && $0.privacy != .private }
             : []
         return WebPages.page(
             req, title: contest.themeTitle, status: status, errors: errors, back: open ? nil : (WebPath.contests, "Past contests"),
@@ -145,7 +145,9 @@ struct ContestPages {
                     })),
             FormControls.toggle(
                 "Show a friends-only photo to everyone while it is entered", name: "makePublic", checked: false,
-                hint: "A contest is for everyone: an entered photo is public until the contest ends or you withdraw it."),
+                hint:
+                    "A contest is for everyone: an entered photo is public until the contest ends or you withdraw it; one in the top ten stays public with the results until you make it private."
+            ),
             WebPages.submit("Enter it", id: "enter-contest"))
     }
 

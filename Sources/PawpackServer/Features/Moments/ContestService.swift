@@ -461,7 +461,7 @@ final class ContestService: Sendable {
                 throw Problem(
                     status: 409, code: .entryMakesPublic, title: "Entering shows it to everyone",
                     detail:
-                        "While it is entered, everyone can see this photo and vote for it; afterwards only your friends again. Enter it with makePublic to go on.",
+                        "While it is entered, everyone can see this photo and vote for it; afterwards only your friends again, unless it places in the top ten: then it stays public with the results until you make it private. Enter it with makePublic to go on.",
                     errors: [.init(field: "makePublic", message: "must be true for a photo shared with friends only")])
             }
             let row = ContestEntryRecord()
@@ -475,6 +475,7 @@ final class ContestService: Sendable {
                 // The insert first (SQLite's one writer, from here on), then the count: on
                 // PostgreSQL the member's entries are counted one transaction at a time.
                 try await Self.oneAtATime("contest-entries:\(me)", on: tx)
+                try await Self.oneAtATime("moment-photo:\(photoID)", on: tx)
                 try await row.create(on: tx)
                 let count = try await ContestEntryRecord.query(on: tx).filter(\.$contest.$id == id).filter(\.$member.$id == me).count()
                 // Made private from another device meanwhile: a private photo is never entered.

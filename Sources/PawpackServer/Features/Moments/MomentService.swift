@@ -35,6 +35,8 @@ struct MomentValue: Sendable, Equatable {
     /// On a finished contest's kept leaderboard: seen with its results, as it was while
     /// entered, until its owner makes it private.
     var placed = false
+    /// Entered in a contest, running or ended: a photo enters one contest only.
+    var inAContest = false
 
     var cursor: ActivityCursor<Moments.Photo> { .init(activity: activity, id: id) }
 }
@@ -114,7 +116,7 @@ final class MomentService: Sendable {
                 isFriend: friends.contains(photo.owner.id), signedIn: me != nil)
             return PhotoVisibility.canSee(
                 photo.privacy, viewer: relation, blocked: blocked.contains(photo.owner.id),
-                entered: photo.entry != nil || (photo.placed && photo.privacy != .private))
+                entered: photo.entry != nil || photo.placed)
         }
     }
 
@@ -212,18 +214,26 @@ final class MomentService: Sendable {
         _ user: UserRecord, id: Moments.Photo.ID, caption: String?, privacy: PhotoPrivacy?, on db: any Database
     ) async throws -> MomentValue {
         let record = try await ownPhoto(user, id: id, on: db)
-        if privacy == .private, try await running(entryOf: [id], on: db)[id] != nil {
-            throw Problem(
-                status: 422, code: .validationFailed, title: "Entered in the contest",
-                detail: "While it is entered, the contest shows this photo to everyone. Withdraw it from the contest to make it private.",
-                errors: [.init(field: "privacy", message: "cannot be private while the photo is entered in a contest")])
-        }
         if let caption {
             let text = try rules.caption.validate(caption, field: "caption")
             record.caption = text.isEmpty ? nil : text
         }
         if let privacy { record.privacy = privacy }
-        try await record.save(on: db)
+        try await db.transaction { tx in
+            // The privacy written first, then the entry looked for, as an entry is inserted
+            // first and the privacy read after (`ContestService.enter`), both holding the photo's
+            // lock on PostgreSQL and SQLite's one writer: whichever comes second sees the other,
+            // so that a photo entered at the same moment is never left private and entered.
+            try await ContestService.oneAtATime("moment-photo:\(id)", on: tx)
+            try await record.save(on: tx)
+            if privacy == .private, try await self.running(entryOf: [id], on: tx)[id] != nil {
+                throw Problem(
+                    status: 422, code: .validationFailed, title: "Entered in the contest",
+                    detail:
+                        "While it is entered, the contest shows this photo to everyone. Withdraw it from the contest to make it private.",
+                    errors: [.init(field: "privacy", message: "cannot be private while the photo is entered in a contest")])
+            }
+        }
         forgetKeptParts(of: id)
         return try await moment(user, id: id, on: db)
     }
@@ -354,6 +364,7 @@ final class MomentService: Sendable {
         var votes: Int
         var entry: Moments.Entry.ID?
         var placed: Bool
+        var inAContest: Bool
     }
 
     /// The photos as the viewer sees them, in the order of `ids`, those the rule lets through:
@@ -405,7 +416,8 @@ final class MomentService: Sendable {
                 privacy: record.privacy, width: record.width, height: record.height, originalKey: record.originalKey,
                 displayKey: record.displayKey, thumbnailKey: record.thumbnailKey, createdAt: record.createdAt, activity: record.activity,
                 votes: found.votes, votedByMe: voted.contains(id), mine: found.owner.id == viewer.me,
-                byFriend: viewer.friends.contains(found.owner.id), entry: found.entry, placed: found.placed)
+                byFriend: viewer.friends.contains(found.owner.id), entry: found.entry, placed: found.placed,
+                inAContest: found.inAContest)
             return viewer.canSee(value) ? value : nil
         }
     }
@@ -426,7 +438,8 @@ final class MomentService: Sendable {
                 (SELECT COUNT(*) FROM "moment_votes" v WHERE v."photo_id" = p."id") AS "votes",
                 \(votedByViewer) AS "voted",
                 CASE WHEN c."starts_at" <= \(bind: now) AND c."ends_at" > \(bind: now) THEN e."id" END AS "entry",
-                EXISTS (SELECT 1 FROM "contest_standings" s WHERE s."entry_id" = e."id") AS "placed"
+                EXISTS (SELECT 1 FROM "contest_standings" s WHERE s."entry_id" = e."id") AS "placed",
+                e."id" IS NOT NULL AS "in_a_contest"
             FROM "moment_photos" p JOIN "users" u ON u."id" = p."owner_id"
             -- A photo is entered in one contest at most (a unique key): one row a photo.
             LEFT JOIN "contest_entries" e ON e."photo_id" = p."id" LEFT JOIN "contests" c ON c."id" = e."contest_id"
@@ -440,7 +453,7 @@ final class MomentService: Sendable {
                     id: photo.owner, username: try row.decode(column: "username", as: String.self),
                     displayName: try row.decode(column: "display_name", as: String.self)),
                 votes: try row.decode(column: "votes", as: Int.self), entry: try row.decode(column: "entry", as: Moments.Entry.ID?.self),
-                placed: try row.decode(column: "placed", as: Bool.self))
+                placed: try row.decode(column: "placed", as: Bool.self), inAContest: try row.decode(column: "in_a_contest", as: Bool.self))
             if try row.decode(column: "voted", as: Bool.self) { voted.insert(photo.id) }
         }
         for row in try await pets.reads.rows(

@@ -120,7 +120,7 @@ extension APIHandler {
     func reportContent(_ input: Operations.ReportContent.Input) async throws -> Operations.ReportContent.Output {
         let auth = try await authenticated()
         guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
-        guard let photo = Moments.Photo.ID(string: body.photoId) else { throw Problem.notFound }
+        guard let photo = Moments.Photo.ID(string: body.photoId) else { throw Problem.invalidField("photoId", "is not a photo id") }
         guard let reason = MomentReportReason(rawValue: body.reason.rawValue) else {
             throw Problem.invalidField("reason", "is not a reason on the list")
         }

@@ -210,22 +210,27 @@ struct MomentsPages {
                                 .button(.type(.submit), .class("button secondary"), .id("withdraw-entry"), .text("Withdraw it"))))
                     },
                     else: .if(
-                        photo.privacy == .private,
-                        .p(.class("muted"), .text("Only you see this photo: make it visible to friends or everyone to enter it.")),
+                        photo.inAContest,
+                        .p(.class("muted"), .text("This photo was in an earlier contest: a photo enters one contest only.")),
                         else: .if(
-                            contest.myEntries >= contests.rules.entriesPerMember,
-                            .p(.class("muted"), .text("You have entered \(contest.myEntries) photos, as many as a contest takes from one member.")),
-                            else: .form(
-                                .action(WebPath.contestEntries(contest.id)), .method(.post), WebPages.csrfField(req),
-                                .input(.type(.hidden), .name("photo"), .value(photo.id.description)),
-                                .if(
-                                    photo.privacy == .friends,
-                                    FormControls.toggle(
-                                        "Show it to everyone while it is entered", name: "makePublic", checked: false,
-                                        hint:
-                                            "A contest is for everyone: entered, this friends-only photo is public until the contest ends or you withdraw it."
-                                    )),
-                                WebPages.submit("Enter it", id: "enter-contest"))))))
+                            photo.privacy == .private,
+                            .p(.class("muted"), .text("Only you see this photo: make it visible to friends or everyone to enter it.")),
+                            else: .if(
+                                contest.myEntries >= contests.rules.entriesPerMember,
+                                .p(
+                                    .class("muted"),
+                                    .text("You have entered \(contest.myEntries) photos, as many as a contest takes from one member.")),
+                                else: .form(
+                                    .action(WebPath.contestEntries(contest.id)), .method(.post), WebPages.csrfField(req),
+                                    .input(.type(.hidden), .name("photo"), .value(photo.id.description)),
+                                    .if(
+                                        photo.privacy == .friends,
+                                        FormControls.toggle(
+                                            "Show it to everyone while it is entered", name: "makePublic", checked: false,
+                                            hint:
+                                                "A contest is for everyone: entered, this friends-only photo is public until the contest ends or you withdraw it; in the top ten it stays public with the results until you make it private."
+                                        )),
+                                    WebPages.submit("Enter it", id: "enter-contest")))))))
         }
     }
 
@@ -340,15 +345,24 @@ struct MomentsPages {
     /// On a pet's page: the latest photos it is in that the viewer may see.
     static func petSection(_ req: Request, _ context: PetPageContext, services: PawpackServices) async throws -> PetPagePart? {
         let user = try req.requireWebUser().user
-        let page = try await services.moments.petMoments(user, pet: context.pet, limit: 6, after: nil, on: req.db)
-        guard !page.items.isEmpty else { return nil }
+        // The newest six the viewer may see: a page the rule thinned (friends-only or private
+        // photos) leads on to the next, up to sixty photos read, so that older public ones show.
+        var items: [MomentValue] = []
+        var cursor: ActivityCursor<Moments.Photo>?
+        for _ in 0..<10 {
+            let page = try await services.moments.petMoments(user, pet: context.pet, limit: 6, after: cursor, on: req.db)
+            items += page.items
+            guard items.count < 6, let next = page.next else { break }
+            cursor = next
+        }
+        guard !items.isEmpty else { return nil }
         return PetPagePart(
             section: .section(
                 .class("card"), .id("pet-moments"),
                 .h2(.text("Moments")),
                 .ul(
                     .class("photo-grid moment-grid"),
-                    .forEach(page.items) { photo in
+                    .forEach(items.prefix(6)) { photo in
                         .li(
                             .a(
                                 .href(WebPath.moment(photo.id)),
