@@ -58,6 +58,64 @@ import Testing
         }
     }
 
+    @Test func aBlockKeepsEachOutOfTheOthersFamilyAndEndsWhatWasAsked() async throws {
+        try await TestServer.run { server in
+            typealias Requests = Operations.ListFamilyJoinRequests.Output.Ok.Body.JsonPayload
+            let (ada, bob) = try await server.adaAndBob()
+            let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNear)
+            let dan = try await server.owner("dan", at: TestServer.Place.lyonNear)
+            let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
+            let fay = try await server.owner("fay", at: TestServer.Place.lyonNear)
+            // given Bob, who blocked Fay long ago; Ada's family with Cyd and Dan in it, its code,
+            // Bob's and Eve's requests to join, then Fay in the family too; and the family
+            // offered to Dan
+            #expect(try await server.send(.POST, APIPath.blocks, object: ["username": "fay"], token: bob.token).status == 204)
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: cyd.token)
+            try await server.join(family.id, owner: ada.token, member: dan.token)
+            let code = try await server.send(.POST, APIPath.inviteCode(family.id), object: [:], token: ada.token)
+                .decode(Components.Schemas.FamilyInviteCode.self).code
+            for asker in [bob, eve] {
+                #expect(try await server.send(.POST, APIPath.joinFamily, object: ["code": code], token: asker.token).status == 202)
+            }
+            try await server.join(family.id, owner: ada.token, member: fay.token)
+            #expect(try await server.send(.POST, APIPath.familyTransfer(family.id), object: ["username": "dan"], token: ada.token).status == 204)
+
+            // when Ada blocks Eve and Dan blocks Ada
+            for (blocker, blocked) in [(ada, "eve"), (dan, "ada")] {
+                #expect(try await server.send(.POST, APIPath.blocks, object: ["username": blocked], token: blocker.token).status == 204)
+            }
+            let unread = try await [ada, bob, eve].asyncMap { try await server.unreadCount(of: $0) }
+
+            // then Eve's request is gone at once; Bob's, still listed (his block is older than Fay's
+            // place in it), ends when Ada accepts it, as if withdrawn: Ada learns nothing of whom
+            // he blocked
+            let requests = try await server.get(APIPath.familyJoinRequests, token: ada.token, as: Requests.self)
+            #expect(requests.items.map(\.username) == ["bob"])
+            let accepting = try await server.request(
+                .POST, APIPath.familyJoinRequest(try #require(requests.items.first).id, "accept"), token: ada.token)
+            #expect(accepting.status == 404 && accepting.code == "not_found", "\(accepting.text)")
+            #expect(try await server.get(APIPath.familyJoinRequests, token: ada.token, as: Requests.self).items.isEmpty)
+            #expect(
+                try await server.get(APIPath.family(family.id), token: ada.token, as: Family.self).members.map(\.username) == [
+                    "ada", "cyd", "dan", "fay",
+                ])
+            // asking again with the right code answers as a code nobody has, to both
+            let nobodys = try await server.send(.POST, APIPath.joinFamily, object: ["code": code == "123456" ? "654321" : "123456"], token: bob.token)
+            for asker in [bob, eve] {
+                let again = try await server.send(.POST, APIPath.joinFamily, object: ["code": code], token: asker.token)
+                #expect(again.status == 404 && again.text == nobodys.text, "\(again.text)")
+            }
+            // the offer to Dan is gone, and Ada cannot make it again
+            let taking = try await server.request(.POST, APIPath.familyTransfer(family.id, "accept"), token: dan.token)
+            #expect(taking.status == 409 && taking.code == "no_offer_waiting", "\(taking.text)")
+            let offering = try await server.send(.POST, APIPath.familyTransfer(family.id), object: ["username": "dan"], token: ada.token)
+            #expect(offering.status == 404, "\(offering.text)")
+            #expect(try await server.get(APIPath.family(family.id), token: dan.token, as: Family.self).myRole == .member)
+            #expect(try await [ada, bob, eve].asyncMap { try await server.unreadCount(of: $0) } == unread, "nobody was told")
+        }
+    }
+
     @Test func aStrangerAndAMemberOfAnotherFamilySeeNothingAsForAPetThatDoesNotExist() async throws {
         try await TestServer.run { server in
             let (ada, bob) = try await server.adaAndBob()

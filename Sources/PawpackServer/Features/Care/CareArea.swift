@@ -74,7 +74,11 @@ extension Area {
         },
         demo: { services, db, hash, now in try await CareDemo.seed(services, on: db, passwordHash: hash, now: now) },
         deletion: .init(mustWait: { member, db in try await FamilyService.refuseDeletionWhileOwning(member, on: db) }),
-        inboxItem: { req, item, services in try await CarePages.inboxItem(req, item, services: services) }
+        inboxItem: { req, item, services in try await CarePages.inboxItem(req, item, services: services) },
+        blockEnds: { me, them, services, tx in
+            try await services.families.blockEnds(me, them, on: tx)
+            return []
+        }
     )
 }
 

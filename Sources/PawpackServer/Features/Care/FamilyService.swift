@@ -223,15 +223,17 @@ final class FamilyService: Sendable {
         try await joinsByMember.take("member:\(me)", now: now, what: "join attempts")
         try await joinsByAddress.take("address:\(address)", now: now, what: "join attempts")
         guard let code = rules.normalizedCode(raw) else { throw Problem.invalidField("code", "must be six digits") }
+        let noFamily = Problem(
+            status: 404, code: .notFound, title: "No family with this code",
+            detail: "No family has this code, or it expired. Ask the family's owner for a new one.",
+            errors: [.init(field: "code", message: "matches no family")])
         guard let family = try await FamilyRecord.query(on: db).filter(\.$inviteCode == code).first(),
             rules.isLive(expiresAt: family.inviteExpiresAt, now: now)
-        else {
-            throw Problem(
-                status: 404, code: .notFound, title: "No family with this code",
-                detail: "No family has this code, or it expired. Ask the family's owner for a new one.",
-                errors: [.init(field: "code", message: "matches no family")])
-        }
+        else { throw noFamily }
         let familyID = try family.requireID()
+        // A family with someone in it who blocked this member, or whom they blocked, is one they
+        // cannot find: the same answer as a code nobody has, and its owner is told nothing.
+        guard !(try await Self.blockStands(between: me, andMembersOf: familyID, on: db)) else { throw noFamily }
         if try await FamilyMemberRecord.query(on: db).filter(\.$family.$id == familyID).filter(\.$user.$id == me).first() != nil {
             throw Problem(
                 status: 409, code: .alreadyRequested, title: "Already in this family",
@@ -293,6 +295,12 @@ final class FamilyService: Sendable {
             return
         }
         let familyID = try request.family.requireID()
+        // A block since it was asked, between the asking member and someone in the family: the
+        // request ends, as if withdrawn (which of them blocked whom stays theirs).
+        if try await Self.blockStands(between: request.$user.id, andMembersOf: familyID, on: db) {
+            try await request.delete(on: db)
+            throw Problem.notFound
+        }
         let member = FamilyMemberRecord()
         member.$family.id = familyID
         member.$user.id = request.$user.id
@@ -368,6 +376,31 @@ final class FamilyService: Sendable {
         return member
     }
 
+    /// Whether `user` blocked anyone in the family, or anyone in it blocked them.
+    static func blockStands(between user: User.ID, andMembersOf family: Care.Family.ID, on db: any Database) async throws -> Bool {
+        let members = try await FamilyMemberRecord.query(on: db).filter(\.$family.$id == family).all().map(\.$user.id)
+        guard !members.isEmpty else { return false }
+        return try await BlockRecord.query(on: db)
+            .group(.or) { either in
+                either.group(.and) { $0.filter(\.$blocker.$id == user).filter(\.$blocked.$id ~~ members) }
+                either.group(.and) { $0.filter(\.$blocked.$id == user).filter(\.$blocker.$id ~~ members) }
+            }
+            .first() != nil
+    }
+
+    /// What a new block ends here (`Area.blockEnds`): either member's requests to join a family
+    /// the other is in, and an offer of a family between them. A family both are in stays as
+    /// it is, so that nobody's pets lose their care; its owner may remove a member.
+    func blockEnds(_ one: User.ID, _ other: User.ID, on tx: any Database) async throws {
+        for (asking, member) in [(one, other), (other, one)] {
+            let theirFamilies = try await FamilyMemberRecord.query(on: tx).filter(\.$user.$id == member).all().map(\.$family.id)
+            guard !theirFamilies.isEmpty else { continue }
+            try await FamilyJoinRequestRecord.query(on: tx).filter(\.$user.$id == asking).filter(\.$family.$id ~~ theirFamilies).delete()
+            try await FamilyRecord.query(on: tx).filter(\.$owner.$id == member).filter(\.$pendingOwner.$id == asking)
+                .set(\.$pendingOwner.$id, to: nil).update()
+        }
+    }
+
     // MARK: Handing over
 
     /// The owner offers the family to a member, who accepts (`acceptTransfer`) or declines.
@@ -375,6 +408,7 @@ final class FamilyService: Sendable {
         let (family, _) = try await membership(user, family: id, need: \.canRun, on: db)
         let member = try await member(named: username, in: id, on: db)
         guard member.familyRole != .owner else { throw Problem.invalidField("username", "already owns the family") }
+        try await BlockRecord.requireInteraction(from: try user.requireID(), to: member.$user.id, on: db)
         family.$pendingOwner.id = member.$user.id
         let told = NotificationDraft(
             from: try user.requireID(), kind: .family, title: "Take over \(family.name)?",
