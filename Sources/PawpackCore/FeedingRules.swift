@@ -166,6 +166,16 @@ public struct HouseholdDays: Sendable {
         calendar.startOfDay(for: calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day, hour: 12))!)
     }
 
+    /// The instant the household's clocks show `hour`:00 on the day (on the day clocks change
+    /// too, where the day's start plus the hours would be an hour off; an hour the change
+    /// skips is the first that exists after it).
+    public func instant(hour: Int, on day: LocalDate) -> Date {
+        let components = DateComponents(year: day.year, month: day.month, day: day.day, hour: hour)
+        return calendar.nextDate(
+            after: start(of: day).addingTimeInterval(-1), matching: components, matchingPolicy: .nextTime, repeatedTimePolicy: .first,
+            direction: .forward) ?? start(of: day).addingTimeInterval(TimeInterval(hour) * 3_600)
+    }
+
     /// The day's instants: from its start to the next day's.
     public func range(of day: LocalDate) -> Range<Date> {
         start(of: day)..<start(of: day.adding(days: 1))

@@ -117,6 +117,6 @@ public struct ReminderRules: Sendable, Equatable {
     /// When to remind of a vaccination due on `due`: `leadDays` before, at `reminderHour` in
     /// the household's time zone.
     public func vaccinationReminder(due: LocalDate, leadDays: Int, days: HouseholdDays) -> Date {
-        days.start(of: due.adding(days: -leadDays)).addingTimeInterval(TimeInterval(reminderHour) * 3_600)
+        days.instant(hour: reminderHour, on: due.adding(days: -leadDays))
     }
 }

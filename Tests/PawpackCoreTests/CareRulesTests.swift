@@ -332,6 +332,14 @@ import Testing
         // 5 days before is 5 April, in summer time (UTC+2)
         #expect(rules.vaccinationReminder(due: due, leadDays: 5, days: oslo) == instant("2026-04-05T07:00:00Z"))
         #expect(rules.vaccinationReminder(due: due, leadDays: 0, days: oslo) == instant("2026-04-10T07:00:00Z"))
+        // on the days the clocks change, 9:00 still: 29 March (forward, a 23-hour day) and
+        // 25 October (back, 25 hours)
+        #expect(rules.vaccinationReminder(due: due, leadDays: 12, days: oslo) == instant("2026-03-29T07:00:00Z"))
+        let autumn = LocalDate(year: 2026, month: 10, day: 30)!
+        #expect(rules.vaccinationReminder(due: autumn, leadDays: 5, days: oslo) == instant("2026-10-25T08:00:00Z"))
+        #expect(oslo.instant(hour: 0, on: LocalDate(year: 2026, month: 10, day: 25)!) == instant("2026-10-24T22:00:00Z"))
+        #expect(
+            oslo.instant(hour: 2, on: LocalDate(year: 2026, month: 3, day: 29)!) == instant("2026-03-29T01:00:00Z"), "02:00 is skipped: 03:00 CEST")
         #expect(throws: Problem.self) { try rules.checkLeadDays(61) }
         #expect(throws: Problem.self) { try rules.checkLeadDays(-1) }
     }

@@ -346,8 +346,8 @@ import Testing
                 #expect(reply.status == 422 && reply.text.contains("\"field\":\"\(field)\""), "\(body): \(reply.text)")
             }
             for (body, field) in [
-                (["set": 1, "unit": "grams"], "unit"), (["set": 1.1, "unit": "packets"], "amount"), (["unit": "packets"], "set"),
-                (["add": 2, "unit": "boxes"], "unit"), (["set": 20_000, "unit": "packets"], "amount"),
+                (["set": 1, "unit": "grams"], "unit"), (["set": 1.1, "unit": "packets"], "set"), (["unit": "packets"], "set"),
+                (["add": 2, "unit": "boxes"], "unit"), (["set": 20_000, "unit": "packets"], "set"), (["add": -1, "unit": "packets"], "add"),
             ] as [([String: any Sendable], String)] {
                 let reply = try await server.send(.POST, APIPath.stock(food.id), object: body, token: ada.token)
                 #expect(reply.status == 422 && reply.text.contains("\"field\":\"\(field)\""), "\(body): \(reply.text)")

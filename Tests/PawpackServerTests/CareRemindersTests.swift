@@ -321,6 +321,35 @@ import Testing
         }
     }
 
+    @Test func afterALongDowntimeAVaccinationDueDaysAgoIsToldAsOverdueAndOneDueLongAgoNotAtAll() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let today = LocalDate(utc: server.clock.now())
+            // reminded on the day each is due: rabies in 40 days, DHPP in 2
+            #expect(
+                try await server.send(.PATCH, APIPath.petCare(ada.dogID), object: ["vaccinationReminderDays": 0], token: ada.token).status
+                    == 200)
+            for (vaccine, days) in [("rabies", 40), ("dhpp", 2)] {
+                let recorded = try await server.send(
+                    .POST, APIPath.vaccinations(ada.dogID),
+                    object: ["vaccine": vaccine, "givenOn": today.adding(days: -300).description, "nextDueOn": today.adding(days: days).description],
+                    token: ada.token)
+                #expect(recorded.status == 201, "\(recorded.text)")
+            }
+            try await runReminders(server)
+            #expect(try await inbox(server, ada).filter { $0.kind == .health }.isEmpty)
+
+            // when the server comes back 50 days later: rabies, due 10 days ago, is told once as
+            // overdue; DHPP, due 48 days ago, is past telling
+            server.clock.advance(by: 50 * 86_400)
+            try await runReminders(server)
+            try await runReminders(server)
+            let told = try await inbox(server, ada).filter { $0.kind == .health }
+            #expect(told.map(\.title) == ["Ada's dog's rabies vaccination is overdue"], "\(told.map(\.title))")
+            #expect(told.first?.body == "Ada's dog's rabies vaccination was due on \(today.adding(days: 40)). Book it with your vet.")
+        }
+    }
+
     func dogName(_ server: TestServer, _ owner: TestServer.Owner) async throws -> String {
         try await server.get(APIPath.petCare(owner.dogID), token: owner.token, as: Components.Schemas.CareSummary.self).petName
     }

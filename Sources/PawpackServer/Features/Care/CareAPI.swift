@@ -109,8 +109,10 @@ extension APIHandler {
         let auth = try await authenticated()
         let change: StockChange
         switch (body.set, body.add) {
-        case (let set?, nil): change = StockChange(action: .set, amount: set, unit: StockChange.Unit(rawValue: body.unit.rawValue) ?? .packets)
-        case (nil, let add?): change = StockChange(action: .add, amount: add, unit: StockChange.Unit(rawValue: body.unit.rawValue) ?? .packets)
+        case (let set?, nil):
+            change = StockChange(action: .set, amount: set, unit: StockChange.Unit(rawValue: body.unit.rawValue) ?? .packets, amountField: "set")
+        case (nil, let add?):
+            change = StockChange(action: .add, amount: add, unit: StockChange.Unit(rawValue: body.unit.rawValue) ?? .packets, amountField: "add")
         default: throw Problem.invalidField("set", "give either set (what is left) or add (a purchase)")
         }
         let food = try await care.changeStock(auth.user, food: try pathID(input.path.foodId), change: change, on: auth.request.db)

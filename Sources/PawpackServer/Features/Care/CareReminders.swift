@@ -235,10 +235,21 @@ final class CareReminders: Sendable {
             }
             let vaccine = Vaccine(code: vaccination.otherName ?? vaccination.vaccine).spokenName
             let inDays = days.day(of: now).days(until: due)
-            let when = inDays <= 0 ? "today" : inDays == 1 ? "tomorrow" : "in \(inDays) days, on \(due)"
+            // After a long downtime: one due long ago is told no more (given and not logged, or
+            // the pet moved on); one due a few days ago is told as overdue, once.
+            guard inDays >= -rules.vaccinationStaleDays else {
+                try await reminder.delete(on: tx)
+                return nil
+            }
+            let (title, when) =
+                inDays < 0
+                ? ("is overdue", "was due on \(due)")
+                : inDays == 0
+                    ? ("is due today", "is due today")
+                    : inDays == 1 ? ("is due tomorrow", "is due tomorrow") : ("is due soon", "is due in \(inDays) days, on \(due)")
             return NotificationDraft(
-                from: nil, kind: .health, title: "\(name)'s \(vaccine) vaccination is due \(inDays <= 1 ? when : "soon")",
-                body: "\(name)'s \(vaccine) vaccination is due \(when). Book it with your vet.", pet: pet, mayPush: push)
+                from: nil, kind: .health, title: "\(name)'s \(vaccine) vaccination \(title)",
+                body: "\(name)'s \(vaccine) vaccination \(when). Book it with your vet.", pet: pet, mayPush: push)
         case nil:
             return nil
         }

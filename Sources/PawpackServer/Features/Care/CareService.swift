@@ -446,14 +446,14 @@ final class CareService: Sendable {
         let amount = change.unit == .kilograms ? (change.amount * 1_000).rounded() : change.amount * Double(packetsPer)
         guard amount >= 0, let units = kind.units(of: amount), units <= Self.maximumStock(kind) else {
             throw Problem.invalidField(
-                "amount", kind == .wet ? "must be whole or quarter packets, at most 10,000" : "must be whole grams, at most 1,000 kg")
+                change.amountField, kind == .wet ? "must be whole or quarter packets, at most 10,000" : "must be whole grams, at most 1,000 kg")
         }
         let household = try await household(of: care.pet, on: db)
         let me = try user.requireID()
         let events = try await db.transaction { tx in
             let (_, alert) = try await self.adjustStock(of: id, on: tx) { stock in
                 let next = change.action == .set ? units : (stock ?? 0) + units
-                guard next <= Self.maximumStock(kind) else { throw Problem.invalidField("amount", "would make the stock too large") }
+                guard next <= Self.maximumStock(kind) else { throw Problem.invalidField(change.amountField, "would make the stock too large") }
                 return next
             }
             return try await self.announce(alert, food: food, pet: care.pet, by: me, to: household, on: tx)

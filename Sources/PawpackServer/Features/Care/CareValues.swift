@@ -113,6 +113,9 @@ struct StockChange: Sendable {
     var action: Action
     var amount: Double
     var unit: Unit
+    /// The amount's name where it was given, for a problem to name: `set` or `add` in the
+    /// API, `amount` in the page's form.
+    var amountField = "amount"
 }
 
 /// A pet's care settings as changed (nil: unchanged).
