@@ -77,7 +77,8 @@ extension PawpackClient {
     // MARK: Feeds
 
     /// Logs a feed. Fails with `recently_fed` when another member fed the pet in the last half
-    /// hour (its `detail` says who and when: ask, then call again with `logAnyway`). A lost
+    /// hour (its `recentFeeds` say who and when, its `detail` in a sentence: ask, then call
+    /// again with `logAnyway`). A lost
     /// answer is retried with the same id, so a feed is never logged twice; after a failure,
     /// calling again with the same `FeedInput` is safe too.
     @discardableResult

@@ -31,14 +31,40 @@ public enum PawpackError: Error, Sendable, Equatable, CustomStringConvertible {
         public var detail: String
         /// The fields at fault, when the input was not valid.
         public var errors: [FieldError]
+        /// With `recently_fed`: who fed each pet a moment ago and when, to ask the member in
+        /// the app's own words ("Sam fed Miso 12 minutes ago — log anyway?").
+        public var recentFeeds: [RecentFeed]
 
-        public init(status: Int, code: String, title: String, detail: String, errors: [FieldError] = []) {
+        public init(status: Int, code: String, title: String, detail: String, errors: [FieldError] = [], recentFeeds: [RecentFeed] = []) {
             self.status = status
             self.code = code
             self.title = title
             self.detail = detail
             self.errors = errors
+            self.recentFeeds = recentFeeds
         }
+    }
+
+    /// A feed another member logged a moment ago.
+    public struct RecentFeed: Sendable, Equatable {
+        public var pet: Pet.ID
+        /// Who fed it (a username); nil when their account is gone.
+        public var fedBy: String?
+        public var fedByName: String?
+        public var fedAt: Date
+
+        public init(pet: Pet.ID, fedBy: String?, fedByName: String?, fedAt: Date) {
+            self.pet = pet
+            self.fedBy = fedBy
+            self.fedByName = fedByName
+            self.fedAt = fedAt
+        }
+    }
+
+    /// With `recently_fed`, who fed which pet a moment ago; empty for anything else.
+    public var recentFeeds: [RecentFeed] {
+        if case .server(let problem) = self { return problem.recentFeeds }
+        return []
     }
 
     /// The HTTP status of a server refusal; nil for the other cases.

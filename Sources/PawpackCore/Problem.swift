@@ -75,6 +75,25 @@ public struct Problem: Error, Sendable, Equatable {
     public var errors: [FieldError]
     /// Seconds after which a retry may succeed (429 and 503), sent as `Retry-After`.
     public var retryAfter: Int?
+    /// With `recently_fed`: each pet another member fed a moment ago, by whom and when, for an
+    /// app to ask in its own words before logging anyway.
+    public var recentFeeds: [RecentFeed] = []
+
+    /// A feed another member logged a moment ago (`recently_fed`).
+    public struct RecentFeed: Sendable, Equatable {
+        public var pet: Pet.ID
+        /// Who fed it; nil when their account is gone.
+        public var username: String?
+        public var displayName: String?
+        public var fedAt: Date
+
+        public init(pet: Pet.ID, username: String?, displayName: String?, fedAt: Date) {
+            self.pet = pet
+            self.username = username
+            self.displayName = displayName
+            self.fedAt = fedAt
+        }
+    }
 
     public init(
         status: Int, code: ProblemCode, title: String, detail: String,

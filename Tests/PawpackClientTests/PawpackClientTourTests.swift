@@ -196,6 +196,8 @@ import Testing
                 Issue.record("Bob fed Biscuit a moment ago: Ada is asked first")
             } catch let error as PawpackError {
                 #expect(error.problemCode == .recentlyFed && error.description.contains("Bob fed Biscuit"))
+                #expect(error.recentFeeds.map(\.pet) == [biscuit.id] && error.recentFeeds.first?.fedBy == "bob")
+                #expect(error.recentFeeds.first.map { abs($0.fedAt.timeIntervalSince(fed.fedAt)) < 1 } == true)
             }
             let extra = try await ada.logFeeds([FeedInput(pet: biscuit.id, food: kibble.id, portion: .grams(20))], logAnyway: true)
             #expect(try await ada.updateFeed(extra[0].id, portion: .grams(30)).portion == .grams(30))

@@ -133,6 +133,10 @@ import Testing
             let asked = try await server.feed(ada.dogID, food: food.id, token: ada.token)
             #expect(asked.status == 409 && asked.text.contains("recently_fed"), "\(asked.text)")
             #expect(asked.text.contains("Bob fed Ada's dog 12 minutes ago."))
+            // and, for an app to ask in its own words, which pet, who and when
+            let said = try asked.decode(Components.Schemas.Problem.self).recentFeeds ?? []
+            #expect(said.map(\.petId) == [ada.dogID] && said.first?.fedBy?.username == "bob" && said.first?.fedBy?.displayName == "Bob")
+            #expect(said.first?.fedAt == server.clock.now().addingTimeInterval(-12 * 60))
             #expect(try await stock(server, ada.dogID, token: ada.token) == 9)
             // logged anyway, it counts
             try check(try await server.feed(ada.dogID, food: food.id, token: ada.token, ["logAnyway": true]), 201)

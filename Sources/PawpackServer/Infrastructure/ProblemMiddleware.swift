@@ -204,6 +204,18 @@ struct ProblemBody: Codable {
     var instance: String?
     var field: String?
     var errors: [FieldError]?
+    var recentFeeds: [RecentFeedBody]?
+
+    struct RecentFeedBody: Codable {
+        struct Member: Codable {
+            var username: String
+            var displayName: String
+        }
+        var petId: String
+        var fedBy: Member?
+        /// ISO 8601, as the contract's dates are, whatever the encoder's own strategy.
+        var fedAt: String
+    }
 
     init(_ problem: Problem, instance: String?) {
         type = "urn:pawpack:problem:\(problem.code.rawValue)"
@@ -215,5 +227,14 @@ struct ProblemBody: Codable {
         self.instance = instance.map { $0.count > 120 ? String($0.prefix(120)) + "…" : $0 }
         field = problem.field
         errors = problem.errors.isEmpty ? nil : problem.errors
+        recentFeeds =
+            problem.recentFeeds.isEmpty
+            ? nil
+            : problem.recentFeeds.map { feed in
+                RecentFeedBody(
+                    petId: feed.pet.description,
+                    fedBy: feed.username.map { .init(username: $0, displayName: feed.displayName ?? $0) },
+                    fedAt: feed.fedAt.formatted(.iso8601))
+            }
     }
 }

@@ -604,17 +604,23 @@ final class CareService: Sendable {
         }
         let fresh = prepared.filter { $0.earlier == nil }
         if !logAnyway {
-            var recent: [String] = []
+            var recent: [(sentence: String, feed: Problem.RecentFeed)] = []
             for feed in fresh {
                 if let other = try await recentFeed(of: feed.care.id, near: feed.fedAt, notBy: me, on: db) {
-                    recent.append(sentence(other, pet: feed.care.pet.name, now: now))
+                    recent.append(
+                        (
+                            sentence(other, pet: feed.care.pet.name, now: now),
+                            .init(pet: feed.care.id, username: other.fedBy?.username, displayName: other.fedBy?.displayName, fedAt: other.fedAt)
+                        ))
                 }
             }
             if !recent.isEmpty {
-                throw Problem(
+                var problem = Problem(
                     status: 409, code: .recentlyFed, title: "Fed a moment ago",
-                    detail: recent.joined(separator: " ") + " Log anyway?",
-                    errors: recent.map { FieldError(field: "logAnyway", message: $0) })
+                    detail: recent.map(\.sentence).joined(separator: " ") + " Log anyway?",
+                    errors: recent.map { FieldError(field: "logAnyway", message: $0.sentence) })
+                problem.recentFeeds = recent.map(\.feed)
+                throw problem
             }
         }
         var householdOf: [Pet.ID: [User.ID]] = [:]

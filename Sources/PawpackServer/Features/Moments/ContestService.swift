@@ -240,8 +240,10 @@ final class ContestService: Sendable {
     func past(_ user: UserRecord, limit: Int, after cursor: Moments.Contest.ID?, on db: any Database) async throws
         -> (items: [ContestValue], next: Moments.Contest.ID?)
     {
+        // Two ending at one moment (an operator's rotation at a contest's very start): the one
+        // that started later ended last.
         let order = try await ContestRecord.query(on: db).filter(\.$finalizedAt != nil).sort(\.$endsAt, .descending)
-            .sort(\.$id, .descending).all(\.$id)
+            .sort(\.$startsAt, .descending).sort(\.$id, .descending).all(\.$id)
         var start = 0
         if let cursor {
             guard let last = order.firstIndex(of: cursor) else { throw Problem.invalidField("cursor", "is not a cursor this list gave") }
