@@ -24,6 +24,9 @@ public enum RealtimeEvent: Sendable, Equatable {
     case feed(Feed)
     /// A feed deleted from a pet's log.
     case feedDeleted(Feed.ID, pet: Pet.ID)
+    /// Something else of a pet's care changed (its stock, foods, settings or weight): read
+    /// its `CareSummary` again.
+    case careChanged(pet: Pet.ID)
     /// A new notification, or one that counts one more message, and your unread count.
     case notification(InboxNotification, unreadCount: Int)
     /// The server no longer keeps everything you missed: read again what you show, then go on.
@@ -192,6 +195,7 @@ extension RealtimeEnvelope {
         case "feed_deleted":
             let deleted = try data(Components.Schemas.RealtimeFeedDeleted.self)
             event = .feedDeleted(try serverID(deleted.feedId), pet: try serverID(deleted.petId))
+        case "care_changed": event = .careChanged(pet: try serverID(try data(Components.Schemas.RealtimeCareChanged.self).petId))
         case "notification":
             let told = try data(Components.Schemas.RealtimeNotification.self)
             event = .notification(try InboxNotification(told.notification), unreadCount: told.unreadCount)

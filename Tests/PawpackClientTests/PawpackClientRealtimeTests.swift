@@ -70,6 +70,35 @@ import Testing
         }
     }
 
+    @Test func aHouseholdsFeedsAndOtherCareChangesArriveTyped() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: bob.token)
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            let food = try await server.food(for: ada.dogID, token: ada.token)
+            let app = PawpackClient(serverURL: URL(string: server.baseURL)!)
+            try await app.logIn(email: bob.member.email, password: bob.member.password)
+
+            // Ada's food was added; she feeds the dog, deletes the feed, and buys food: Bob's app
+            // hears each, typed
+            let fed = try await server.feed(ada.dogID, food: food.id, token: ada.token).decode(Components.Schemas.Feed.self)
+            #expect(try await server.request(.DELETE, APIPath.feed(fed.id), token: ada.token).status == 204)
+            #expect(try await server.send(.POST, APIPath.stock(food.id), object: ["add": 6, "unit": "packets"], token: ada.token).status == 200)
+            var seen: [String] = []
+            var events = app.realtimeEvents(after: 0).makeAsyncIterator()
+            while seen.count < 4, let envelope = try await events.next() {
+                switch envelope.event {
+                case .feed(let feed): seen.append("feed \(feed.id) \(feed.isFedByMe)")
+                case .feedDeleted(let feed, let pet): seen.append("deleted \(feed) \(pet)")
+                case .careChanged(let pet): seen.append("changed \(pet)")
+                default: continue
+                }
+            }
+            #expect(seen == ["changed \(ada.dogID)", "feed \(fed.id) false", "deleted \(fed.id) \(ada.dogID)", "changed \(ada.dogID)"])
+        }
+    }
+
     @Test(.timeLimit(.minutes(5))) func aSessionEndedElsewhereEndsTheStreamAsNotSignedIn() async throws {
         try await TestServer.run { server in
             let (ada, bob) = try await server.adaAndBob()

@@ -62,6 +62,38 @@ import Testing
         }
     }
 
+    @Test func theHouseholdHearsAtOnceOfStockFoodsSettingsAndWeightsAStrangerNothing() async throws {
+        try await TestServer.run { server in
+            let (ada, bob, food) = try await household(server)
+            let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
+            let bobs = try await RealtimeTestClient.connect(server, token: bob.token)
+            let eves = try await RealtimeTestClient.connect(server, token: eve.token)
+            defer {
+                Task {
+                    await bobs.close()
+                    await eves.close()
+                }
+            }
+            // when Ada buys food, adds one, changes the feeding gap and logs a weight
+            let changes: [(String, TestServer.Reply)] = [
+                ("stock", try await server.send(.POST, APIPath.stock(food.id), object: ["add": 6, "unit": "packets"], token: ada.token)),
+                ("foods", try await server.send(.POST, APIPath.foods(ada.dogID), object: ["name": "Kibble", "kind": "dry"], token: ada.token)),
+                ("settings", try await server.send(.PATCH, APIPath.petCare(ada.dogID), object: ["feedingGapHours": 8], token: ada.token)),
+                ("weight", try await server.send(.POST, APIPath.weights(ada.dogID), object: ["kilograms": 12.5], token: ada.token)),
+            ]
+            // then Bob's screen hears each, for the pet, in order
+            for (what, reply) in changes {
+                #expect((200..<300).contains(reply.status), "\(what): \(reply.text)")
+                var event = try await bobs.next()
+                while event["type"] as? String != "care_changed" { event = try await bobs.next() }
+                let data = try #require(event["data"] as? [String: any Sendable])
+                #expect(data["petId"] as? String == ada.dogID && data["what"] as? String == what, "\(data)")
+            }
+            // and Eve, who is not of the household, hears nothing of it
+            await #expect(throws: (any Error).self) { _ = try await eves.next(within: 1) }
+        }
+    }
+
     /// A household's evening round: two members log eight feeds at the same moment (as many as
     /// the test client sends at once: more would wait for its connections, and on a busy
     /// PostgreSQL run past its timeout while the feeds of one food take their turns). Every one

@@ -343,4 +343,12 @@ extension RealtimeEventValue {
     static func feedDeleted(feed: Care.Feed.ID, pet: Pet.ID) -> Self {
         Self(kind: "feed_deleted") { _, _ in Components.Schemas.RealtimeFeedDeleted(feedId: feed.description, petId: pet.description) }
     }
+
+    /// Something else of the pet's care changed (its stock, foods, settings or weight), for
+    /// the pet's household: open screens read the pet's care again.
+    static func careChanged(pet: Pet.ID, what: CareService.Change) -> Self {
+        Self(kind: "care_changed") { _, _ in
+            Components.Schemas.RealtimeCareChanged(petId: pet.description, what: .init(rawValue: what.rawValue) ?? .settings)
+        }
+    }
 }

@@ -86,6 +86,17 @@ final class CareService: Sendable {
     }
 
     /// Everyone who sees this pet's care: its owner, its guardians and its family's members.
+    /// What changed of a pet's care besides its feeds (which have events of their own).
+    enum Change: String, Sendable { case stock, foods, settings, weight }
+
+    /// Tells the pet's household that its care changed (`care_changed`), so that what they
+    /// have open shows it without a reload: the stock after a purchase, the next feed after a
+    /// new gap, the calories after a weight.
+    private func announceChange(_ change: Change, of care: PetCare, on db: any Database) async throws {
+        let household = try await household(of: care.pet, on: db)
+        await realtime.deliver(try await realtime.record(.careChanged(pet: care.id, what: change), for: household, on: db))
+    }
+
     func household(of pet: PetRecord, on db: any Database) async throws -> [User.ID] {
         let id = try pet.requireID()
         var members: Set<User.ID> = [pet.$owner.id]
@@ -186,6 +197,7 @@ final class CareService: Sendable {
                     .filter(\.$kind == CareReminderRecord.Kind.vaccination.rawValue).filter(\.$sentAt == nil).delete()
             }
         }
+        try await announceChange(.settings, of: care, on: db)
         return try await summary(user, pet: id, on: db)
     }
 
@@ -340,6 +352,7 @@ final class CareService: Sendable {
         food.createdAt = clock.now()
         try apply(draft, to: food)
         try await food.create(on: db)
+        try await announceChange(.foods, of: care, on: db)
         return try await value(of: food, care: care, on: db)
     }
 
@@ -352,13 +365,15 @@ final class CareService: Sendable {
             food.lowAlertSent = false
         }
         try await food.save(on: db)
+        try await announceChange(.foods, of: care, on: db)
         return try await value(of: food, care: care, on: db)
     }
 
     func deleteFood(_ user: UserRecord, food id: Care.Food.ID, on db: any Database) async throws {
-        let (food, _) = try await food(user, id: id, need: \.canManage, on: db)
+        let (food, care) = try await food(user, id: id, need: \.canManage, on: db)
         // Its feeds stay in the log with the food's name (`FeedRecord.foodName`).
         try await food.delete(on: db)
+        try await announceChange(.foods, of: care, on: db)
     }
 
     /// The pet a food is for, to a member who may see it.
@@ -457,6 +472,7 @@ final class CareService: Sendable {
                 return next
             }
             return try await self.announce(alert, food: food, pet: care.pet, by: me, to: household, on: tx)
+                + self.realtime.record(.careChanged(pet: care.id, what: .stock), for: household, on: tx)
         }
         await realtime.deliver(events)
         guard let saved = try await FoodRecord.find(id, on: db) else { throw Problem.notFound }
@@ -977,6 +993,7 @@ final class CareService: Sendable {
             return record
         }
         guard let value = WeightValue(record) else { throw Problem.notFound }
+        try await announceChange(.weight, of: care, on: db)
         return value
     }
 

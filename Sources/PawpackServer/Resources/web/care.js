@@ -83,7 +83,7 @@
     // What another member logged (or this member, in another tab) replaces the pet's card in
     // place, drawn by the server as on a load: the page itself stays, scroll and forms untouched.
     if (window.Pawpack && Pawpack.on) {
-      ["feed", "feed_deleted"].forEach(function (type) {
+      ["feed", "feed_deleted", "care_changed"].forEach(function (type) {
         Pawpack.on(type, function (data) {
           if (data && document.getElementById("care-" + data.petId)) later(data.petId);
         });
