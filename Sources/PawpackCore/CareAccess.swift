@@ -2,16 +2,18 @@
 ///
 /// A member reaches a pet's care in two ways, and the stronger one counts:
 ///
-/// | who                         | see | log feeds, weights, stock, doses | foods, settings, medications | change others' feeds | share with a family |
-/// | --------------------------- | --- | -------------------------------- | ---------------------------- | -------------------- | ------------------- |
-/// | the pet's owner             | yes | yes                              | yes                          | yes                  | yes                 |
-/// | a guardian of the pet       | yes | yes                              | yes                          | no                   | no                  |
-/// | family owner or member      | yes | yes                              | no                           | no                   | no                  |
-/// | family viewer               | yes | no                               | no                           | no                   | no                  |
-/// | anyone else                 | 404, as for a pet that does not exist                                                                          |
+/// | who                         | see | log feeds, weights, stock, doses | foods, settings, medications | change others' feeds | share with a family | take out of the family |
+/// | --------------------------- | --- | -------------------------------- | ---------------------------- | -------------------- | ------------------- | ---------------------- |
+/// | the pet's owner             | yes | yes                              | yes                          | yes                  | yes                 | yes                    |
+/// | a guardian of the pet       | yes | yes                              | yes                          | no                   | no                  | no                     |
+/// | family owner                | yes | yes                              | no                           | no                   | no                  | yes                    |
+/// | family member               | yes | yes                              | no                           | no                   | no                  | no                     |
+/// | family viewer               | yes | no                               | no                           | no                   | no                  | no                     |
+/// | anyone else                 | 404, as for a pet that does not exist                                                                                   |
 ///
 /// "Family" means the family the pet is shared with; a member's own feeds may be changed by
-/// them as long as they may still log.
+/// them as long as they may still log. The family's owner decides which pets the household
+/// cares for, so they may take one out of it (its owner shares it again, or elsewhere).
 public struct CareAccess: Sendable, Equatable {
     public var petRole: PetRole?
     /// The member's role in the family the pet is shared with, if any.
@@ -26,6 +28,8 @@ public struct CareAccess: Sendable, Equatable {
     public var canLog: Bool { petRole != nil || (familyRole.map { $0 >= .member } ?? false) }
     public var canManage: Bool { petRole != nil }
     public var canShare: Bool { petRole == .owner }
+    /// Stop sharing it with the family: the pet's owner, or the family's owner.
+    public var canUnshare: Bool { petRole == .owner || familyRole == .owner }
 
     /// Edit or delete a feed: its author while they may log, or the pet's owner.
     public func canChangeFeed(loggedByMe: Bool) -> Bool {

@@ -231,22 +231,24 @@ import Testing
 
 @Suite struct CareAccessTests {
     @Test func theStrongerOfPetRoleAndFamilyRoleDecides() {
-        let cases: [(PetRole?, FamilyRole?, view: Bool, log: Bool, manage: Bool, share: Bool, othersFeeds: Bool)] = [
-            (.owner, nil, true, true, true, true, true),
-            (.owner, .viewer, true, true, true, true, true),
-            (.guardian, nil, true, true, true, false, false),
-            (.guardian, .viewer, true, true, true, false, false),
-            (nil, .owner, true, true, false, false, false),
-            (nil, .member, true, true, false, false, false),
-            (nil, .viewer, true, false, false, false, false),
-            (nil, nil, false, false, false, false, false),
+        let cases: [(PetRole?, FamilyRole?, view: Bool, log: Bool, manage: Bool, share: Bool, othersFeeds: Bool, unshare: Bool)] = [
+            (.owner, nil, true, true, true, true, true, true),
+            (.owner, .viewer, true, true, true, true, true, true),
+            (.guardian, nil, true, true, true, false, false, false),
+            (.guardian, .viewer, true, true, true, false, false, false),
+            (.guardian, .owner, true, true, true, false, false, true),
+            (nil, .owner, true, true, false, false, false, true),
+            (nil, .member, true, true, false, false, false, false),
+            (nil, .viewer, true, false, false, false, false, false),
+            (nil, nil, false, false, false, false, false, false),
         ]
-        for (pet, family, view, log, manage, share, othersFeeds) in cases {
+        for (pet, family, view, log, manage, share, othersFeeds, unshare) in cases {
             let access = CareAccess(petRole: pet, familyRole: family)
             #expect(access.canView == view, "\(String(describing: pet)) \(String(describing: family))")
             #expect(access.canLog == log, "\(String(describing: pet)) \(String(describing: family))")
             #expect(access.canManage == manage, "\(String(describing: pet)) \(String(describing: family))")
             #expect(access.canShare == share, "\(String(describing: pet)) \(String(describing: family))")
+            #expect(access.canUnshare == unshare, "\(String(describing: pet)) \(String(describing: family))")
             #expect(access.canChangeFeed(loggedByMe: false) == othersFeeds)
             #expect(access.canChangeFeed(loggedByMe: true) == log)
         }

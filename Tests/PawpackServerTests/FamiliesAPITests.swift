@@ -116,6 +116,42 @@ import Testing
         }
     }
 
+    @Test func thePetsOwnerOrTheFamilysOwnerTakesAPetOutOfTheFamilyNobodyElse() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNear)
+            let dan = try await server.owner("dan", at: TestServer.Place.lyonNear)
+            let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
+            // given Ada's family: Bob and Dan members, Cyd a viewer; Bob shares his dog
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: bob.token)
+            try await server.join(family.id, owner: ada.token, member: dan.token)
+            try await server.join(family.id, owner: ada.token, member: cyd.token, role: "viewer")
+            try await server.share(bob.dogID, with: family.id, token: bob.token)
+            func shared() async throws -> [String] {
+                try await server.get(APIPath.family(family.id), token: ada.token, as: Family.self).pets.map(\.petId)
+            }
+
+            // a member or a viewer who does not own it cannot take it out; Eve, outside, finds nothing
+            for (who, status) in [(dan, 403), (cyd, 403), (eve, 404)] {
+                let reply = try await server.request(.DELETE, APIPath.familyPet(family.id, bob.dogID), token: who.token)
+                #expect(reply.status == status, "\(who.member.username): \(reply.text)")
+            }
+            #expect(try await shared() == [bob.dogID])
+            // a pet the family does not have: not found
+            #expect(try await server.request(.DELETE, APIPath.familyPet(family.id, dan.dogID), token: ada.token).status == 404)
+
+            // its owner takes it out, and shares it again; the family's owner takes it out too
+            #expect(try await server.request(.DELETE, APIPath.familyPet(family.id, bob.dogID), token: bob.token).status == 204)
+            #expect(try await shared().isEmpty)
+            try await server.share(bob.dogID, with: family.id, token: bob.token)
+            #expect(try await server.request(.DELETE, APIPath.familyPet(family.id, bob.dogID), token: ada.token).status == 204)
+            #expect(try await shared().isEmpty)
+            // and Dan no longer sees its care
+            #expect(try await server.request(.GET, APIPath.petCare(bob.dogID), token: dan.token).status == 404)
+        }
+    }
+
     @Test func aStrangerAndAMemberOfAnotherFamilySeeNothingAsForAPetThatDoesNotExist() async throws {
         try await TestServer.run { server in
             let (ada, bob) = try await server.adaAndBob()

@@ -470,13 +470,17 @@ final class FamilyService: Sendable {
         }
     }
 
-    /// The pet's owner or the family's owner stops sharing it.
+    /// The pet's owner or the family's owner stops sharing it (`CareAccess.canUnshare`).
     func unshare(_ user: UserRecord, pet petID: Pet.ID, from id: Care.Family.ID, on db: any Database) async throws {
         let (_, role) = try await membership(user, family: id, need: \.canSee, on: db)
         guard let row = try await FamilyPetRecord.query(on: db).filter(\.$pet.$id == petID).filter(\.$family.$id == id).with(\.$pet).first()
         else { throw Problem.notFound }
-        let me = try user.requireID()
-        guard role == .owner || row.pet.$owner.id == me else { throw Self.ownerOnly }
+        let access = CareAccess(petRole: try await pets.role(of: user, for: row.pet, on: db), familyRole: role)
+        guard access.canUnshare else {
+            throw Problem(
+                status: 403, code: .forbidden, title: "Not yours to take out",
+                detail: "Only the pet's owner or the family's owner stops sharing it with the family.")
+        }
         try await row.delete(on: db)
     }
 
