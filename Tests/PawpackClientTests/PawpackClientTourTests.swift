@@ -205,6 +205,13 @@ import Testing
             #expect(try await ada.feeds(of: biscuit.id).items.map(\.id) == [fed.id])
             #expect(try await ada.foods(of: biscuit.id).first?.stock == 1_940)
             #expect(String(decoding: try await ada.feedLogCSV(of: biscuit.id), as: UTF8.self).contains("Kibble"))
+            // "Mark as fed" from a reminder: the usual feed, once however often it is tapped
+            let reminder = UUID()
+            let marked = try await ada.markFed(biscuit.id, answering: reminder, logAnyway: true)
+            #expect(try await ada.markFed(biscuit.id, answering: reminder, logAnyway: true).id == marked.id)
+            #expect(marked.foodID == kibble.id && marked.isFedByMe && marked.clientID == reminder)
+            #expect(try await ada.feeds(of: biscuit.id).items.map(\.id) == [marked.id, fed.id])
+            try await ada.deleteFeed(marked.id)
             try await bob.logWeight(14.5, of: biscuit.id)
             #expect(try await ada.weights(of: biscuit.id).map(\.kilograms) == [14.5])
             let drops = try await ada.addMedication(to: biscuit.id, MedicationInput(name: "Ear drops", dose: "2 drops", every: .hours(12)))

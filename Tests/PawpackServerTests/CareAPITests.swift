@@ -280,6 +280,40 @@ import Testing
         }
     }
 
+    @Test func whenTheClocksGoBackTheDayHasTwentyFiveHoursAndHistoryPagesAcrossIt() async throws {
+        try await TestServer.run { server in
+            let (ada, _, food) = try await household(server) // the family lives in Europe/Oslo
+            // 25 October 2026 in Oslo: 03:00 summer time becomes 02:00 winter time; now 23:45
+            let now = Date(timeIntervalSince1970: 1_792_968_300) // 2026-10-25T22:45:00Z
+            server.clock.advance(by: now.timeIntervalSince(server.clock.now()))
+            let token = try await server.signedInAgain(ada).token
+            // 23:30 on the 24th; then 00:30, 02:30 summer time, 02:30 winter time and 23:30 on the 25th
+            let times = ["2026-10-24T21:30:00Z", "2026-10-24T22:30:00Z", "2026-10-25T00:30:00Z", "2026-10-25T01:30:00Z", "2026-10-25T22:30:00Z"]
+            for time in times {
+                try check(try await server.feed(ada.dogID, food: food.id, token: token, ["fedAt": time, "logAnyway": true]), 201)
+            }
+            // today holds the four of the 25th, the first of them marked
+            let care = try await summary(server, ada.dogID, token: token)
+            #expect(care.today.map { Self.rfc3339($0.fedAt) } == Array(times.dropFirst()), "\(care.today.map(\.fedAt))")
+            #expect(care.today.map(\.firstOfDay) == [true, false, false, false])
+            // history, two a page, newest first, goes on by its cursor to the 24th and ends
+            var pages: [[String]] = []
+            var firsts: [Bool] = []
+            var cursor: String?
+            repeat {
+                let path = APIPath.feeds(ada.dogID) + "?limit=2" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let page = try await server.get(path, token: token, as: Components.Schemas.FeedPage.self)
+                pages.append(page.items.map(\.day))
+                firsts += page.items.map(\.firstOfDay)
+                cursor = page.nextCursor
+            } while cursor != nil && pages.count < 5
+            #expect(pages == [["2026-10-25", "2026-10-25"], ["2026-10-25", "2026-10-25"], ["2026-10-24"]])
+            #expect(firsts == [false, false, false, true, true])
+            let bad = try await server.request(.GET, APIPath.feeds(ada.dogID) + "?cursor=yesterday", token: token)
+            #expect(bad.status == 422 && bad.text.contains("\"cursor\""), "\(bad.text)")
+        }
+    }
+
     @Test func caloriesAverageTheDaysWithFeedsAndTheInsightComesAfterFiveDays() async throws {
         try await TestServer.run { server in
             let (ada, _, food) = try await household(server)
@@ -356,6 +390,28 @@ import Testing
             #expect(fed.status == 201, "\(fed.text)")
             #expect(try fed.decode(Components.Schemas.FeedList.self).items.map(\.petId) == [ada.dogID, bob.dogID])
             #expect(try await stock(server, ada.dogID, token: ada.token) == 9.75)
+
+            // a batch's bad input names the item at fault, and logs none of it
+            let twice = UUID().uuidString
+            let ok: [String: any Sendable] = ["id": UUID().uuidString, "petId": ada.dogID, "foodId": food.id]
+            let future = Self.rfc3339(server.clock.now().addingTimeInterval(600))
+            for (items, field) in [
+                ([ok, ["id": UUID().uuidString, "petId": bob.dogID, "foodId": food.id]], "items[1].foodId"),
+                ([ok, ["id": UUID().uuidString, "petId": bob.dogID, "foodId": bobsFood.id, "fedAt": future]], "items[1].fedAt"),
+                ([ok, ["id": UUID().uuidString, "petId": bob.dogID, "foodId": bobsFood.id, "portion": ["packets": 0.3]]], "items[1].portion"),
+                (
+                    [
+                        ["id": twice, "petId": ada.dogID, "foodId": food.id], ["id": twice, "petId": bob.dogID, "foodId": bobsFood.id],
+                    ] as [[String: any Sendable]], "items[1].id"
+                ),
+                (Array(repeating: ok, count: 21), "items"), ([], "items"),
+            ] as [([[String: any Sendable]], String)] {
+                let reply = try await server.send(.POST, APIPath.feedBatch, object: ["items": items, "logAnyway": true], token: ada.token)
+                #expect(
+                    (reply.status == 422 || reply.status == 400) && reply.text.contains("\"field\":\"\(field)\""), "\(field): \(reply.text)")
+            }
+            #expect(try await stock(server, ada.dogID, token: ada.token) == 9.75)
+            #expect(try await summary(server, ada.dogID, token: ada.token).today.count == 1)
         }
     }
 

@@ -179,8 +179,22 @@ import Testing
                         try await server.send(.POST, APIPath.stock(food), object: ["add": 4, "unit": "packets"], token: stranger.token),
                         try await server.send(.PATCH, APIPath.food(food), object: ["name": "Mine"], token: stranger.token),
                         try await server.request(.DELETE, APIPath.feed(feed), token: stranger.token),
+                        try await server.send(.PATCH, APIPath.feed(feed), object: ["portion": ["packets": 1]], token: stranger.token),
+                        try await server.send(.PATCH, APIPath.petCare(pet), object: ["feedingGapHours": 8], token: stranger.token),
+                        try await server.send(.POST, APIPath.foods(pet), object: ["name": "Mine", "kind": "dry"], token: stranger.token),
+                        try await server.request(.DELETE, APIPath.food(food), token: stranger.token),
+                        try await server.send(.POST, APIPath.weights(pet), object: ["kilograms": 9], token: stranger.token),
+                        try await server.send(
+                            .POST, APIPath.medications(pet), object: ["name": "Drops", "dose": "2", "every": 12, "unit": "hours"],
+                            token: stranger.token),
                         try await server.request(.GET, APIPath.family(family), token: stranger.token),
+                        try await server.send(.PATCH, APIPath.family(family), object: ["name": "Mine"], token: stranger.token),
                         try await server.request(.POST, APIPath.inviteCode(family), token: stranger.token),
+                        try await server.request(.DELETE, APIPath.familyMember(family, "ada"), token: stranger.token),
+                        try await server.send(.PATCH, APIPath.familyMember(family, "ada"), object: ["role": "viewer"], token: stranger.token),
+                        try await server.send(.POST, APIPath.familyTransfer(family), object: ["username": "ada"], token: stranger.token),
+                        try await server.request(.POST, APIPath.familyTransfer(family, "accept"), token: stranger.token),
+                        try await server.request(.DELETE, APIPath.familyPet(family, pet), token: stranger.token),
                         try await server.request(.DELETE, APIPath.family(family), token: stranger.token),
                     ]
                     #expect(replies.map(\.status) == Array(repeating: 404, count: replies.count), "\(replies.map(\.text))")
@@ -193,7 +207,9 @@ import Testing
             }
             // and nothing changed
             let care = try await server.get(APIPath.petCare(ada.dogID), token: ada.token, as: Components.Schemas.CareSummary.self)
-            #expect(care.today.count == 1 && care.foods.first?.name == "Salmon pouches")
+            #expect(care.today.count == 1 && care.foods.first?.name == "Salmon pouches" && care.familyName == "Home")
+            #expect(care.today.first?.portion.packets == feed.portion.packets)
+            #expect(try await server.get(APIPath.family(family.id), token: ada.token, as: Family.self).members.map(\.role) == [.owner])
         }
     }
 
@@ -307,6 +323,59 @@ import Testing
             #expect(families.items.isEmpty)
             let care = try await server.get(APIPath.petCare(ada.dogID), token: ada.token, as: Components.Schemas.CareSummary.self)
             #expect(care.familyId == nil && care.timeZone == "UTC")
+        }
+    }
+
+    @Test func theOwnerRemovesAMemberWhosePetsLeaveWithThemAndNobodyElseRemovesAnyone() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNear)
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: bob.token)
+            try await server.join(family.id, owner: ada.token, member: cyd.token)
+            try await server.share(bob.dogID, with: family.id, token: bob.token)
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            // a member cannot remove another, nor the owner; a name not in the family is not found
+            #expect(try await server.request(.DELETE, APIPath.familyMember(family.id, "bob"), token: cyd.token).status == 403)
+            #expect(try await server.request(.DELETE, APIPath.familyMember(family.id, "ada"), token: bob.token).status == 403)
+            #expect(try await server.request(.DELETE, APIPath.familyMember(family.id, "nobody"), token: ada.token).status == 404)
+            // the owner removes Bob: his dog leaves the family with him, and he sees Ada's no more
+            #expect(try await server.request(.DELETE, APIPath.familyMember(family.id, "bob"), token: ada.token).status == 204)
+            let after = try await server.get(APIPath.family(family.id), token: ada.token, as: Family.self)
+            #expect(after.members.map(\.username) == ["ada", "cyd"] && after.pets.map(\.petId) == [ada.dogID])
+            #expect(try await server.request(.GET, APIPath.petCare(bob.dogID), token: cyd.token).status == 404)
+            #expect(try await server.request(.GET, APIPath.petCare(ada.dogID), token: bob.token).status == 404)
+            #expect(try await server.request(.GET, APIPath.family(family.id), token: bob.token).status == 404)
+            #expect(try await server.request(.GET, APIPath.petCare(bob.dogID), token: bob.token).status == 200, "his dog's care stays his")
+        }
+    }
+
+    @Test func joinAttemptsFromOneAddressAreLimitedWhoeverMakesThem() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.owner("ada", at: TestServer.Place.lyon)
+            let family = try await server.family(of: ada.token)
+            let code = try await server.send(.POST, APIPath.inviteCode(family.id), object: [:], token: ada.token)
+                .decode(Components.Schemas.FamilyInviteCode.self).code
+            // three members from one address walk codes, ten wrong ones each (each member's own
+            // limit): thirty attempts from the address in the hour
+            for name in ["bea", "cyd", "dan"] {
+                let walker = try await server.owner(name, at: TestServer.Place.lyonNear)
+                for attempt in 0..<10 {
+                    let wrong = String(format: "%06d", (Int(code)! + 1 + attempt) % 1_000_000)
+                    #expect(try await server.send(.POST, APIPath.joinFamily, object: ["code": wrong], token: walker.token).status == 404)
+                }
+            }
+            // so a fourth member from there waits, even with the right code, and asks nothing
+            let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
+            let limited = try await server.send(.POST, APIPath.joinFamily, object: ["code": code], token: eve.token)
+            #expect(limited.status == 429 && limited.headers.first(name: "Retry-After") != nil, "\(limited.text)")
+            let requests = try await server.get(
+                APIPath.familyJoinRequests, token: ada.token, as: Operations.ListFamilyJoinRequests.Output.Ok.Body.JsonPayload.self)
+            #expect(requests.items.isEmpty)
+            // an hour later the address may try again
+            server.clock.advance(by: 3_601)
+            let later = try await server.send(.POST, APIPath.joinFamily, object: ["code": code], token: try await server.signedInAgain(eve).token)
+            #expect(later.status == 202, "\(later.text)")
         }
     }
 

@@ -556,7 +556,11 @@ final class CareService: Sendable {
         guard (1...feedsPerRequest).contains(drafts.count) else {
             throw Problem.invalidField("items", "must hold from 1 to \(feedsPerRequest) feeds")
         }
-        guard Set(drafts.map(\.clientID)).count == drafts.count else { throw Problem.invalidField("id", "must differ for each feed") }
+        // The second of two feeds with one id is the one named.
+        var ids: Set<UUID> = []
+        for (index, draft) in drafts.enumerated() where !ids.insert(draft.clientID).inserted {
+            throw Problem.invalidField(drafts.count > 1 ? "items[\(index)].id" : "id", "must differ for each feed")
+        }
         try await feedRequests.take("member:\(try user.requireID())", now: clock.now(), what: "feeds logged")
         return try await answeringRacesAsSequential { try await logFeedsOnce(user, drafts, logAnyway: logAnyway, on: db) }
     }
