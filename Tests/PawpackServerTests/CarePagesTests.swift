@@ -58,6 +58,35 @@ import Testing
         }
     }
 
+    @Test func homeShowsTheFeedsAndDosesDueToWhoMayGiveThemUntilGiven() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            // Ada's dog, never fed, with a food and a medication due now; Bob a viewer in her family
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: bob.token, role: "viewer")
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            let food = try await server.food(for: ada.dogID, token: ada.token)
+            let medication = try await server.medication(for: ada.dogID, token: ada.token)
+            let adas = try await TestBrowser.signedIn(server, as: ada.member)
+            let bobs = try await TestBrowser.signedIn(server, as: bob.member)
+
+            // Ada's Home shows both, with the dog's card and the dose's link
+            let home = try await adas.get(WebPath.home).html
+            #expect(home.contains(#"id="home-feeds""#) && home.contains(HTMLEscaping.escape("Ada's dog is waiting to eat")))
+            #expect(home.contains(#"id="care-\#(ada.dogID)""#))
+            #expect(home.contains(#"id="home-doses""#) && home.contains(WebPath.careHealth(ada.dog)))
+            // Bob, who may only look, is asked for neither
+            let bobsHome = try await bobs.get(WebPath.home).html
+            #expect(!bobsHome.contains(#"id="home-feeds""#) && !bobsHome.contains(#"id="home-doses""#))
+
+            // once Ada fed the dog and gave the dose, Home asks no more
+            #expect(try await server.feed(ada.dogID, food: food.id, token: ada.token).status == 201)
+            #expect(try await server.send(.POST, APIPath.doses(medication.id), object: ["id": UUID().uuidString], token: ada.token).status == 201)
+            let after = try await adas.get(WebPath.home).html
+            #expect(!after.contains(#"id="home-feeds""#) && !after.contains(#"id="home-doses""#))
+        }
+    }
+
     @Test func aNewTimeAloneLeavesTheStockAndAFoodlessFeedCanStillBeMoved() async throws {
         try await TestServer.run { server in
             let (ada, _) = try await server.adaAndBob()

@@ -248,8 +248,29 @@ import Testing
             #expect(Set(entries.compactMap { try? $0.decode(Entry.self).id }).count == 1, "\(entries.map(\.text))")
             #expect(try await server.get(APIPath.contest(contest.id), token: cat.token, as: Contest.self).entryCount == 4)
 
-            // Ada blocks Cat: neither sees the other's entries, nor votes for them
+            // Dan votes for an entry of Ada's and Cat's: both lead the board
+            let dan = try await server.owner("dan", at: TestServer.Place.lyonNear)
+            let catsEntry = try entries[0].decode(Entry.self).id
+            let adasLead = try #require(
+                try await server.get(APIPath.contestEntries(contest.id), token: ada.token, as: EntryPage.self).items.first {
+                    $0.photo.id != catsPhoto
+                }
+            ).id
+            for entry in [adasLead, catsEntry] {
+                #expect(try await server.request(.PUT, APIPath.entryVote(entry), token: dan.token).status == 200)
+            }
+            typealias Board = Operations.GetLeaderboard.Output.Ok.Body.JsonPayload
+            #expect(
+                Set(try await server.get(APIPath.leaderboard(contest.id), token: dan.token, as: Board.self).items.map(\.entryId)) == [
+                    adasLead, catsEntry,
+                ])
+
+            // Ada blocks Cat: neither sees the other's entries, nor votes for them, nor finds
+            // them on the leaderboard (Dan still sees both)
             #expect(try await server.send(.POST, APIPath.blocks, object: ["username": "cat"], token: ada.token).status == 204)
+            #expect(try await server.get(APIPath.leaderboard(contest.id), token: ada.token, as: Board.self).items.map(\.entryId) == [adasLead])
+            #expect(try await server.get(APIPath.leaderboard(contest.id), token: cat.token, as: Board.self).items.map(\.entryId) == [catsEntry])
+            #expect(try await server.get(APIPath.leaderboard(contest.id), token: dan.token, as: Board.self).items.count == 2)
             let catsView = try await server.get(APIPath.contestEntries(contest.id), token: cat.token, as: EntryPage.self)
             #expect(catsView.items.map(\.photo.id) == [catsPhoto])
             let adasView = try await server.get(APIPath.contestEntries(contest.id), token: ada.token, as: EntryPage.self)
