@@ -13,6 +13,36 @@ import Testing
     typealias FriendRequest = Components.Schemas.FriendRequest
     typealias Inbox = Components.Schemas.NotificationPage
 
+    @Test func aFriendRequestReachesThePhoneUnlessTheKindIsMuted() async throws {
+        let clock = PinnedClock(TestServer.startDate)
+        try await LocalAPNs.run(clock: clock) { apns in
+            try await TestServer.run(adjust: { $0.push.apns = apns.settings }) { server in
+                let (ada, bob, cyd) = (try await server.member("ada"), try await server.member("bob"), try await server.member("cyd"))
+                let device = try await server.send(
+                    .POST, APIPath.devices, object: ["platform": "apns", "token": PushTests.apnsToken, "appId": "org.pawpack.app"],
+                    token: bob.accessToken)
+                #expect(device.status == 201)
+                // Ada asks Bob: his inbox has it, and so does his phone
+                #expect(try await server.send(.POST, APIPath.friendRequests, object: ["username": "bob"], token: ada.accessToken).status == 201)
+                let told = try #require(try await server.get(APIPath.notifications, token: bob.accessToken, as: Inbox.self).items.first)
+                #expect(told.kind == .friend)
+                await server.app.pawpack.push.deliverDue(on: server.app.db)
+                #expect(apns.all.contains { $0.payload["notificationId"] as? String == told.id })
+                // muted, Cyd's request reaches neither, and is still there to answer
+                #expect(
+                    try await server.send(.PUT, APIPath.notificationSettings, object: ["muted": ["friend"]], token: bob.accessToken).status == 200)
+                let pushed = apns.all.count
+                #expect(try await server.send(.POST, APIPath.friendRequests, object: ["username": "bob"], token: cyd.accessToken).status == 201)
+                await server.app.pawpack.push.deliverDue(on: server.app.db)
+                #expect(apns.all.count == pushed)
+                #expect(try await server.get(APIPath.notifications, token: bob.accessToken, as: Inbox.self).items.map(\.id) == [told.id])
+                let incoming = try await server.get(
+                    APIPath.friendRequests, token: bob.accessToken, as: Operations.ListFriendRequests.Output.Ok.Body.JsonPayload.self)
+                #expect(Set(incoming.items.map(\.member.username)) == ["ada", "cyd"])
+            }
+        }
+    }
+
     @Test func aRequestAcceptedMakesMutualFriendsAndTellsTheAsker() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")
