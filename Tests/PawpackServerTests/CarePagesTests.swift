@@ -87,6 +87,44 @@ import Testing
         }
     }
 
+    @Test func aFoodIsEditedInPlaceAndBagsThenCountPurchases() async throws {
+        try await TestServer.run { server in
+            let (ada, bob) = try await server.adaAndBob()
+            let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
+            let family = try await server.family(of: ada.token)
+            try await server.join(family.id, owner: ada.token, member: bob.token)
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            let food = try await server.food(for: ada.dogID, token: ada.token)
+            let (adas, bobs, eves) = (
+                try await TestBrowser.signedIn(server, as: ada.member), try await TestBrowser.signedIn(server, as: bob.member),
+                try await TestBrowser.signedIn(server, as: eve.member)
+            )
+            let edit = WebPath.editFood(Care.Food.ID(string: food.id)!)
+            // Ada's page offers the form, Bob's (a member, who logs but does not manage) not
+            #expect((try await adas.get(WebPath.carePet(ada.dog))).html.contains(#"action="\#(edit)""#))
+            #expect(!(try await bobs.get(WebPath.carePet(ada.dog))).html.contains(#"action="\#(edit)""#))
+
+            // a bag of 1.5 packets is refused beside its field in the open form; nothing changes
+            let refused = try await adas.post(edit, ["name": "Tuna", "packetsPerBag": "1.5"])
+            #expect(refused.status == 422 && refused.html.contains(#"id="food-\#(food.id)-packetsPerBag-error""#))
+            #expect(refused.html.contains(#"class="edit-food" open"#))
+            // then saved: the new name and kcal, and purchases counted in bags
+            let saved = try await adas.post(edit, ["name": "Tuna pouches", "kcal": "90", "usual": "0.5", "packetsPerBag": "24"])
+            #expect(saved.status == 303, "\(saved.html)")
+            let foods = try await server.get(APIPath.foods(ada.dogID), token: ada.token, as: Operations.ListFoods.Output.Ok.Body.JsonPayload.self)
+            #expect(foods.items.first?.name == "Tuna pouches" && foods.items.first?.kcal == 90 && foods.items.first?.packetsPerBag == 24)
+            #expect(foods.items.first?.usualPortion.packets == 0.5)
+            #expect((try await adas.get(WebPath.carePet(ada.dog))).html.contains(#"<option value="bags">bags</option>"#))
+            // Bob may not, Eve finds nothing, and the name stays
+            #expect(try await bobs.post(edit, ["name": "Bob's"]).status == 403)
+            let _ = try await eves.get(WebPath.care)
+            #expect(try await eves.post(edit, ["name": "Eve's"]).status == 404)
+            #expect(
+                try await server.get(APIPath.foods(ada.dogID), token: ada.token, as: Operations.ListFoods.Output.Ok.Body.JsonPayload.self)
+                    .items.first?.name == "Tuna pouches")
+        }
+    }
+
     @Test func aNewTimeAloneLeavesTheStockAndAFoodlessFeedCanStillBeMoved() async throws {
         try await TestServer.run { server in
             let (ada, _) = try await server.adaAndBob()

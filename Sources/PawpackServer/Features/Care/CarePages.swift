@@ -27,6 +27,7 @@ struct CarePages {
         routes.post(WebPath.foodStock(Param.food).pathComponents, use: changeStock)
         routes.post(WebPath.foodLowAlert(Param.food).pathComponents, use: setLowAlert)
         routes.post(WebPath.deleteFood(Param.food).pathComponents, use: deleteFood)
+        routes.post(WebPath.editFood(Param.food).pathComponents, use: editFood)
         routes.post(WebPath.careShare(Param.pet).pathComponents, use: share)
         routes.get(WebPath.careLogCSV(Param.pet).pathComponents, use: csv)
         registerMedications(on: routes)
@@ -105,9 +106,12 @@ struct CarePages {
         var back: String?
     }
 
-    func petPage(_ req: Request, errors: FormErrors = [], status: HTTPResponseStatus = .ok) async throws -> Response {
+    /// A pet's care page; `editing`: the food whose form is open (its errors shown there).
+    func petPage(
+        _ req: Request, pet: Pet.ID? = nil, errors: FormErrors = [], status: HTTPResponseStatus = .ok, editing: Care.Food.ID? = nil
+    ) async throws -> Response {
         let user = try req.requireWebUser().user
-        let id = try req.idParameter(Param.pet)
+        let id = try pet ?? req.idParameter(Param.pet)
         let summary = try await care.summary(user, pet: id, on: req.db)
         let card = try await pets.cards(ofPets: [id], on: req.db)[id]
         let myFamilies = summary.access.canShare ? try await families.families(of: user, on: req.db) : []
@@ -125,7 +129,7 @@ struct CarePages {
                     .a(
                         .class("button quiet"), .href(WebPath.careLogCSV(id)), .attribute(named: "download", value: "feeds.csv"),
                         .text("Download the log (CSV)"))),
-                foodsSection(req, summary, errors: errors),
+                foodsSection(req, summary, errors: errors, editing: editing),
                 .if(summary.access.canManage, settingsForm(req, summary, errors: errors)),
                 .if(summary.access.canShare, shareSection(req, summary, families: myFamilies)),
                 .unwrap(summary.dietaryNotes) { notes in
@@ -166,7 +170,9 @@ struct CarePages {
             WebPages.submit("Log feed", id: "feed-submit"))
     }
 
-    private func foodsSection(_ req: Request, _ summary: CareSummaryValue, errors: FormErrors) -> Node<HTML.BodyContext> {
+    private func foodsSection(_ req: Request, _ summary: CareSummaryValue, errors: FormErrors, editing: Care.Food.ID?)
+        -> Node<HTML.BodyContext>
+    {
         .section(
             .class("card"), .id("foods"),
             .h2(.text("Foods and stock")),
@@ -194,13 +200,14 @@ struct CarePages {
                             .unwrap(food.lowStockUnits) { .text(" The household hears at \(CareViews.amount(units: $0, kind: food.kind)).") }),
                         .if(summary.access.canLog, stockForm(req, food)),
                         .if(summary.access.canManage, lowAlertForm(req, food)),
+                        .if(summary.access.canManage, editFoodForm(req, food, open: editing == food.id, errors: errors)),
                         .if(
                             summary.access.canManage,
                             DogViews.confirm(
                                 req, summary: "Delete this food", question: "Its feeds stay in the log with its name.",
                                 action: WebPath.deleteFood(food.id), button: "Delete \(food.name)", id: "delete-food-\(food.id)")))
                 }),
-            .if(summary.access.canManage, addFoodForm(req, summary, errors: errors))
+            .if(summary.access.canManage, addFoodForm(req, summary, errors: editing == nil ? errors : []))
         )
     }
 
@@ -243,7 +250,69 @@ struct CarePages {
         var kind: String?
         var kcal: String?
         var packetsPerBox: String?
+        var packetsPerBag: String?
         var usual: String?
+
+        /// The food as typed, for a food of `kind` (a new one's, or the one edited); an empty
+        /// field is nil, left as it is.
+        func draft(kind: FoodKind) throws -> FoodDraft {
+            let number = { (field: String, text: String?) throws -> Double? in
+                guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+                guard let value = Double(text.replacingOccurrences(of: ",", with: ".")) else { throw Problem.invalidField(field, "must be a number") }
+                return value
+            }
+            let whole = { (field: String, text: String?) throws -> Int? in
+                try number(field, text).map { value throws -> Int in
+                    guard let count = Int(exactly: value) else { throw Problem.invalidField(field, "must be a whole number") }
+                    return count
+                }
+            }
+            let usual = try number("usual", self.usual).map { value throws -> Portion in
+                guard kind == .dry else { return .packets(value) }
+                guard let grams = Int(exactly: value) else { throw Problem.invalidField("usual", "must be whole grams") }
+                return .grams(grams)
+            }
+            return FoodDraft(
+                name: name, kcal: try number("kcal", kcal), packetsPerBox: try whole("packetsPerBox", packetsPerBox),
+                packetsPerBag: try whole("packetsPerBag", packetsPerBag), usualPortion: usual)
+        }
+    }
+
+    /// A food's name, kcal, usual portion, and its box and bag sizes (wet), changed in place.
+    private func editFoodForm(_ req: Request, _ food: FoodValue, open: Bool, errors: FormErrors) -> Node<HTML.BodyContext> {
+        let prefix = "food-\(food.id)"
+        let shown = open ? errors : []
+        return .element(
+            named: "details",
+            nodes: [
+                .class("edit-food"), .attribute(named: "open", value: open ? "open" : nil),
+                .element(named: "summary", nodes: [.id("\(prefix)-edit-open"), .text("Edit \(food.name)")]),
+                .form(
+                    .action(WebPath.editFood(food.id)), .method(.post), WebPages.csrfField(req),
+                    WebPages.field(
+                        "Name", name: "name", value: food.name, autocomplete: "off", idPrefix: prefix, limits: .init(maxLength: 60), errors: shown),
+                    WebPages.field(
+                        "Kcal", name: "kcal", type: .number, value: food.kcal.map(Self.number), autocomplete: "off", required: false,
+                        hint: "Per packet (wet) or per 100 g (dry), from the label.", idPrefix: prefix,
+                        limits: .init(min: "1", max: "2000"), errors: shown),
+                    WebPages.field(
+                        "Usual portion", name: "usual", type: .number,
+                        value: food.kind == .wet ? Self.number(food.kind.amount(of: food.usualUnits)) : "\(food.usualUnits)",
+                        autocomplete: "off", required: false, hint: food.kind == .wet ? "0.25, 0.5 or 1 packet." : "Grams.", idPrefix: prefix,
+                        limits: .init(min: "0.25", max: "1000"), errors: shown),
+                    .if(
+                        food.kind == .wet,
+                        .group(
+                            WebPages.field(
+                                "Packets per box", name: "packetsPerBox", type: .number, value: food.packetsPerBox.map(String.init),
+                                autocomplete: "off", required: false, idPrefix: prefix, limits: .init(min: "1", max: "200", step: "1"),
+                                errors: shown),
+                            WebPages.field(
+                                "Packets per bag", name: "packetsPerBag", type: .number, value: food.packetsPerBag.map(String.init),
+                                autocomplete: "off", required: false, idPrefix: prefix, limits: .init(min: "1", max: "200", step: "1"),
+                                errors: shown))),
+                    WebPages.submit("Save \(food.name)", id: "\(prefix)-save")),
+            ])
     }
 
     private func addFoodForm(_ req: Request, _ summary: CareSummaryValue, errors: FormErrors) -> Node<HTML.BodyContext> {
@@ -268,6 +337,10 @@ struct CarePages {
                     WebPages.field(
                         "Packets per box", name: "packetsPerBox", type: .number, autocomplete: "off", required: false,
                         hint: "Wet food bought by the box: purchases can then be counted in boxes.",
+                        limits: .init(min: "1", max: "200", step: "1"), errors: errors),
+                    WebPages.field(
+                        "Packets per bag", name: "packetsPerBag", type: .number, autocomplete: "off", required: false,
+                        hint: "Wet food bought by the bag: purchases can then be counted in bags.",
                         limits: .init(min: "1", max: "200", step: "1"), errors: errors),
                     WebPages.submit("Add food", id: "add-food")),
             ])
@@ -634,25 +707,10 @@ struct CarePages {
         let id = try req.idParameter(Param.pet)
         do {
             let kind = FoodKind(rawValue: form.kind ?? "") ?? .wet
-            let number = { (field: String, text: String?) throws -> Double? in
-                guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-                guard let value = Double(text.replacingOccurrences(of: ",", with: ".")) else { throw Problem.invalidField(field, "must be a number") }
-                return value
-            }
-            let usual = try number("usual", form.usual).map { value throws -> Portion in
-                guard kind == .dry else { return .packets(value) }
-                guard let grams = Int(exactly: value) else { throw Problem.invalidField("usual", "must be whole grams") }
-                return .grams(grams)
-            }
-            let box = try number("packetsPerBox", form.packetsPerBox).map { value throws -> Int in
-                guard let count = Int(exactly: value) else { throw Problem.invalidField("packetsPerBox", "must be a whole number") }
-                return count
-            }
-            _ = try await care.addFood(
-                user, pet: id,
-                draft: FoodDraft(
-                    name: form.name ?? "", kind: kind, kcal: try number("kcal", form.kcal), packetsPerBox: box, usualPortion: usual),
-                on: req.db)
+            var draft = try form.draft(kind: kind)
+            draft.kind = kind
+            draft.name = form.name ?? ""
+            _ = try await care.addFood(user, pet: id, draft: draft, on: req.db)
             return WebPages.redirect(WebPath.carePet(id) + "#foods", flash: .foodAdded)
         } catch let problem as Problem where problem.status == 422 || problem.code == .limitReached {
             return try await petPage(
@@ -687,6 +745,24 @@ struct CarePages {
         let food = try await care.updateFood(
             user, food: try req.idParameter(Param.food), draft: FoodDraft(lowStockAt: Double(text) ?? 0), on: req.db)
         return WebPages.redirect(WebPath.carePet(food.pet) + "#foods", flash: .stockSaved)
+    }
+
+    @Sendable func editFood(_ req: Request) async throws -> Response {
+        let user = try req.requireWebUser().user
+        try req.checkCSRF()
+        let form = try req.content.decode(FoodForm.self)
+        let id = try req.idParameter(Param.food)
+        let (pet, kind) = try await care.foodPetAndKind(user, food: id, on: req.db)
+        do {
+            _ = try await care.updateFood(user, food: id, draft: try form.draft(kind: kind), on: req.db)
+            return WebPages.redirect(WebPath.carePet(pet) + "#food-\(id)", flash: .careSaved)
+        } catch let problem as Problem where problem.status == 422 {
+            let fields = ["name", "kcal", "usual", "packetsPerBox", "packetsPerBag"]
+            return try await petPage(
+                req, pet: pet,
+                errors: FormErrors(problem.renamingFields(["usualPortion": "usual"]), ids: Set(fields.map { "food-\(id)-\($0)" })),
+                status: .unprocessableEntity, editing: id)
+        }
     }
 
     @Sendable func deleteFood(_ req: Request) async throws -> Response {

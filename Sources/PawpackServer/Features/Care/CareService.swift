@@ -381,6 +381,12 @@ final class CareService: Sendable {
         try await food(user, id: id, need: \.canView, on: db).1.id
     }
 
+    /// The pet a food is for and the food's kind, to a member who may see it.
+    func foodPetAndKind(_ user: UserRecord, food id: Care.Food.ID, on db: any Database) async throws -> (Pet.ID, FoodKind) {
+        let (food, care) = try await food(user, id: id, need: \.canView, on: db)
+        return (care.id, food.foodKind)
+    }
+
     /// A food and the member's access to its pet: a food of a pet they may not see is not found.
     private func food(_ user: UserRecord, id: Care.Food.ID, need: (CareAccess) -> Bool, on db: any Database) async throws
         -> (FoodRecord, PetCare)

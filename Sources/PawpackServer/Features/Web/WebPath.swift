@@ -160,6 +160,7 @@ enum WebPath {
     static func foodStock(_ id: some PathID<Care.Food>) -> String { care + "/foods/\(id)/stock" }
     static func foodLowAlert(_ id: some PathID<Care.Food>) -> String { care + "/foods/\(id)/low" }
     static func deleteFood(_ id: some PathID<Care.Food>) -> String { care + "/foods/\(id)/delete" }
+    static func editFood(_ id: some PathID<Care.Food>) -> String { care + "/foods/\(id)/edit" }
     /// The member's families, joining one, making one.
     static let families = "/care/family"
     static let joinFamily = "/care/family/join"
