@@ -20,6 +20,13 @@ import Testing
         try await server.send(.POST, APIPath.contestEntries(contest), object: ["photoId": photo, "makePublic": makePublic], token: token)
     }
 
+    /// The contest the scheduled job starts, its rounds stopped so that a test runs each.
+    static func weeklyContest(_ server: TestServer, token: String) async throws -> Contest {
+        await server.app.pawpack.jobs.stop()
+        await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
+        return try await server.get(APIPath.currentContest, token: token, as: Contest.self)
+    }
+
     @Test func aWeekFromTheRotationToItsWinners() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
@@ -27,9 +34,7 @@ import Testing
             let cat = try await server.owner("cat", at: TestServer.Place.lyonNear)
             // the job starts the first contest when the server starts (its rounds stopped here, so
             // that the test runs each)
-            await server.app.pawpack.jobs.stop()
-            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
-            let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self)
+            let contest = try await Self.weeklyContest(server, token: ada.token)
             #expect(contest.isOpen && !contest.isFinal && contest.maxEntries == 3 && contest.entryCount == 0)
             #expect(contest.endsAt.timeIntervalSince(contest.startsAt) == 7 * 86_400 && contest.startsAt == TestServer.startDate)
             #expect(!contest.theme.title.isEmpty)
@@ -192,9 +197,7 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let cat = try await server.owner("cat", at: TestServer.Place.lyonNorth)
-            await server.app.pawpack.jobs.stop()
-            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
-            let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self)
+            let contest = try await Self.weeklyContest(server, token: ada.token)
             for _ in 0..<12 {
                 // Ada enters a friends-only photo from one device and makes it private from another
                 let photo = try await server.moment(pets: [ada.dogID], privacy: "friends", token: ada.token).id
@@ -224,9 +227,7 @@ import Testing
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
             let cat = try await server.owner("cat", at: TestServer.Place.lyonNorth)
-            await server.app.pawpack.jobs.stop()
-            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
-            let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self)
+            let contest = try await Self.weeklyContest(server, token: ada.token)
             var photos: [String] = []
             for _ in 0..<4 { photos.append(try await server.moment(pets: [ada.dogID], privacy: "public", token: ada.token).id) }
             let enteredPhotos = photos
@@ -308,9 +309,7 @@ import Testing
     @Test func anEntrysCountFollowsItsVotesWhicheverWayTheyGo() async throws {
         try await TestServer.run { server in
             let ada = try await server.owner("ada", at: TestServer.Place.lyon)
-            await server.app.pawpack.jobs.stop()
-            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
-            let contest = try await server.get(APIPath.currentContest, token: ada.token, as: Contest.self)
+            let contest = try await Self.weeklyContest(server, token: ada.token)
             let photo = try await server.moment(pets: [ada.dogID], privacy: "public", token: ada.token)
             let entry = try await Self.enter(server, photo.id, in: contest.id, token: ada.token).decode(Entry.self)
             var voters: [TestServer.Member] = []
@@ -349,9 +348,7 @@ import Testing
             let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNorth)
             let eve = try await server.owner("eve", at: TestServer.Place.lyonNear)
             let dee = try await server.member("dee")
-            await server.app.pawpack.jobs.stop()
-            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
-            let contest = try await server.get(APIPath.currentContest, token: bob.token, as: Contest.self)
+            let contest = try await Self.weeklyContest(server, token: bob.token)
             let bobs = try await server.moment(pets: [bob.dogID], privacy: "public", token: bob.token)
             let cyds = try await server.moment(pets: [cyd.dogID], privacy: "public", token: cyd.token)
             let bobsEntry = try await Self.enter(server, bobs.id, in: contest.id, token: bob.token).decode(Entry.self)
@@ -409,9 +406,7 @@ import Testing
             let bob = try await server.owner("bob", at: TestServer.Place.lyon)
             let cyd = try await server.owner("cyd", at: TestServer.Place.lyonNorth)
             let dee = try await server.member("dee")
-            await server.app.pawpack.jobs.stop()
-            await server.app.pawpack.jobs.runAll(on: server.app.db, logger: server.app.logger)
-            let contest = try await server.get(APIPath.currentContest, token: bob.token, as: Contest.self)
+            let contest = try await Self.weeklyContest(server, token: bob.token)
             let bobs = try await server.moment(pets: [bob.dogID], privacy: "public", token: bob.token)
             let bobsEntry = try await Self.enter(server, bobs.id, in: contest.id, token: bob.token).decode(Entry.self)
             @Sendable func seen() async throws -> Set<String> {
