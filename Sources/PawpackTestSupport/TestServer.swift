@@ -108,9 +108,14 @@ package struct TestServer: Sendable {
             await server.stop(schema: ownsSchema ? schema : nil)
             return result
         } catch {
+            // Stopped as after a test that passed: background work (the scheduled jobs, pushes)
+            // left running opens database connections while the pools shut, and SQLiteKit drops
+            // a connection it could not set up then without closing it, which traps in a debug
+            // build and ends the whole run.
             if started {
                 await app.pawpack.closeSockets()
                 await app.server.shutdown()
+                await app.pawpack.stopBackgroundWork()
             }
             try? await app.asyncShutdown()
             if ownsSchema { await dropDatabase(config: config, name: schema) }
