@@ -378,7 +378,7 @@ final class CareService: Sendable {
 
     /// The pet a food is for, to a member who may see it.
     func foodPet(_ user: UserRecord, food id: Care.Food.ID, on db: any Database) async throws -> Pet.ID {
-        try await food(user, id: id, need: \.canView, on: db).1.id
+        try await foodPetAndKind(user, food: id, on: db).0
     }
 
     /// The pet a food is for and the food's kind, to a member who may see it.
