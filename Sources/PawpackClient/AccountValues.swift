@@ -176,7 +176,7 @@ extension Account {
             id: try serverID(dto.id), email: dto.email, username: dto.username, displayName: dto.displayName,
             dateOfBirth: birth, city: dto.city,
             location: dto.location.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) },
-            emailVerified: dto.emailVerified, createdAt: dto.createdAt)
+            timeZone: dto.timeZone, emailVerified: dto.emailVerified, createdAt: dto.createdAt)
     }
 }
 

@@ -7,19 +7,26 @@ import PawpackCore
 // deletion.
 
 extension PawpackClient {
+    /// This device's time zone by its IANA name, when it has one the server accepts (a device
+    /// set to a bare offset has none): what `signUp` sends unless told otherwise.
+    public static var deviceTimeZone: String? {
+        let name = TimeZone.current.identifier
+        return HouseholdDays.timeZone(named: name) == nil ? nil : name
+    }
+
     /// Creates an account. The server emails a verification link; ``logIn(email:password:)``
     /// answers `email_not_verified` until it is opened.
     @discardableResult
     public func signUp(
         email: String, password: String, username: String, displayName: String,
-        dateOfBirth: LocalDate, city: String? = nil
+        dateOfBirth: LocalDate, city: String? = nil, timeZone: String? = PawpackClient.deviceTimeZone
     ) async throws -> Account {
         try await send {
             let created = try await client.signUp(
                 body: .json(
                     .init(
                         email: email, password: password, username: username, displayName: displayName,
-                        dateOfBirth: dateOfBirth.description, city: city))
+                        dateOfBirth: dateOfBirth.description, city: city, timeZone: timeZone))
             ).created
             return try Account(try created.body.json)
         }
@@ -71,11 +78,18 @@ extension PawpackClient {
         }
     }
 
-    /// Changes profile fields; `nil` leaves a field as it is and an empty `city` clears it.
+    /// Changes profile fields; `nil` leaves a field as it is and an empty `city` or `timeZone`
+    /// clears it. The time zone (an IANA name, `TimeZone.current.identifier` for the device's)
+    /// places the days of the member's pets in Care that no family places.
     @discardableResult
-    public func updateProfile(displayName: String? = nil, city: String? = nil, username: String? = nil) async throws -> Account {
+    public func updateProfile(
+        displayName: String? = nil, city: String? = nil, username: String? = nil, timeZone: String? = nil
+    ) async throws -> Account {
         try await signedIn {
-            try Account(try await client.updateMe(body: .json(.init(displayName: displayName, city: city, username: username))).ok.body.json)
+            try Account(
+                try await client.updateMe(
+                    body: .json(.init(displayName: displayName, city: city, username: username, timeZone: timeZone))
+                ).ok.body.json)
         }
     }
 

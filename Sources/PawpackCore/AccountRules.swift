@@ -30,6 +30,10 @@ public struct AccountRules: Sendable {
         }
         let city = normalizedCity(form.city)
         if let city, let message = cityProblem(city) { errors.append(.init(field: "city", message: message)) }
+        let timeZone = form.timeZone?.trimmingCharacters(in: .whitespaces)
+        if let timeZone, !timeZone.isEmpty, let message = timeZoneProblem(timeZone) {
+            errors.append(.init(field: "timeZone", message: message))
+        }
         let birth = LocalDate(form.dateOfBirth.trimmingCharacters(in: .whitespaces))
         if birth == nil {
             errors.append(.init(field: "dateOfBirth", message: "must be a date written as YYYY-MM-DD"))
@@ -47,7 +51,8 @@ public struct AccountRules: Sendable {
         }
         return ValidSignUp(
             email: email, password: form.password, username: username,
-            displayName: displayName, dateOfBirth: birth, city: city)
+            displayName: displayName, dateOfBirth: birth, city: city,
+            timeZone: timeZone?.isEmpty == false ? timeZone : nil)
     }
 
     public func normalizedEmail(_ raw: String) -> String {
@@ -108,6 +113,11 @@ public struct AccountRules: Sendable {
         return nil
     }
 
+    /// A member's time zone must be one the household days can follow.
+    public func timeZoneProblem(_ name: String) -> String? {
+        HouseholdDays.timeZone(named: name) == nil ? "is not a time zone's IANA name, such as Europe/Oslo" : nil
+    }
+
     public func passwordProblem(_ password: String, email: String = "", username: String = "") -> String? {
         if password.count < minimumPasswordLength {
             return "must be at least \(minimumPasswordLength) characters"
@@ -153,6 +163,14 @@ public struct AccountRules: Sendable {
                 errors.append(.init(field: "username", message: message))
             }
             result.username = normalized
+        }
+        if let zone = change.timeZone {
+            // As the city: an empty name clears it, and travels as "".
+            let trimmed = zone.trimmingCharacters(in: .whitespaces)
+            if !trimmed.isEmpty, let message = timeZoneProblem(trimmed) {
+                errors.append(.init(field: "timeZone", message: message))
+            }
+            result.timeZone = trimmed
         }
         guard errors.isEmpty else { throw Problem.validation(errors) }
         return result

@@ -156,6 +156,13 @@ public struct HouseholdDays: Sendable {
         return zone
     }
 
+    /// The name of a pet's household time zone: its family's while it is shared with one, else
+    /// the one set for the pet, else its owner's own, else UTC. A name no longer known (time
+    /// zones are retired now and then) is passed over as if unset.
+    public static func zoneName(family: String?, pet: String?, owner: String?) -> String {
+        [family, pet, owner].lazy.compactMap { $0 }.first { timeZone(named: $0) != nil } ?? "UTC"
+    }
+
     public func day(of instant: Date) -> LocalDate {
         let parts = calendar.dateComponents([.year, .month, .day], from: instant)
         return LocalDate(year: parts.year!, month: parts.month!, day: parts.day!)!

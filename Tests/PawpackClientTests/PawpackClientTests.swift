@@ -16,8 +16,9 @@ import Testing
             // sign up and verify
             let created = try await pawpack.signUp(
                 email: "ada@example.com", password: TestServer.password,
-                username: "ada", displayName: "Ada", dateOfBirth: birthday, city: "Lyon")
+                username: "ada", displayName: "Ada", dateOfBirth: birthday, city: "Lyon", timeZone: "Europe/Paris")
             #expect(created.emailVerified == false)
+            #expect(created.timeZone == "Europe/Paris")
             #expect(created.dateOfBirth == birthday)
             let token = try #require(server.linkToken(to: "ada@example.com"))
             let verified = try await pawpack.verifyEmail(token: token)
@@ -30,6 +31,10 @@ import Testing
             let renamed = try await pawpack.updateProfile(displayName: "Ada L.", city: "")
             #expect(renamed.displayName == "Ada L.")
             #expect(renamed.city == nil)
+            let moved = try await pawpack.updateProfile(timeZone: "Asia/Tokyo")
+            #expect(moved.timeZone == "Asia/Tokyo")
+            #expect(moved.displayName == "Ada L.")
+            #expect(try await pawpack.updateProfile(timeZone: "").timeZone == nil)
             let export = try await pawpack.exportData()
             #expect(export.account.id == created.id)
             #expect(export.sessions.map(\.kind) == [.app])

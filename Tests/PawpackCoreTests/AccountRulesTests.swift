@@ -92,4 +92,18 @@ import Testing
         #expect(change.username == "newname")
         #expect(throws: Problem.self) { try rules.validate(ProfileChange(displayName: "   ")) }
     }
+
+    @Test func aTimeZoneIsAnIANANameOrEmptyToClearIt() throws {
+        #expect(try rules.validate(ProfileChange(timeZone: " Europe/Oslo ")).timeZone == "Europe/Oslo")
+        #expect(try rules.validate(ProfileChange(timeZone: "")).timeZone == "")
+        #expect(try rules.validate(ProfileChange(displayName: "Ada")).timeZone == nil)
+        for bad in ["Oslo", "GMT+2", "Mars/Olympus"] {
+            #expect(throws: Problem.self, "\(bad)") { try rules.validate(ProfileChange(timeZone: bad)) }
+        }
+        var signUp = form()
+        signUp.timeZone = "America/Lima"
+        #expect(try rules.validate(signUp, now: now).timeZone == "America/Lima")
+        signUp.timeZone = "Lima"
+        #expect(problem(signUp)?.field == "timeZone")
+    }
 }

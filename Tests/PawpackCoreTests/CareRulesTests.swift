@@ -148,6 +148,15 @@ import Testing
             #expect(HouseholdDays.timeZone(named: name) == nil, "\(name)")
         }
     }
+
+    @Test func aHouseholdsZoneIsTheFamilysElseThePetsElseTheOwnersElseUTC() {
+        #expect(HouseholdDays.zoneName(family: "Europe/Oslo", pet: "Asia/Tokyo", owner: "America/Lima") == "Europe/Oslo")
+        #expect(HouseholdDays.zoneName(family: nil, pet: "Asia/Tokyo", owner: "America/Lima") == "Asia/Tokyo")
+        #expect(HouseholdDays.zoneName(family: nil, pet: nil, owner: "America/Lima") == "America/Lima")
+        #expect(HouseholdDays.zoneName(family: nil, pet: nil, owner: nil) == "UTC")
+        // a name no longer known is passed over, as if unset
+        #expect(HouseholdDays.zoneName(family: "Gone/Away", pet: nil, owner: "America/Lima") == "America/Lima")
+    }
 }
 
 @Suite struct EnergyRulesTests {

@@ -37,6 +37,27 @@ import Testing
         }
     }
 
+    @Test func theOwnerSetsAndClearsTheirTimeZoneAndABadOneChangesNothing() async throws {
+        try await TestServer.run { server in
+            let ada = try await server.member("ada")
+            let set = try await server.request(.PATCH, APIPath.me, json: ["timeZone": " Europe/Oslo "], token: ada.accessToken)
+            #expect(set.status == 200)
+            #expect(set.json["timeZone"] as? String == "Europe/Oslo")
+            for bad in ["Nowhere/Land", "CET+1", "Europe/Oslo; DROP", String(repeating: "A/", count: 40)] {
+                let refused = try await server.request(
+                    .PATCH, APIPath.me, json: ["timeZone": bad, "displayName": "Changed"], token: ada.accessToken)
+                #expect(refused.status == 422, "\(bad): \(refused.status)")
+                #expect(refused.json["field"] as? String == "timeZone", "\(bad): \(refused.text)")
+            }
+            let me = try await server.request(.GET, APIPath.me, token: ada.accessToken)
+            #expect(me.json["timeZone"] as? String == "Europe/Oslo")
+            #expect(me.json["displayName"] as? String == "Ada")
+            let cleared = try await server.request(.PATCH, APIPath.me, json: ["timeZone": ""], token: ada.accessToken)
+            #expect(cleared.status == 200)
+            #expect(cleared.json["timeZone"] == nil)
+        }
+    }
+
     @Test func changingThePasswordSignsOutOtherSessionsButKeepsThisOne() async throws {
         try await TestServer.run { server in
             let ada = try await server.member("ada")

@@ -1,3 +1,4 @@
+import Fluent
 import Foundation
 import PawpackAPI
 import PawpackCore
@@ -90,6 +91,46 @@ import Vapor
             let account = try await browser.get("/account?flash=username")
             #expect(account.html.contains("Username changed."))
             #expect(account.html.contains(#"<strong id="current-username">ada_lovelace</strong>"#))
+        }
+    }
+
+    @Test func aNewMembersTimeZoneIsTheirBrowsersAndTheAccountPageChangesIt() async throws {
+        try await TestServer.run { server in
+            // given a browser in Lisbon signing up (the shell's script fills in its time zone)
+            let browser = TestBrowser(server)
+            let form = try await browser.get("/signup")
+            #expect(form.html.contains(#"<input type="hidden" name="browserTimeZone" data-browser-time-zone="fill"/>"#))
+            var fields = TestBrowser.adaSignUp
+            fields["browserTimeZone"] = "Europe/Lisbon"
+            #expect(try await browser.post("/signup", fields).status == 200)
+            let token = try #require(server.linkToken(to: "ada@example.com"))
+            _ = try await browser.get("/verify?token=\(token)")
+            var account = try await browser.get("/account")
+            #expect(account.html.contains(#"id="timeZone" value="Europe/Lisbon""#))
+
+            // when she types one that is no time zone, it is named and nothing changes
+            let bad = try await browser.post("/account/profile", ["displayName": "Ada", "timeZone": "Lisbon"])
+            #expect(bad.status == 422)
+            #expect(
+                bad.html.contains(
+                    #"<p id="timeZone-error" class="field-error">Time zone is not a time zone&#39;s IANA name, such as Europe/Oslo.</p>"#))
+            account = try await browser.get("/account")
+            #expect(account.html.contains(#"id="timeZone" value="Europe/Lisbon""#))
+
+            // and a real one is kept
+            let saved = try await browser.post("/account/profile", ["displayName": "Ada", "timeZone": "America/Toronto"])
+            #expect(saved.location == "/account?flash=profile")
+            account = try await browser.get("/account")
+            #expect(account.html.contains(#"id="timeZone" value="America/Toronto""#))
+
+            // a browser sending something else signs up without one, and is not refused for it
+            let other = TestBrowser(server)
+            _ = try await other.get("/signup")
+            var bob = TestBrowser.adaSignUp
+            (bob["email"], bob["username"], bob["browserTimeZone"]) = ("bob@example.com", "bob", "Mars/Olympus")
+            #expect(try await other.post("/signup", bob).status == 200)
+            let users = try await UserRecord.query(on: server.app.db).filter(\.$username == "bob").all()
+            #expect(users.count == 1 && users.first?.timeZone == nil)
         }
     }
 

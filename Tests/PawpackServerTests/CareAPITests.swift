@@ -280,6 +280,48 @@ import Testing
         }
     }
 
+    @Test func aPetNoFamilyPlacesFollowsItsOwnersTimeZoneThenItsOwnThenItsFamilys() async throws {
+        try await TestServer.run { server in
+            // given Ada in Auckland, where 12:00 UTC on 1 March is already 01:00 on the 2nd,
+            // and Bob in New York, who guards her dog
+            let (ada, bob) = try await server.adaAndBob()
+            try check(try await server.send(.PATCH, APIPath.me, object: ["timeZone": "Pacific/Auckland"], token: ada.token), 200)
+            try check(try await server.send(.PATCH, APIPath.me, object: ["timeZone": "America/New_York"], token: bob.token), 200)
+            try check(try await server.send(.POST, APIPath.guardians(ada.dogID), object: ["username": "bob"], token: ada.token), 201)
+            let invitations = try await server.get(
+                APIPath.guardianInvitations, token: bob.token,
+                as: Operations.ListGuardianInvitations.Output.Ok.Body.JsonPayload.self)
+            try check(try await server.request(.POST, APIPath.acceptInvitation(try #require(invitations.items.first).id), token: bob.token), 204)
+            let food = try await server.food(for: ada.dogID, token: ada.token)
+
+            // when she feeds it, with no family and no time zone set for the dog
+            try check(try await server.feed(ada.dogID, food: food.id, token: ada.token), 201)
+
+            // then its day is Auckland's, for her and for Bob alike
+            for token in [ada.token, bob.token] {
+                let care = try await summary(server, ada.dogID, token: token)
+                #expect(care.timeZone == "Pacific/Auckland")
+                #expect(care.today.map(\.day) == ["2026-03-02"])
+            }
+            // when a time zone is set for the dog itself, it wins over hers
+            try check(try await server.send(.PATCH, APIPath.petCare(ada.dogID), object: ["timeZone": "Europe/Oslo"], token: ada.token), 200)
+            var care = try await summary(server, ada.dogID, token: bob.token)
+            #expect(care.timeZone == "Europe/Oslo")
+            #expect(care.today.map(\.day) == ["2026-03-01"])
+            // and cleared, the dog follows her again, wherever she moves
+            try check(try await server.send(.PATCH, APIPath.petCare(ada.dogID), object: ["timeZone": ""], token: ada.token), 200)
+            try check(try await server.send(.PATCH, APIPath.me, object: ["timeZone": "Asia/Tokyo"], token: ada.token), 200)
+            care = try await summary(server, ada.dogID, token: ada.token)
+            #expect(care.timeZone == "Asia/Tokyo")
+            // and once shared with a family, the family's days are the dog's
+            let family = try await server.family(of: ada.token, timeZone: "America/Chicago")
+            try await server.share(ada.dogID, with: family.id, token: ada.token)
+            care = try await summary(server, ada.dogID, token: bob.token)
+            #expect(care.timeZone == "America/Chicago")
+            #expect(care.today.map(\.day) == ["2026-03-01"])
+        }
+    }
+
     @Test func whenTheClocksGoBackTheDayHasTwentyFiveHoursAndHistoryPagesAcrossIt() async throws {
         try await TestServer.run { server in
             let (ada, _, food) = try await household(server) // the family lives in Europe/Oslo

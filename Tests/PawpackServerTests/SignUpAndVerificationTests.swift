@@ -20,6 +20,19 @@ import Testing
         }
     }
 
+    @Test func aNewMemberBringsTheirTimeZoneAndAnUnknownOneIsNamed() async throws {
+        try await TestServer.run { server in
+            let reply = try await server.signUp(email: "ada@example.com", username: "ada", timeZone: "America/Sao_Paulo")
+            #expect(reply.status == 201)
+            #expect(reply.json["timeZone"] as? String == "America/Sao_Paulo")
+            let before = try await server.rowCounts()
+            let bad = try await server.signUp(email: "bob@example.com", username: "bob", timeZone: "Mars/Olympus_Mons")
+            #expect(bad.status == 422)
+            #expect(bad.json["field"] as? String == "timeZone")
+            #expect(try await server.rowCounts() == before)
+        }
+    }
+
     @Test func loginBeforeVerificationAnswersEmailNotVerified() async throws {
         try await TestServer.run { server in
             try await server.signUp(email: "ada@example.com", username: "ada")

@@ -30,13 +30,14 @@ extension TestServer {
     package func signUp(
         email: String, username: String, password: String = TestServer.password,
         displayName: String = "Alex", dateOfBirth: String = "1990-05-17",
-        city: String? = nil
+        city: String? = nil, timeZone: String? = nil
     ) async throws -> Reply {
         var body = [
             "email": email, "username": username, "password": password,
             "displayName": displayName, "dateOfBirth": dateOfBirth,
         ]
         body["city"] = city
+        body["timeZone"] = timeZone
         return try await request(.POST, "/v1/auth/signup", json: body)
     }
 

@@ -44,6 +44,8 @@ struct AccountPages {
         var displayName: String?
         var dateOfBirth: String?
         var city: String?
+        var timeZone: String?
+        var browserTimeZone: String?
         var newEmail: String?
         var currentPassword: String?
         var newPassword: String?
@@ -68,7 +70,7 @@ struct AccountPages {
                 .p(.class("muted"), .text("Find safe playmates for your dog nearby, chat with their owners and plan meet-ups.")),
                 .form(
                     .id("signup-form"), .action(WebPath.signUp), .method(.post),
-                    WebPages.csrfField(req),
+                    WebPages.csrfField(req), WebPages.browserTimeZoneField,
                     WebPages.field("Email", name: "email", type: .email, value: form.email, autocomplete: "email", errors: errors),
                     WebPages.field(
                         "Username", name: "username", value: form.username, autocomplete: "username",
@@ -95,7 +97,8 @@ struct AccountPages {
             let user = try await accounts.signUp(
                 SignUpForm(
                     email: form.email ?? "", password: form.password ?? "", username: form.username ?? "",
-                    displayName: form.displayName ?? "", dateOfBirth: form.dateOfBirth ?? "", city: form.city),
+                    displayName: form.displayName ?? "", dateOfBirth: form.dateOfBirth ?? "", city: form.city,
+                    timeZone: WebPages.browserTimeZone(form.browserTimeZone)),
                 client: req.clientAddress, on: req.db)
             return checkInboxPage(req, email: user.email)
         } catch let problem as Problem {
@@ -313,6 +316,11 @@ struct AccountPages {
                         WebPages.csrfField(req),
                         WebPages.field("Display name", name: "displayName", value: user.displayName, autocomplete: "name", errors: errors),
                         WebPages.field("City", name: "city", value: user.city, autocomplete: "address-level2", required: false, errors: errors),
+                        WebPages.field(
+                            "Time zone", name: "timeZone", value: user.timeZone, autocomplete: "off", required: false,
+                            hint:
+                                "Such as Europe/Oslo: your pets' days in Care begin at its midnight, unless a family or the pet's own setting says otherwise. Empty: UTC.",
+                            limits: .init(maxLength: 64), errors: errors),
                         WebPages.submit("Save profile", id: "profile-submit")
                     )
                 ),
@@ -438,11 +446,11 @@ struct AccountPages {
     }
 
     @Sendable func updateProfile(_ req: Request) async throws -> Response {
-        try await settingsAction(req, flash: .profile, fields: ["displayName", "city"]) { webUser, form in
+        try await settingsAction(req, flash: .profile, fields: ["displayName", "city", "timeZone"]) { webUser, form in
             _ = try await accounts.updateProfile(
                 webUser.user,
                 change: ProfileChange(
-                    displayName: form.displayName ?? "", city: form.city ?? ""), on: req.db)
+                    displayName: form.displayName ?? "", city: form.city ?? "", timeZone: form.timeZone ?? ""), on: req.db)
         }
     }
 

@@ -29,6 +29,9 @@ final class UserRecord: Model, @unchecked Sendable {
     /// Added by `BlurMemberLocations`: the member's own grid, drawn when they first give a position.
     @OptionalField(key: "location_offset_north") var locationOffsetNorth: Double?
     @OptionalField(key: "location_offset_east") var locationOffsetEast: Double?
+    /// Added by `AddUserTimeZone`: the member's own time zone (an IANA name), the days of their
+    /// pets that no family or setting of the pet's places elsewhere.
+    @OptionalField(key: "time_zone") var timeZone: String?
     @Field(key: "created_at") var createdAt: Date
     @Field(key: "updated_at") var updatedAt: Date
 
@@ -41,6 +44,7 @@ final class UserRecord: Model, @unchecked Sendable {
         displayName = signUp.displayName
         dateOfBirth = signUp.dateOfBirth.description
         city = signUp.city
+        timeZone = signUp.timeZone
         self.passwordHash = passwordHash
         failedLogins = 0
         createdAt = now
@@ -76,7 +80,7 @@ final class UserRecord: Model, @unchecked Sendable {
             try Account(
                 id: requireID(), email: email, username: username, displayName: displayName,
                 dateOfBirth: LocalDate(dateOfBirth) ?? LocalDate(year: 1970, month: 1, day: 1)!,
-                city: city, location: location, emailVerified: emailVerifiedAt != nil, createdAt: createdAt)
+                city: city, location: location, timeZone: timeZone, emailVerified: emailVerifiedAt != nil, createdAt: createdAt)
         }
     }
 }
@@ -186,7 +190,20 @@ enum AccountMigrations {
         // Listed with Playdates until blocks became every area's; where a database already has
         // it, it does not run again.
         CreateBlocks(),
+        AddUserTimeZone(),
     ]
+}
+
+/// A member's own time zone, for the days of pets that no family places (issue 35: "from the
+/// family, else the owner").
+struct AddUserTimeZone: AsyncMigration {
+    func prepare(on database: any Database) async throws {
+        try await database.schema(UserRecord.schema).field("time_zone", .string).update()
+    }
+
+    func revert(on database: any Database) async throws {
+        try await database.schema(UserRecord.schema).deleteField("time_zone").update()
+    }
 }
 
 struct CreateUsers: CreatesTable {

@@ -27,6 +27,7 @@ extension UserRecord: SQLRowReadable {
         longitude = try row.decode(column: "longitude", as: Double?.self)
         locationOffsetNorth = try row.decode(column: "location_offset_north", as: Double?.self)
         locationOffsetEast = try row.decode(column: "location_offset_east", as: Double?.self)
+        timeZone = try row.decode(column: "time_zone", as: String?.self)
         createdAt = try row.decode(column: "created_at", as: Date.self)
         updatedAt = try row.decode(column: "updated_at", as: Date.self)
         $id.exists = true

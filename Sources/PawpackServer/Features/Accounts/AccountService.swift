@@ -244,6 +244,7 @@ final class AccountService: Sendable {
         }
         if let name = valid.displayName { user.displayName = name }
         if let city = valid.city { user.city = city.isEmpty ? nil : city }
+        if let zone = valid.timeZone { user.timeZone = zone.isEmpty ? nil : zone }
         user.updatedAt = clock.now()
         do {
             try await user.save(on: db)

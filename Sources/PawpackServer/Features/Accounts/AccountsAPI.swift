@@ -10,7 +10,8 @@ extension APIHandler {
         let request = try currentRequest()
         let form = SignUpForm(
             email: body.email, password: body.password, username: body.username,
-            displayName: body.displayName, dateOfBirth: body.dateOfBirth, city: body.city)
+            displayName: body.displayName, dateOfBirth: body.dateOfBirth, city: body.city,
+            timeZone: body.timeZone)
         let user = try await accounts.signUp(form, client: request.clientAddress, on: request.db)
         return .created(.init(body: .json(.init(try user.account))))
     }
@@ -73,7 +74,8 @@ extension APIHandler {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
         guard case .json(let body) = input.body else { throw Problem.unsupportedBody }
         let auth = try await authenticated()
-        let change = ProfileChange(displayName: body.displayName, city: body.city, username: body.username)
+        let change = ProfileChange(
+            displayName: body.displayName, city: body.city, username: body.username, timeZone: body.timeZone)
         let user = try await accounts.updateProfile(auth.user, change: change, on: auth.request.db)
         return .ok(.init(body: .json(.init(try user.account))))
     }
@@ -140,7 +142,7 @@ extension Components.Schemas.Account {
             displayName: account.displayName, dateOfBirth: account.dateOfBirth.description,
             city: account.city,
             location: account.location.map { .init(latitude: $0.latitude, longitude: $0.longitude) },
-            emailVerified: account.emailVerified, createdAt: account.createdAt)
+            timeZone: account.timeZone, emailVerified: account.emailVerified, createdAt: account.createdAt)
     }
 }
 

@@ -23,7 +23,7 @@ enum CareDemo {
             id: User.ID(random.uuid()),
             signUp: ValidSignUp(
                 email: alexEmail, password: "", username: "alex", displayName: "Alex Rivera",
-                dateOfBirth: LocalDate(year: 1988, month: 4, day: 2)!, city: "Lyon"),
+                dateOfBirth: LocalDate(year: 1988, month: 4, day: 2)!, city: "Lyon", timeZone: zone),
             passwordHash: passwordHash, now: now)
         alex.emailVerifiedAt = now
         alex.place(at: DemoCommunity.cities[0].center) { LocationBlur.Offset(north: random.unit(), east: random.unit()) }

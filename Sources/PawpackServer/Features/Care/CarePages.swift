@@ -356,10 +356,12 @@ struct CarePages {
                 autocomplete: "off", hint: "After a whole portion; half a packet lasts half as long.",
                 limits: .init(min: "1", max: "48", step: "0.25"), errors: errors),
             WebPages.field(
-                "Time zone", name: "timeZone", value: summary.family == nil ? summary.timeZone : nil, autocomplete: "off",
+                "Time zone", name: "timeZone", value: summary.ownTimeZone, autocomplete: "off",
                 required: false,
                 hint: summary.family.map { "Its days follow the family \($0.name)'s time zone, \(summary.timeZone)." }
-                    ?? "Where its days begin at midnight, such as Europe/Oslo.",
+                    ?? (summary.ownTimeZone == nil
+                        ? "Empty: the owner's own time zone, now \(summary.timeZone). Or where its days begin at midnight, such as Europe/Oslo."
+                        : "Where its days begin at midnight, such as Europe/Oslo; empty: the owner's own time zone."),
                 limits: .init(maxLength: 64), errors: errors),
             WebPages.field(
                 "Energy factor", name: "energyFactor", type: .number, value: calories.factorIsDefault ? nil : calories.factor.map(Self.number),
@@ -691,7 +693,7 @@ struct CarePages {
             _ = try await care.updateSettings(
                 user, pet: id,
                 draft: CareSettingsDraft(
-                    feedingGapHours: gap, vaccinationReminderDays: Int(leadText), timeZone: zone?.isEmpty == false ? zone : nil,
+                    feedingGapHours: gap, vaccinationReminderDays: Int(leadText), timeZone: zone,
                     dietaryNotes: form.dietaryNotes ?? "",
                     energyFactor: Double(factorText), defaultEnergyFactor: factorText.isEmpty), on: req.db)
             return WebPages.redirect(WebPath.carePet(id), flash: .careSaved)

@@ -43,18 +43,19 @@ final class CareService: Sendable {
         let access: CareAccess
         let family: FamilyRecord?
         let settings: CareSettingsRecord?
-        /// The family's time zone while the pet is shared with one, else the owner's for it.
+        /// The household's time zone (`HouseholdDays.zoneName`): the family's while the pet is
+        /// shared with one, else the one set for the pet, else its owner's own.
         let timeZone: String
         /// Made once: a time zone looked up and a calendar made at every use were a few per
         /// cent of a Care tab.
         let days: HouseholdDays
 
-        init(pet: PetRecord, access: CareAccess, family: FamilyRecord?, settings: CareSettingsRecord?) {
+        init(pet: PetRecord, access: CareAccess, family: FamilyRecord?, settings: CareSettingsRecord?, ownerTimeZone: String?) {
             self.pet = pet
             self.access = access
             self.family = family
             self.settings = settings
-            timeZone = family?.timeZone ?? settings?.timeZone ?? "UTC"
+            timeZone = HouseholdDays.zoneName(family: family?.timeZone, pet: settings?.timeZone, owner: ownerTimeZone)
             days = HouseholdDays(timeZone: HouseholdDays.timeZone(named: timeZone) ?? .gmt)
         }
 
@@ -76,13 +77,23 @@ final class CareService: Sendable {
         return care
     }
 
-    /// A pet's household days, whoever asks: its family's time zone, else its owner's for it.
+    /// A pet's household days, whoever asks (`HouseholdDays.zoneName`), in one query.
     static func householdDays(of pet: Pet.ID, on db: any Database) async throws -> HouseholdDays {
-        var zone = try await CareSettingsRecord.query(on: db).filter(\.$pet.$id == pet).first()?.timeZone
-        if let shared = try await FamilyPetRecord.query(on: db).filter(\.$pet.$id == pet).with(\.$family).first() {
-            zone = shared.family.timeZone
-        }
-        return HouseholdDays(timeZone: zone.flatMap(HouseholdDays.timeZone(named:)) ?? .gmt)
+        let row = try await db.sql.raw(
+            """
+            SELECT "families"."time_zone" AS "family_zone", "care_settings"."time_zone" AS "pet_zone", "users"."time_zone" AS "owner_zone"
+            FROM "pets" JOIN "users" ON "users"."id" = "pets"."owner_id"
+                LEFT JOIN "care_settings" ON "care_settings"."pet_id" = "pets"."id"
+                LEFT JOIN "family_pets" ON "family_pets"."pet_id" = "pets"."id"
+                LEFT JOIN "families" ON "families"."id" = "family_pets"."family_id"
+            WHERE "pets"."id" = \(bind: pet)
+            """
+        ).first()
+        let zone = HouseholdDays.zoneName(
+            family: try row?.decode(column: "family_zone", as: String?.self),
+            pet: try row?.decode(column: "pet_zone", as: String?.self),
+            owner: try row?.decode(column: "owner_zone", as: String?.self))
+        return HouseholdDays(timeZone: HouseholdDays.timeZone(named: zone) ?? .gmt)
     }
 
     /// Everyone who sees this pet's care: its owner, its guardians and its family's members.
@@ -162,7 +173,10 @@ final class CareService: Sendable {
             do { settings.feedingGapMinutes = Int(try feeding.gap(hours: hours) / 60) } catch { errors += error.errors }
         }
         if let zone = draft.timeZone {
-            if HouseholdDays.timeZone(named: zone) == nil {
+            if zone.isEmpty {
+                // The pet follows its owner's own time zone again.
+                settings.timeZone = nil
+            } else if HouseholdDays.timeZone(named: zone) == nil {
                 errors.append(.init(field: "timeZone", message: "is not a time zone's IANA name"))
             } else {
                 settings.timeZone = zone
@@ -1089,7 +1103,7 @@ final class CareService: Sendable {
         let next = feeding.nextFeed(lastFedAt: last?.fedAt, lastGapShare: last?.gapShare ?? 1, gap: care.gap)
         return CareSummaryValue(
             pet: care.id, petName: care.pet.name, species: care.pet.species, photo: photo, timeZone: care.timeZone,
-            feedingGapHours: care.gap / 3_600,
+            ownTimeZone: care.settings?.timeZone, feedingGapHours: care.gap / 3_600,
             vaccinationReminderDays: care.settings?.vaccinationLeadDays ?? ReminderRules.defaultVaccinationLeadDays,
             dietaryNotes: care.settings?.dietaryNotes,
             family: try care.family.map { (try $0.requireID(), $0.name) }, nextFeedAt: next, state: feeding.state(next: next, now: now),
@@ -1118,9 +1132,18 @@ final class CareService: Sendable {
         let me = try user.requireID()
         let reads = pets.reads
         var records: [Pet.ID: PetRecord] = [:]
-        for row in try await reads.rows(#"SELECT * FROM "pets" WHERE "id" IN (\#(binds: ids))"#, on: db) {
+        var ownerZones: [Pet.ID: String] = [:]
+        // The owner's own time zone beside each pet, for pets no family or setting places.
+        for row in try await reads.rows(
+            #"""
+            SELECT "pets".*, "users"."time_zone" AS "owner_time_zone" FROM "pets" JOIN "users" ON "users"."id" = "pets"."owner_id"
+            WHERE "pets"."id" IN (\#(binds: ids))
+            """#, on: db)
+        {
             let pet = try PetRecord(row: row)
-            records[try pet.requireID()] = pet
+            let id = try pet.requireID()
+            records[id] = pet
+            ownerZones[id] = try row.decode(column: "owner_time_zone", as: String?.self)
         }
         guard !records.isEmpty else { return [] }
         // As `PetService.role` decides it for one pet: its owner, or an active guardian.
@@ -1157,7 +1180,7 @@ final class CareService: Sendable {
             let share = shares[id]
             let access = CareAccess(petRole: petRole, familyRole: share?.role)
             guard access.canView else { return nil }
-            return PetCare(pet: pet, access: access, family: share?.family, settings: settings[id])
+            return PetCare(pet: pet, access: access, family: share?.family, settings: settings[id], ownerTimeZone: ownerZones[id])
         }
     }
 }

@@ -68,7 +68,10 @@ struct CareSummaryValue: Sendable {
     var species: Species
     /// Its first photo, for its card.
     var photo: PetPhotoRecordValue?
+    /// The household's time zone (`HouseholdDays.zoneName`).
     var timeZone: String
+    /// The one set for the pet itself; nil while it follows its owner's.
+    var ownTimeZone: String?
     var feedingGapHours: Double
     var vaccinationReminderDays: Int
     var dietaryNotes: String?

@@ -89,7 +89,7 @@ struct FamilyPages {
                         "Time zone", name: "timeZone", autocomplete: "off", required: false,
                         hint: "Where its pets' days begin at midnight, such as Europe/Oslo. Empty: your browser's, or UTC.",
                         limits: .init(maxLength: 64), errors: errors),
-                    .input(.type(.hidden), .name("browserTimeZone"), .data(named: "browser-time-zone", value: "")),
+                    WebPages.browserTimeZoneField,
                     WebPages.submit("Make the family", id: "create"))
             ))
     }
@@ -235,10 +235,11 @@ struct FamilyPages {
         }
         let form = try req.content.decode(CreateForm.self)
         let typed = form.timeZone?.trimmingCharacters(in: .whitespaces) ?? ""
-        let browser = form.browserTimeZone.flatMap { HouseholdDays.timeZone(named: $0) == nil ? nil : $0 }
+        // Untyped: this browser's, else the member's own, else UTC.
+        let fallback = WebPages.browserTimeZone(form.browserTimeZone) ?? user.timeZone ?? "UTC"
         do {
             let family = try await families.create(
-                user, name: form.name ?? "", timeZone: typed.isEmpty ? browser ?? "UTC" : typed, on: req.db)
+                user, name: form.name ?? "", timeZone: typed.isEmpty ? fallback : typed, on: req.db)
             return WebPages.redirect(WebPath.family(family.id), flash: .familyCreated)
         } catch let problem as Problem where problem.status == 422 || problem.code == .limitReached {
             return try await list(req, errors: FormErrors(problem), status: .init(statusCode: problem.status))

@@ -14,14 +14,16 @@ package struct DemoCommunity: Sendable {
         var name: String
         var center: GeoPoint
         var spreadKm: Double
+        /// Its members' own time zone.
+        var timeZone: String
     }
 
     static let cities = [
-        City(name: "Lyon", center: GeoPoint(latitude: 45.7640, longitude: 4.8357), spreadKm: 6),
-        City(name: "Paris", center: GeoPoint(latitude: 48.8566, longitude: 2.3522), spreadKm: 9),
-        City(name: "Berlin", center: GeoPoint(latitude: 52.5200, longitude: 13.4050), spreadKm: 9),
-        City(name: "Lisbon", center: GeoPoint(latitude: 38.7223, longitude: -9.1393), spreadKm: 6),
-        City(name: "Manchester", center: GeoPoint(latitude: 53.4808, longitude: -2.2426), spreadKm: 7),
+        City(name: "Lyon", center: GeoPoint(latitude: 45.7640, longitude: 4.8357), spreadKm: 6, timeZone: "Europe/Paris"),
+        City(name: "Paris", center: GeoPoint(latitude: 48.8566, longitude: 2.3522), spreadKm: 9, timeZone: "Europe/Paris"),
+        City(name: "Berlin", center: GeoPoint(latitude: 52.5200, longitude: 13.4050), spreadKm: 9, timeZone: "Europe/Berlin"),
+        City(name: "Lisbon", center: GeoPoint(latitude: 38.7223, longitude: -9.1393), spreadKm: 6, timeZone: "Europe/Lisbon"),
+        City(name: "Manchester", center: GeoPoint(latitude: 53.4808, longitude: -2.2426), spreadKm: 7, timeZone: "Europe/London"),
     ]
 
     static let names = [
@@ -218,7 +220,7 @@ package struct DemoCommunity: Sendable {
             displayName:
                 "\(Self.ownerFirstNames[Int(random.next() % UInt64(Self.ownerFirstNames.count))]) \(Self.ownerInitials[Int(random.next() % UInt64(Self.ownerInitials.count))]).",
             dateOfBirth: LocalDate(year: 1970 + Int(random.next() % 35), month: 1 + Int(random.next() % 12), day: 1 + Int(random.next() % 28))!,
-            city: city.name)
+            city: city.name, timeZone: city.timeZone)
         let userID = User.ID(random.uuid())
         let user = UserRecord(id: userID, signUp: signUp, passwordHash: passwordHash, now: now)
         user.emailVerifiedAt = now

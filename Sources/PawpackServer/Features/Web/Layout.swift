@@ -168,6 +168,18 @@ enum WebPages {
         .input(.type(.hidden), .name("_csrf"), .value(request.csrfToken))
     }
 
+    /// The browser's own time zone, filled in by the shell's script (empty without it), for a
+    /// form whose time zone the member need not type: read with `browserTimeZone(_:)`. (The
+    /// data attribute has a value because Plot leaves out an empty one.)
+    static var browserTimeZoneField: Node<HTML.FormContext> {
+        .input(.type(.hidden), .name("browserTimeZone"), .data(named: "browser-time-zone", value: "fill"))
+    }
+
+    /// The time zone a form's `browserTimeZoneField` sent, if it is one the server knows.
+    static func browserTimeZone(_ sent: String?) -> String? {
+        sent.flatMap { HouseholdDays.timeZone(named: $0) == nil ? nil : $0 }
+    }
+
     /// The limits an input tells the browser about, so it helps before the server refuses.
     struct Limits {
         var maxLength: Int?

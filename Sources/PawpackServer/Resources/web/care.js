@@ -76,10 +76,6 @@
     if (!document.querySelector(".care-card, #create-family")) return;
     tick();
     setInterval(tick, 30000);
-    var zone = document.querySelector("[data-browser-time-zone]");
-    if (zone && window.Intl) {
-      try { zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* the server falls back to UTC */ }
-    }
     // What another member logged (or this member, in another tab) replaces the pet's card in
     // place, drawn by the server as on a load: the page itself stays, scroll and forms untouched.
     if (window.Pawpack && Pawpack.on) {

@@ -144,6 +144,12 @@ localize(document);
 
 Pawpack.localize = localize;
 
+// A form that asks for no time zone still sends the browser's (`data-browser-time-zone`): a new
+// member's own, a new family's. Without this script the server falls back as it says.
+document.querySelectorAll('[data-browser-time-zone]').forEach(function (field) {
+  try { field.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ''; } catch (error) { /* left empty */ }
+});
+
 var newID = function () {
   if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
   var bytes = crypto.getRandomValues(new Uint8Array(16)), hex = '';
