@@ -123,6 +123,20 @@ import Vapor
             account = try await browser.get("/account")
             #expect(account.html.contains(#"id="timeZone" value="America/Toronto""#))
 
+            // a member who has none (one who joined before there was one) gets the browser's
+            // at their next log-in; one who has one keeps it
+            _ = try await server.member("cyd")
+            let cyd = TestBrowser(server)
+            _ = try await cyd.get("/login")
+            let login = try await cyd.post(
+                "/login", ["email": "cyd@example.com", "password": TestServer.password, "browserTimeZone": "Asia/Seoul"])
+            #expect(login.location == "/home")
+            #expect(try await cyd.get("/account").html.contains(#"id="timeZone" value="Asia/Seoul""#))
+            let again = TestBrowser(server)
+            _ = try await again.get("/login")
+            _ = try await again.post("/login", ["email": "ada@example.com", "password": TestServer.password, "browserTimeZone": "Asia/Seoul"])
+            #expect(try await again.get("/account").html.contains(#"id="timeZone" value="America/Toronto""#))
+
             // a browser sending something else signs up without one, and is not refused for it
             let other = TestBrowser(server)
             _ = try await other.get("/signup")

@@ -183,7 +183,7 @@ struct AccountPages {
                 },
                 .form(
                     .id("login-form"), .action(WebPath.logIn), .method(.post),
-                    WebPages.csrfField(req),
+                    WebPages.csrfField(req), WebPages.browserTimeZoneField,
                     .unwrap(WebPages.safeNext(next)) { .input(.type(.hidden), .name("next"), .value($0)) },
                     WebPages.field("Email", name: "email", type: .email, value: email, autocomplete: "email", errors: errors),
                     WebPages.field("Password", name: "password", type: .password, autocomplete: "current-password", errors: errors),
@@ -201,6 +201,11 @@ struct AccountPages {
             let user = try await sessions.logIn(
                 email: form.email ?? "", password: form.password ?? "",
                 address: req.clientAddress, on: req.db)
+            // A member without a time zone of their own (one who joined before there was one)
+            // gets this browser's: their pets' days in Care follow it, as a new member's do.
+            if user.timeZone == nil, let zone = WebPages.browserTimeZone(form.browserTimeZone) {
+                _ = try await accounts.updateProfile(user, change: ProfileChange(timeZone: zone), on: req.db)
+            }
             let token = try await sessions.startWebSession(for: user, on: req.db)
             let response = WebPages.redirect(WebPages.safeNext(form.next) ?? WebPath.home)
             response.cookies[WebCookie.session] = WebCookies.session(token, secure: accounts.config.secureCookies)
