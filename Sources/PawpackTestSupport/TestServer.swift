@@ -116,6 +116,7 @@ package struct TestServer: Sendable {
                 await app.pawpack.closeSockets()
                 await app.server.shutdown()
                 await app.pawpack.stopBackgroundWork()
+                await waitForDatabaseLeases(app)
             }
             try? await app.asyncShutdown()
             if ownsSchema { await dropDatabase(config: config, name: schema) }
@@ -130,8 +131,22 @@ package struct TestServer: Sendable {
         await app.server.shutdown()
         // Nothing may still be reading the database when it goes.
         await app.pawpack.stopBackgroundWork()
+        await Self.waitForDatabaseLeases(app)
         try? await app.asyncShutdown()
         if let schema { await Self.dropDatabase(config: config, name: schema) }
+    }
+
+    /// Waits until nothing holds a connection of the app's SQLite pools. A connection still
+    /// leased as the pools close is closed when it comes back, which may be after the app's
+    /// thread pool has stopped: the close then fails, and SQLiteNIO traps on a connection it
+    /// drops unclosed in a debug build, ending the whole run. Each event loop's pool has one
+    /// connection (`configure`), so holding it for a moment means every lease before has ended.
+    private static func waitForDatabaseLeases(_ app: Application) async {
+        guard app.databases.configuration(for: .sqlite) != nil else { return }
+        for loop in app.eventLoopGroup.makeIterator() {
+            guard let db = app.databases.database(.sqlite, logger: app.logger, on: loop) else { continue }
+            try? await db.withConnection { _ in }
+        }
     }
 
     /// Drops the test's PostgreSQL database once its app is shut.

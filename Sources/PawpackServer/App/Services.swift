@@ -112,6 +112,7 @@ package final class PawpackServices: Sendable {
         await jobs.stop()
         await push.stop()
         await realtime.fanOut.withLockedValue { $0 }?.stop()
+        await realtime.acknowledgements.stop()
     }
 
     /// Closes every realtime socket as going away: `serve` does it as it stops, before its

@@ -235,7 +235,11 @@ actor RealtimeAcknowledgements {
         self.writes = writes
     }
 
+    /// Set by `stop`: nothing more is written once the server stops.
+    private var stopped = false
+
     func acknowledge(_ seq: Int64, by user: User.ID, on db: any Database) {
+        guard !stopped else { return }
         pending[user] = max(pending[user] ?? 0, seq)
         database = db
         guard writing == nil else { return }
@@ -247,6 +251,13 @@ actor RealtimeAcknowledgements {
     func flush() async {
         guard let database else { return }
         await write(takingPending(), on: database)
+    }
+
+    /// Writes what is pending and stops, as the server stops: a write still under way as the
+    /// database's pools close would hold a connection past them.
+    func stop() async {
+        stopped = true
+        await writing?.value
     }
 
     private func writeWhilePending(on db: any Database) async {
